@@ -1,0 +1,120 @@
+"""Start a real `memvault serve` on a free loopback port for a benchmark, and a lean client."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def running_server(**env: str) -> Iterator[str]:
+    with tempfile.TemporaryDirectory(prefix="memvault-bench-") as home:
+        port = free_port()
+        environ = {**os.environ, "MEMVAULT_HOME": home, **env}
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "memvault.cli", "serve", "--port", str(port)],
+            env=environ,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                urllib.request.urlopen(f"{url}/agentmemory/livez", timeout=1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    proc.kill()
+                    raise RuntimeError("server did not start") from None
+                time.sleep(0.1)
+        try:
+            yield url
+        finally:
+            proc.terminate()
+            proc.wait(30)
+
+
+def health(url: str) -> dict:
+    with urllib.request.urlopen(f"{url}/agentmemory/health", timeout=30) as r:
+        return json.load(r)
+
+
+class Connection:
+    """One keep-alive HTTP/1.1 connection; enough for JSON POSTs to our own server."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, host: str):
+        self.reader, self.writer, self.host = reader, writer, host
+
+    @classmethod
+    async def open(cls, url: str) -> Connection:
+        host, port = url.removeprefix("http://").split(":")
+        reader, writer = await asyncio.open_connection(host, int(port))
+        return cls(reader, writer, f"{host}:{port}")
+
+    async def post(self, path: str, body: bytes) -> tuple[int, bytes]:
+        self.writer.write(
+            b"POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"
+            b"Content-Length: %d\r\n\r\n%s" % (path.encode(), self.host.encode(), len(body), body)
+        )
+        head = await self.reader.readuntil(b"\r\n\r\n")
+        status = int(head[9:12])
+        length = 0
+        for line in head.split(b"\r\n"):
+            if line[:15].lower() == b"content-length:":
+                length = int(line[15:])
+        return status, await self.reader.readexactly(length)
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+def envelope(session: str, n: int, *, text: str = "") -> dict:
+    return {
+        "hookType": "post_tool_use",
+        "sessionId": session,
+        "project": "bench",
+        "cwd": "/work/bench",
+        "timestamp": "2026-11-30T12:00:00.000Z",
+        "eventId": f"{session}-{n}",
+        "data": {
+            "tool_name": "Bash",
+            "tool_input": {"command": f"pytest tests/test_{n % 50}.py -q"},
+            "tool_output": text or f"{n % 7} passed, 0 failed in 0.{n % 10}s",
+        },
+    }
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
+
+
+def machine() -> str:
+    return f"{os.cpu_count()} cores, {_cpu()}, Python {sys.version.split()[0]}"
+
+
+def _cpu() -> str:
+    cpuinfo = Path("/proc/cpuinfo")
+    if not cpuinfo.exists():
+        return "unknown CPU"
+    for line in cpuinfo.read_text().splitlines():
+        if line.startswith("model name"):
+            return line.split(":", 1)[1].strip()
+    return ""

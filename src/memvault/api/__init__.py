@@ -1,0 +1,1 @@
+"""HTTP API: FastAPI app, agentmemory-compatible routes, auth and limits."""

@@ -1,0 +1,81 @@
+"""The FastAPI application: the composition root of the HTTP server."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
+
+from memvault import __version__
+from memvault.api.guards import BearerAuth, BodyLimit, BodyTooLarge
+from memvault.api.routes import router
+from memvault.config import Settings
+from memvault.errors import InvalidInput, NotFound
+from memvault.memory import Memory
+
+log = logging.getLogger("memvault.api")
+
+
+def create_app(settings: Settings | None = None, memory: Memory | None = None) -> FastAPI:
+    """Build the app. It opens (and at shutdown closes) its own ``Memory`` unless given one."""
+    settings = settings or (memory.settings if memory else Settings())
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        owned = memory is None
+        app.state.memory = memory or Memory.open(settings)
+        try:
+            yield
+        finally:
+            if owned:
+                app.state.memory.close()
+
+    app = FastAPI(
+        title="memvault",
+        version=__version__,
+        summary="Lasting memory for AI coding agents (agentmemory-compatible REST).",
+        lifespan=lifespan,
+    )
+    app.include_router(router)
+
+    @app.exception_handler(InvalidInput)
+    async def invalid_input(_: Request, exc: InvalidInput) -> JSONResponse:
+        payload = {"error": exc.message}
+        if exc.fields:
+            payload["fields"] = exc.fields
+        return JSONResponse(payload, status_code=400)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(_: Request, exc: RequestValidationError) -> JSONResponse:
+        problems = []
+        for error in exc.errors():
+            where = ".".join(str(p) for p in error["loc"] if p not in ("query", "body", "path"))
+            problems.append(f"{where}: {error['msg']}")
+        return JSONResponse({"error": "; ".join(problems)}, status_code=400)
+
+    @app.exception_handler(BodyTooLarge)
+    async def too_large(_: Request, exc: BodyTooLarge) -> JSONResponse:
+        return JSONResponse({"error": str(exc)}, status_code=413)
+
+    @app.exception_handler(NotFound)
+    async def not_found(_: Request, exc: NotFound) -> JSONResponse:
+        return JSONResponse({"error": str(exc)}, status_code=404)
+
+    @app.exception_handler(HTTPException)
+    async def http_error(_: Request, exc: HTTPException) -> JSONResponse:
+        return JSONResponse({"error": str(exc.detail)}, status_code=exc.status_code)
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        return JSONResponse({"error": f"internal error: {type(exc).__name__}"}, status_code=500)
+
+    # Outermost first: size is checked before anything reads the body.
+    app.add_middleware(BearerAuth, secret=settings.secret_value())
+    app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
+    return app

@@ -1,0 +1,159 @@
+"""agentmemory-compatible routes under ``/agentmemory/``: ingest, sessions, observations, ops.
+
+Handlers parse, call ``Memory`` and format. Bodies are read by hand so a malformed body
+gets an error that says what is wrong with it (and nothing is written).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import JSONResponse
+from starlette.concurrency import run_in_threadpool
+
+from memvault import __version__
+from memvault.api import views
+from memvault.errors import InvalidInput
+from memvault.ingest.envelope import Envelope, SessionStart, parse_json, validate
+from memvault.memory import Memory
+
+BULK_LIMIT = 500
+
+router = APIRouter(prefix="/agentmemory")
+
+
+def _memory(request: Request) -> Memory:
+    return request.app.state.memory
+
+
+def _body_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": schema}},
+        }
+    }
+
+
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"description": "Invalid input; `error` names the problem, nothing was written"},
+    401: {"description": "Missing or wrong bearer secret"},
+    413: {"description": "Body larger than the configured limit"},
+}
+
+_ENVELOPE_SCHEMA = Envelope.model_json_schema(by_alias=True)
+
+
+@router.post(
+    "/observe",
+    status_code=201,
+    summary="Record one hook event",
+    description=(
+        "Stores the event in the immutable log with its synthetic observation, creating the "
+        "session on its first event. A repeated `(sessionId, eventId)` is not stored again: "
+        "the answer says `deduplicated` and carries the original ids."
+    ),
+    openapi_extra=_body_schema(_ENVELOPE_SCHEMA),
+    responses=_ERRORS,
+)
+async def observe(request: Request) -> JSONResponse:
+    envelope = validate(Envelope, parse_json(await request.body()))
+    result = await _memory(request).observe_async(envelope)
+    return JSONResponse(views.observe_result(result), status_code=201)
+
+
+@router.post(
+    "/observe/bulk",
+    summary="Record up to 500 hook events",
+    description=(
+        "Each item is validated and stored on its own: a bad item is reported in `errors` "
+        "(with its index) and does not fail the others."
+    ),
+    openapi_extra=_body_schema(
+        {
+            "type": "object",
+            "required": ["observations"],
+            "properties": {
+                "observations": {
+                    "type": "array",
+                    "minItems": 1,
+                    "maxItems": BULK_LIMIT,
+                    "items": _ENVELOPE_SCHEMA,
+                }
+            },
+        }
+    ),
+    responses=_ERRORS,
+)
+async def observe_bulk(request: Request) -> JSONResponse:
+    body = parse_json(await request.body())
+    if not isinstance(body, dict):
+        raise InvalidInput("body must be a JSON object with an `observations` array")
+    items = body.get("observations")
+    if not isinstance(items, list):
+        raise InvalidInput("observations: required, an array of envelopes", fields=["observations"])
+    if not 1 <= len(items) <= BULK_LIMIT:
+        raise InvalidInput(
+            f"observations: must hold 1 to {BULK_LIMIT} items, got {len(items)}",
+            fields=["observations"],
+        )
+    bulk = await _memory(request).observe_many_async(items)
+    return JSONResponse(views.bulk_result(bulk))
+
+
+@router.post(
+    "/session/start",
+    summary="Declare a session (optional: the first event creates it too)",
+    openapi_extra=_body_schema(SessionStart.model_json_schema(by_alias=True)),
+    responses=_ERRORS,
+)
+async def session_start(request: Request) -> dict[str, Any]:
+    start = validate(SessionStart, parse_json(await request.body()))
+    session = await run_in_threadpool(_memory(request).start_session, start)
+    return {"session": views.session(session), "context": ""}
+
+
+@router.post(
+    "/session/end",
+    summary="Deprecated no-op",
+    description=(
+        "Conversations are open-ended, so this never closes a session, stamps completion, "
+        "triggers processing or rejects later events. Kept so older hooks keep working."
+    ),
+)
+async def session_end() -> dict[str, Any]:
+    return {"success": True, "noop": True}
+
+
+@router.get("/sessions", summary="Sessions, most recently active first")
+def sessions(
+    request: Request,
+    agent_id: Annotated[str | None, Query(alias="agentId")] = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> dict[str, Any]:
+    found = _memory(request).sessions(limit=limit, offset=offset, agent_id=agent_id)
+    return {"sessions": [views.session(s) for s in found]}
+
+
+@router.get("/observations", summary="A session's observations, in event order")
+def observations(
+    request: Request,
+    session_id: Annotated[str, Query(alias="sessionId", min_length=1)],
+    limit: Annotated[int, Query(ge=1, le=5000)] = 1000,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> dict[str, Any]:
+    found = _memory(request).observations(session_id, limit=limit, offset=offset)
+    return {"observations": [views.observation(o) for o in found]}
+
+
+@router.get("/livez", summary="Liveness (always public)")
+async def livez() -> dict[str, Any]:
+    return {"status": "ok", "service": "memvault", "version": __version__}
+
+
+@router.get("/health", summary="Store size, event count, queue depth, process RSS, status")
+def health(request: Request) -> JSONResponse:
+    report = views.health(_memory(request).health())
+    return JSONResponse(report, status_code=200 if report["status"] != "critical" else 503)

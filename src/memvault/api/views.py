@@ -1,0 +1,110 @@
+"""JSON shapes of domain objects, in agentmemory's camelCase where it has one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memvault.domain import Observation, Session, Watermark
+from memvault.memory import BulkResult, Health, ObserveResult
+
+
+def observe_result(result: ObserveResult) -> dict[str, Any]:
+    if result.deduplicated:
+        return {
+            "deduplicated": True,
+            "sessionId": result.session_id,
+            "eventId": result.event_id,
+            "observationId": result.observation_id,
+        }
+    return {"observationId": result.observation_id, "eventSeq": result.event_seq}
+
+
+def bulk_result(bulk: BulkResult) -> dict[str, Any]:
+    return {
+        "success": True,
+        "total": bulk.total,
+        "imported": bulk.imported,
+        "deduplicated": bulk.deduplicated,
+        "failed": bulk.failed,
+        "errors": [
+            {"index": e.index, "eventId": e.event_id, "error": e.error} for e in bulk.errors
+        ],
+        "results": [observe_result(r) if r else None for r in bulk.results],
+    }
+
+
+def _cursor(mark: Watermark) -> dict[str, Any] | None:
+    return None if mark.at is None and mark.seq is None else {"at": mark.at, "seq": mark.seq}
+
+
+def session(s: Session) -> dict[str, Any]:
+    return {
+        "id": s.id,
+        "project": s.project,
+        "cwd": s.cwd,
+        "agentId": s.agent_id,
+        "title": s.title,
+        "memorySessionId": s.board_session_id,
+        # Conversations are open-ended: memvault never closes a session.
+        "status": "active",
+        "startedAt": s.first_event_at or s.created_at,
+        "createdAt": s.created_at,
+        "lastEventAt": s.last_event_at,
+        "eventCount": s.event_count,
+        "observationCount": s.observation_count,
+        "summaryRevision": s.summary_revision,
+        "summarizedObservationCount": s.summarized_observation_count,
+        "watermarks": {
+            "summarized": _cursor(s.summarized),
+            "extracted": _cursor(s.extracted),
+            "reflected": _cursor(s.reflected),
+            "graphExtracted": _cursor(s.graph_extracted),
+        },
+        "lastSweepAttemptAt": s.last_sweep_attempt_at,
+    }
+
+
+def observation(o: Observation) -> dict[str, Any]:
+    return {
+        "id": o.id,
+        "sessionId": o.session_id,
+        "eventId": o.client_event_id,
+        "eventSeq": o.event_seq,
+        "timestamp": o.occurred_at,
+        "hookType": o.hook_type,
+        "type": o.type,
+        "title": o.title,
+        "narrative": o.narrative,
+        "facts": o.facts,
+        "files": o.files,
+        "concepts": o.concepts,
+        "importance": o.importance,
+        "derivedBy": o.derived_by,
+        "updatedAt": o.updated_at,
+    }
+
+
+def health(h: Health) -> dict[str, Any]:
+    s = h.store
+    return {
+        "status": h.status,
+        "service": "memvault",
+        "version": h.version,
+        "uptimeSeconds": h.uptime_seconds,
+        "store": {
+            "engine": s.engine,
+            "location": s.location,
+            "sizeBytes": s.size_bytes,
+            "schemaVersion": s.schema_version,
+            "events": s.events,
+            "observations": s.observations,
+            "sessions": s.sessions,
+        },
+        "queue": {
+            "pendingWrites": h.pending_writes,
+            "jobsPending": s.jobs_pending,
+            "jobsRunning": s.jobs_running,
+            "jobsFailed": s.jobs_failed,
+        },
+        "process": {"pid": h.pid, "rssBytes": h.rss_bytes},
+    }

@@ -1,0 +1,1 @@
+"""Command line: `memvault serve | status | --version`, a thin layer over Memory and the API."""

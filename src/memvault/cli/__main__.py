@@ -1,0 +1,3 @@
+from memvault.cli.app import main
+
+main()

@@ -1,0 +1,151 @@
+"""The ``memvault`` command."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from memvault import __version__
+from memvault.config import Settings, is_loopback
+
+app = typer.Typer(
+    name="memvault",
+    help="Lasting memory for AI coding agents, kept as markdown in your Obsidian vault.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+console = Console()
+errors = Console(stderr=True)
+
+
+def _version(value: bool) -> None:
+    if value:
+        console.print(f"memvault {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
+    ] = False,
+) -> None:
+    pass
+
+
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option(help="Address to bind (default 127.0.0.1).")] = None,
+    port: Annotated[int | None, typer.Option(help="Port (default 3111).")] = None,
+) -> None:
+    """Start the memory server (REST API under /agentmemory/)."""
+    import uvicorn
+
+    from memvault.api.app import create_app
+
+    overrides: dict[str, Any] = {}
+    if host is not None:
+        overrides["host"] = host
+    if port is not None:
+        overrides["port"] = port
+    settings = Settings(**overrides)
+    if not is_loopback(settings.host) and settings.secret is None:
+        errors.print(
+            f"[red]refusing to listen on {settings.host}[/]: it is reachable from other "
+            "machines, and no secret is set. Set MEMVAULT_SECRET (or AGENTMEMORY_SECRET), "
+            "or bind to 127.0.0.1."
+        )
+        raise typer.Exit(2)
+    console.print(
+        f"memvault {__version__} on [bold]http://{settings.host}:{settings.port}[/]  "
+        f"store {settings.store_path}  vault {settings.vault_path}"
+    )
+    uvicorn.run(
+        create_app(settings),
+        host=settings.host,
+        port=settings.port,
+        access_log=settings.access_log,
+        log_level="info",
+        timeout_graceful_shutdown=10,
+    )
+
+
+@app.command()
+def status(
+    as_json: Annotated[bool, typer.Option("--json", help="Print the raw health report.")] = False,
+) -> None:
+    """Show what the running server's health endpoint says."""
+    settings = Settings()
+    url = f"{settings.server_url}/agentmemory/health"
+    request = urllib.request.Request(url)
+    if settings.secret is not None:
+        request.add_header("Authorization", f"Bearer {settings.secret_value()}")
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:
+            report = json.load(response)
+    except urllib.error.HTTPError as exc:
+        detail = exc.read().decode(errors="replace")
+        errors.print(f"[red]{url} answered {exc.code}[/]: {detail}")
+        raise typer.Exit(1) from None
+    except (urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        errors.print(
+            f"[red]no memvault server at {settings.server_url}[/] ({reason}). "
+            "Start one with `memvault serve`."
+        )
+        raise typer.Exit(1) from None
+    if as_json:
+        console.print_json(data=report)
+        return
+    console.print(_health_table(report, settings.server_url))
+
+
+def _health_table(report: dict[str, Any], url: str) -> Table:
+    colour = {"ok": "green", "degraded": "yellow"}.get(report["status"], "red")
+    store, queue, process = report["store"], report["queue"], report["process"]
+    table = Table(title=f"memvault {report['version']} at {url}", show_header=False)
+    table.add_column(style="bold")
+    table.add_column()
+    table.add_row("status", f"[{colour}]{report['status']}[/]")
+    table.add_row("uptime", _duration(report["uptimeSeconds"]))
+    table.add_row("store", f"{store['engine']} {store['location']}")
+    table.add_row("store size", _bytes(store["sizeBytes"]))
+    table.add_row("events", f"{store['events']:,}")
+    table.add_row("observations", f"{store['observations']:,}")
+    table.add_row("sessions", f"{store['sessions']:,}")
+    table.add_row("pending writes", f"{queue['pendingWrites']:,}")
+    table.add_row(
+        "jobs",
+        f"{queue['jobsPending']:,} pending, {queue['jobsRunning']:,} running, "
+        f"{queue['jobsFailed']:,} failed",
+    )
+    rss = process.get("rssBytes")
+    table.add_row("server memory", _bytes(rss) if rss is not None else "unknown")
+    return table
+
+
+def _bytes(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if size < 1024 or unit == "GiB":
+            return f"{size:,.0f} {unit}" if unit == "B" else f"{size:,.1f} {unit}"
+        size /= 1024
+    return f"{n} B"
+
+
+def _duration(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h {minutes:02d}m {secs:02d}s" if hours else f"{minutes}m {secs:02d}s"
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,105 @@
+"""Settings: the only module that reads the environment.
+
+Every knob has a ``MEMVAULT_*`` name. Where agentmemory already has a variable for the same
+thing, that name is accepted too, so an existing agentmemory setup keeps working.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from pathlib import Path
+from typing import Literal
+
+from platformdirs import user_data_dir
+from pydantic import AliasChoices, Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_PORT = 3111
+
+
+def _alias(*names: str) -> AliasChoices:
+    return AliasChoices(*names)
+
+
+class Settings(BaseSettings):
+    """memvault's configuration, from environment variables (and keyword overrides)."""
+
+    model_config = SettingsConfigDict(extra="ignore", populate_by_name=True)
+
+    home: Path = Field(
+        default_factory=lambda: Path(user_data_dir("memvault", appauthor=False)),
+        validation_alias=_alias("MEMVAULT_HOME", "home"),
+        description="Folder holding all state: store file, spool, default vault.",
+    )
+    vault: Path | None = Field(
+        default=None,
+        validation_alias=_alias("MEMVAULT_VAULT", "vault"),
+        description="An existing Obsidian vault to use instead of $MEMVAULT_HOME/vault.",
+    )
+    host: str = Field("127.0.0.1", validation_alias=_alias("MEMVAULT_HOST", "host"))
+    port: int = Field(
+        DEFAULT_PORT,
+        ge=1,
+        le=65535,
+        validation_alias=_alias("MEMVAULT_PORT", "III_REST_PORT", "port"),
+    )
+    secret: SecretStr | None = Field(
+        default=None,
+        validation_alias=_alias("MEMVAULT_SECRET", "AGENTMEMORY_SECRET", "secret"),
+        description="Bearer secret required on every route but livez when set.",
+    )
+    url: str | None = Field(
+        default=None,
+        validation_alias=_alias("MEMVAULT_URL", "AGENTMEMORY_URL", "url"),
+        description="Where clients (CLI, hooks) reach the server.",
+    )
+    max_body_bytes: int = Field(
+        1024 * 1024, ge=1024, validation_alias=_alias("MEMVAULT_MAX_BODY_BYTES", "max_body_bytes")
+    )
+    sqlite_synchronous: Literal["FULL", "NORMAL"] = Field(
+        "FULL",
+        validation_alias=_alias("MEMVAULT_SQLITE_SYNCHRONOUS", "sqlite_synchronous"),
+        description="FULL survives power loss; NORMAL survives process crashes only.",
+    )
+    access_log: bool = Field(False, validation_alias=_alias("MEMVAULT_ACCESS_LOG", "access_log"))
+
+    @field_validator("secret")
+    @classmethod
+    def _empty_secret_is_none(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and not value.get_secret_value().strip():
+            return None
+        return value
+
+    @property
+    def store_path(self) -> Path:
+        return self.home / "memvault.db"
+
+    @property
+    def spool_dir(self) -> Path:
+        return self.home / "spool"
+
+    @property
+    def vault_path(self) -> Path:
+        return self.vault if self.vault is not None else self.home / "vault"
+
+    @property
+    def server_url(self) -> str:
+        if self.url:
+            return self.url.rstrip("/")
+        host = "127.0.0.1" if self.host in ("0.0.0.0", "::", "") else self.host
+        if ":" in host:
+            host = f"[{host}]"
+        return f"http://{host}:{self.port}"
+
+    def secret_value(self) -> str | None:
+        return self.secret.get_secret_value() if self.secret else None
+
+
+def is_loopback(host: str) -> bool:
+    """True when binding to ``host`` only accepts connections from this machine."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False

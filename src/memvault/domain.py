@@ -1,0 +1,195 @@
+"""Plain data types shared by every layer: events, observations, sessions, results."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+# Hook types agentmemory's hooks send (plus assistant_response from its Cursor fork).
+# Unknown types are stored as they come; this list only drives synthetic titles.
+KNOWN_HOOK_TYPES = frozenset(
+    {
+        "session_start",
+        "prompt_submit",
+        "pre_tool_use",
+        "post_tool_use",
+        "post_tool_failure",
+        "pre_compact",
+        "subagent_start",
+        "subagent_stop",
+        "notification",
+        "task_completed",
+        "stop",
+        "session_end",
+        "assistant_response",
+    }
+)
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def iso(dt: datetime) -> str:
+    """UTC ISO-8601 with milliseconds and a Z: sorts as text on every engine."""
+    if dt.tzinfo is not UTC:
+        dt = dt.astimezone(UTC)
+    return dt.replace(tzinfo=None).isoformat(timespec="milliseconds") + "Z"
+
+
+def observation_id(event_seq: int) -> str:
+    """Observations are one per event, so they are named by their event's sequence number."""
+    return f"obs_{event_seq}"
+
+
+def parse_timestamp(value: str) -> datetime | None:
+    """Parse a client timestamp (ISO-8601, or epoch seconds/milliseconds); None if unreadable."""
+    text = value.strip()
+    try:
+        number = float(text)
+    except ValueError:
+        pass
+    else:
+        seconds = number / 1000 if number > 1e11 else number
+        try:
+            return datetime.fromtimestamp(seconds, UTC)
+        except (OverflowError, OSError, ValueError):
+            return None
+    if text.endswith(("Z", "z")):
+        text = text[:-1] + "+00:00"
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    return parsed
+
+
+@dataclass(slots=True)
+class ObservationDraft:
+    """What ingest derives from one event before it is stored."""
+
+    type: str
+    title: str
+    narrative: str
+    facts: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    concepts: list[str] = field(default_factory=list)
+    importance: int = 5
+
+
+@dataclass(slots=True)
+class NewEvent:
+    """One validated, redacted event ready for the store, with its synthetic observation."""
+
+    session_id: str
+    client_event_id: str | None
+    hook_type: str
+    project: str
+    cwd: str
+    agent_id: str | None
+    client_timestamp: str
+    occurred_at: str
+    received_at: str
+    payload: str  # JSON text of the event's data, after redaction
+    observation: ObservationDraft
+
+
+@dataclass(slots=True)
+class AppendResult:
+    """The store's answer for one event: where it landed, or that it was already there."""
+
+    session_id: str
+    client_event_id: str | None
+    event_seq: int
+    observation_id: str
+    deduplicated: bool
+
+
+@dataclass(slots=True)
+class AppendFailure:
+    """An event the store could not write; the others in its batch are unaffected."""
+
+    session_id: str
+    client_event_id: str | None
+    error: str
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    seq: int
+    session_id: str
+    client_event_id: str | None
+    hook_type: str
+    project: str
+    cwd: str
+    agent_id: str | None
+    client_timestamp: str
+    occurred_at: str
+    received_at: str
+    payload: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    id: str
+    event_seq: int
+    session_id: str
+    client_event_id: str | None
+    occurred_at: str
+    hook_type: str
+    type: str
+    title: str
+    narrative: str
+    facts: list[str]
+    files: list[str]
+    concepts: list[str]
+    importance: int
+    derived_by: str
+    updated_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class Watermark:
+    """A (timestamp, sequence) cursor: a derived process has handled every event up to it."""
+
+    at: str | None = None
+    seq: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    id: str
+    project: str
+    cwd: str
+    agent_id: str | None
+    title: str | None
+    board_session_id: str | None
+    created_at: str
+    first_event_at: str | None
+    last_event_at: str | None
+    event_count: int
+    observation_count: int
+    summarized: Watermark
+    extracted: Watermark
+    reflected: Watermark
+    graph_extracted: Watermark
+    summary_revision: int
+    summarized_observation_count: int
+    last_sweep_attempt_at: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class StoreStats:
+    engine: str
+    location: str
+    size_bytes: int
+    events: int
+    observations: int
+    sessions: int
+    jobs_pending: int
+    jobs_running: int
+    jobs_failed: int
+    schema_version: int

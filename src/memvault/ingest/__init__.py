@@ -1,0 +1,35 @@
+"""Ingest: turn an envelope into an event ready for the store.
+
+Validation, then redaction, then the synthetic observation. Nothing here waits on I/O;
+the store appends the result in one transaction.
+"""
+
+from __future__ import annotations
+
+from memvault.domain import NewEvent, iso, parse_timestamp, utc_now
+from memvault.ingest.envelope import Envelope
+from memvault.ingest.redact import redact_json, redact_text
+from memvault.ingest.synthetic import compress
+
+__all__ = ["Envelope", "prepare"]
+
+
+def prepare(envelope: Envelope) -> NewEvent:
+    now = utc_now()
+    received_at = iso(now)
+    parsed = parse_timestamp(envelope.timestamp)
+    occurred_at = iso(parsed) if parsed is not None else received_at
+    data, payload = redact_json(envelope.data)
+    return NewEvent(
+        session_id=envelope.session_id,
+        client_event_id=envelope.event_id,
+        hook_type=envelope.hook_type,
+        project=envelope.project,
+        cwd=redact_text(envelope.cwd),
+        agent_id=envelope.agent_id,
+        client_timestamp=envelope.timestamp,
+        occurred_at=occurred_at,
+        received_at=received_at,
+        payload=payload,
+        observation=compress(envelope.hook_type, data),
+    )

@@ -1,0 +1,90 @@
+"""The observe envelope: what hooks send, validated with errors that name the field."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+
+from memvault.errors import InvalidInput
+
+_Required = Annotated[str, StringConstraints(min_length=1)]
+
+
+class Envelope(BaseModel):
+    """``{hookType, sessionId, project, cwd, timestamp, data, agentId?, eventId?}``."""
+
+    model_config = ConfigDict(extra="ignore", populate_by_name=True, frozen=True)
+
+    hook_type: Annotated[_Required, Field(alias="hookType", max_length=64)]
+    session_id: Annotated[_Required, Field(alias="sessionId", max_length=256)]
+    project: Annotated[_Required, Field(max_length=512)]
+    cwd: Annotated[_Required, Field(max_length=4096)]
+    timestamp: Annotated[_Required, Field(max_length=64)]
+    data: Any = None
+    agent_id: Annotated[str | None, Field(alias="agentId", max_length=128)] = None
+    event_id: Annotated[str | None, Field(alias="eventId", min_length=1, max_length=256)] = None
+
+
+class SessionStart(BaseModel):
+    """``POST /session/start``: ``{sessionId, project, cwd, title?, agentId?}``."""
+
+    model_config = ConfigDict(extra="ignore", populate_by_name=True, frozen=True)
+
+    session_id: Annotated[_Required, Field(alias="sessionId", max_length=256)]
+    project: Annotated[_Required, Field(max_length=512)]
+    cwd: Annotated[_Required, Field(max_length=4096)]
+    title: Annotated[str | None, Field(max_length=512)] = None
+    agent_id: Annotated[str | None, Field(alias="agentId", max_length=128)] = None
+
+
+def parse_json(body: bytes) -> Any:
+    """Decode a request body, with an error that says what is wrong with it."""
+    if not body.strip():
+        raise InvalidInput("request body is empty; expected a JSON object")
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(f"request body is not valid UTF-8 (byte {exc.start})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(
+            f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        ) from None
+
+
+def validate(model: type[BaseModel], value: Any, *, where: str = "") -> Any:
+    """Validate a decoded JSON value against ``model``, naming every bad field."""
+    if not isinstance(value, dict):
+        kind = type(value).__name__ if value is not None else "null"
+        raise InvalidInput(f"{where or 'body'} must be a JSON object, not {kind}")
+    try:
+        return model.model_validate(value)
+    except ValidationError as exc:
+        raise invalid_from(exc, where=where) from None
+
+
+def invalid_from(exc: ValidationError, *, where: str = "") -> InvalidInput:
+    problems, fields = [], []
+    for error in exc.errors(include_url=False):
+        field = ".".join(str(part) for part in error["loc"])
+        if where:
+            field = f"{where}.{field}" if field else where
+        fields.append(field)
+        problems.append(f"{field}: {_describe(error)}")
+    return InvalidInput("; ".join(problems), fields=fields)
+
+
+def _describe(error: dict[str, Any]) -> str:
+    kind = error["type"]
+    if kind == "missing":
+        return "required"
+    if kind == "string_type":
+        return "must be a string"
+    if kind == "string_too_short":
+        return "must be a non-empty string"
+    if kind == "string_too_long":
+        return f"must be at most {error['ctx']['max_length']} characters"
+    return error["msg"]

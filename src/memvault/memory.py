@@ -1,0 +1,253 @@
+"""Memory: memvault's use cases. The REST API, MCP server and CLI call this and nothing below."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Self
+
+from memvault import __version__
+from memvault.config import Settings
+from memvault.domain import AppendFailure, AppendResult, Event, Observation, Session, StoreStats
+from memvault.errors import InvalidInput, StoreFailure
+from memvault.ingest import Envelope, prepare
+from memvault.ingest.envelope import SessionStart, validate
+from memvault.store import AppendOutcome, Store, open_store
+
+BULK_CHUNK = 1000
+# Past this many queued writes the writer is falling behind: health says "degraded".
+WRITE_BACKLOG_LIMIT = 10_000
+
+
+@dataclass(slots=True)
+class ObserveResult:
+    observation_id: str
+    session_id: str
+    event_id: str | None
+    event_seq: int
+    deduplicated: bool
+
+    @classmethod
+    def of(cls, result: AppendResult) -> ObserveResult:
+        return cls(
+            result.observation_id,
+            result.session_id,
+            result.client_event_id,
+            result.event_seq,
+            result.deduplicated,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ItemError:
+    index: int
+    event_id: str | None
+    error: str
+
+
+@dataclass(slots=True)
+class BulkResult:
+    total: int = 0
+    imported: int = 0
+    deduplicated: int = 0
+    failed: int = 0
+    errors: list[ItemError] = field(default_factory=list)
+    results: list[ObserveResult | None] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Health:
+    status: str
+    version: str
+    uptime_seconds: float
+    store: StoreStats
+    pending_writes: int
+    rss_bytes: int | None
+    pid: int
+
+
+class Memory:
+    """An open memvault: a store, a vault folder and the settings that located them."""
+
+    def __init__(self, settings: Settings, store: Store) -> None:
+        self.settings = settings
+        self.store = store
+        self._started = time.monotonic()
+
+    @classmethod
+    def open(cls, settings: Settings | None = None, **overrides: Any) -> Self:
+        """Open (creating if needed) the memory at ``settings.home``.
+
+        ``Memory.open(home="/tmp/x")`` overrides single settings; with no arguments the
+        environment decides.
+        """
+        if settings is None:
+            settings = Settings(**overrides)
+        elif overrides:
+            settings = settings.model_copy(update=overrides)
+        settings.home.mkdir(parents=True, exist_ok=True)
+        store = open_store(str(settings.store_path), synchronous=settings.sqlite_synchronous)
+        return cls(settings, store)
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- ingest ---------------------------------------------------------------------------
+
+    def observe(self, envelope: Envelope | Mapping[str, Any]) -> ObserveResult:
+        """Record one hook event: raw event, synthetic observation and lazy session, at once.
+
+        Raises ``InvalidInput`` naming the bad field; nothing is written then.
+        """
+        event = prepare(_envelope(envelope))
+        return _single(self.store.submit_events([event]).result())
+
+    async def observe_async(self, envelope: Envelope | Mapping[str, Any]) -> ObserveResult:
+        event = prepare(_envelope(envelope))
+        return _single(await asyncio.wrap_future(self.store.submit_events([event])))
+
+    def observe_many(self, envelopes: Iterable[Envelope | Mapping[str, Any]]) -> BulkResult:
+        """Record many events. Each is validated and stored on its own, so one bad item
+        fails alone; results keep the input order."""
+        bulk = BulkResult()
+        in_flight: list[tuple[list[int], Any]] = []
+        chunk: list[Any] = []
+        for envelope in envelopes:
+            chunk.append(envelope)
+            if len(chunk) >= BULK_CHUNK:
+                # Prepare the next chunk while the writer commits this one; at most two
+                # chunks wait at once, so memory stays bounded on any input size.
+                in_flight.append(self._submit(bulk, chunk, len(bulk.results)))
+                chunk = []
+                if len(in_flight) > 1:
+                    self._collect(bulk, *in_flight.pop(0))
+        if chunk:
+            in_flight.append(self._submit(bulk, chunk, len(bulk.results)))
+        for submitted in in_flight:
+            self._collect(bulk, *submitted)
+        return bulk
+
+    async def observe_many_async(self, envelopes: list[Any]) -> BulkResult:
+        bulk = BulkResult()
+        positions, future = self._submit(bulk, envelopes, 0)
+        outcomes = await asyncio.wrap_future(future) if future else []
+        _record(bulk, positions, outcomes)
+        return bulk
+
+    def _submit(self, bulk: BulkResult, items: list[Any], base: int) -> tuple[list[int], Any]:
+        """Validate and prepare ``items``; queue the valid ones. Invalid ones are recorded."""
+        bulk.total += len(items)
+        bulk.results.extend([None] * len(items))
+        positions, events = [], []
+        for offset, raw in enumerate(items):
+            index = base + offset
+            try:
+                envelope = _envelope(raw, where=f"observations[{index}]")
+            except InvalidInput as exc:
+                event_id = raw.get("eventId") if isinstance(raw, Mapping) else None
+                bulk.failed += 1
+                bulk.errors.append(
+                    ItemError(index, event_id if isinstance(event_id, str) else None, exc.message)
+                )
+                continue
+            positions.append(index)
+            events.append(prepare(envelope))
+        return positions, self.store.submit_events(events) if events else None
+
+    @staticmethod
+    def _collect(bulk: BulkResult, positions: list[int], future: Any) -> None:
+        _record(bulk, positions, future.result() if future else [])
+
+    def start_session(self, request: SessionStart | Mapping[str, Any]) -> Session:
+        """Make sure a session exists (sessions are also created by their first event)."""
+        if not isinstance(request, SessionStart):
+            request = validate(SessionStart, request)
+        return self.store.ensure_session(
+            request.session_id,
+            project=request.project,
+            cwd=request.cwd,
+            agent_id=request.agent_id,
+            title=request.title,
+        )
+
+    # -- reads ----------------------------------------------------------------------------
+
+    def session(self, session_id: str) -> Session | None:
+        return self.store.get_session(session_id)
+
+    def sessions(
+        self, *, limit: int = 100, offset: int = 0, agent_id: str | None = None
+    ) -> list[Session]:
+        return self.store.list_sessions(limit=limit, offset=offset, agent_id=agent_id)
+
+    def observations(
+        self, session_id: str, *, limit: int = 1000, offset: int = 0
+    ) -> list[Observation]:
+        return self.store.list_observations(session_id, limit=limit, offset=offset)
+
+    def events(self, session_id: str, *, limit: int = 1000, offset: int = 0) -> list[Event]:
+        return self.store.list_events(session_id, limit=limit, offset=offset)
+
+    def health(self) -> Health:
+        stats = self.store.stats()
+        pending = self.store.pending_writes
+        return Health(
+            status="degraded" if pending > WRITE_BACKLOG_LIMIT else "ok",
+            version=__version__,
+            uptime_seconds=round(time.monotonic() - self._started, 3),
+            store=stats,
+            pending_writes=pending,
+            rss_bytes=_rss_bytes(),
+            pid=os.getpid(),
+        )
+
+
+def _envelope(value: Envelope | Mapping[str, Any], *, where: str = "") -> Envelope:
+    if isinstance(value, Envelope):
+        return value
+    return validate(Envelope, value, where=where)
+
+
+def _single(outcomes: list[AppendOutcome]) -> ObserveResult:
+    outcome = outcomes[0]
+    if isinstance(outcome, AppendFailure):
+        raise StoreFailure(f"could not store the event: {outcome.error}")
+    return ObserveResult.of(outcome)
+
+
+def _record(bulk: BulkResult, positions: list[int], outcomes: list[AppendOutcome]) -> None:
+    for index, outcome in zip(positions, outcomes, strict=True):
+        if isinstance(outcome, AppendFailure):
+            bulk.failed += 1
+            bulk.errors.append(ItemError(index, outcome.client_event_id, outcome.error))
+            continue
+        bulk.results[index] = ObserveResult.of(outcome)
+        if outcome.deduplicated:
+            bulk.deduplicated += 1
+        else:
+            bulk.imported += 1
+
+
+def _rss_bytes() -> int | None:
+    """Current resident set size of this process."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        import resource
+    except ImportError:
+        return None
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak if sys.platform == "darwin" else peak * 1024

@@ -1,0 +1,97 @@
+"""The store: the only code that speaks SQL.
+
+``Store`` is the contract the rest of memvault calls. Each engine (SQLite now, PostgreSQL
+later) implements it and must pass the same contract tests in ``tests/store``.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from concurrent.futures import Future
+
+from memvault.domain import (
+    AppendFailure,
+    AppendResult,
+    Event,
+    NewEvent,
+    Observation,
+    Session,
+    StoreStats,
+)
+
+AppendOutcome = AppendResult | AppendFailure
+
+
+class Store(ABC):
+    engine: str
+
+    # -- writes ---------------------------------------------------------------------------
+
+    @abstractmethod
+    def submit_events(self, events: Sequence[NewEvent]) -> Future[list[AppendOutcome]]:
+        """Append events to the log, each with its observation and lazy session.
+
+        Each event is its own unit: it lands whole (event, observation, session counters) or
+        not at all, and a failure of one never fails another. An event whose
+        ``(session_id, client_event_id)`` is already stored, or comes earlier in the same
+        batch, is not written again: its result says ``deduplicated`` and carries the
+        original ids. Results are in input order; the future resolves once they are durable.
+        """
+
+    def append_events(self, events: Sequence[NewEvent]) -> list[AppendOutcome]:
+        return self.submit_events(events).result()
+
+    @abstractmethod
+    def ensure_session(
+        self,
+        session_id: str,
+        *,
+        project: str,
+        cwd: str,
+        agent_id: str | None = None,
+        title: str | None = None,
+    ) -> Session:
+        """Create the session if it does not exist (agent id honoured only then)."""
+
+    # -- reads ----------------------------------------------------------------------------
+
+    @abstractmethod
+    def get_session(self, session_id: str) -> Session | None: ...
+
+    @abstractmethod
+    def list_sessions(
+        self, *, limit: int, offset: int = 0, agent_id: str | None = None
+    ) -> list[Session]:
+        """Most recently active first."""
+
+    @abstractmethod
+    def list_observations(
+        self, session_id: str, *, limit: int, offset: int = 0
+    ) -> list[Observation]:
+        """In event order (event time, then arrival)."""
+
+    @abstractmethod
+    def list_events(self, session_id: str, *, limit: int, offset: int = 0) -> list[Event]:
+        """Raw events as stored, in event order."""
+
+    @abstractmethod
+    def stats(self) -> StoreStats: ...
+
+    @property
+    @abstractmethod
+    def pending_writes(self) -> int:
+        """Writes queued but not yet committed."""
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+
+def open_store(url: str, *, synchronous: str = "FULL") -> Store:
+    """Open a store from a location: a SQLite file path (``sqlite:///path`` or a bare path)."""
+    if url.startswith(("postgresql://", "postgres://")):
+        raise ValueError("the PostgreSQL engine is not available in this version")
+    from memvault.store.sqlite import SQLiteStore
+
+    path = url.removeprefix("sqlite:///") if url.startswith("sqlite:///") else url
+    return SQLiteStore(path, synchronous=synchronous)

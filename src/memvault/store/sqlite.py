@@ -1,0 +1,449 @@
+"""The embedded SQLite engine: WAL, one writer thread with group commit, pooled readers."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Sequence
+from concurrent.futures import Future
+from pathlib import Path
+
+from memvault.domain import (
+    AppendFailure,
+    AppendResult,
+    Event,
+    NewEvent,
+    Observation,
+    Session,
+    StoreStats,
+    Watermark,
+    iso,
+    observation_id,
+    utc_now,
+)
+from memvault.store import AppendOutcome, Store, migrations
+from memvault.store.writer import Writer
+
+_INSERT_EVENT = """
+INSERT INTO events (seq, session_id, client_event_id, hook_type, project, cwd, agent_id,
+                    client_timestamp, occurred_at, received_at, payload)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+"""
+
+_NEXT_SEQ = "SELECT value + 1 FROM sequences WHERE name = 'events'"
+_ISSUED_SEQ = "UPDATE sequences SET value = ? WHERE name = 'events'"
+
+_INSERT_OBSERVATION = """
+INSERT INTO observations (event_seq, session_id, occurred_at, hook_type, type, title,
+                          narrative, facts, files, concepts, importance, derived_by, updated_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'synthetic', ?)
+"""
+
+_TOUCH_SESSION = """
+INSERT INTO sessions (id, project, cwd, agent_id, created_at, updated_at, first_event_at,
+                      last_event_at, last_received_at, event_count, observation_count,
+                      last_event_seq)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (id) DO UPDATE SET
+    first_event_at = min(coalesce(sessions.first_event_at, excluded.first_event_at),
+                         excluded.first_event_at),
+    last_event_at = max(coalesce(sessions.last_event_at, ''), excluded.last_event_at),
+    last_received_at = excluded.last_received_at,
+    last_event_seq = excluded.last_event_seq,
+    event_count = sessions.event_count + excluded.event_count,
+    observation_count = sessions.observation_count + excluded.observation_count,
+    updated_at = excluded.updated_at
+"""
+
+_ENSURE_SESSION = """
+INSERT INTO sessions (id, project, cwd, agent_id, title, created_at, updated_at,
+                      last_received_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (id) DO UPDATE SET
+    title = coalesce(excluded.title, sessions.title),
+    updated_at = excluded.updated_at
+"""
+
+_SESSION_COLUMNS = """
+id, project, cwd, agent_id, title, board_session_id, created_at, first_event_at,
+last_event_at, event_count, observation_count, summarized_at, summarized_seq, extracted_at,
+extracted_seq, reflected_at, reflected_seq, graph_extracted_at, graph_extracted_seq,
+summary_revision, summarized_observation_count, last_sweep_attempt_at
+"""
+
+_OBSERVATION_COLUMNS = """
+o.event_seq, o.session_id, e.client_event_id, o.occurred_at, o.hook_type, o.type,
+o.title, o.narrative, o.facts, o.files, o.concepts, o.importance, o.derived_by, o.updated_at
+"""
+
+
+class SQLiteStore(Store):
+    engine = "sqlite"
+
+    def __init__(self, path: str | os.PathLike[str], *, synchronous: str = "FULL") -> None:
+        if synchronous not in ("FULL", "NORMAL"):
+            raise ValueError(f"synchronous must be FULL or NORMAL, not {synchronous!r}")
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._synchronous = synchronous
+        self._readers: list[sqlite3.Connection] = []
+        self._readers_lock = threading.Lock()
+        self._local = threading.local()
+        self._writer = Writer(self._connect_writer, name="memvault-sqlite-writer")
+        self._writer.call(_migrate)
+
+    # -- connections ----------------------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(
+            self.path, isolation_level=None, check_same_thread=False, timeout=30.0
+        )
+        conn.execute("PRAGMA busy_timeout = 30000")
+        return conn
+
+    def _connect_writer(self) -> sqlite3.Connection:
+        conn = self._connect()
+        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        if mode.lower() != "wal":
+            raise RuntimeError(f"could not switch {self.path} to WAL (got {mode})")
+        conn.execute(f"PRAGMA synchronous = {self._synchronous}")
+        return conn
+
+    def _reader(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._connect()
+            conn.execute("PRAGMA query_only = ON")
+            self._local.conn = conn
+            with self._readers_lock:
+                self._readers.append(conn)
+        return conn
+
+    # -- writes ---------------------------------------------------------------------------
+
+    def submit_events(self, events: Sequence[NewEvent]) -> Future[list[AppendOutcome]]:
+        batch = list(events)
+        return self._writer.submit(lambda conn: _append(conn, batch))
+
+    def ensure_session(
+        self,
+        session_id: str,
+        *,
+        project: str,
+        cwd: str,
+        agent_id: str | None = None,
+        title: str | None = None,
+    ) -> Session:
+        now = iso(utc_now())
+
+        def op(conn: sqlite3.Connection) -> None:
+            conn.execute(
+                _ENSURE_SESSION, (session_id, project, cwd, agent_id, title, now, now, now)
+            )
+
+        self._writer.call(op)
+        session = self.get_session(session_id)
+        assert session is not None
+        return session
+
+    # -- reads ----------------------------------------------------------------------------
+
+    def get_session(self, session_id: str) -> Session | None:
+        row = (
+            self._reader()
+            .execute(f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE id = ?", (session_id,))
+            .fetchone()
+        )
+        return _session(row) if row else None
+
+    def list_sessions(
+        self, *, limit: int, offset: int = 0, agent_id: str | None = None
+    ) -> list[Session]:
+        if agent_id is None:
+            sql = (
+                f"SELECT {_SESSION_COLUMNS} FROM sessions "
+                "ORDER BY last_received_at DESC, last_event_seq DESC LIMIT ? OFFSET ?"
+            )
+            params: tuple = (limit, offset)
+        else:
+            sql = (
+                f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE agent_id = ? "
+                "ORDER BY last_received_at DESC, last_event_seq DESC LIMIT ? OFFSET ?"
+            )
+            params = (agent_id, limit, offset)
+        return [_session(row) for row in self._reader().execute(sql, params)]
+
+    def list_observations(
+        self, session_id: str, *, limit: int, offset: int = 0
+    ) -> list[Observation]:
+        rows = self._reader().execute(
+            f"SELECT {_OBSERVATION_COLUMNS} FROM events e "
+            "JOIN observations o ON o.event_seq = e.seq WHERE e.session_id = ? "
+            "ORDER BY e.occurred_at, e.seq LIMIT ? OFFSET ?",
+            (session_id, limit, offset),
+        )
+        return [_observation(row) for row in rows]
+
+    def list_events(self, session_id: str, *, limit: int, offset: int = 0) -> list[Event]:
+        rows = self._reader().execute(
+            "SELECT seq, session_id, client_event_id, hook_type, project, cwd, agent_id, "
+            "client_timestamp, occurred_at, received_at, payload FROM events "
+            "WHERE session_id = ? ORDER BY occurred_at, seq LIMIT ? OFFSET ?",
+            (session_id, limit, offset),
+        )
+        return [Event(*row[:10], payload=json.loads(row[10])) for row in rows]
+
+    def stats(self) -> StoreStats:
+        conn = self._reader()
+        counts = {
+            table: conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+            for table in ("events", "observations", "sessions")
+        }
+        jobs = dict(conn.execute("SELECT state, count(*) FROM jobs GROUP BY state").fetchall())
+        version = conn.execute("SELECT max(version) FROM schema_migrations").fetchone()[0]
+        size = sum(
+            p.stat().st_size
+            for p in (self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm"))
+            if p.exists()
+        )
+        return StoreStats(
+            engine=self.engine,
+            location=str(self.path),
+            size_bytes=size,
+            events=counts["events"],
+            observations=counts["observations"],
+            sessions=counts["sessions"],
+            jobs_pending=jobs.get("pending", 0),
+            jobs_running=jobs.get("running", 0),
+            jobs_failed=jobs.get("failed", 0),
+            schema_version=version or 0,
+        )
+
+    @property
+    def pending_writes(self) -> int:
+        return self._writer.pending
+
+    def close(self) -> None:
+        self._writer.close()
+        with self._readers_lock:
+            for conn in self._readers:
+                conn.close()
+            self._readers.clear()
+
+
+def _append(conn: sqlite3.Connection, events: list[NewEvent]) -> list[AppendOutcome]:
+    """Append a batch in a few statements; if anything fails, redo it event by event so
+    only the culprit fails."""
+    if not events:
+        return []
+    conn.execute("SAVEPOINT append_batch")
+    try:
+        outcomes: list[AppendOutcome] = _append_together(conn, events)
+    except sqlite3.Error:
+        conn.execute("ROLLBACK TO append_batch")
+        outcomes = []
+        for event in events:
+            conn.execute("SAVEPOINT append_one")
+            try:
+                outcomes.extend(_append_together(conn, [event]))
+            except sqlite3.Error as exc:
+                conn.execute("ROLLBACK TO append_one")
+                outcomes.append(AppendFailure(event.session_id, event.client_event_id, str(exc)))
+            conn.execute("RELEASE append_one")
+    conn.execute("RELEASE append_batch")
+    return outcomes
+
+
+def _append_together(conn: sqlite3.Connection, events: list[NewEvent]) -> list[AppendOutcome]:
+    # The writer holds the database's write lock (BEGIN IMMEDIATE), so what is stored
+    # cannot change between this lookup and the inserts, even from another process.
+    known = _stored_ids(conn, events)
+    seq = conn.execute(_NEXT_SEQ).fetchone()[0]
+    outcomes: list[AppendOutcome] = []
+    event_rows, observation_rows = [], []
+    sessions: dict[str, list] = {}
+    for event in events:
+        key = (event.session_id, event.client_event_id)
+        if event.client_event_id is not None and key in known:
+            first = known[key]
+            outcomes.append(
+                AppendResult(
+                    event.session_id,
+                    event.client_event_id,
+                    first,
+                    observation_id(first),
+                    deduplicated=True,
+                )
+            )
+            continue
+        obs = event.observation
+        event_rows.append(
+            (
+                seq,
+                event.session_id,
+                event.client_event_id,
+                event.hook_type,
+                event.project,
+                event.cwd,
+                event.agent_id,
+                event.client_timestamp,
+                event.occurred_at,
+                event.received_at,
+                event.payload,
+            )
+        )
+        observation_rows.append(
+            (
+                seq,
+                event.session_id,
+                event.occurred_at,
+                event.hook_type,
+                obs.type,
+                obs.title,
+                obs.narrative,
+                _json(obs.facts),
+                _json(obs.files),
+                _json(obs.concepts),
+                obs.importance,
+                event.received_at,
+            )
+        )
+        session = sessions.get(event.session_id)
+        if session is None:
+            sessions[event.session_id] = [
+                event.session_id,
+                event.project,
+                event.cwd,
+                event.agent_id,
+                event.received_at,
+                event.received_at,
+                event.occurred_at,
+                event.occurred_at,
+                event.received_at,
+                1,
+                1,
+                seq,
+            ]
+        else:
+            session[6] = min(session[6], event.occurred_at)
+            session[7] = max(session[7], event.occurred_at)
+            session[8] = event.received_at
+            session[9] += 1
+            session[10] += 1
+            session[11] = seq
+        if event.client_event_id is not None:
+            known[key] = seq
+        outcomes.append(
+            AppendResult(event.session_id, event.client_event_id, seq, observation_id(seq), False)
+        )
+        seq += 1
+    conn.execute(_ISSUED_SEQ, (seq - 1,))
+    conn.executemany(_INSERT_EVENT, event_rows)
+    conn.executemany(_INSERT_OBSERVATION, observation_rows)
+    conn.executemany(_TOUCH_SESSION, list(sessions.values()))
+    return outcomes
+
+
+def _stored_ids(
+    conn: sqlite3.Connection, events: list[NewEvent]
+) -> dict[tuple[str, str | None], int]:
+    """(session, client event id) → seq, for the events already stored."""
+    wanted: dict[str, set[str]] = {}
+    for event in events:
+        if event.client_event_id is not None:
+            wanted.setdefault(event.session_id, set()).add(event.client_event_id)
+    found: dict[tuple[str, str | None], int] = {}
+    for session_id, ids in wanted.items():
+        ordered = sorted(ids)
+        for start in range(0, len(ordered), 500):
+            chunk = ordered[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = conn.execute(
+                "SELECT client_event_id, seq FROM events "
+                f"WHERE session_id = ? AND client_event_id IN ({marks})",
+                (session_id, *chunk),
+            )
+            for client_id, seq in rows:
+                found[(session_id, client_id)] = seq
+    return found
+
+
+def _json(values: list[str]) -> str:
+    return json.dumps(values, ensure_ascii=False) if values else "[]"
+
+
+def _migrate(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations ("
+        "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+    )
+    applied = {row[0] for row in conn.execute("SELECT version FROM schema_migrations")}
+    for migration in migrations.load("sqlite"):
+        if migration.version in applied:
+            continue
+        for statement in _statements(migration.sql):
+            conn.execute(statement)
+        conn.execute(
+            "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+            (migration.version, migration.name, iso(utc_now())),
+        )
+
+
+def _statements(script: str) -> list[str]:
+    """Split a script into complete statements (trigger bodies contain semicolons)."""
+    statements, buffer = [], ""
+    for line in script.splitlines(keepends=True):
+        if not buffer and (not line.strip() or line.lstrip().startswith("--")):
+            continue
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            statements.append(buffer.strip())
+            buffer = ""
+    if buffer.strip():
+        raise ValueError(f"incomplete statement in migration: {buffer[:80]!r}")
+    return statements
+
+
+def _session(row: tuple) -> Session:
+    return Session(
+        id=row[0],
+        project=row[1],
+        cwd=row[2],
+        agent_id=row[3],
+        title=row[4],
+        board_session_id=row[5],
+        created_at=row[6],
+        first_event_at=row[7],
+        last_event_at=row[8],
+        event_count=row[9],
+        observation_count=row[10],
+        summarized=Watermark(row[11], row[12]),
+        extracted=Watermark(row[13], row[14]),
+        reflected=Watermark(row[15], row[16]),
+        graph_extracted=Watermark(row[17], row[18]),
+        summary_revision=row[19],
+        summarized_observation_count=row[20],
+        last_sweep_attempt_at=row[21],
+    )
+
+
+def _observation(row: tuple) -> Observation:
+    return Observation(
+        id=observation_id(row[0]),
+        event_seq=row[0],
+        session_id=row[1],
+        client_event_id=row[2],
+        occurred_at=row[3],
+        hook_type=row[4],
+        type=row[5],
+        title=row[6],
+        narrative=row[7],
+        facts=json.loads(row[8]),
+        files=json.loads(row[9]),
+        concepts=json.loads(row[10]),
+        importance=row[11],
+        derived_by=row[12],
+        updated_at=row[13],
+    )

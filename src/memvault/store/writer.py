@@ -1,0 +1,145 @@
+"""One writer thread per database, with group commit.
+
+Every write is a small function of a connection. Callers submit it and get a future; the
+writer drains whatever is queued, runs it all in one transaction and commits once, so a
+burst of hook events costs one fsync instead of one each. If anything in a batch fails, the
+batch is rolled back and its operations are retried one transaction each, so one bad write
+fails alone and nothing is half-written.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+Operation = Callable[[sqlite3.Connection], Any]
+
+log = logging.getLogger(__name__)
+
+_STOP = object()
+
+
+class WriterClosed(RuntimeError):
+    pass
+
+
+class Writer:
+    def __init__(
+        self,
+        connect: Callable[[], sqlite3.Connection],
+        *,
+        max_batch: int = 2000,
+        name: str = "memvault-writer",
+    ) -> None:
+        self._connect = connect
+        self._max_batch = max_batch
+        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._closed = False
+        self._started = threading.Event()
+        self._start_error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+        self._started.wait()
+        if self._start_error is not None:
+            raise self._start_error
+
+    @property
+    def pending(self) -> int:
+        return self._queue.qsize()
+
+    def submit(self, op: Callable[[sqlite3.Connection], T]) -> Future[T]:
+        return self.submit_many([op])[0]
+
+    def submit_many(self, ops: Iterable[Operation]) -> list[Future[Any]]:
+        """Queue several operations together, so they commit in the same transaction."""
+        if self._closed:
+            raise WriterClosed("the store is closed")
+        items = [(op, Future()) for op in ops]
+        self._queue.put(items)
+        return [future for _, future in items]
+
+    def call(self, op: Callable[[sqlite3.Connection], T]) -> T:
+        return self.submit(op).result()
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._queue.put(_STOP)
+        self._thread.join()
+
+    def _run(self) -> None:
+        try:
+            conn = self._connect()
+        except BaseException as exc:  # surfaced to the constructor
+            self._start_error = exc
+            self._started.set()
+            return
+        self._started.set()
+        try:
+            while True:
+                first = self._queue.get()
+                if first is _STOP:
+                    return
+                batch = list(first)
+                stop = False
+                while len(batch) < self._max_batch:
+                    try:
+                        more = self._queue.get_nowait()
+                    except queue.Empty:
+                        break
+                    if more is _STOP:
+                        stop = True
+                        break
+                    batch.extend(more)
+                self._commit(conn, batch)
+                if stop:
+                    return
+        finally:
+            conn.close()
+
+    def _commit(self, conn: sqlite3.Connection, batch: list[tuple[Operation, Future]]) -> None:
+        live = [(op, fut) for op, fut in batch if fut.set_running_or_notify_cancel()]
+        if not live:
+            return
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            results = [op(conn) for op, _ in live]
+            conn.execute("COMMIT")
+        except Exception:
+            _rollback(conn)
+            if len(live) == 1:
+                self._run_alone(conn, *live[0])
+            else:
+                for op, fut in live:
+                    self._run_alone(conn, op, fut)
+            return
+        for (_, fut), result in zip(live, results, strict=True):
+            fut.set_result(result)
+
+    @staticmethod
+    def _run_alone(conn: sqlite3.Connection, op: Operation, fut: Future) -> None:
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            result = op(conn)
+            conn.execute("COMMIT")
+        except BaseException as exc:
+            _rollback(conn)
+            log.debug("write failed: %s", exc)
+            fut.set_exception(exc)
+        else:
+            fut.set_result(result)
+
+
+def _rollback(conn: sqlite3.Connection) -> None:
+    if conn.in_transaction:
+        try:
+            conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            log.exception("rollback failed")

@@ -1,0 +1,105 @@
+import json
+
+import pytest
+
+from memvault.ingest.redact import redact, redact_json, redact_text
+
+SECRETS = {
+    "openai_key": "sk-proj-abcdefghijklmnopqrstuvwxyz012345",
+    "anthropic_key": "sk-ant-api03-abcdefghijklmnopqrstuvwxyz",
+    "github_token": "ghp_" + "a1B2" * 9,
+    "aws_access_key": "AKIAIOSFODNN7EXAMPLE",
+    "slack_token": "xoxb-1234567890-abcdefghij",
+    "google_api_key": "AIza" + "x" * 35,
+    "stripe_key": "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc",
+    "jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_X",
+}
+
+
+@pytest.mark.parametrize(("kind", "secret"), SECRETS.items())
+def test_each_kind_of_secret_is_replaced_by_a_marker_naming_it(kind, secret):
+    redacted = redact_text(f"export VALUE={secret} # used by the build")
+    assert secret not in redacted
+    assert f"[REDACTED:{kind}]" in redacted
+    assert redacted.endswith("# used by the build")
+
+
+def test_private_blocks_are_removed_whole_across_lines():
+    text = "before <private>my home address\nand phone</private> after"
+    assert redact_text(text) == "before [REDACTED:private] after"
+
+
+def test_private_key_blocks_are_removed():
+    key = "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\nabc\n-----END RSA PRIVATE KEY-----"
+    assert redact_text(f"key:\n{key}\nend") == "key:\n[REDACTED:private_key]\nend"
+
+
+def test_bearer_tokens_keep_the_scheme():
+    assert (
+        redact_text("Authorization: Bearer abcdefghijklmnop1234")
+        == "Authorization: Bearer [REDACTED:bearer]"
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["password=hunter2hunter2", 'API_KEY: "abc123def456"', "client_secret = s3cr3tvalue"],
+)
+def test_secret_assignments_keep_the_name_and_lose_the_value(text):
+    redacted = redact_text(text)
+    assert "[REDACTED:secret]" in redacted
+    assert redacted.split("[REDACTED")[0].strip(" =:\"'").lower().replace("_", "") in (
+        "password",
+        "apikey",
+        "clientsecret",
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the token budget is 2000",
+        "password reset flow is broken",
+        "ask-someone about the sk- prefix",
+        "run pytest -k api_key_parsing",
+        "记忆系统不应该丢数据",
+    ],
+)
+def test_ordinary_text_is_left_alone(text):
+    assert redact_text(text) == text
+
+
+def test_nested_json_values_are_redacted_everywhere():
+    secret = SECRETS["github_token"]
+    data = {"tool_input": {"env": [f"GH={secret}"]}, "note": "ok", "n": 3, "flag": True}
+    value, text = redact_json(data)
+    assert secret not in text
+    assert value["tool_input"]["env"] == ["GH=[REDACTED:github_token]"]
+    assert value["n"] == 3 and value["flag"] is True
+    assert json.loads(text) == value
+
+
+def test_dict_values_under_secret_keys_are_redacted():
+    value, _ = redact_json({"password": "correct-horse-battery"})
+    assert value == {"password": "[REDACTED:secret]"}
+
+
+def test_a_private_block_spanning_two_strings_falls_back_to_per_string_redaction():
+    data = ["<private>first half", {"b": "second half</private>"}]
+    value, text = redact_json(data)
+    assert json.loads(text) == value
+    assert value == data  # neither string holds a whole block, so nothing is removed
+
+
+def test_clean_values_come_back_unchanged():
+    data = {"tool_name": "Read", "tool_input": {"file_path": "src/app.py"}}
+    value, text = redact_json(data)
+    assert value is data
+    assert json.loads(text) == data
+
+
+def test_redact_copies_rather_than_mutating():
+    data = {"a": "sk-proj-abcdefghijklmnopqrstuvwxyz012345"}
+    copy = redact(data)
+    assert data["a"].startswith("sk-proj")
+    assert copy["a"] == "[REDACTED:openai_key]"

@@ -1,0 +1,117 @@
+"""What is specific to the SQLite engine: pragmas, migrations, immutability, query plans."""
+
+from __future__ import annotations
+
+import multiprocessing
+import sqlite3
+
+import pytest
+
+from memvault.ingest import prepare
+from memvault.ingest.envelope import Envelope, validate
+from memvault.store import migrations, open_store
+from memvault.store.sqlite import SQLiteStore
+from tests.helpers import envelope
+
+
+def connect(path):
+    return sqlite3.connect(path, isolation_level=None)
+
+
+def test_the_database_is_in_wal_mode_with_every_migration_recorded(tmp_path):
+    SQLiteStore(tmp_path / "m.db").close()
+    conn = connect(tmp_path / "m.db")
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    applied = [row[0] for row in conn.execute("SELECT version FROM schema_migrations")]
+    assert applied == [m.version for m in migrations.load("sqlite")]
+
+
+def test_reopening_applies_no_migration_twice(tmp_path):
+    for _ in range(3):
+        SQLiteStore(tmp_path / "m.db").close()
+    conn = connect(tmp_path / "m.db")
+    count = conn.execute("SELECT count(*) FROM schema_migrations").fetchone()[0]
+    assert count == len(migrations.load("sqlite"))
+
+
+def test_stored_events_cannot_be_rewritten(tmp_path):
+    store = SQLiteStore(tmp_path / "m.db")
+    store.append_events([prepare(validate(Envelope, envelope()))])
+    store.close()
+    conn = connect(tmp_path / "m.db")
+    with pytest.raises(sqlite3.IntegrityError, match="events are immutable"):
+        conn.execute("UPDATE events SET payload = '{}'")
+
+
+def test_sequence_numbers_are_never_reused_after_deletion(tmp_path):
+    store = SQLiteStore(tmp_path / "m.db")
+    last = store.append_events([prepare(validate(Envelope, envelope(n=i))) for i in range(3)])[-1]
+    store.close()
+    conn = connect(tmp_path / "m.db")
+    conn.execute("DELETE FROM observations WHERE event_seq = ?", (last.event_seq,))
+    conn.execute("DELETE FROM events WHERE seq = ?", (last.event_seq,))
+    conn.close()
+    store = SQLiteStore(tmp_path / "m.db")
+    new = store.append_events([prepare(validate(Envelope, envelope(n=9)))])[0]
+    store.close()
+    assert new.event_seq > last.event_seq
+
+
+@pytest.mark.parametrize(
+    ("query", "params"),
+    [
+        ("SELECT seq FROM events WHERE session_id = ? AND client_event_id = ?", ("s", "e")),
+        (
+            "SELECT * FROM events e JOIN observations o ON o.event_seq = e.seq "
+            "WHERE e.session_id = ? ORDER BY e.occurred_at, e.seq LIMIT 10",
+            ("s",),
+        ),
+        ("SELECT * FROM sessions ORDER BY last_received_at DESC, last_event_seq DESC LIMIT 10", ()),
+        (
+            "SELECT * FROM sessions WHERE agent_id = ? "
+            "ORDER BY last_received_at DESC, last_event_seq DESC LIMIT 5",
+            ("cursor",),
+        ),
+        ("SELECT count(*) FROM jobs WHERE state = 'pending'", ()),
+    ],
+)
+def test_request_path_queries_use_an_index_not_a_table_scan(tmp_path, query, params):
+    SQLiteStore(tmp_path / "m.db").close()
+    conn = connect(tmp_path / "m.db")
+    plan = " | ".join(row[3] for row in conn.execute(f"EXPLAIN QUERY PLAN {query}", params))
+    assert "USING" in plan and "TEMP B-TREE" not in plan, plan
+    assert not any(step.startswith("SCAN") and "USING" not in step for step in plan.split(" | ")), (
+        plan
+    )
+
+
+def _append_from_another_process(path: str, start: int) -> None:
+    store = SQLiteStore(path)
+    for n in range(start, start + 40):
+        store.append_events([prepare(validate(Envelope, envelope(n=n % 60)))])
+    store.close()
+
+
+def test_two_processes_on_one_file_still_store_each_event_once(tmp_path):
+    path = str(tmp_path / "m.db")
+    SQLiteStore(path).close()
+    context = multiprocessing.get_context("spawn")
+    workers = [
+        context.Process(target=_append_from_another_process, args=(path, i * 20)) for i in range(3)
+    ]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(60)
+        assert worker.exitcode == 0
+    conn = connect(path)
+    ids = [row[0] for row in conn.execute("SELECT client_event_id FROM events")]
+    assert len(ids) == len(set(ids)) == 60
+
+
+def test_open_store_refuses_an_engine_it_does_not_have(tmp_path):
+    with pytest.raises(ValueError, match="PostgreSQL"):
+        open_store("postgresql://localhost/memvault")
+    store = open_store(f"sqlite:///{tmp_path / 'x.db'}")
+    assert store.engine == "sqlite"
+    store.close()
