@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
 
+import httpx
 import pytest
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
@@ -38,3 +47,113 @@ def envelope(session: str = "s1", n: int = 0, **overrides) -> dict:
     }
     body.update(overrides)
     return body
+
+
+class Server:
+    """A real `memvault serve` process on a free loopback port."""
+
+    def __init__(self, home: Path, env: dict[str, str] | None = None) -> None:
+        self.home = home
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.env = {**os.environ, "MEMVAULT_HOME": str(home), **(env or {})}
+        self.env.pop("MEMVAULT_URL", None)
+        self.process: subprocess.Popen | None = None
+
+    def start(self, timeout: float = 30) -> Server:
+        self.home.mkdir(parents=True, exist_ok=True)
+        log = (self.home / "server.log").open("ab")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "memvault.cli", "serve", "--port", str(self.port)],
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"server exited early:\n{self.log()}")
+            try:
+                if httpx.get(f"{self.url}/agentmemory/livez", timeout=0.5).status_code == 200:
+                    return self
+            except httpx.TransportError:
+                time.sleep(0.05)
+        self.kill()
+        raise RuntimeError(f"server did not answer within {timeout} s:\n{self.log()}")
+
+    def log(self) -> str:
+        path = self.home / "server.log"
+        return path.read_text(errors="replace")[-4000:] if path.exists() else ""
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            self.process.wait(30)
+
+    def kill(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(30)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for(predicate, timeout: float = 10.0, interval: float = 0.05):
+    """Poll until ``predicate()`` is truthy; return its value or fail naming the wait."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail(f"condition not met within {timeout} s: {predicate.__doc__ or predicate}")
+        time.sleep(interval)
+
+
+AGENTMEMORY_VERSION = "0.9.29"
+
+
+def agentmemory_package() -> Path:
+    """agentmemory's published npm package, fetched once into a cache outside the repo.
+
+    Only the package tarball is needed: its hook scripts import nothing but Node built-ins.
+    """
+    require_tool("node")
+    npm = require_tool("npm")
+    cache = Path(os.environ.get("MEMVAULT_TEST_CACHE", Path.home() / ".cache" / "memvault-tests"))
+    root = cache / f"agentmemory-{AGENTMEMORY_VERSION}"
+    if (root / "plugin" / "scripts" / "post-tool-use.mjs").exists():
+        return root
+    cache.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(dir=cache))
+    try:
+        subprocess.run(
+            [npm, "pack", f"@agentmemory/agentmemory@{AGENTMEMORY_VERSION}", "--silent"],
+            cwd=work,
+            check=True,
+            capture_output=True,
+            timeout=300,
+        )
+        (tarball,) = work.glob("*.tgz")
+        with tarfile.open(tarball) as archive:
+            archive.extractall(work, filter="data")
+        os.replace(work / "package", root)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return root
+
+
+def shared_dir() -> Path:
+    """The shared fixtures folder beside the repository."""
+    here = Path(__file__).resolve().parents[1]
+    path = here.parent / "shared"
+    if not path.is_dir():
+        message = f"the shared fixtures folder is missing (expected {path.name}/ beside the repo)"
+        if IN_CI:
+            pytest.fail(message)
+        pytest.skip(message)
+    return path

@@ -1,0 +1,100 @@
+"""Bad input gets a clear error naming the problem, never a 500, and nothing half-written."""
+
+from __future__ import annotations
+
+import uuid
+
+import httpx
+import pytest
+
+from memvault import Memory
+from tests.helpers import envelope
+
+
+def count(client) -> int:
+    return client.get("/health").json()["store"]["events"]
+
+
+@pytest.mark.parametrize(
+    ("content", "status", "message"),
+    [
+        (b'{"hookType": "stop",', 400, "malformed JSON"),
+        (b"", 400, "request body is empty"),
+        (b"\xff\xfe\x00garbage", 400, "not valid UTF-8"),
+        (b"[]", 400, "must be a JSON object, not list"),
+        (b"42", 400, "must be a JSON object, not int"),
+        (b"null", 400, "must be a JSON object, not null"),
+        (b'{"hookType": "stop"}', 400, "sessionId: required"),
+        (
+            b'{"hookType": 1, "sessionId": "s", "project": "p", "cwd": "/", "timestamp": "t"}',
+            400,
+            "hookType: must be a string",
+        ),
+        (
+            b'{"hookType": "stop", "sessionId": "", "project": "p", "cwd": "/", "timestamp": "t"}',
+            400,
+            "sessionId: must be a non-empty string",
+        ),
+    ],
+)
+def test_bad_bodies_are_refused_with_a_clear_error_and_nothing_written(
+    client, content, status, message
+):
+    before = count(client)
+    response = client.post("/observe", content=content)
+    assert response.status_code == status
+    assert message in response.json()["error"]
+    assert count(client) == before
+
+
+def test_missing_fields_are_each_named(client):
+    response = client.post("/observe", json={"data": {}})
+    assert response.status_code == 400
+    assert set(response.json()["fields"]) == {
+        "hookType",
+        "sessionId",
+        "project",
+        "cwd",
+        "timestamp",
+    }
+
+
+def test_an_unknown_hook_type_is_stored_not_rejected(client):
+    sid = f"unk-{uuid.uuid4().hex[:6]}"
+    response = client.post("/observe", json=envelope(sid, hookType="future_hook_kind"))
+    assert response.status_code == 201
+    (obs,) = client.get("/observations", params={"sessionId": sid}).json()["observations"]
+    assert obs["hookType"] == "future_hook_kind" and obs["type"] == "other"
+
+
+def test_ten_thousand_characters_of_cjk_are_stored_exactly(client, server):
+    sid = f"cjk-{uuid.uuid4().hex[:6]}"
+    text = ("記憶は失われない。" * 1200)[:10_000]
+    body = envelope(sid, hookType="prompt_submit", data={"prompt": text})
+    assert client.post("/observe", json=body).status_code == 201
+    (obs,) = client.get("/observations", params={"sessionId": sid}).json()["observations"]
+    assert obs["title"].startswith("Prompt: 記憶は失われない。")
+    with Memory.open(home=server.home) as memory:
+        assert memory.events(sid)[0].payload["prompt"] == text
+
+
+def test_an_oversized_body_is_413_whether_declared_or_streamed(start_server):
+    server = start_server({"MEMVAULT_MAX_BODY_BYTES": "4096"})
+    big = envelope(data={"prompt": "x" * 10_000})
+    declared = httpx.post(f"{server.url}/agentmemory/observe", json=big)
+    assert declared.status_code == 413
+    assert "4096-byte limit" in declared.json()["error"]
+
+    def chunks():
+        for _ in range(10):
+            yield b"x" * 1000
+
+    streamed = httpx.post(f"{server.url}/agentmemory/observe", content=chunks())
+    assert streamed.status_code == 413
+    small = httpx.post(f"{server.url}/agentmemory/observe", json=envelope())
+    assert small.status_code == 201
+    assert httpx.get(f"{server.url}/agentmemory/health").json()["store"]["events"] == 1
+
+
+def test_no_request_in_this_module_caused_a_server_error(server):
+    assert "Traceback" not in server.log()

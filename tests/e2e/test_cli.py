@@ -1,0 +1,93 @@
+"""The `memvault` command, run as a subprocess like a person would."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import httpx
+
+from memvault import __version__
+from tests.helpers import envelope, free_port, wait_for
+
+
+def memvault(*args: str, env: dict[str, str] | None = None, timeout: float = 30):
+    environ = {**os.environ, **(env or {})}
+    environ.pop("MEMVAULT_URL", None)
+    return subprocess.run(
+        [sys.executable, "-m", "memvault.cli", *args],
+        capture_output=True,
+        text=True,
+        env=environ,
+        timeout=timeout,
+    )
+
+
+def test_version():
+    result = memvault("--version")
+    assert result.returncode == 0
+    assert result.stdout.strip() == f"memvault {__version__}"
+
+
+def test_status_shows_what_health_says(server):
+    httpx.post(f"{server.url}/agentmemory/observe", json=envelope("cli-status"))
+    env = {"MEMVAULT_URL": server.url}
+    result = memvault("status", env={**env, "AGENTMEMORY_URL": server.url})
+    assert result.returncode == 0, result.stderr
+    for label in ("status", "events", "store size", "pending writes", "server memory"):
+        assert label in result.stdout
+    assert "ok" in result.stdout
+    raw = memvault("status", "--json", env={"AGENTMEMORY_URL": server.url})
+    assert json.loads(raw.stdout)["store"]["events"] >= 1
+
+
+def test_status_without_a_server_says_so_and_fails():
+    port = free_port()
+    result = memvault("status", env={"MEMVAULT_PORT": str(port)})
+    assert result.returncode == 1
+    assert f"no memvault server at http://127.0.0.1:{port}" in result.stderr
+    assert "memvault serve" in result.stderr
+
+
+def test_status_with_a_wrong_secret_reports_the_refusal(start_server):
+    server = start_server({"MEMVAULT_SECRET": "right"})
+    result = memvault("status", env={"AGENTMEMORY_URL": server.url, "MEMVAULT_SECRET": "wrong"})
+    assert result.returncode == 1
+    assert "401" in result.stderr and "unauthorized" in result.stderr
+
+
+def test_serve_refuses_a_public_address_without_a_secret(tmp_path):
+    env = {"MEMVAULT_HOME": str(tmp_path), "MEMVAULT_SECRET": "", "AGENTMEMORY_SECRET": ""}
+    result = memvault("serve", "--host", "0.0.0.0", "--port", str(free_port()), env=env)
+    assert result.returncode == 2
+    assert "refusing to listen on 0.0.0.0" in result.stderr
+    assert "MEMVAULT_SECRET" in result.stderr
+    assert not (tmp_path / "memvault.db").exists()
+
+
+def test_serve_and_status_take_the_port_from_agentmemorys_variable(tmp_path):
+    port = free_port()
+    env = {**os.environ, "MEMVAULT_HOME": str(tmp_path), "III_REST_PORT": str(port)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "memvault.cli", "serve"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+
+        def answering():
+            try:
+                return httpx.get(f"http://127.0.0.1:{port}/agentmemory/livez").status_code == 200
+            except httpx.TransportError:
+                return False
+
+        wait_for(answering, timeout=30)
+        result = memvault("status", "--json", env={"III_REST_PORT": str(port)})
+        assert result.returncode == 0, result.stderr
+        assert json.loads(result.stdout)["status"] == "ok"
+    finally:
+        process.terminate()
+        process.wait(30)
