@@ -24,7 +24,7 @@ from memvault.domain import (
     utc_now,
 )
 from memvault.store import AppendOutcome, Store, migrations
-from memvault.store.writer import Writer
+from memvault.store.writer import Batched, Writer
 
 _INSERT_EVENT = """
 INSERT INTO events (seq, session_id, client_event_id, hook_type, project, cwd, agent_id,
@@ -124,8 +124,7 @@ class SQLiteStore(Store):
     # -- writes ---------------------------------------------------------------------------
 
     def submit_events(self, events: Sequence[NewEvent]) -> Future[list[AppendOutcome]]:
-        batch = list(events)
-        return self._writer.submit(lambda conn: _append(conn, batch))
+        return self._writer.submit(Batched(_append_requests, list(events)))
 
     def ensure_session(
         self,
@@ -231,6 +230,18 @@ class SQLiteStore(Store):
             for conn in self._readers:
                 conn.close()
             self._readers.clear()
+
+
+def _append_requests(
+    conn: sqlite3.Connection, requests: list[list[NewEvent]]
+) -> list[list[AppendOutcome]]:
+    """Append the events of several callers at once; each gets its own outcomes back."""
+    outcomes = _append(conn, [event for events in requests for event in events])
+    split, start = [], 0
+    for events in requests:
+        split.append(outcomes[start : start + len(events)])
+        start += len(events)
+    return split
 
 
 def _append(conn: sqlite3.Connection, events: list[NewEvent]) -> list[AppendOutcome]:
@@ -349,24 +360,23 @@ def _append_together(conn: sqlite3.Connection, events: list[NewEvent]) -> list[A
 def _stored_ids(
     conn: sqlite3.Connection, events: list[NewEvent]
 ) -> dict[tuple[str, str | None], int]:
-    """(session, client event id) → seq, for the events already stored."""
-    wanted: dict[str, set[str]] = {}
-    for event in events:
-        if event.client_event_id is not None:
-            wanted.setdefault(event.session_id, set()).add(event.client_event_id)
+    """(session, client event id) → seq, for the events already stored.
+
+    One query per 400 ids: a VALUES list joined to the unique index, so a batch mixing
+    many sessions still costs a single probe of the index per id.
+    """
+    wanted = list({(e.session_id, e.client_event_id) for e in events if e.client_event_id})
     found: dict[tuple[str, str | None], int] = {}
-    for session_id, ids in wanted.items():
-        ordered = sorted(ids)
-        for start in range(0, len(ordered), 500):
-            chunk = ordered[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            rows = conn.execute(
-                "SELECT client_event_id, seq FROM events "
-                f"WHERE session_id = ? AND client_event_id IN ({marks})",
-                (session_id, *chunk),
-            )
-            for client_id, seq in rows:
-                found[(session_id, client_id)] = seq
+    for start in range(0, len(wanted), 400):
+        chunk = wanted[start : start + 400]
+        values = ",".join("(?,?)" for _ in chunk)
+        rows = conn.execute(
+            f"SELECT e.session_id, e.client_event_id, e.seq FROM (VALUES {values}) AS v "
+            "JOIN events e ON e.session_id = v.column1 AND e.client_event_id = v.column2",
+            [part for pair in chunk for part in pair],
+        )
+        for session_id, client_id, seq in rows:
+            found[(session_id, client_id)] = seq
     return found
 
 

@@ -15,10 +15,25 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 T = TypeVar("T")
-Operation = Callable[[sqlite3.Connection], Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Batched:
+    """An operation the writer may run together with queued others of the same runner.
+
+    ``runner(conn, items)`` gets the ``item`` of every merged operation and returns one
+    result per item, in order.
+    """
+
+    runner: Callable[[sqlite3.Connection, list[Any]], list[Any]]
+    item: Any
+
+
+Operation = Callable[[sqlite3.Connection], Any] | Batched
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +68,7 @@ class Writer:
     def pending(self) -> int:
         return self._queue.qsize()
 
-    def submit(self, op: Callable[[sqlite3.Connection], T]) -> Future[T]:
+    def submit(self, op: Callable[[sqlite3.Connection], T] | Batched) -> Future[T]:
         return self.submit_many([op])[0]
 
     def submit_many(self, ops: Iterable[Operation]) -> list[Future[Any]]:
@@ -110,7 +125,7 @@ class Writer:
             return
         try:
             conn.execute("BEGIN IMMEDIATE")
-            results = [op(conn) for op, _ in live]
+            results = _execute(conn, [op for op, _ in live])
             conn.execute("COMMIT")
         except Exception:
             _rollback(conn)
@@ -127,7 +142,7 @@ class Writer:
     def _run_alone(conn: sqlite3.Connection, op: Operation, fut: Future) -> None:
         try:
             conn.execute("BEGIN IMMEDIATE")
-            result = op(conn)
+            (result,) = _execute(conn, [op])
             conn.execute("COMMIT")
         except BaseException as exc:
             _rollback(conn)
@@ -135,6 +150,27 @@ class Writer:
             fut.set_exception(exc)
         else:
             fut.set_result(result)
+
+
+def _execute(conn: sqlite3.Connection, ops: list[Operation]) -> list[Any]:
+    """Run ``ops`` in order, merging each run of ``Batched`` operations of one runner."""
+    results: list[Any] = []
+    i = 0
+    while i < len(ops):
+        op = ops[i]
+        if not isinstance(op, Batched):
+            results.append(op(conn))
+            i += 1
+            continue
+        j = i
+        while j < len(ops) and isinstance(ops[j], Batched) and ops[j].runner is op.runner:
+            j += 1
+        merged = op.runner(conn, [ops[k].item for k in range(i, j)])
+        if len(merged) != j - i:
+            raise RuntimeError("a batched runner returned the wrong number of results")
+        results.extend(merged)
+        i = j
+    return results
 
 
 def _rollback(conn: sqlite3.Connection) -> None:
