@@ -145,8 +145,14 @@ async def main(quick: bool) -> None:
             )
         sat = await saturate(url, 15 * scale)
         print(f"/observe saturated (32 connections): {sat['events_per_s']:,.0f} events/s")
-        b = await bulk_http(url, int(200_000 * scale), session="bulk")
-        print(f"/observe/bulk (500 per request, 2 clients): {b['events_per_s']:,.0f} events/s")
+        for clients in (1, 2):
+            b = await bulk_http(
+                url, int(200_000 * scale), session=f"bulk-{clients}", concurrency=clients
+            )
+            print(
+                f"/observe/bulk (500 per request, {clients} client{'s' if clients > 1 else ''}): "
+                f"{b['events_per_s']:,.0f} events/s"
+            )
     p = bulk_python(int(200_000 * scale))
     print(f"Memory.observe_many: {p['events_per_s']:,.0f} events/s")
     with running_server() as url:

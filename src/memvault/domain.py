@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -41,6 +42,21 @@ def iso(dt: datetime) -> str:
 def observation_id(event_seq: int) -> str:
     """Observations are one per event, so they are named by their event's sequence number."""
     return f"obs_{event_seq}"
+
+
+_CANONICAL = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
+
+
+def canonical_time(value: str) -> str | None:
+    """A client timestamp in memvault's form (UTC, milliseconds, Z), or None if unreadable.
+
+    JavaScript's ``toISOString()`` already produces this form, so most hook timestamps
+    pass through untouched.
+    """
+    if len(value) == 24 and _CANONICAL.fullmatch(value):
+        return value
+    parsed = parse_timestamp(value)
+    return iso(parsed) if parsed is not None else None
 
 
 def parse_timestamp(value: str) -> datetime | None:

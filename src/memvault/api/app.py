@@ -8,11 +8,11 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
 from memvault import __version__
 from memvault.api.guards import BearerAuth, BodyLimit, BodyTooLarge
+from memvault.api.responses import JSONResponse
 from memvault.api.routes import router
 from memvault.config import Settings
 from memvault.errors import InvalidInput, NotFound
@@ -40,6 +40,7 @@ def create_app(settings: Settings | None = None, memory: Memory | None = None) -
         version=__version__,
         summary="Lasting memory for AI coding agents (agentmemory-compatible REST).",
         lifespan=lifespan,
+        default_response_class=JSONResponse,
     )
     app.include_router(router)
 

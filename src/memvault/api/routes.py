@@ -9,11 +9,11 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
 from memvault import __version__
 from memvault.api import views
+from memvault.api.responses import JSONResponse
 from memvault.errors import InvalidInput
 from memvault.ingest.envelope import Envelope, SessionStart, parse_json, validate
 from memvault.memory import Memory

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
+from memvault import jsontext
 from memvault.errors import InvalidInput
 
 _Required = Annotated[str, StringConstraints(min_length=1)]
@@ -48,7 +49,7 @@ def parse_json(body: bytes) -> Any:
     except UnicodeDecodeError as exc:
         raise InvalidInput(f"request body is not valid UTF-8 (byte {exc.start})") from None
     try:
-        return json.loads(text)
+        return jsontext.loads(text)
     except json.JSONDecodeError as exc:
         raise InvalidInput(
             f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"

@@ -8,9 +8,12 @@ rather than a regex pass. Each match is replaced by a marker naming what was rem
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import Any
+
+from memvault import jsontext
 
 # (name, lowercase triggers, pattern). A pattern can only match where a trigger occurs.
 _RULES: tuple[tuple[str, tuple[str, ...], str], ...] = (
@@ -68,7 +71,7 @@ def redact_json(value: Any) -> tuple[Any, str]:
     the structure (a ``<private>`` block opened in one string and closed in another), the
     value is redacted string by string instead.
     """
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    text = jsontext.dumps(value)
     redacted = redact_text(text)
     if redacted == text:
         return value, text
@@ -76,7 +79,13 @@ def redact_json(value: Any) -> tuple[Any, str]:
         return json.loads(redacted), redacted
     except ValueError:
         value = redact(value)
-        return value, json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        return value, jsontext.dumps(value)
+
+
+@functools.lru_cache(maxsize=4096)
+def redact_path(path: str) -> str:
+    """``redact_text`` for values that repeat on every event of a session (cwd, project)."""
+    return redact_text(path)
 
 
 def redact(value: Any) -> Any:

@@ -11,6 +11,7 @@ import json
 import re
 from typing import Any
 
+from memvault import jsontext
 from memvault.domain import ObservationDraft
 
 TITLE_LIMIT = 80
@@ -223,8 +224,7 @@ def _text(value: Any) -> str:
         return ""
     if isinstance(value, str):
         return value
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
-    return text[: NARRATIVE_LIMIT * 2]
+    return jsontext.dumps(value)[: NARRATIVE_LIMIT * 2]
 
 
 def _one_line(text: str) -> str:

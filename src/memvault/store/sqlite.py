@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from concurrent.futures import Future
 from pathlib import Path
 
+from memvault import jsontext
 from memvault.domain import (
     AppendFailure,
     AppendResult,
@@ -381,7 +382,7 @@ def _stored_ids(
 
 
 def _json(values: list[str]) -> str:
-    return json.dumps(values, ensure_ascii=False) if values else "[]"
+    return jsontext.dumps(values) if values else "[]"
 
 
 def _migrate(conn: sqlite3.Connection) -> None:
