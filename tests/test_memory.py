@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memvault import Memory
-from memvault.errors import InvalidInput
+from memvault.errors import InvalidInput, StoreFailure
 from tests.helpers import envelope
 
 
@@ -93,3 +93,15 @@ def test_settings_come_from_the_environment(tmp_path, monkeypatch):
     with Memory.open() as memory:
         assert memory.settings.store_path == tmp_path / "envhome" / "memvault.db"
         assert memory.settings.vault_path == tmp_path / "envhome" / "vault"
+
+
+def test_a_store_that_can_no_longer_write_says_so(memory, monkeypatch):
+    def broken(conn, batch):
+        raise RuntimeError("disk gone")
+
+    monkeypatch.setattr(memory.store._writer, "_commit", broken)
+    with pytest.raises(StoreFailure, match="disk gone"):
+        memory.observe(envelope())
+    assert memory.health().status == "critical"
+    with pytest.raises(StoreFailure):
+        memory.observe(envelope(n=2))

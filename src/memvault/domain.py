@@ -7,26 +7,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-# Hook types agentmemory's hooks send (plus assistant_response from its Cursor fork).
-# Unknown types are stored as they come; this list only drives synthetic titles.
-KNOWN_HOOK_TYPES = frozenset(
-    {
-        "session_start",
-        "prompt_submit",
-        "pre_tool_use",
-        "post_tool_use",
-        "post_tool_failure",
-        "pre_compact",
-        "subagent_start",
-        "subagent_stop",
-        "notification",
-        "task_completed",
-        "stop",
-        "session_end",
-        "assistant_response",
-    }
-)
-
 
 def utc_now() -> datetime:
     return datetime.now(UTC)

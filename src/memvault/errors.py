@@ -16,9 +16,5 @@ class InvalidInput(MemvaultError):
         self.fields = fields or []
 
 
-class NotFound(MemvaultError):
-    pass
-
-
 class StoreFailure(MemvaultError):
     """The store could not write; nothing of the failed item was kept."""

@@ -206,8 +206,14 @@ class Memory:
     def health(self) -> Health:
         stats = self.store.stats()
         pending = self.store.pending_writes
+        if self.store.write_failure is not None:
+            status = "critical"
+        elif pending > WRITE_BACKLOG_LIMIT:
+            status = "degraded"
+        else:
+            status = "ok"
         return Health(
-            status="degraded" if pending > WRITE_BACKLOG_LIMIT else "ok",
+            status=status,
             version=__version__,
             uptime_seconds=round(time.monotonic() - self._started, 3),
             store=stats,

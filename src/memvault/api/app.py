@@ -15,7 +15,7 @@ from memvault.api.guards import BearerAuth, BodyLimit, BodyTooLarge
 from memvault.api.responses import JSONResponse
 from memvault.api.routes import router
 from memvault.config import Settings
-from memvault.errors import InvalidInput, NotFound
+from memvault.errors import InvalidInput, StoreFailure
 from memvault.memory import Memory
 
 log = logging.getLogger("memvault.api")
@@ -63,9 +63,10 @@ def create_app(settings: Settings | None = None, memory: Memory | None = None) -
     async def too_large(_: Request, exc: BodyTooLarge) -> JSONResponse:
         return JSONResponse({"error": str(exc)}, status_code=413)
 
-    @app.exception_handler(NotFound)
-    async def not_found(_: Request, exc: NotFound) -> JSONResponse:
-        return JSONResponse({"error": str(exc)}, status_code=404)
+    @app.exception_handler(StoreFailure)
+    async def store_failure(_: Request, exc: StoreFailure) -> JSONResponse:
+        # Nothing of the request was kept: the client may retry it as it is.
+        return JSONResponse({"error": str(exc)}, status_code=503)
 
     @app.exception_handler(HTTPException)
     async def http_error(_: Request, exc: HTTPException) -> JSONResponse:

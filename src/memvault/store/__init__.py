@@ -83,6 +83,11 @@ class Store(ABC):
     def pending_writes(self) -> int:
         """Writes queued but not yet committed."""
 
+    @property
+    @abstractmethod
+    def write_failure(self) -> BaseException | None:
+        """Why the store can no longer write, if it cannot."""
+
     @abstractmethod
     def close(self) -> None: ...
 

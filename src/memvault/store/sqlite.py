@@ -225,6 +225,10 @@ class SQLiteStore(Store):
     def pending_writes(self) -> int:
         return self._writer.pending
 
+    @property
+    def write_failure(self) -> BaseException | None:
+        return self._writer.failure
+
     def close(self) -> None:
         self._writer.close()
         with self._readers_lock:

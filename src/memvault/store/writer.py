@@ -18,6 +18,8 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from memvault.errors import StoreFailure
+
 T = TypeVar("T")
 
 
@@ -40,8 +42,8 @@ log = logging.getLogger(__name__)
 _STOP = object()
 
 
-class WriterClosed(RuntimeError):
-    pass
+class WriterClosed(StoreFailure):
+    """The writer is closed, or stopped by an unexpected error: nothing more is written."""
 
 
 class Writer:
@@ -56,6 +58,7 @@ class Writer:
         self._max_batch = max_batch
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._closed = False
+        self._failure: BaseException | None = None
         self._started = threading.Event()
         self._start_error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
@@ -68,11 +71,18 @@ class Writer:
     def pending(self) -> int:
         return self._queue.qsize()
 
+    @property
+    def failure(self) -> BaseException | None:
+        """The error that stopped the writer thread, if one did."""
+        return self._failure
+
     def submit(self, op: Callable[[sqlite3.Connection], T] | Batched) -> Future[T]:
         return self.submit_many([op])[0]
 
     def submit_many(self, ops: Iterable[Operation]) -> list[Future[Any]]:
         """Queue several operations together, so they commit in the same transaction."""
+        if self._failure is not None:
+            raise WriterClosed(f"the store's writer stopped: {self._failure!r}")
         if self._closed:
             raise WriterClosed("the store is closed")
         items = [(op, Future()) for op in ops]
@@ -97,6 +107,7 @@ class Writer:
             self._started.set()
             return
         self._started.set()
+        batch: list[tuple[Operation, Future]] = []
         try:
             while True:
                 first = self._queue.get()
@@ -114,10 +125,27 @@ class Writer:
                         break
                     batch.extend(more)
                 self._commit(conn, batch)
+                batch = []
                 if stop:
                     return
+        except BaseException as exc:
+            # A bug, not a failed write (those are handled per operation): stop taking
+            # work and fail what is in flight or queued, rather than leave callers waiting.
+            log.exception("the writer thread stopped")
+            self._failure = exc
+            _fail(batch, exc)
+            self._fail_queued(exc)
         finally:
             conn.close()
+
+    def _fail_queued(self, exc: BaseException) -> None:
+        while True:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                return
+            if item is not _STOP:
+                _fail(item, exc)
 
     def _commit(self, conn: sqlite3.Connection, batch: list[tuple[Operation, Future]]) -> None:
         live = [(op, fut) for op, fut in batch if fut.set_running_or_notify_cancel()]
@@ -150,6 +178,12 @@ class Writer:
             fut.set_exception(exc)
         else:
             fut.set_result(result)
+
+
+def _fail(items: list[tuple[Operation, Future]], exc: BaseException) -> None:
+    for _, future in items:
+        if not future.done():
+            future.set_exception(WriterClosed(f"the store's writer stopped: {exc!r}"))
 
 
 def _execute(conn: sqlite3.Connection, ops: list[Operation]) -> list[Any]:

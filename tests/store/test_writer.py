@@ -1,0 +1,126 @@
+"""The single writer: group commit, merged batches, failure isolation, and a loud death."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+
+import pytest
+
+from memvault.store.writer import Batched, Writer, WriterClosed
+
+
+class CountingConnection(sqlite3.Connection):
+    commits = 0
+
+    def execute(self, sql, *args):
+        if sql == "COMMIT":
+            type(self).commits += 1
+        return super().execute(sql, *args)
+
+
+@pytest.fixture
+def writer(tmp_path):
+    CountingConnection.commits = 0
+
+    def connect():
+        conn = sqlite3.connect(
+            tmp_path / "w.db",
+            isolation_level=None,
+            check_same_thread=False,
+            factory=CountingConnection,
+        )
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("CREATE TABLE IF NOT EXISTS t (x INTEGER UNIQUE)")
+        return conn
+
+    opened = Writer(connect)
+    yield opened
+    opened.close()
+
+
+def insert(x):
+    def op(conn):
+        conn.execute("INSERT INTO t (x) VALUES (?)", (x,))
+        return x
+
+    return op
+
+
+def rows(writer):
+    return writer.call(lambda conn: [r[0] for r in conn.execute("SELECT x FROM t ORDER BY x")])
+
+
+def test_writes_queued_while_the_writer_is_busy_share_one_commit(writer):
+    busy, release = threading.Event(), threading.Event()
+
+    def hold(conn):
+        busy.set()
+        release.wait(10)
+
+    writer.submit(hold)
+    busy.wait(10)
+    before = CountingConnection.commits
+    futures = [writer.submit(insert(i)) for i in range(50)]
+    release.set()
+    assert [f.result(10) for f in futures] == list(range(50))
+    assert CountingConnection.commits - before <= 2  # hold's own commit, then one for all
+
+
+def test_a_failing_write_fails_alone_and_the_others_commit(writer):
+    busy, release = threading.Event(), threading.Event()
+    writer.submit(lambda conn: (busy.set(), release.wait(10)))
+    busy.wait(10)
+    good, bad, also_good = (
+        writer.submit(insert(1)),
+        writer.submit(insert(1)),  # violates UNIQUE
+        writer.submit(insert(2)),
+    )
+    release.set()
+    assert good.result(10) == 1 and also_good.result(10) == 2
+    with pytest.raises(sqlite3.IntegrityError):
+        bad.result(10)
+    assert rows(writer) == [1, 2]
+
+
+def test_batched_operations_of_one_runner_are_merged_into_one_call(writer):
+    calls = []
+
+    def runner(conn, items):
+        calls.append(list(items))
+        return [item * 10 for item in items]
+
+    busy, release = threading.Event(), threading.Event()
+    writer.submit(lambda conn: (busy.set(), release.wait(10)))
+    busy.wait(10)
+    futures = [writer.submit(Batched(runner, i)) for i in range(5)]
+    release.set()
+    assert [f.result(10) for f in futures] == [0, 10, 20, 30, 40]
+    assert calls == [[0, 1, 2, 3, 4]]
+
+
+def test_a_writer_stopped_by_a_bug_fails_pending_and_new_work(writer, monkeypatch):
+    def broken(conn, batch):
+        raise RuntimeError("bug in the writer")
+
+    monkeypatch.setattr(writer, "_commit", broken)
+    future = writer.submit(insert(1))
+    with pytest.raises(WriterClosed, match="bug in the writer"):
+        future.result(10)
+    assert isinstance(writer.failure, RuntimeError)
+    with pytest.raises(WriterClosed):
+        writer.submit(insert(2))
+
+
+def test_closing_finishes_queued_work_first(tmp_path):
+    def connect():
+        conn = sqlite3.connect(tmp_path / "c.db", isolation_level=None, check_same_thread=False)
+        conn.execute("CREATE TABLE IF NOT EXISTS t (x INTEGER)")
+        return conn
+
+    writer = Writer(connect)
+    futures = [writer.submit(insert(i)) for i in range(100)]
+    writer.close()
+    assert [f.result(0) for f in futures] == list(range(100))
+    with pytest.raises(WriterClosed, match="closed"):
+        writer.submit(insert(1))
