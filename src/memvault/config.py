@@ -62,6 +62,24 @@ class Settings(BaseSettings):
         description="FULL survives power loss; NORMAL survives process crashes only.",
     )
     access_log: bool = Field(False, validation_alias=_alias("MEMVAULT_ACCESS_LOG", "access_log"))
+    agent_name: str = Field(
+        "main-agent",
+        pattern=r"^[a-z0-9][a-z0-9-]*$",
+        validation_alias=_alias("MEMVAULT_AGENT_NAME", "agent_name"),
+        description="Board agent name when the host does not say which it is.",
+    )
+    board_poll_seconds: float = Field(
+        1.0,
+        gt=0,
+        validation_alias=_alias("MEMVAULT_BOARD_POLL_SECONDS", "board_poll_seconds"),
+        description="How often the server looks for hand edits of memory/index.md.",
+    )
+    stale_days: int = Field(
+        14,
+        ge=1,
+        validation_alias=_alias("MEMVAULT_STALE_DAYS", "stale_days"),
+        description="Organize marks active rows stale after this many days without update.",
+    )
 
     @field_validator("secret")
     @classmethod

@@ -189,3 +189,18 @@ class StoreStats:
     jobs_running: int
     jobs_failed: int
     schema_version: int
+
+
+@dataclass(frozen=True, slots=True)
+class BoardMirrorRow:
+    """A board row as the store mirrors it (the file ``memory/index.md`` is the truth)."""
+
+    session_id: str
+    agent_name: str
+    topic: str
+    summary: str
+    keywords: str
+    status: str
+    referenced_by: list[str]
+    started_at: str
+    updated_at: str

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import functools
+import logging
 import os
 import sys
+import threading
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -15,6 +18,7 @@ from memvault.config import Settings
 from memvault.domain import (
     AppendFailure,
     AppendResult,
+    BoardMirrorRow,
     Event,
     Observation,
     Session,
@@ -26,8 +30,14 @@ from memvault.errors import InvalidInput, StoreFailure
 from memvault.ingest import Envelope, prepare
 from memvault.ingest.envelope import SessionStart, validate
 from memvault.store import AppendOutcome, Store, open_store
+from memvault.vault.board import BoardRow
+from memvault.vault.lifecycle import Report, SessionBoard
+from memvault.vault.snapshot import SnapshotInput, as_snapshot
+
+log = logging.getLogger(__name__)
 
 BULK_CHUNK = 1000
+_HOST_ALIASES = {"claude": "claude-code", "claudecode": "claude-code", "cursor-agent": "cursor"}
 # Past this many queued writes the writer is falling behind: health says "degraded".
 WRITE_BACKLOG_LIMIT = 10_000
 
@@ -86,6 +96,10 @@ class Memory:
         self.settings = settings
         self.store = store
         self._started = time.monotonic()
+        self._linked: set[str] = set()
+        self._board_mark: tuple[int, int] | bool | None = False
+        self._locks_guard = threading.Lock()
+        self._registration_locks: dict[str, threading.Lock] = {}
 
     @classmethod
     def open(cls, settings: Settings | None = None, **overrides: Any) -> Self:
@@ -203,6 +217,135 @@ class Memory:
     def events(self, session_id: str, *, limit: int = 1000, offset: int = 0) -> list[Event]:
         return self.store.list_events(session_id, limit=limit, offset=offset)
 
+    # -- the session board ------------------------------------------------------------------
+
+    @functools.cached_property
+    def board(self) -> SessionBoard:
+        return SessionBoard(self.settings.vault_path)
+
+    def agent_for(self, agent_id: str | None) -> str:
+        """The board's agent name for a host: ``cursor`` → ``cursor-main-agent``."""
+        if not agent_id or not agent_id.strip():
+            return self.settings.agent_name
+        host = "-".join(agent_id.strip().lower().replace("_", "-").split())
+        host = _HOST_ALIASES.get(host, host)
+        return host if host.endswith("-agent") else f"{host}-main-agent"
+
+    def register_session(
+        self,
+        *,
+        agent: str | None = None,
+        manual: bool = False,
+        topic: str | None = None,
+        summary: str | None = None,
+        keywords: str | None = None,
+        content: SnapshotInput = None,
+    ) -> Report:
+        """Add a board row: idle (as a host's session start does) or, with ``manual``,
+        active with a snapshot of ``content``."""
+        return self.board.register(
+            agent or self.settings.agent_name,
+            manual=manual,
+            topic=topic,
+            summary=summary,
+            keywords=keywords,
+            content=as_snapshot(content),
+        )
+
+    def register_host_session(self, session_id: str, agent_id: str | None = None) -> Report:
+        """Give a host session its board row, once; later calls return the same id."""
+        with self._registration_lock(session_id):
+            known = self.store.get_session(session_id)
+            if known is not None and known.board_session_id:
+                self._linked.add(session_id)
+                return Report(
+                    "register",
+                    True,
+                    known.board_session_id,
+                    f"Your Memory Session ID is: {known.board_session_id}",
+                    {"existing": True},
+                )
+            report = self.board.register(self.agent_for(agent_id))
+            if report.ok and known is not None:
+                self.store.link_board_session(session_id, report.session_id)
+                self._linked.add(session_id)
+            return report
+
+    def needs_board_row(self, session_id: str) -> bool:
+        """Cheap check for the ingest path: has this host session been given a row yet?"""
+        return session_id not in self._linked
+
+    def update_session(
+        self,
+        session_id: str,
+        content: SnapshotInput,
+        *,
+        topic: str | None = None,
+        summary: str | None = None,
+        keywords: str | None = None,
+    ) -> Report:
+        return self.board.update(
+            session_id, as_snapshot(content), topic=topic, summary=summary, keywords=keywords
+        )
+
+    def continue_session(
+        self, current: str | None, source: str, *, agent: str | None = None
+    ) -> Report:
+        return self.board.continue_from(current, source, agent=agent or self.settings.agent_name)
+
+    def release_session(self, current: str, source: str) -> Report:
+        return self.board.release(current, source)
+
+    def archive_session(self, session_id: str, *, force: bool = False) -> Report:
+        return self.board.archive(session_id, force=force)
+
+    def organize(self, *, dry_run: bool = False, stale_days: int | None = None) -> Report:
+        return self.board.organize(
+            dry_run=dry_run, stale_days=stale_days or self.settings.stale_days
+        )
+
+    def board_rows(self) -> list[BoardRow]:
+        """Board rows in reading priority (active and meaningful first), from the file."""
+        return self.board.rows()
+
+    def sync_board(self) -> bool:
+        """Refresh the store's mirror of the board if ``memory/index.md`` changed (by
+        memvault, another tool or a person). Returns whether it did."""
+        try:
+            stat = self.board.index_path.stat()
+            mark = (stat.st_mtime_ns, stat.st_size)
+        except FileNotFoundError:
+            mark = None
+        if mark == self._board_mark:
+            return False
+        rows = self.board.board().rows if mark else []
+        self.store.replace_board_rows(
+            [
+                BoardMirrorRow(
+                    r.session_id,
+                    r.agent_name,
+                    r.topic,
+                    r.summary,
+                    r.keywords,
+                    r.status,
+                    r.referenced_by,
+                    r.started_at,
+                    r.updated_at,
+                )
+                for r in rows
+            ]
+        )
+        self._board_mark = mark
+        return True
+
+    def mirrored_board(self, *, status: str | None = None) -> list[BoardMirrorRow]:
+        self.sync_board()
+        return self.store.board_rows(status=status)
+
+    def _registration_lock(self, session_id: str) -> threading.Lock:
+        with self._locks_guard:
+            return self._registration_locks.setdefault(session_id, threading.Lock())
+
     def health(self) -> Health:
         stats = self.store.stats()
         pending = self.store.pending_writes
@@ -262,3 +405,29 @@ def _rss_bytes() -> int | None:
         return None
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return peak if sys.platform == "darwin" else peak * 1024
+
+
+class BoardWatcher:
+    """Keeps the store's board mirror in step with ``memory/index.md`` while a server runs,
+    so edits made in Obsidian or by another agent are seen within a poll interval."""
+
+    def __init__(self, memory: Memory, *, interval: float = 1.0) -> None:
+        self.memory = memory
+        self.interval = interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="memvault-board", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.memory.sync_board()
+            except Exception:  # a half-edited file, a vault on a drive that went away…
+                log.warning("could not read the session board", exc_info=True)
+            self._stop.wait(self.interval)

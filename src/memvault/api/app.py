@@ -11,12 +11,13 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
 
 from memvault import __version__
+from memvault.api import board
 from memvault.api.guards import BearerAuth, BodyLimit, BodyTooLarge
 from memvault.api.responses import JSONResponse
 from memvault.api.routes import router
 from memvault.config import Settings
 from memvault.errors import InvalidInput, StoreFailure
-from memvault.memory import Memory
+from memvault.memory import BoardWatcher, Memory
 
 log = logging.getLogger("memvault.api")
 
@@ -28,12 +29,15 @@ def create_app(settings: Settings | None = None, memory: Memory | None = None) -
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         owned = memory is None
-        app.state.memory = memory or Memory.open(settings)
+        app.state.memory = opened = memory or Memory.open(settings)
+        watcher = BoardWatcher(opened, interval=settings.board_poll_seconds)
+        watcher.start()
         try:
             yield
         finally:
+            watcher.stop()
             if owned:
-                app.state.memory.close()
+                opened.close()
 
     app = FastAPI(
         title="memvault",
@@ -43,6 +47,7 @@ def create_app(settings: Settings | None = None, memory: Memory | None = None) -
         default_response_class=JSONResponse,
     )
     app.include_router(router)
+    app.include_router(board.router)
 
     @app.exception_handler(InvalidInput)
     async def invalid_input(_: Request, exc: InvalidInput) -> JSONResponse:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
+from starlette.background import BackgroundTask
 from starlette.concurrency import run_in_threadpool
 
 from memvault import __version__
@@ -59,8 +60,16 @@ _ENVELOPE_SCHEMA = Envelope.model_json_schema(by_alias=True)
 )
 async def observe(request: Request) -> JSONResponse:
     envelope = validate(Envelope, parse_json(await request.body()))
-    result = await _memory(request).observe_async(envelope)
-    return JSONResponse(views.observe_result(result), status_code=201)
+    memory = _memory(request)
+    result = await memory.observe_async(envelope)
+    background = None
+    if not result.deduplicated and memory.needs_board_row(envelope.session_id):
+        # A session that never sent session/start gets its board row after the answer,
+        # off the hook's clock.
+        background = BackgroundTask(
+            memory.register_host_session, envelope.session_id, envelope.agent_id
+        )
+    return JSONResponse(views.observe_result(result), status_code=201, background=background)
 
 
 @router.post(
@@ -104,14 +113,22 @@ async def observe_bulk(request: Request) -> JSONResponse:
 
 @router.post(
     "/session/start",
-    summary="Declare a session (optional: the first event creates it too)",
+    summary="Declare a session and get its Memory Session ID (optional: events create it)",
     openapi_extra=_body_schema(SessionStart.model_json_schema(by_alias=True)),
     responses=_ERRORS,
 )
 async def session_start(request: Request) -> dict[str, Any]:
     start = validate(SessionStart, parse_json(await request.body()))
-    session = await run_in_threadpool(_memory(request).start_session, start)
-    return {"session": views.session(session), "context": ""}
+    memory = _memory(request)
+    await run_in_threadpool(memory.start_session, start)
+    report = await run_in_threadpool(memory.register_host_session, start.session_id, start.agent_id)
+    session = await run_in_threadpool(memory.session, start.session_id)
+    # The Memory Session ID is announced only once its board row is verified on disk.
+    return {
+        "session": views.session(session),
+        "memorySessionId": report.session_id if report.ok else None,
+        "context": report.message if report.ok else "",
+    }
 
 
 @router.post(

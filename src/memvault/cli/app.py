@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from memvault import __version__
+from memvault.cli import board
 from memvault.config import Settings, is_loopback
 
 app = typer.Typer(
@@ -23,6 +24,8 @@ app = typer.Typer(
 )
 console = Console()
 errors = Console(stderr=True)
+app.add_typer(board.session_app, name="session")
+app.command("organize")(board.organize)
 
 
 def _version(value: bool) -> None:

@@ -13,6 +13,7 @@ from concurrent.futures import Future
 from memvault.domain import (
     AppendFailure,
     AppendResult,
+    BoardMirrorRow,
     Event,
     NewEvent,
     Observation,
@@ -54,7 +55,19 @@ class Store(ABC):
     ) -> Session:
         """Create the session if it does not exist (agent id honoured only then)."""
 
+    @abstractmethod
+    def link_board_session(self, session_id: str, board_session_id: str) -> bool:
+        """Tie a host session to its board row, once: False if it already has one."""
+
+    @abstractmethod
+    def replace_board_rows(self, rows: Sequence[BoardMirrorRow]) -> None:
+        """Make the board mirror exactly ``rows`` (in board order)."""
+
     # -- reads ----------------------------------------------------------------------------
+
+    @abstractmethod
+    def board_rows(self, *, status: str | None = None, limit: int = 1000) -> list[BoardMirrorRow]:
+        """Mirrored board rows in board order, optionally of one status."""
 
     @abstractmethod
     def get_session(self, session_id: str) -> Session | None: ...

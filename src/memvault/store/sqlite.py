@@ -14,6 +14,7 @@ from memvault import jsontext
 from memvault.domain import (
     AppendFailure,
     AppendResult,
+    BoardMirrorRow,
     Event,
     NewEvent,
     Observation,
@@ -148,7 +149,62 @@ class SQLiteStore(Store):
         assert session is not None
         return session
 
+    def link_board_session(self, session_id: str, board_session_id: str) -> bool:
+        def op(conn: sqlite3.Connection) -> bool:
+            cursor = conn.execute(
+                "UPDATE sessions SET board_session_id = ?, updated_at = ? "
+                "WHERE id = ? AND board_session_id IS NULL",
+                (board_session_id, iso(utc_now()), session_id),
+            )
+            return cursor.rowcount == 1
+
+        return self._writer.call(op)
+
+    def replace_board_rows(self, rows: Sequence[BoardMirrorRow]) -> None:
+        values = [
+            (
+                r.session_id,
+                r.agent_name,
+                r.topic,
+                r.summary,
+                r.keywords,
+                r.status,
+                jsontext.dumps(r.referenced_by),
+                r.started_at,
+                r.updated_at,
+                position,
+            )
+            for position, r in enumerate(rows)
+        ]
+
+        def op(conn: sqlite3.Connection) -> None:
+            conn.execute("DELETE FROM board_rows")
+            conn.executemany(
+                "INSERT OR REPLACE INTO board_rows (session_id, agent_name, topic, summary, "
+                "keywords, status, referenced_by, started_at, updated_at, position) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                values,
+            )
+
+        self._writer.call(op)
+
     # -- reads ----------------------------------------------------------------------------
+
+    def board_rows(self, *, status: str | None = None, limit: int = 1000) -> list[BoardMirrorRow]:
+        columns = (
+            "session_id, agent_name, topic, summary, keywords, status, referenced_by, "
+            "started_at, updated_at"
+        )
+        if status is None:
+            rows = self._reader().execute(
+                f"SELECT {columns} FROM board_rows ORDER BY position LIMIT ?", (limit,)
+            )
+        else:
+            rows = self._reader().execute(
+                f"SELECT {columns} FROM board_rows WHERE status = ? ORDER BY position LIMIT ?",
+                (status, limit),
+            )
+        return [BoardMirrorRow(*row[:6], json.loads(row[6]), *row[7:]) for row in rows]
 
     def get_session(self, session_id: str) -> Session | None:
         row = (

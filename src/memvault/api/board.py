@@ -1,0 +1,175 @@
+"""Routes for the session board under ``/agentmemory/board/``.
+
+Each answers with the operation's report: 200 when it was done, 409 when it was refused or
+could not be completed (``error`` says why; the files are as they were).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Request
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.concurrency import run_in_threadpool
+
+from memvault.api.responses import JSONResponse
+from memvault.errors import InvalidInput
+from memvault.memory import Memory
+from memvault.triggers import recognise
+from memvault.vault.board import BoardRow, format_references
+from memvault.vault.lifecycle import Report
+
+router = APIRouter(prefix="/agentmemory/board", tags=["session board"])
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class Content(_Body):
+    snapshot: Annotated[str | None, Field(description="Markdown with template sections")] = None
+    sections: Annotated[
+        dict[str, str | list[str]] | None,
+        Field(description="Section name → text or list of items"),
+    ] = None
+    topic: str | None = None
+    summary: str | None = None
+    keywords: str | None = None
+
+    def content(self) -> Any:
+        if self.snapshot is not None and self.sections is not None:
+            raise InvalidInput("give either snapshot or sections, not both")
+        return self.snapshot if self.snapshot is not None else self.sections
+
+
+class Register(Content):
+    agent_name: Annotated[str | None, Field(alias="agentName")] = None
+    manual: bool = False
+
+
+class Continue(_Body):
+    source: str
+    current: str | None = None
+    agent_name: Annotated[str | None, Field(alias="agentName")] = None
+
+
+class Release(_Body):
+    source: str
+    current: str
+
+
+class Archive(_Body):
+    force: bool = False
+
+
+class Organize(_Body):
+    dry_run: Annotated[bool, Field(alias="dryRun")] = False
+    stale_days: Annotated[int | None, Field(alias="staleDays", ge=1)] = None
+
+
+class Prompt(_Body):
+    prompt: str
+
+
+def _memory(request: Request) -> Memory:
+    return request.app.state.memory
+
+
+def row_json(row: BoardRow) -> dict[str, Any]:
+    return {
+        "sessionId": row.session_id,
+        "agentName": row.agent_name,
+        "topic": row.topic,
+        "summary": row.summary,
+        "keywords": row.keywords,
+        "status": row.status,
+        "referencedBy": format_references(row.referenced_by),
+        "startedAt": row.started_at,
+        "updatedAt": row.updated_at,
+    }
+
+
+def _answer(report: Report) -> JSONResponse:
+    body = report.to_dict()
+    if not report.ok:
+        body["error"] = report.message
+    return JSONResponse(body, status_code=200 if report.ok else 409)
+
+
+async def _run(function, *args, **kwargs) -> JSONResponse:
+    try:
+        report = await run_in_threadpool(function, *args, **kwargs)
+    except ValueError as exc:
+        raise InvalidInput(str(exc)) from None
+    return _answer(report)
+
+
+@router.get("/sessions", summary="Board rows, in reading priority")
+def sessions(request: Request) -> dict[str, Any]:
+    return {"sessions": [row_json(row) for row in _memory(request).board_rows()]}
+
+
+@router.get("/sessions/{session_id}", summary="One board row and its snapshot")
+def session(request: Request, session_id: str) -> JSONResponse:
+    memory = _memory(request)
+    row = memory.board.board().get(session_id)
+    if row is None:
+        return JSONResponse({"error": f"{session_id} is not on the board"}, status_code=404)
+    path = memory.board.snapshot_path_safe(session_id)
+    snapshot = path.read_text(encoding="utf-8") if path.exists() else None
+    return JSONResponse({"session": row_json(row), "snapshot": snapshot})
+
+
+@router.post("/register", summary="Register a session (idle, or manual: active with a snapshot)")
+async def register(request: Request, body: Register) -> JSONResponse:
+    return await _run(
+        _memory(request).register_session,
+        agent=body.agent_name,
+        manual=body.manual,
+        topic=body.topic,
+        summary=body.summary,
+        keywords=body.keywords,
+        content=body.content(),
+    )
+
+
+@router.post("/sessions/{session_id}/update", summary="Merge into the snapshot, update the row")
+async def update(request: Request, session_id: str, body: Content) -> JSONResponse:
+    return await _run(
+        _memory(request).update_session,
+        session_id,
+        body.content(),
+        topic=body.topic,
+        summary=body.summary,
+        keywords=body.keywords,
+    )
+
+
+@router.post("/continue", summary="Continue a source session from the current one")
+async def continue_(request: Request, body: Continue) -> JSONResponse:
+    return await _run(
+        _memory(request).continue_session, body.current, body.source, agent=body.agent_name
+    )
+
+
+@router.post("/release", summary="Release the current session's reference to a source")
+async def release(request: Request, body: Release) -> JSONResponse:
+    return await _run(_memory(request).release_session, body.current, body.source)
+
+
+@router.post("/sessions/{session_id}/archive", summary="Archive one session")
+async def archive(request: Request, session_id: str, body: Archive | None = None) -> JSONResponse:
+    force = body.force if body else False
+    return await _run(_memory(request).archive_session, session_id, force=force)
+
+
+@router.post("/organize", summary="Delete idle rows, mark overdue active rows stale")
+async def organize(request: Request, body: Organize | None = None) -> JSONResponse:
+    body = body or Organize()
+    return await _run(_memory(request).organize, dry_run=body.dry_run, stale_days=body.stale_days)
+
+
+@router.post("/trigger", summary="Which board operation a user prompt asks for, if any")
+async def trigger(body: Prompt) -> dict[str, Any]:
+    found = recognise(body.prompt)
+    return {"trigger": None if found is None else found.to_dict()}

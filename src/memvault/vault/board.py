@@ -1,0 +1,230 @@
+"""The session board, ``memory/index.md``: one table row per agent session.
+
+A board file is parsed into the text around the table and the table's rows, each row
+keeping its original line. Changes touch only the intended row; every other byte, rows
+written by hand or by other tools included, stays as it was.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+from memvault.vault.table import format_row, is_separator, split_row
+
+COLUMNS = (
+    "Session ID",
+    "Agent Name",
+    "Topic",
+    "Summary",
+    "Keywords",
+    "Status",
+    "Referenced By",
+    "Started At",
+    "Updated At",
+)
+STATUSES = ("idle", "active", "stale")
+NOBODY = "-"
+UNSET_TOPIC = "未設定"
+AUTO_SUMMARY = "sessionStart 自動註冊，尚未整理主題。"
+MANUAL_SUMMARY = "手動補註冊，已建立 session snapshot。"
+TIME_FORMAT = "%Y-%m-%d %H:%M"
+
+SESSION_ID = re.compile(r"\d{4}-\d{2}-\d{2}-\d{4}-[a-z0-9][a-z0-9-]*")
+_AGENT_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
+
+
+class BoardFormatError(ValueError):
+    """``memory/index.md`` has a table memvault cannot safely change."""
+
+
+@dataclass(slots=True)
+class BoardRow:
+    session_id: str
+    agent_name: str
+    topic: str
+    summary: str
+    keywords: str
+    status: str
+    referenced_by: list[str] = field(default_factory=list)
+    started_at: str = ""
+    updated_at: str = ""
+
+    @classmethod
+    def from_cells(cls, cells: list[str]) -> BoardRow:
+        values = dict(zip(COLUMNS, cells, strict=True))
+        return cls(
+            session_id=values["Session ID"],
+            agent_name=values["Agent Name"],
+            topic=values["Topic"],
+            summary=values["Summary"],
+            keywords=values["Keywords"],
+            status=values["Status"],
+            referenced_by=parse_references(values["Referenced By"]),
+            started_at=values["Started At"],
+            updated_at=values["Updated At"],
+        )
+
+    def cells(self) -> list[str]:
+        return [
+            self.session_id,
+            self.agent_name,
+            self.topic,
+            self.summary,
+            self.keywords,
+            self.status,
+            format_references(self.referenced_by),
+            self.started_at,
+            self.updated_at,
+        ]
+
+    def with_(self, **changes: object) -> BoardRow:
+        return replace(self, **changes)
+
+
+def parse_references(cell: str) -> list[str]:
+    refs = [part.strip() for part in cell.split(",")]
+    return [ref for ref in refs if ref and ref != NOBODY]
+
+
+def format_references(refs: list[str]) -> str:
+    return ", ".join(refs) if refs else NOBODY
+
+
+def format_time(moment: datetime) -> str:
+    return moment.strftime(TIME_FORMAT)
+
+
+def parse_time(text: str) -> datetime | None:
+    """Read a board time (``2026-05-25 13:18``, ISO-8601 with or without zone, or a date)."""
+    value = text.strip()
+    if not value:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00").replace("/", "-"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.astimezone()
+
+
+def agent_name(name: str) -> str:
+    """A stable agent name: lower case, hyphens for spaces; refuses anything else."""
+    normal = "-".join(name.strip().lower().split())
+    if not _AGENT_NAME.fullmatch(normal):
+        raise ValueError(
+            f"agent name {name!r} must be letters, digits and hyphens (e.g. cursor-main-agent)"
+        )
+    return normal
+
+
+@dataclass(slots=True)
+class Board:
+    """A parsed ``memory/index.md``: its lines, where the table is, and its rows."""
+
+    text: str
+    lines: list[str]
+    newline: str
+    table_end: int  # index of the first line after the table (rows are before it)
+    rows: list[BoardRow]  # in table order
+    row_lines: dict[str, list[int]]  # session id → line indexes (several if duplicated)
+    row_at: dict[int, BoardRow]  # line index → row
+    unreadable: list[str]  # table lines that are not rows of nine cells
+
+    @classmethod
+    def parse(cls, text: str | None) -> Board:
+        text = text or ""
+        newline = "\r\n" if "\r\n" in text else "\n"
+        lines = text.splitlines(keepends=True)
+        header = _find_header(lines)
+        if header is None:
+            lines, header = _with_new_table(lines, newline)
+        rows, row_lines, row_at, unreadable = [], {}, {}, []
+        index = header + 2
+        while index < len(lines):
+            cells = split_row(lines[index])
+            if cells is None:
+                break
+            if len(cells) == len(COLUMNS) and cells[0]:
+                row = BoardRow.from_cells(cells)
+                rows.append(row)
+                row_lines.setdefault(row.session_id, []).append(index)
+                row_at[index] = row
+            else:
+                unreadable.append(lines[index].rstrip("\r\n"))
+            index += 1
+        return cls(text, lines, newline, index, rows, row_lines, row_at, unreadable)
+
+    def get(self, session_id: str) -> BoardRow | None:
+        positions = self.row_lines.get(session_id)
+        if not positions:
+            return None
+        if len(positions) > 1:
+            raise BoardFormatError(
+                f"memory/index.md has {len(positions)} rows for {session_id}; "
+                "merge them by hand before memvault changes this session"
+            )
+        return self.row_at[positions[0]]
+
+    def render(self) -> str:
+        return "".join(self.lines)
+
+    def appended(self, row: BoardRow) -> str:
+        lines = list(self.lines)
+        if lines and self.table_end > 0 and not lines[self.table_end - 1].endswith("\n"):
+            lines[self.table_end - 1] += self.newline
+        lines.insert(self.table_end, format_row(row.cells()) + self.newline)
+        return "".join(lines)
+
+    def changed(
+        self,
+        replace: list[BoardRow] = (),  # type: ignore[assignment]
+        remove: set[str] | frozenset[str] = frozenset(),
+    ) -> str:
+        """The file with some rows rewritten and some removed; every other byte unchanged."""
+        lines = list(self.lines)
+        for row in replace:
+            self.get(row.session_id)  # refuses duplicated rows
+            (index,) = self.row_lines[row.session_id]
+            ending = lines[index][len(lines[index].rstrip("\r\n")) :]
+            lines[index] = format_row(row.cells()) + ending
+        drop = set()
+        for session_id in remove:
+            self.get(session_id)
+            drop.update(self.row_lines.get(session_id, []))
+        return "".join(line for i, line in enumerate(lines) if i not in drop)
+
+
+def _find_header(lines: list[str]) -> int | None:
+    for index, line in enumerate(lines[:-1]):
+        cells = split_row(line)
+        if cells is None or [c.lower() for c in cells] != [c.lower() for c in COLUMNS]:
+            continue
+        separator = split_row(lines[index + 1])
+        if separator is None or not is_separator(separator) or len(separator) != len(COLUMNS):
+            raise BoardFormatError("memory/index.md: the board header has no separator row")
+        return index
+    for line in lines:
+        cells = split_row(line)
+        if cells and cells[0].lower() == "session id" and len(cells) != len(COLUMNS):
+            raise BoardFormatError(
+                "memory/index.md: the board table must have exactly these columns: "
+                + " | ".join(COLUMNS)
+            )
+    return None
+
+
+def _with_new_table(lines: list[str], newline: str) -> tuple[list[str], int]:
+    """Lines with an empty board table added at the end (a new file gets a heading)."""
+    lines = list(lines)
+    if not lines:
+        lines = [f"# Memory Index{newline}", newline]
+    else:
+        if not lines[-1].endswith("\n"):
+            lines[-1] += newline
+        if lines[-1].strip():
+            lines.append(newline)
+    header = len(lines)
+    lines.append(format_row(list(COLUMNS)) + newline)
+    lines.append("|" + "---|" * len(COLUMNS) + newline)
+    return lines, header

@@ -1,0 +1,609 @@
+"""Session lifecycle on the board: register, update, continue, release, organize, archive.
+
+Every operation takes the memory lock, re-reads the files it changes, changes only the
+intended rows and sections, writes atomically, re-reads to verify, and returns a ``Report``
+that says what it did. A Session ID is reported only after the write that creates it has
+been verified; a failure says what failed and leaves the files as they were.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from memvault.vault.archive import render_archive_index
+from memvault.vault.board import (
+    AUTO_SUMMARY,
+    MANUAL_SUMMARY,
+    SESSION_ID,
+    UNSET_TOPIC,
+    Board,
+    BoardFormatError,
+    BoardRow,
+    agent_name,
+    format_time,
+    parse_time,
+)
+from memvault.vault.files import memory_lock, read_text, write_atomic
+from memvault.vault.snapshot import CONTEXT, CONTINUES, Snapshot, dropped, item_key, merge
+
+Clock = Callable[[], datetime]
+DEFAULT_STALE_DAYS = 14
+_STATUS_ORDER = {"active": 0, "stale": 1, "idle": 2}
+
+
+class BoardError(Exception):
+    """An operation could not be done; nothing was changed."""
+
+
+@dataclass(slots=True)
+class Report:
+    """What an operation did. ``ok`` is False when it did not (``message`` says why)."""
+
+    operation: str
+    ok: bool
+    session_id: str | None = None
+    message: str = ""
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "operation": self.operation,
+            "ok": self.ok,
+            "sessionId": self.session_id,
+            "message": self.message,
+            **self.details,
+        }
+
+
+def local_now() -> datetime:
+    return datetime.now().astimezone()
+
+
+def host_word(agent: str) -> str:
+    """The keyword naming the host of an agent (``cursor-main-agent`` → ``cursor-agent``)."""
+    host = agent.removesuffix("main-agent").removesuffix("-").removesuffix("-agent")
+    return f"{host}-agent" if host else "agent"
+
+
+class SessionBoard:
+    """The board and snapshots under ``<vault>/memory``."""
+
+    def __init__(self, vault: Path, *, clock: Clock = local_now, lock_timeout: float = 30.0):
+        self.vault = Path(vault)
+        self.memory_dir = self.vault / "memory"
+        self.index_path = self.memory_dir / "index.md"
+        self.sessions_dir = self.memory_dir / "sessions"
+        self.archive_dir = self.memory_dir / "archive"
+        self.clock = clock
+        self.lock_timeout = lock_timeout
+        self._continues_cache: dict[str, tuple[int, int, list[str]]] = {}
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def board(self) -> Board:
+        return Board.parse(read_text(self.index_path))
+
+    def snapshot_path(self, session_id: str) -> Path:
+        if not SESSION_ID.fullmatch(session_id):
+            raise BoardError(f"{session_id!r} is not a Memory Session ID (YYYY-MM-DD-HHMM-agent)")
+        return self.sessions_dir / f"{session_id}.md"
+
+    def snapshot(self, session_id: str) -> Snapshot | None:
+        text = read_text(self.snapshot_path(session_id))
+        return Snapshot.parse(text) if text is not None else None
+
+    def rows(self) -> list[BoardRow]:
+        """Rows in reading priority: active, then stale, then idle; meaningful topics first,
+        then most recently updated."""
+
+        def priority(row: BoardRow) -> tuple:
+            updated = parse_time(row.updated_at)
+            return (
+                _STATUS_ORDER.get(row.status, 3),
+                row.topic.strip() in ("", UNSET_TOPIC),
+                -(updated.timestamp() if updated else 0),
+            )
+
+        return sorted(self.board().rows, key=priority)
+
+    # -- registration ----------------------------------------------------------------------
+
+    def register(
+        self,
+        agent: str,
+        *,
+        manual: bool = False,
+        topic: str | None = None,
+        summary: str | None = None,
+        keywords: str | None = None,
+        content: Snapshot | None = None,
+    ) -> Report:
+        """Add a row for a new session: idle for a host's session start, active with a
+        snapshot for a manual registration. Never reuses an existing row."""
+        operation = "register-manual" if manual else "register"
+        try:
+            agent = agent_name(agent)
+            with self._locked():
+                return self._register(agent, manual, topic, summary, keywords, content)
+        except (BoardError, BoardFormatError, ValueError, OSError) as exc:
+            return Report(operation, False, message=f"not registered: {exc}")
+
+    def _register(self, agent, manual, topic, summary, keywords, content) -> Report:
+        now = self.clock()
+        stamp = format_time(now)
+        board = self.board()
+        session_id = self._new_id(board, now, agent)
+        if manual:
+            content = content or Snapshot()
+            topic = topic or _topic_from(content) or UNSET_TOPIC
+            summary = summary or summary_of(content) or MANUAL_SUMMARY
+            keywords = keywords or f"manual-registration, {host_word(agent)}, session-snapshot"
+            status = "active"
+        else:
+            topic = topic or UNSET_TOPIC
+            summary = summary or AUTO_SUMMARY
+            keywords = keywords or f"sessionStart, {host_word(agent)}"
+            status = "idle"
+        row = BoardRow(session_id, agent, topic, summary, keywords, status, [], stamp, stamp)
+        if manual:
+            self._write_snapshot(row, Snapshot(), content)
+        self._write_board(board, lambda b: b.appended(row), expect=[row])
+        details = {"status": status, "snapshot": manual}
+        return Report(
+            "register-manual" if manual else "register",
+            True,
+            session_id,
+            f"Your Memory Session ID is: {session_id}",
+            details,
+        )
+
+    def _new_id(self, board: Board, now: datetime, agent: str) -> str:
+        """``YYYY-MM-DD-HHMM-<agent>``; a second one in the same minute gets ``-2``, then
+        ``-3``…, skipping ids on the board, with a snapshot, or in the archive."""
+        base = f"{now:%Y-%m-%d-%H%M}-{agent}"
+        candidate, n = base, 1
+        while (
+            candidate in board.row_lines
+            or (self.sessions_dir / f"{candidate}.md").exists()
+            or (self.archive_dir / candidate).exists()
+        ):
+            n += 1
+            candidate = f"{base}-{n}"
+        return candidate
+
+    # -- update ----------------------------------------------------------------------------
+
+    def update(
+        self,
+        session_id: str,
+        content: Snapshot,
+        *,
+        topic: str | None = None,
+        summary: str | None = None,
+        keywords: str | None = None,
+    ) -> Report:
+        """Merge ``content`` into the session's snapshot (creating it from the template if
+        needed) and update its row: active, Updated At now, Summary from Current Context."""
+        try:
+            with self._locked():
+                board = self.board()
+                row = self._row(board, session_id)
+                row = self._update(board, row, content, topic, summary, keywords)
+                return Report(
+                    "update",
+                    True,
+                    session_id,
+                    "snapshot and row updated",
+                    {"status": row.status, "updatedAt": row.updated_at},
+                )
+        except (BoardError, BoardFormatError, OSError) as exc:
+            return Report("update", False, session_id, f"update incomplete: {exc}")
+
+    def _update(self, board, row, content, topic, summary, keywords) -> BoardRow:
+        stamp = format_time(self.clock())
+        old = self.snapshot(row.session_id) or Snapshot()
+        merged = self._write_snapshot(row, old, content, updated_at=stamp, topic=topic)
+        new_topic = topic or content.metadata.get("Topic") or row.topic
+        if new_topic.strip() in ("", UNSET_TOPIC):
+            new_topic = _topic_from(merged) or row.topic
+        updated = row.with_(
+            status="active",
+            updated_at=stamp,
+            topic=new_topic,
+            summary=summary or summary_of(merged) or row.summary,
+            keywords=keywords or row.keywords,
+        )
+        self._write_board(board, lambda b: b.changed([updated]), expect=[updated])
+        return updated
+
+    # -- references ------------------------------------------------------------------------
+
+    def continue_from(self, current: str | None, source: str, *, agent: str) -> Report:
+        """Record that ``current`` continues ``source``: Continues From in the current
+        snapshot, Referenced By on the source row. Registers ``current`` if it has no id."""
+        try:
+            with self._locked():
+                board = self.board()
+                source_row = self._row(board, source)
+                registered = None
+                if current is None:
+                    topic = source_row.topic if source_row.topic != UNSET_TOPIC else None
+                    registered = self._register(
+                        agent_name(agent),
+                        True,
+                        topic,
+                        None,
+                        None,
+                        Snapshot(sections={CONTEXT: [_continuing(source_row)]}),
+                    )
+                    current = registered.session_id
+                    board = self.board()
+                if current == source:
+                    raise BoardError("a session cannot continue itself")
+                current_row = self._row(board, current)
+                content = Snapshot(
+                    sections={CONTINUES: [source], CONTEXT: [_continuing(source_row)]}
+                )
+                # A session that had no topic yet takes up the one it continues.
+                topic = source_row.topic if current_row.topic == UNSET_TOPIC else None
+                self._update(board, current_row, content, topic, None, None)
+                board = self.board()
+                source_row = self._row(board, source)
+                if current not in source_row.referenced_by:
+                    referenced = source_row.with_(
+                        referenced_by=[*source_row.referenced_by, current]
+                    )
+                    self._write_board(board, lambda b: b.changed([referenced]), expect=[referenced])
+                details = {"source": source, "registered": registered is not None}
+                message = f"{current} continues {source}"
+                if registered is not None:
+                    message = f"{registered.message}\n{message}"
+                return Report("continue", True, current, message, details)
+        except (BoardError, BoardFormatError, ValueError, OSError) as exc:
+            return Report(
+                "continue", False, current, f"continuation incomplete: {exc}", {"source": source}
+            )
+
+    def release(self, current: str, source: str) -> Report:
+        """Undo a continuation: ``current`` leaves the source's Referenced By, the source
+        leaves the current snapshot's Continues From."""
+        try:
+            with self._locked():
+                board = self.board()
+                source_row = board.get(source)
+                changed_row = False
+                if source_row is not None and current in source_row.referenced_by:
+                    released = source_row.with_(
+                        referenced_by=[r for r in source_row.referenced_by if r != current]
+                    )
+                    self._write_board(board, lambda b: b.changed([released]), expect=[released])
+                    changed_row = True
+                changed_snapshot = self._drop_continuation(current, source)
+                if source_row is None and not changed_snapshot:
+                    raise BoardError(f"{source} is not on the board and not referenced")
+                return Report(
+                    "release",
+                    True,
+                    current,
+                    f"{current} no longer continues {source}",
+                    {
+                        "source": source,
+                        "rowUpdated": changed_row,
+                        "snapshotUpdated": changed_snapshot,
+                    },
+                )
+        except (BoardError, BoardFormatError, OSError) as exc:
+            return Report(
+                "release", False, current, f"release incomplete: {exc}", {"source": source}
+            )
+
+    def _drop_continuation(self, current: str, source: str) -> bool:
+        path = self.snapshot_path(current)
+        snapshot = self.snapshot(current)
+        if snapshot is None or source not in snapshot.items(CONTINUES):
+            return False
+        snapshot.sections[CONTINUES] = [s for s in snapshot.items(CONTINUES) if s != source]
+        write_atomic(path, snapshot.render(current))
+        check = self.snapshot(current)
+        if check is None or source in check.items(CONTINUES):
+            raise BoardError(f"could not verify {path.name} after removing {source}")
+        return True
+
+    # -- organize --------------------------------------------------------------------------
+
+    def organize(self, *, dry_run: bool = False, stale_days: int = DEFAULT_STALE_DAYS) -> Report:
+        """Delete unreferenced idle rows, mark overdue active rows stale, archive nothing.
+
+        An idle row that has a snapshot is an inconsistency: organize stops and changes
+        nothing until it is resolved."""
+        try:
+            with self._locked():
+                return self._organize(dry_run, stale_days)
+        except (BoardError, BoardFormatError, OSError) as exc:
+            return Report("organize", False, message=f"organize stopped: {exc}")
+
+    def _organize(self, dry_run: bool, stale_days: int) -> Report:
+        now = self.clock()
+        board = self.board()
+        fallback = self._continued_sources()
+        deleted, stale, kept, protected, inconsistent, unknown = [], [], [], {}, [], []
+        for row in board.rows:
+            refs = list(row.referenced_by) or sorted(fallback.get(row.session_id, ()))
+            has_snapshot = self.snapshot_path_safe(row.session_id).exists()
+            if row.status == "idle":
+                if refs:
+                    protected[row.session_id] = refs
+                elif has_snapshot:
+                    inconsistent.append(row.session_id)
+                else:
+                    deleted.append(row.session_id)
+            elif row.status == "active":
+                if refs:
+                    protected[row.session_id] = refs
+                    kept.append(row.session_id)
+                elif _overdue(row, now, stale_days) and (
+                    has_snapshot or row.summary.strip() not in ("", AUTO_SUMMARY)
+                ):
+                    stale.append(row)
+                else:
+                    kept.append(row.session_id)
+            elif row.status == "stale":
+                if refs:
+                    protected[row.session_id] = refs
+            else:
+                unknown.append(row.session_id)
+        details = {
+            "dryRun": dry_run,
+            "staleDays": stale_days,
+            "deleted": deleted,
+            "markedStale": [row.session_id for row in stale],
+            "keptActive": kept,
+            "protected": protected,
+            "inconsistent": inconsistent,
+            "unknownStatus": unknown,
+            "unreadableRows": board.unreadable,
+        }
+        if inconsistent:
+            details.update(deleted=[], markedStale=[])
+            return Report(
+                "organize",
+                False,
+                message="organize stopped: idle rows have session files (promote them with an "
+                "update or remove the files): " + ", ".join(inconsistent),
+                details=details,
+            )
+        if not dry_run and (deleted or stale):
+            marked = [row.with_(status="stale") for row in stale]
+            self._write_board(
+                board, lambda b: b.changed(marked, set(deleted)), expect=marked, gone=deleted
+            )
+        verb = "would delete" if dry_run else "deleted"
+        message = (
+            f"{verb} {len(deleted)} idle, {'would mark' if dry_run else 'marked'} "
+            f"{len(stale)} stale, kept {len(kept)} active, {len(protected)} protected"
+        )
+        return Report("organize", True, message=message, details=details)
+
+    def snapshot_path_safe(self, session_id: str) -> Path:
+        return self.sessions_dir / f"{session_id}.md"
+
+    def _continued_sources(self) -> dict[str, set[str]]:
+        """source id → ids of the snapshots whose Continues From names it (parsed files are
+        cached by modification time and size)."""
+        sources: dict[str, set[str]] = {}
+        try:
+            entries = list(os.scandir(self.sessions_dir))
+        except FileNotFoundError:
+            return sources
+        seen = set()
+        for entry in entries:
+            if not entry.name.endswith(".md") or not entry.is_file():
+                continue
+            session_id = entry.name[:-3]
+            seen.add(session_id)
+            stat = entry.stat()
+            cached = self._continues_cache.get(session_id)
+            if cached and cached[:2] == (stat.st_mtime_ns, stat.st_size):
+                continued = cached[2]
+            else:
+                text = read_text(Path(entry.path)) or ""
+                continued = Snapshot.parse(text).items(CONTINUES)
+                self._continues_cache[session_id] = (stat.st_mtime_ns, stat.st_size, continued)
+            for source in continued:
+                sources.setdefault(source.strip(), set()).add(session_id)
+        for gone in set(self._continues_cache) - seen:
+            del self._continues_cache[gone]
+        return sources
+
+    # -- archive ---------------------------------------------------------------------------
+
+    def archive(self, session_id: str, *, force: bool = False) -> Report:
+        """Move a finished session out of the board into ``memory/archive/<id>/``."""
+        try:
+            with self._locked():
+                return self._archive(session_id, force)
+        except (BoardError, BoardFormatError, OSError) as exc:
+            return Report("archive", False, session_id, f"not archived, the row stays: {exc}")
+
+    def _archive(self, session_id: str, force: bool) -> Report:
+        board = self.board()
+        row = self._row(board, session_id)
+        path = self.snapshot_path(session_id)
+        if not path.exists():
+            if row.referenced_by and not force:
+                raise BoardError(f"still referenced by {', '.join(row.referenced_by)}")
+            self._write_board(board, lambda b: b.changed(remove={session_id}), gone=[session_id])
+            return Report(
+                "archive",
+                True,
+                session_id,
+                f"{session_id} had no session file: row deleted, nothing archived",
+                {"action": "deleted"},
+            )
+        if row.referenced_by and not force:
+            raise BoardError(
+                f"still referenced by {', '.join(row.referenced_by)}; release those references "
+                "first (or force)"
+            )
+        snapshot = self.snapshot(session_id) or Snapshot()
+        sources = [s for s in snapshot.items(CONTINUES) if s != session_id]
+        folder = self.archive_dir / session_id
+        if folder.exists():
+            raise BoardError(f"{folder.relative_to(self.vault)} already exists")
+        stamp = format_time(self.clock())
+        folder.mkdir(parents=True)
+        try:
+            write_atomic(folder / "index.md", render_archive_index(row, stamp))
+            os.replace(path, folder / "session.md")
+            released = []
+            for source in sources:
+                source_row = board.get(source)
+                if source_row is not None and session_id in source_row.referenced_by:
+                    released.append(
+                        source_row.with_(
+                            referenced_by=[r for r in source_row.referenced_by if r != session_id]
+                        )
+                    )
+            # References and the row go in one write: all of it lands, or none.
+            self._write_board(
+                board,
+                lambda b: b.changed(released, {session_id}),
+                expect=released,
+                gone=[session_id],
+            )
+        except BaseException:
+            if (folder / "session.md").exists() and not path.exists():
+                os.replace(folder / "session.md", path)
+            shutil.rmtree(folder, ignore_errors=True)
+            raise
+        return Report(
+            "archive",
+            True,
+            session_id,
+            f"{session_id} archived",
+            {
+                "action": "archived",
+                "archivedAt": stamp,
+                "path": str((folder / "index.md").relative_to(self.vault)),
+                "releasedFrom": [r.session_id for r in released],
+            },
+        )
+
+    # -- writing ---------------------------------------------------------------------------
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        lock = memory_lock(self.memory_dir, timeout=self.lock_timeout)
+        with lock:
+            yield
+
+    def _row(self, board: Board, session_id: str) -> BoardRow:
+        row = board.get(session_id)
+        if row is None:
+            raise BoardError(f"{session_id} is not on the board (memory/index.md)")
+        return row
+
+    def _write_board(
+        self,
+        board: Board,
+        change: Callable[[Board], str],
+        *,
+        expect: list[BoardRow] = (),  # type: ignore[assignment]
+        gone: list[str] = (),  # type: ignore[assignment]
+    ) -> Board:
+        """Apply ``change`` to the latest file and verify. If someone edited the file since
+        it was read (people and other tools do not take our lock), start again from theirs."""
+        for _ in range(5):
+            text = change(board)
+            if read_text(self.index_path) != (board.text or None) and board.text:
+                board = Board.parse(read_text(self.index_path))
+                continue
+            write_atomic(self.index_path, text)
+            written = self.board()
+            for row in expect:
+                found = written.get(row.session_id)
+                if found is None or found.cells() != row.cells():
+                    raise BoardError(f"could not verify the row of {row.session_id}")
+            for session_id in gone:
+                if session_id in written.row_lines:
+                    raise BoardError(f"could not verify the removal of {session_id}")
+            return written
+        raise BoardError("memory/index.md kept changing while memvault tried to write it")
+
+    def _write_snapshot(
+        self,
+        row: BoardRow,
+        old: Snapshot,
+        content: Snapshot,
+        *,
+        updated_at: str | None = None,
+        topic: str | None = None,
+    ) -> Snapshot:
+        merged = merge(old, content)
+        merged.metadata.update(
+            {
+                "Session ID": row.session_id,
+                "Agent Name": old.metadata.get("Agent Name") or row.agent_name,
+                "Topic": topic
+                or content.metadata.get("Topic")
+                or old.metadata.get("Topic")
+                or (row.topic if row.topic != UNSET_TOPIC else _topic_from(merged) or row.topic),
+                "Status": "active",
+                "Started At": old.metadata.get("Started At") or row.started_at,
+                "Updated At": updated_at or row.updated_at,
+            }
+        )
+        lost = dropped(old, merged)
+        if lost:
+            raise BoardError(f"merge would drop: {'; '.join(lost)}")
+        path = self.snapshot_path(row.session_id)
+        write_atomic(path, merged.render(row.session_id))
+        check = self.snapshot(row.session_id)
+        if (
+            check is None
+            or dropped(old, check)
+            or (check.metadata.get("Updated At") != merged.metadata["Updated At"])
+        ):
+            raise BoardError(f"could not verify {path.relative_to(self.vault)}")
+        return merged
+
+
+def summary_of(snapshot: Snapshot, limit: int = 200) -> str:
+    """The row's Summary: the gist of Current Context, on one line."""
+    paragraphs = [p for p in snapshot.items(CONTEXT) if not item_key(p).startswith("[")]
+    text = " ".join(" ".join(paragraphs).split())
+    if len(text) <= limit:
+        return text
+    sentences = re.split(r"(?<=[.!?。！？])\s*", text)
+    out = ""
+    for sentence in sentences:
+        if out and len(out) + len(sentence) + 1 > limit:
+            break
+        out = f"{out} {sentence}".strip()
+    return out if out and len(out) <= limit else text[: limit - 1] + "…"
+
+
+def _topic_from(snapshot: Snapshot, limit: int = 60) -> str:
+    context = snapshot.items(CONTEXT)
+    if not context:
+        return ""
+    first = re.split(r"(?<=[.!?。！？])\s*|\n", context[0].strip())[0].strip().rstrip(".。")
+    return first if len(first) <= limit else first[: limit - 1] + "…"
+
+
+def _continuing(source: BoardRow) -> str:
+    topic = f" ({source.topic})" if source.topic not in ("", UNSET_TOPIC) else ""
+    return f"Continues work from {source.session_id}{topic}."
+
+
+def _overdue(row: BoardRow, now: datetime, days: int) -> bool:
+    updated = parse_time(row.updated_at)
+    return updated is not None and now - updated > timedelta(days=days)

@@ -1,0 +1,251 @@
+"""Session snapshots, ``memory/sessions/<id>.md``: parse, render, merge, verify.
+
+A snapshot is never rewritten from new content alone. ``merge`` keeps every old item that
+the new content does not mention, updates the ones it restates, adds the new ones, and
+moves items marked ``[superseded]``, ``[resolved]`` or ``[done]`` under Superseded /
+Resolved. ``dropped`` proves it: every old item is still there or recorded as such.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+CONTEXT = "Current Context"
+DECISIONS = "Decisions"
+FILES = "Files / Artifacts"
+QUESTIONS = "Open Questions"
+NEXT = "Next Actions"
+CONTINUES = "Continues From"
+SUPERSEDED = "Superseded / Resolved"
+SECTIONS = (CONTEXT, DECISIONS, FILES, QUESTIONS, NEXT, CONTINUES, SUPERSEDED)
+METADATA_FIELDS = ("Session ID", "Agent Name", "Topic", "Status", "Started At", "Updated At")
+MARKERS = ("[superseded]", "[resolved]", "[done]")
+NONE = "None"
+
+_MARKER = re.compile(r"^\s*(\[(?:superseded|resolved|done)\])\s*", re.IGNORECASE)
+_NONE_ITEM = re.compile(r"^`?none`?\.?$", re.IGNORECASE)
+
+
+def canonical_section(title: str) -> str | None:
+    """The template section a heading names (``files/artifacts`` is Files / Artifacts)."""
+    key = re.sub(r"\s*/\s*", " / ", " ".join(title.split())).lower()
+    for name in SECTIONS:
+        if name.lower() == key:
+            return name
+    return None
+
+
+def split_marker(item: str) -> tuple[str | None, str]:
+    match = _MARKER.match(item)
+    if not match:
+        return None, item.strip()
+    return match.group(1).lower(), item[match.end() :].strip()
+
+
+def item_key(item: str) -> str:
+    """What makes two items the same item: text without marker, case, spacing, end dots."""
+    _, text = split_marker(item)
+    return " ".join(text.lower().split()).rstrip(".。;；")
+
+
+@dataclass(slots=True)
+class Snapshot:
+    metadata: dict[str, str] = field(default_factory=dict)
+    sections: dict[str, list[str]] = field(default_factory=dict)
+    extra: list[tuple[str, list[str]]] = field(default_factory=list)  # sections not ours
+
+    @classmethod
+    def parse(cls, text: str) -> Snapshot:
+        snapshot = cls()
+        heading: str | None = None
+        body: list[str] = []
+
+        def flush() -> None:
+            if heading is None:
+                return
+            name = canonical_section(heading)
+            if name is None and heading.lower() == "metadata":
+                for line in body:
+                    cells = [c.strip() for c in line.strip().strip("|").split("|")]
+                    if len(cells) == 2 and cells[0] in METADATA_FIELDS:
+                        snapshot.metadata[cells[0]] = cells[1]
+            elif name is None:
+                snapshot.extra.append((heading, _trim(body)))
+            else:
+                items = _paragraphs(body) if name == CONTEXT else _items(body)
+                snapshot.sections.setdefault(name, []).extend(items)
+
+        for line in text.splitlines():
+            if line.startswith("## "):
+                flush()
+                heading, body = line[3:].strip(), []
+            elif line.startswith("# "):
+                continue
+            elif heading is not None:
+                body.append(line)
+        flush()
+        return snapshot
+
+    def items(self, section: str) -> list[str]:
+        return self.sections.get(section, [])
+
+    def render(self, session_id: str) -> str:
+        lines = [
+            f"# Session: {session_id}",
+            "",
+            "## Metadata",
+            "",
+            "| Field | Value |",
+            "|---|---|",
+        ]
+        for name in METADATA_FIELDS:
+            value = self.metadata.get(name, "")
+            lines.append(f"| {name} | {value.replace('|', '/')} |")
+        for name in SECTIONS:
+            lines += ["", f"## {name}", ""]
+            items = self.items(name)
+            if name == CONTEXT:
+                lines += _join_paragraphs(items) if items else [NONE]
+            else:
+                lines += [f"- {item}" for item in items] if items else [NONE]
+        for heading, body in self.extra:
+            lines += ["", f"## {heading}", "", *body]
+        return "\n".join(lines) + "\n"
+
+
+SnapshotInput = Snapshot | str | Mapping[str, str | list[str]] | None
+
+
+def as_snapshot(content: SnapshotInput) -> Snapshot:
+    """Snapshot content from markdown (the template's sections, any subset) or from a
+    mapping of section name → text or items."""
+    if content is None:
+        return Snapshot()
+    if isinstance(content, Snapshot):
+        return content
+    if isinstance(content, str):
+        return Snapshot.parse(content)
+    snapshot = Snapshot()
+    for title, value in content.items():
+        name = canonical_section(title)
+        if name is None:
+            raise ValueError(
+                f"unknown snapshot section {title!r}; use one of: {', '.join(SECTIONS)}"
+            )
+        body = value.splitlines() if isinstance(value, str) else [f"- {v}" for v in value]
+        items = _paragraphs(body) if name == CONTEXT else _items(body)
+        snapshot.sections.setdefault(name, []).extend(items)
+    return snapshot
+
+
+def merge(old: Snapshot, new: Snapshot) -> Snapshot:
+    """Integrate ``new`` into ``old`` section by section; nothing old is silently lost."""
+    merged = Snapshot(metadata=dict(old.metadata), extra=list(old.extra))
+    for key, value in new.metadata.items():
+        if key not in ("Session ID", "Agent Name", "Started At") and value:
+            merged.metadata[key] = value
+    seen_extra = {heading for heading, _ in merged.extra}
+    merged.extra += [(h, body) for h, body in new.extra if h not in seen_extra]
+    resolved = list(old.items(SUPERSEDED))
+    for name in SECTIONS:
+        if name == SUPERSEDED:
+            continue
+        result = list(old.items(name))
+        fresh = []
+        for item in new.items(name):
+            marker, text = split_marker(item)
+            position = _find(result, item)
+            if marker is not None:
+                if position is not None:
+                    result.pop(position)
+                resolved.append(f"{marker} {text}" + (f" ({name})" if name != CONTEXT else ""))
+            elif position is not None:
+                result[position] = item
+            else:
+                fresh.append(item)
+        # Current context reads newest first; lists keep their order and grow at the end.
+        merged.sections[name] = fresh + result if name == CONTEXT else result + fresh
+    for item in new.items(SUPERSEDED):
+        if _find(resolved, item) is None:
+            resolved.append(item)
+    merged.sections[SUPERSEDED] = _unique(resolved)
+    return merged
+
+
+def dropped(old: Snapshot, merged: Snapshot) -> list[str]:
+    """Old items that are neither in their section nor recorded as superseded/resolved."""
+    missing = []
+    recorded = {item_key(i.rsplit(" (", 1)[0]) for i in merged.items(SUPERSEDED)}
+    for name in SECTIONS:
+        present = {item_key(item) for item in merged.items(name)}
+        for item in old.items(name):
+            key = item_key(item)
+            if key not in present and key not in recorded:
+                missing.append(f"{name}: {item}")
+    return missing
+
+
+def _find(items: list[str], item: str) -> int | None:
+    key = item_key(item)
+    for index, existing in enumerate(items):
+        if item_key(existing) == key:
+            return index
+    return None
+
+
+def _unique(items: list[str]) -> list[str]:
+    seen, out = set(), []
+    for item in items:
+        key = item_key(item) + "|" + (split_marker(item)[0] or "")
+        if key not in seen:
+            seen.add(key)
+            out.append(item)
+    return out
+
+
+def _items(body: list[str]) -> list[str]:
+    """List items (``- x`` or ``* x``, continuation lines kept); ``None`` means none."""
+    items: list[str] = []
+    for line in body:
+        stripped = line.strip()
+        if not stripped or _NONE_ITEM.match(stripped.lstrip("-* ").strip()):
+            continue
+        if stripped[:2] in ("- ", "* "):
+            items.append(stripped[2:].strip())
+        elif items:
+            items[-1] += "\n  " + stripped
+        else:
+            items.append(stripped)
+    return items
+
+
+def _paragraphs(body: list[str]) -> list[str]:
+    paragraphs, current = [], []
+    for line in [*body, ""]:
+        if line.strip():
+            current.append(line.rstrip())
+        elif current:
+            text = "\n".join(current)
+            if not _NONE_ITEM.match(text.strip()):
+                paragraphs.append(text)
+            current = []
+    return paragraphs
+
+
+def _join_paragraphs(paragraphs: list[str]) -> list[str]:
+    lines: list[str] = []
+    for paragraph in paragraphs:
+        if lines:
+            lines.append("")
+        lines.extend(paragraph.split("\n"))
+    return lines
+
+
+def _trim(lines: list[str]) -> list[str]:
+    while lines and not lines[0].strip():
+        lines = lines[1:]
+    while lines and not lines[-1].strip():
+        lines = lines[:-1]
+    return lines
