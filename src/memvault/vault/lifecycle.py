@@ -33,6 +33,7 @@ from memvault.vault.board import (
 )
 from memvault.vault.files import memory_lock, read_text, write_atomic
 from memvault.vault.snapshot import CONTEXT, CONTINUES, Snapshot, dropped, item_key, merge
+from memvault.vault.table import cell_text
 
 Clock = Callable[[], datetime]
 DEFAULT_STALE_DAYS = 14
@@ -530,7 +531,7 @@ class SessionBoard:
             written = self.board()
             for row in expect:
                 found = written.get(row.session_id)
-                if found is None or found.cells() != row.cells():
+                if found is None or found.cells() != [cell_text(c) for c in row.cells()]:
                     raise BoardError(f"could not verify the row of {row.session_id}")
             for session_id in gone:
                 if session_id in written.row_lines:

@@ -29,10 +29,14 @@ def split_row(line: str) -> list[str] | None:
     return cells
 
 
+def cell_text(value: str) -> str:
+    """What a cell can hold of ``value``: one line, runs of white space as one space."""
+    return " ".join(value.split())
+
+
 def escape_cell(value: str) -> str:
     """A value safe inside one cell: one line, pipes escaped."""
-    one_line = " ".join(value.replace("\r", " ").replace("\n", " ").split())
-    return one_line.replace("|", "\\|")
+    return cell_text(value).replace("|", "\\|")
 
 
 def format_row(cells: list[str]) -> str:
