@@ -53,18 +53,8 @@ class BoardRow:
 
     @classmethod
     def from_cells(cls, cells: list[str]) -> BoardRow:
-        values = dict(zip(COLUMNS, cells, strict=True))
-        return cls(
-            session_id=values["Session ID"],
-            agent_name=values["Agent Name"],
-            topic=values["Topic"],
-            summary=values["Summary"],
-            keywords=values["Keywords"],
-            status=values["Status"],
-            referenced_by=parse_references(values["Referenced By"]),
-            started_at=values["Started At"],
-            updated_at=values["Updated At"],
-        )
+        """A row from its nine cells, in ``COLUMNS`` order."""
+        return cls(*cells[:6], parse_references(cells[6]), cells[7], cells[8])
 
     def cells(self) -> list[str]:
         return [
@@ -84,6 +74,8 @@ class BoardRow:
 
 
 def parse_references(cell: str) -> list[str]:
+    if cell in ("", NOBODY):
+        return []
     refs = [part.strip() for part in cell.split(",")]
     return [ref for ref in refs if ref and ref != NOBODY]
 
@@ -193,6 +185,18 @@ class Board:
             self.get(session_id)
             drop.update(self.row_lines.get(session_id, []))
         return "".join(line for i, line in enumerate(lines) if i not in drop)
+
+
+def rows_in(text: str, session_ids: set[str]) -> dict[str, list[BoardRow]]:
+    """The rows of the given sessions found in ``text``, without parsing the whole board."""
+    found: dict[str, list[BoardRow]] = {sid: [] for sid in session_ids}
+    for line in text.splitlines():
+        if "|" not in line or not any(sid in line for sid in session_ids):
+            continue
+        cells = split_row(line)
+        if cells and len(cells) == len(COLUMNS) and cells[0] in found:
+            found[cells[0]].append(BoardRow.from_cells(cells))
+    return found
 
 
 def _find_header(lines: list[str]) -> int | None:

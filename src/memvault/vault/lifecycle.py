@@ -30,6 +30,7 @@ from memvault.vault.board import (
     agent_name,
     format_time,
     parse_time,
+    rows_in,
 )
 from memvault.vault.files import memory_lock, read_text, write_atomic
 from memvault.vault.snapshot import CONTEXT, CONTINUES, Snapshot, dropped, item_key, merge
@@ -209,21 +210,26 @@ class SessionBoard:
             return Report("update", False, session_id, f"update incomplete: {exc}")
 
     def _update(self, board, row, content, topic, summary, keywords) -> BoardRow:
+        updated = self._merged_row(row, content, topic, summary, keywords)
+        self._write_board(board, lambda b: b.changed([updated]), expect=[updated])
+        return updated
+
+    def _merged_row(self, row, content, topic, summary, keywords) -> BoardRow:
+        """Merge ``content`` into the snapshot (written and verified here) and return the
+        row as it should become; the caller writes the board."""
         stamp = format_time(self.clock())
         old = self.snapshot(row.session_id) or Snapshot()
         merged = self._write_snapshot(row, old, content, updated_at=stamp, topic=topic)
         new_topic = topic or content.metadata.get("Topic") or row.topic
         if new_topic.strip() in ("", UNSET_TOPIC):
             new_topic = _topic_from(merged) or row.topic
-        updated = row.with_(
+        return row.with_(
             status="active",
             updated_at=stamp,
             topic=new_topic,
             summary=summary or summary_of(merged) or row.summary,
             keywords=keywords or row.keywords,
         )
-        self._write_board(board, lambda b: b.changed([updated]), expect=[updated])
-        return updated
 
     # -- references ------------------------------------------------------------------------
 
@@ -247,6 +253,7 @@ class SessionBoard:
                     )
                     current = registered.session_id
                     board = self.board()
+                    source_row = self._row(board, source)
                 if current == source:
                     raise BoardError("a session cannot continue itself")
                 current_row = self._row(board, current)
@@ -255,14 +262,14 @@ class SessionBoard:
                 )
                 # A session that had no topic yet takes up the one it continues.
                 topic = source_row.topic if current_row.topic == UNSET_TOPIC else None
-                self._update(board, current_row, content, topic, None, None)
-                board = self.board()
-                source_row = self._row(board, source)
-                if current not in source_row.referenced_by:
-                    referenced = source_row.with_(
-                        referenced_by=[*source_row.referenced_by, current]
-                    )
-                    self._write_board(board, lambda b: b.changed([referenced]), expect=[referenced])
+                updated = self._merged_row(current_row, content, topic, None, None)
+                referenced = source_row.with_(
+                    referenced_by=_appended(source_row.referenced_by, current)
+                )
+                # Both rows change in one write: the reference lands with the update or not.
+                self._write_board(
+                    board, lambda b: b.changed([updated, referenced]), expect=[updated, referenced]
+                )
                 details = {"source": source, "registered": registered is not None}
                 message = f"{current} continues {source}"
                 if registered is not None:
@@ -334,11 +341,11 @@ class SessionBoard:
     def _organize(self, dry_run: bool, stale_days: int) -> Report:
         now = self.clock()
         board = self.board()
-        fallback = self._continued_sources()
+        fallback, snapshots = self._continued_sources()
         deleted, stale, kept, protected, inconsistent, unknown = [], [], [], {}, [], []
         for row in board.rows:
             refs = list(row.referenced_by) or sorted(fallback.get(row.session_id, ()))
-            has_snapshot = self.snapshot_path_safe(row.session_id).exists()
+            has_snapshot = row.session_id in snapshots
             if row.status == "idle":
                 if refs:
                     protected[row.session_id] = refs
@@ -396,14 +403,14 @@ class SessionBoard:
     def snapshot_path_safe(self, session_id: str) -> Path:
         return self.sessions_dir / f"{session_id}.md"
 
-    def _continued_sources(self) -> dict[str, set[str]]:
-        """source id → ids of the snapshots whose Continues From names it (parsed files are
-        cached by modification time and size)."""
+    def _continued_sources(self) -> tuple[dict[str, set[str]], set[str]]:
+        """(source id → ids of the snapshots whose Continues From names it, ids that have a
+        snapshot). Parsed files are cached by modification time and size."""
         sources: dict[str, set[str]] = {}
         try:
             entries = list(os.scandir(self.sessions_dir))
         except FileNotFoundError:
-            return sources
+            return sources, set()
         seen = set()
         for entry in entries:
             if not entry.name.endswith(".md") or not entry.is_file():
@@ -422,7 +429,7 @@ class SessionBoard:
                 sources.setdefault(source.strip(), set()).add(session_id)
         for gone in set(self._continues_cache) - seen:
             del self._continues_cache[gone]
-        return sources
+        return sources, seen
 
     # -- archive ---------------------------------------------------------------------------
 
@@ -519,7 +526,7 @@ class SessionBoard:
         *,
         expect: list[BoardRow] = (),  # type: ignore[assignment]
         gone: list[str] = (),  # type: ignore[assignment]
-    ) -> Board:
+    ) -> None:
         """Apply ``change`` to the latest file and verify. If someone edited the file since
         it was read (people and other tools do not take our lock), start again from theirs."""
         for _ in range(5):
@@ -528,15 +535,21 @@ class SessionBoard:
                 board = Board.parse(read_text(self.index_path))
                 continue
             write_atomic(self.index_path, text)
-            written = self.board()
+            # Verify: the file holds exactly what was meant, and in it the changed rows are
+            # there (once, with their new values) and the removed ones are gone.
+            written = read_text(self.index_path)
+            if written != text:
+                raise BoardError("memory/index.md changed under the write; nothing was verified")
+            found = rows_in(text, {row.session_id for row in expect} | set(gone))
             for row in expect:
-                found = written.get(row.session_id)
-                if found is None or found.cells() != [cell_text(c) for c in row.cells()]:
+                if [r.cells() for r in found[row.session_id]] != [
+                    [cell_text(c) for c in row.cells()]
+                ]:
                     raise BoardError(f"could not verify the row of {row.session_id}")
             for session_id in gone:
-                if session_id in written.row_lines:
+                if found[session_id]:
                     raise BoardError(f"could not verify the removal of {session_id}")
-            return written
+            return
         raise BoardError("memory/index.md kept changing while memvault tried to write it")
 
     def _write_snapshot(
@@ -598,6 +611,10 @@ def _topic_from(snapshot: Snapshot, limit: int = 60) -> str:
         return ""
     first = re.split(r"(?<=[.!?。！？])\s*|\n", context[0].strip())[0].strip().rstrip(".。")
     return first if len(first) <= limit else first[: limit - 1] + "…"
+
+
+def _appended(refs: list[str], session_id: str) -> list[str]:
+    return refs if session_id in refs else [*refs, session_id]
 
 
 def _continuing(source: BoardRow) -> str:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
+_UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
+
 
 def split_row(line: str) -> list[str] | None:
     """The cells of a table row ``| a | b |``, unescaped; None if the line is not a row.
@@ -11,22 +15,12 @@ def split_row(line: str) -> list[str] | None:
     text = line.strip()
     if not text.startswith("|"):
         return None
-    cells, current, i = [], [], 1
-    while i < len(text):
-        char = text[i]
-        if char == "\\" and i + 1 < len(text) and text[i + 1] == "|":
-            current.append("|")
-            i += 2
-            continue
-        if char == "|":
-            cells.append("".join(current).strip())
-            current = []
-        else:
-            current.append(char)
-        i += 1
-    if current and "".join(current).strip():
-        cells.append("".join(current).strip())  # a row without its closing pipe
-    return cells
+    inner = text[1:]
+    if inner.endswith("|") and not inner.endswith("\\|"):
+        inner = inner[:-1]
+    if "\\|" not in inner:
+        return [cell.strip() for cell in inner.split("|")]
+    return [cell.replace("\\|", "|").strip() for cell in _UNESCAPED_PIPE.split(inner)]
 
 
 def cell_text(value: str) -> str:
