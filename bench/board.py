@@ -16,7 +16,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from _server import machine
 
-from memvault.vault.board import Board, BoardRow, format_time
+from memvault.domain import BoardRow
+from memvault.vault.board import Board, format_time, row_cells
 from memvault.vault.files import write_atomic
 from memvault.vault.lifecycle import SessionBoard, local_now
 from memvault.vault.snapshot import Snapshot
@@ -53,7 +54,7 @@ def seed(vault: Path) -> list[str]:
     text = lines.render()
     from memvault.vault.table import format_row
 
-    text += "".join(format_row(r.cells()) + "\n" for r in rows)
+    text += "".join(format_row(row_cells(r)) + "\n" for r in rows)
     write_atomic(board.index_path, text)
     with_snapshot = [r for r in rows if r.status != "idle"][:SNAPSHOTS]
     for row in with_snapshot:

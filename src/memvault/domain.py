@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -191,9 +191,10 @@ class StoreStats:
     schema_version: int
 
 
-@dataclass(frozen=True, slots=True)
-class BoardMirrorRow:
-    """A board row as the store mirrors it (the file ``memory/index.md`` is the truth)."""
+@dataclass(slots=True)
+class BoardRow:
+    """One row of the session board (``memory/index.md``); the file is the truth, the
+    store keeps a mirror of these for queries."""
 
     session_id: str
     agent_name: str
@@ -201,6 +202,9 @@ class BoardMirrorRow:
     summary: str
     keywords: str
     status: str
-    referenced_by: list[str]
-    started_at: str
-    updated_at: str
+    referenced_by: list[str] = field(default_factory=list)
+    started_at: str = ""
+    updated_at: str = ""
+
+    def with_(self, **changes: object) -> BoardRow:
+        return replace(self, **changes)

@@ -18,7 +18,7 @@ from memvault.config import Settings
 from memvault.domain import (
     AppendFailure,
     AppendResult,
-    BoardMirrorRow,
+    BoardRow,
     Event,
     Observation,
     Session,
@@ -30,7 +30,6 @@ from memvault.errors import InvalidInput, StoreFailure
 from memvault.ingest import Envelope, prepare
 from memvault.ingest.envelope import SessionStart, validate
 from memvault.store import AppendOutcome, Store, open_store
-from memvault.vault.board import BoardRow
 from memvault.vault.lifecycle import Report, SessionBoard
 from memvault.vault.snapshot import SnapshotInput, as_snapshot
 
@@ -318,27 +317,11 @@ class Memory:
             mark = None
         if mark == self._board_mark:
             return False
-        rows = self.board.board().rows if mark else []
-        self.store.replace_board_rows(
-            [
-                BoardMirrorRow(
-                    r.session_id,
-                    r.agent_name,
-                    r.topic,
-                    r.summary,
-                    r.keywords,
-                    r.status,
-                    r.referenced_by,
-                    r.started_at,
-                    r.updated_at,
-                )
-                for r in rows
-            ]
-        )
+        self.store.replace_board_rows(self.board.board().rows if mark else [])
         self._board_mark = mark
         return True
 
-    def mirrored_board(self, *, status: str | None = None) -> list[BoardMirrorRow]:
+    def mirrored_board(self, *, status: str | None = None) -> list[BoardRow]:
         self.sync_board()
         return self.store.board_rows(status=status)
 

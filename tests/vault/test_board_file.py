@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from memvault.vault.board import COLUMNS, Board, BoardFormatError, BoardRow
+from memvault.domain import BoardRow
+from memvault.vault.board import COLUMNS, Board, BoardFormatError
 from memvault.vault.table import escape_cell, split_row
 
 SEED_FILE = (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memvault.vault.board import AUTO_SUMMARY, MANUAL_SUMMARY, UNSET_TOPIC, Board
+from memvault.vault.board import AUTO_SUMMARY, MANUAL_SUMMARY, UNSET_TOPIC, Board, row_cells
 from memvault.vault.lifecycle import SessionBoard
 from memvault.vault.snapshot import CONTINUES, DECISIONS, SUPERSEDED, Snapshot
 from tests.vault.conftest import tree_digest
@@ -51,7 +51,7 @@ def test_task_wording_is_not_an_agent_name(board, name):
 def test_auto_registration_writes_the_default_idle_row_and_no_snapshot(board, vault):
     board.register("cursor-main-agent")
     row = read_board(board).get(ID)
-    assert row.cells() == [
+    assert row_cells(row) == [
         ID,
         "cursor-main-agent",
         "未設定",

@@ -13,10 +13,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from memvault.api.responses import JSONResponse
+from memvault.domain import BoardRow
 from memvault.errors import InvalidInput
 from memvault.memory import Memory
 from memvault.triggers import recognise
-from memvault.vault.board import BoardRow, format_references
+from memvault.vault.board import format_references
 from memvault.vault.lifecycle import Report
 
 router = APIRouter(prefix="/agentmemory/board", tags=["session board"])

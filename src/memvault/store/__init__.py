@@ -13,7 +13,7 @@ from concurrent.futures import Future
 from memvault.domain import (
     AppendFailure,
     AppendResult,
-    BoardMirrorRow,
+    BoardRow,
     Event,
     NewEvent,
     Observation,
@@ -60,13 +60,13 @@ class Store(ABC):
         """Tie a host session to its board row, once: False if it already has one."""
 
     @abstractmethod
-    def replace_board_rows(self, rows: Sequence[BoardMirrorRow]) -> None:
+    def replace_board_rows(self, rows: Sequence[BoardRow]) -> None:
         """Make the board mirror exactly ``rows`` (in board order)."""
 
     # -- reads ----------------------------------------------------------------------------
 
     @abstractmethod
-    def board_rows(self, *, status: str | None = None, limit: int = 1000) -> list[BoardMirrorRow]:
+    def board_rows(self, *, status: str | None = None, limit: int = 1000) -> list[BoardRow]:
         """Mirrored board rows in board order, optionally of one status."""
 
     @abstractmethod

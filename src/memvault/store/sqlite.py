@@ -14,7 +14,7 @@ from memvault import jsontext
 from memvault.domain import (
     AppendFailure,
     AppendResult,
-    BoardMirrorRow,
+    BoardRow,
     Event,
     NewEvent,
     Observation,
@@ -160,7 +160,7 @@ class SQLiteStore(Store):
 
         return self._writer.call(op)
 
-    def replace_board_rows(self, rows: Sequence[BoardMirrorRow]) -> None:
+    def replace_board_rows(self, rows: Sequence[BoardRow]) -> None:
         values = [
             (
                 r.session_id,
@@ -190,7 +190,7 @@ class SQLiteStore(Store):
 
     # -- reads ----------------------------------------------------------------------------
 
-    def board_rows(self, *, status: str | None = None, limit: int = 1000) -> list[BoardMirrorRow]:
+    def board_rows(self, *, status: str | None = None, limit: int = 1000) -> list[BoardRow]:
         columns = (
             "session_id, agent_name, topic, summary, keywords, status, referenced_by, "
             "started_at, updated_at"
@@ -204,7 +204,7 @@ class SQLiteStore(Store):
                 f"SELECT {columns} FROM board_rows WHERE status = ? ORDER BY position LIMIT ?",
                 (status, limit),
             )
-        return [BoardMirrorRow(*row[:6], json.loads(row[6]), *row[7:]) for row in rows]
+        return [BoardRow(*row[:6], json.loads(row[6]), *row[7:]) for row in rows]
 
     def get_session(self, session_id: str) -> Session | None:
         row = (

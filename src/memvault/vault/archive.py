@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from memvault.vault.board import BoardRow, format_references
+from memvault.domain import BoardRow
+from memvault.vault.board import row_cells
 
 FIELDS = (
     "Session ID",
@@ -19,18 +20,8 @@ FIELDS = (
 
 
 def render_archive_index(row: BoardRow, archived_at: str) -> str:
-    values = (
-        row.session_id,
-        row.agent_name,
-        row.topic,
-        row.summary,
-        row.keywords,
-        row.status,
-        format_references(row.referenced_by),
-        row.started_at,
-        row.updated_at,
-        archived_at,
-    )
+    # The row's own cells, in board order (its Status is the Original Status), then when.
+    values = (*row_cells(row), archived_at)
     lines = [f"# Archived Session: {row.session_id}", "", "## Metadata", "", "| Field | Value |"]
     lines.append("|---|---|")
     for name, value in zip(FIELDS, values, strict=True):

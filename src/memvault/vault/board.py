@@ -8,9 +8,10 @@ written by hand or by other tools included, stays as it was.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from datetime import datetime
 
+from memvault.domain import BoardRow
 from memvault.vault.table import format_row, is_separator, split_row
 
 COLUMNS = (
@@ -39,38 +40,23 @@ class BoardFormatError(ValueError):
     """``memory/index.md`` has a table memvault cannot safely change."""
 
 
-@dataclass(slots=True)
-class BoardRow:
-    session_id: str
-    agent_name: str
-    topic: str
-    summary: str
-    keywords: str
-    status: str
-    referenced_by: list[str] = field(default_factory=list)
-    started_at: str = ""
-    updated_at: str = ""
+def row_from_cells(cells: list[str]) -> BoardRow:
+    """A row from its nine cells, in ``COLUMNS`` order."""
+    return BoardRow(*cells[:6], parse_references(cells[6]), cells[7], cells[8])
 
-    @classmethod
-    def from_cells(cls, cells: list[str]) -> BoardRow:
-        """A row from its nine cells, in ``COLUMNS`` order."""
-        return cls(*cells[:6], parse_references(cells[6]), cells[7], cells[8])
 
-    def cells(self) -> list[str]:
-        return [
-            self.session_id,
-            self.agent_name,
-            self.topic,
-            self.summary,
-            self.keywords,
-            self.status,
-            format_references(self.referenced_by),
-            self.started_at,
-            self.updated_at,
-        ]
-
-    def with_(self, **changes: object) -> BoardRow:
-        return replace(self, **changes)
+def row_cells(row: BoardRow) -> list[str]:
+    return [
+        row.session_id,
+        row.agent_name,
+        row.topic,
+        row.summary,
+        row.keywords,
+        row.status,
+        format_references(row.referenced_by),
+        row.started_at,
+        row.updated_at,
+    ]
 
 
 def parse_references(cell: str) -> list[str]:
@@ -138,7 +124,7 @@ class Board:
             if cells is None:
                 break
             if len(cells) == len(COLUMNS) and cells[0]:
-                row = BoardRow.from_cells(cells)
+                row = row_from_cells(cells)
                 rows.append(row)
                 row_lines.setdefault(row.session_id, []).append(index)
                 row_at[index] = row
@@ -165,7 +151,7 @@ class Board:
         lines = list(self.lines)
         if lines and self.table_end > 0 and not lines[self.table_end - 1].endswith("\n"):
             lines[self.table_end - 1] += self.newline
-        lines.insert(self.table_end, format_row(row.cells()) + self.newline)
+        lines.insert(self.table_end, format_row(row_cells(row)) + self.newline)
         return "".join(lines)
 
     def changed(
@@ -179,7 +165,7 @@ class Board:
             self.get(row.session_id)  # refuses duplicated rows
             (index,) = self.row_lines[row.session_id]
             ending = lines[index][len(lines[index].rstrip("\r\n")) :]
-            lines[index] = format_row(row.cells()) + ending
+            lines[index] = format_row(row_cells(row)) + ending
         drop = set()
         for session_id in remove:
             self.get(session_id)
@@ -195,7 +181,7 @@ def rows_in(text: str, session_ids: set[str]) -> dict[str, list[BoardRow]]:
             continue
         cells = split_row(line)
         if cells and len(cells) == len(COLUMNS) and cells[0] in found:
-            found[cells[0]].append(BoardRow.from_cells(cells))
+            found[cells[0]].append(row_from_cells(cells))
     return found
 
 

@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from memvault.domain import BoardRow
 from memvault.vault.archive import render_archive_index
 from memvault.vault.board import (
     AUTO_SUMMARY,
@@ -26,10 +27,10 @@ from memvault.vault.board import (
     UNSET_TOPIC,
     Board,
     BoardFormatError,
-    BoardRow,
     agent_name,
     format_time,
     parse_time,
+    row_cells,
     rows_in,
 )
 from memvault.vault.files import memory_lock, read_text, write_atomic
@@ -542,8 +543,8 @@ class SessionBoard:
                 raise BoardError("memory/index.md changed under the write; nothing was verified")
             found = rows_in(text, {row.session_id for row in expect} | set(gone))
             for row in expect:
-                if [r.cells() for r in found[row.session_id]] != [
-                    [cell_text(c) for c in row.cells()]
+                if [row_cells(r) for r in found[row.session_id]] != [
+                    [cell_text(c) for c in row_cells(row)]
                 ]:
                     raise BoardError(f"could not verify the row of {row.session_id}")
             for session_id in gone:
