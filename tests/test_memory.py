@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memvault import Memory
-from memvault.errors import InvalidInput, StoreFailure
+from memvault.errors import InvalidInput, MemvaultError, StoreFailure
 from tests.helpers import envelope
 
 
@@ -105,3 +105,18 @@ def test_a_store_that_can_no_longer_write_says_so(memory, monkeypatch):
     assert memory.health().status == "critical"
     with pytest.raises(StoreFailure):
         memory.observe(envelope(n=2))
+
+
+def test_a_vault_that_does_not_exist_is_refused_by_name(tmp_path):
+    with pytest.raises(MemvaultError, match=r"MEMVAULT_VAULT is .*missing.*not a folder"):
+        Memory.open(home=tmp_path / "home", vault=tmp_path / "missing")
+    assert not (tmp_path / "missing").exists()
+
+
+def test_an_existing_vault_is_used_instead_of_the_default(tmp_path):
+    (tmp_path / "Obsidian").mkdir()
+    with Memory.open(home=tmp_path / "home", vault=tmp_path / "Obsidian") as memory:
+        report = memory.register_session(agent="cursor-main-agent")
+        assert report.ok
+    assert (tmp_path / "Obsidian" / "memory" / "index.md").exists()
+    assert not (tmp_path / "home" / "vault").exists()

@@ -26,7 +26,7 @@ from memvault.domain import (
     iso,
     utc_now,
 )
-from memvault.errors import InvalidInput, StoreFailure
+from memvault.errors import InvalidInput, MemvaultError, StoreFailure
 from memvault.ingest import Envelope, prepare
 from memvault.ingest.envelope import SessionStart, validate
 from memvault.store import AppendOutcome, Store, open_store
@@ -111,6 +111,11 @@ class Memory:
             settings = Settings(**overrides)
         elif overrides:
             settings = settings.model_copy(update=overrides)
+        if settings.vault is not None and not settings.vault.is_dir():
+            raise MemvaultError(
+                f"MEMVAULT_VAULT is {settings.vault}, which is not a folder: point it at an "
+                "existing Obsidian vault, or unset it to use $MEMVAULT_HOME/vault"
+            )
         settings.home.mkdir(parents=True, exist_ok=True)
         store = open_store(str(settings.store_path), synchronous=settings.sqlite_synchronous)
         return cls(settings, store)

@@ -91,3 +91,10 @@ def test_serve_and_status_take_the_port_from_agentmemorys_variable(tmp_path):
     finally:
         process.terminate()
         process.wait(30)
+
+
+def test_serve_refuses_a_vault_that_does_not_exist(tmp_path):
+    env = {"MEMVAULT_HOME": str(tmp_path / "home"), "MEMVAULT_VAULT": str(tmp_path / "nope")}
+    result = memvault("serve", "--port", str(free_port()), env=env)
+    assert result.returncode == 2
+    assert "MEMVAULT_VAULT" in result.stderr and "not a folder" in result.stderr

@@ -23,7 +23,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 console = Console()
-errors = Console(stderr=True)
+errors = Console(stderr=True, soft_wrap=True)
 app.add_typer(board.session_app, name="session")
 app.command("organize")(board.organize)
 
@@ -65,6 +65,12 @@ def serve(
             f"[red]refusing to listen on {settings.host}[/]: it is reachable from other "
             "machines, and no secret is set. Set MEMVAULT_SECRET (or AGENTMEMORY_SECRET), "
             "or bind to 127.0.0.1."
+        )
+        raise typer.Exit(2)
+    if settings.vault is not None and not settings.vault.is_dir():
+        errors.print(
+            f"[red]MEMVAULT_VAULT is {settings.vault}, which is not a folder[/]: point it at an "
+            "existing Obsidian vault, or unset it to use $MEMVAULT_HOME/vault"
         )
         raise typer.Exit(2)
     console.print(

@@ -11,12 +11,13 @@ from rich.console import Console
 from rich.table import Column, Table
 
 from memvault.config import Settings
+from memvault.errors import MemvaultError
 from memvault.memory import Memory
 from memvault.vault.board import format_references
 from memvault.vault.lifecycle import Report
 
 console = Console()
-errors = Console(stderr=True)
+errors = Console(stderr=True, soft_wrap=True)
 session_app = typer.Typer(
     help="The session board in your vault (memory/index.md).", no_args_is_help=True
 )
@@ -26,7 +27,11 @@ Agent = Annotated[str | None, typer.Option("--agent", help="Agent name, e.g. cur
 
 
 def _open() -> Memory:
-    return Memory.open(Settings())
+    try:
+        return Memory.open(Settings())
+    except MemvaultError as exc:
+        errors.print(f"[red]{exc}[/]")
+        raise typer.Exit(2) from None
 
 
 def _show(report: Report, as_json: bool) -> None:
