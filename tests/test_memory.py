@@ -120,3 +120,26 @@ def test_an_existing_vault_is_used_instead_of_the_default(tmp_path):
         assert report.ok
     assert (tmp_path / "Obsidian" / "memory" / "index.md").exists()
     assert not (tmp_path / "home" / "vault").exists()
+
+
+def test_a_timestamp_out_of_range_is_kept_as_sent_and_dated_by_arrival(memory):
+    memory.observe(envelope(timestamp="0001-01-01T00:00:00+01:00"))
+    (event,) = memory.events("s1")
+    assert event.client_timestamp == "0001-01-01T00:00:00+01:00"
+    assert event.occurred_at == event.received_at
+
+
+def test_an_unstorable_item_fails_alone_in_a_bulk(memory):
+    bad = envelope(n=2, data={"text": "\ud800"})
+    result = memory.observe_many([envelope(n=1), bad, envelope(n=3)])
+    assert (result.imported, result.failed) == (2, 1)
+    assert result.errors[0].index == 1
+    assert [e.client_event_id for e in memory.events("s1")] == ["s1-e1", "s1-e3"]
+
+
+def test_health_counts_come_from_counters_kept_by_the_writer(memory):
+    memory.observe_many(envelope(session=f"s{i % 3}", n=i) for i in range(30))
+    memory.start_session({"sessionId": "empty", "project": "p", "cwd": "/p"})
+    memory.start_session({"sessionId": "empty", "project": "p", "cwd": "/p"})
+    stats = memory.health().store
+    assert (stats.events, stats.observations, stats.sessions) == (30, 30, 4)

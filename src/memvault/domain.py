@@ -36,7 +36,12 @@ def canonical_time(value: str) -> str | None:
     if len(value) == 24 and _CANONICAL.fullmatch(value):
         return value
     parsed = parse_timestamp(value)
-    return iso(parsed) if parsed is not None else None
+    if parsed is None:
+        return None
+    try:
+        return iso(parsed)
+    except (OverflowError, ValueError):  # e.g. year 1 with a positive offset
+        return None
 
 
 def parse_timestamp(value: str) -> datetime | None:

@@ -20,9 +20,20 @@ def dumps(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
+class NotUnicode(ValueError):
+    """JSON text that parses but holds a lone surrogate (``\\ud800``), which no UTF-8
+    text can store."""
+
+
 def loads(text: str | bytes) -> Any:
-    """Parse JSON; raises ``json.JSONDecodeError`` (with line and column) when malformed."""
+    """Parse JSON; raises ``json.JSONDecodeError`` (with line and column) when malformed and
+    ``NotUnicode`` when a string escapes a lone surrogate."""
     try:
         return orjson.loads(text)
     except orjson.JSONDecodeError:
-        return json.loads(text)  # the standard library's error says where and what
+        value = json.loads(text)  # the standard library's error says where and what
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise NotUnicode(f"a string holds a lone surrogate ({exc.object[exc.start]!r})") from None
+    return value

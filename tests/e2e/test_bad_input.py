@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 
 import httpx
@@ -24,6 +25,7 @@ def count(client) -> int:
         (b"[]", 400, "must be a JSON object, not list"),
         (b"42", 400, "must be a JSON object, not int"),
         (b"null", 400, "must be a JSON object, not null"),
+        (b'{"hookType": "stop", "data": "\\ud800"}', 400, "not valid Unicode"),
         (b'{"hookType": "stop"}', 400, "sessionId: required"),
         (
             b'{"hookType": 1, "sessionId": "s", "project": "p", "cwd": "/", "timestamp": "t"}',
@@ -98,3 +100,26 @@ def test_an_oversized_body_is_413_whether_declared_or_streamed(start_server):
 
 def test_no_request_in_this_module_caused_a_server_error(server):
     assert "Traceback" not in server.log()
+
+
+def test_a_timestamp_out_of_range_is_stored_not_a_server_error(client):
+    sid = f"ts-{uuid.uuid4().hex[:6]}"
+    response = client.post("/observe", json=envelope(sid, timestamp="0001-01-01T00:00:00+01:00"))
+    assert response.status_code == 201
+
+
+def test_a_bulk_body_with_a_lone_surrogate_is_refused_whole_and_named(client):
+    sid = f"bulk-{uuid.uuid4().hex[:6]}"
+    body = (
+        '{"observations": ['
+        + ",".join(
+            [
+                json.dumps(envelope(sid, 1)),
+                json.dumps(envelope(sid, 2)).replace('"2 passed"', '"\\ud800"'),
+                json.dumps(envelope(sid, 3)),
+            ]
+        )
+        + "]}"
+    )
+    response = client.post("/observe/bulk", content=body.encode())
+    assert response.status_code == 400 and "not valid Unicode" in response.json()["error"]

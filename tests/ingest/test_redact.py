@@ -84,7 +84,7 @@ def test_dict_values_under_secret_keys_are_redacted():
     assert value == {"password": "[REDACTED:secret]"}
 
 
-def test_a_private_block_spanning_two_strings_falls_back_to_per_string_redaction():
+def test_a_private_block_spanning_two_strings_is_not_a_block():
     data = ["<private>first half", {"b": "second half</private>"}]
     value, text = redact_json(data)
     assert json.loads(text) == value
@@ -103,3 +103,24 @@ def test_redact_copies_rather_than_mutating():
     copy = redact(data)
     assert data["a"].startswith("sk-proj")
     assert copy["a"] == "[REDACTED:openai_key]"
+
+
+def test_secrets_right_after_a_newline_tab_or_quote_are_found():
+    token = "ghp_" + "a1B2" * 9
+    key = "sk-proj-" + "Q" * 30
+    value, text = redact_json({"out": f'# keys\n{token}\n\t{key}\n"{token}"'})
+    assert token not in text and key not in text
+    assert value["out"] == (
+        '# keys\n[REDACTED:github_token]\n\t[REDACTED:openai_key]\n"[REDACTED:github_token]"'
+    )
+
+
+@pytest.mark.parametrize("key", ["password", "token", "api_key", "clientSecret", "refresh_token"])
+def test_values_under_secret_named_keys_are_redacted(key):
+    value, _ = redact_json({key: "short1", "other": "kept"})
+    assert value == {key: "[REDACTED:secret]", "other": "kept"}
+
+
+def test_keys_that_only_mention_tokens_keep_their_values():
+    data = {"tokens": 5, "token_budget": "2000", "max_tokens": "4096"}
+    assert redact_json(data)[0] == data

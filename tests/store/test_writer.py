@@ -124,3 +124,22 @@ def test_closing_finishes_queued_work_first(tmp_path):
     assert [f.result(0) for f in futures] == list(range(100))
     with pytest.raises(WriterClosed, match="closed"):
         writer.submit(insert(1))
+
+
+def test_work_queued_while_closing_is_done_or_refused_never_left_waiting(tmp_path):
+    def connect():
+        return sqlite3.connect(tmp_path / "r.db", isolation_level=None, check_same_thread=False)
+
+    for _ in range(20):
+        writer = Writer(connect)
+        futures, refused = [], 0
+        closer = threading.Thread(target=writer.close)
+        closer.start()
+        for _ in range(50):
+            try:
+                futures.append(writer.submit(lambda conn: 1))
+            except WriterClosed:
+                refused += 1
+        closer.join()
+        assert all(f.result(5) == 1 for f in futures)
+        assert len(futures) + refused == 50

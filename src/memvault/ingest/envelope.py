@@ -50,6 +50,8 @@ def parse_json(body: bytes) -> Any:
         raise InvalidInput(f"request body is not valid UTF-8 (byte {exc.start})") from None
     try:
         return jsontext.loads(text)
+    except jsontext.NotUnicode as exc:
+        raise InvalidInput(f"request body is not valid Unicode: {exc}") from None
     except json.JSONDecodeError as exc:
         raise InvalidInput(
             f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"

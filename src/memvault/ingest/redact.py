@@ -9,7 +9,6 @@ rather than a regex pass. Each match is replaced by a marker naming what was rem
 from __future__ import annotations
 
 import functools
-import json
 import re
 from typing import Any
 
@@ -49,6 +48,7 @@ _RULES: tuple[tuple[str, tuple[str, ...], str], ...] = (
 
 _COMPILED = tuple((f"[REDACTED:{name}]", re.compile(pattern)) for name, _, pattern in _RULES)
 _TRIGGERS = tuple((trigger, index) for index, rule in enumerate(_RULES) for trigger in rule[1])
+_TRIGGER_WORDS = tuple(dict.fromkeys(trigger for trigger, _ in _TRIGGERS))
 
 
 def redact_text(text: str) -> str:
@@ -64,22 +64,18 @@ def redact_text(text: str) -> str:
 
 
 def redact_json(value: Any) -> tuple[Any, str]:
-    """Redact a JSON value in one pass over its serialized text.
+    """Redact a JSON value; returns the redacted value and its JSON text.
 
-    Returns the redacted value and its JSON text. Markers contain no quotes or backslashes,
-    so replacing inside the text keeps it valid JSON in practice; when a match straddles
-    the structure (a ``<private>`` block opened in one string and closed in another), the
-    value is redacted string by string instead.
+    The triggers are looked for once in the serialized text (cheap, and escapes cannot hide
+    a trigger). Only when one occurs are the strings themselves redacted, decoded, so that a
+    secret after a newline or a quote is found as surely as one after a space.
     """
     text = jsontext.dumps(value)
-    redacted = redact_text(text)
-    if redacted == text:
+    lowered = text.lower()
+    if not [trigger for trigger in _TRIGGER_WORDS if trigger in lowered]:
         return value, text
-    try:
-        return json.loads(redacted), redacted
-    except ValueError:
-        value = redact(value)
-        return value, jsontext.dumps(value)
+    redacted = redact(value)
+    return redacted, jsontext.dumps(redacted)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -88,12 +84,25 @@ def redact_path(path: str) -> str:
     return redact_text(path)
 
 
+# Object keys whose string value is a secret in itself: {"password": "…"}.
+_SECRET_KEY = re.compile(
+    r"(?:api[_-]?key|secret(?:[_-]?key)?|client[_-]?secret|(?:access|auth|refresh)?[_-]?token"
+    r"|password|passwd)",
+    re.IGNORECASE,
+)
+
+
 def redact(value: Any) -> Any:
     """A copy of ``value`` (any JSON value) with every string redacted."""
     if isinstance(value, str):
         return redact_text(value)
     if isinstance(value, dict):
-        return {key: redact(item) for key, item in value.items()}
+        return {
+            key: "[REDACTED:secret]"
+            if isinstance(item, str) and item and _SECRET_KEY.fullmatch(str(key))
+            else redact(item)
+            for key, item in value.items()
+        }
     if isinstance(value, list):
         return [redact(item) for item in value]
     return value

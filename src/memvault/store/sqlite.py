@@ -140,9 +140,12 @@ class SQLiteStore(Store):
         now = iso(utc_now())
 
         def op(conn: sqlite3.Connection) -> None:
+            exists = conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone()
             conn.execute(
                 _ENSURE_SESSION, (session_id, project, cwd, agent_id, title, now, now, now)
             )
+            if not exists:
+                conn.execute("UPDATE counters SET value = value + 1 WHERE name = 'sessions'")
 
         self._writer.call(op)
         session = self.get_session(session_id)
@@ -253,10 +256,7 @@ class SQLiteStore(Store):
 
     def stats(self) -> StoreStats:
         conn = self._reader()
-        counts = {
-            table: conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
-            for table in ("events", "observations", "sessions")
-        }
+        counts = dict(conn.execute("SELECT name, value FROM counters").fetchall())
         jobs = dict(conn.execute("SELECT state, count(*) FROM jobs GROUP BY state").fetchall())
         version = conn.execute("SELECT max(version) FROM schema_migrations").fetchone()[0]
         size = sum(
@@ -313,14 +313,14 @@ def _append(conn: sqlite3.Connection, events: list[NewEvent]) -> list[AppendOutc
     conn.execute("SAVEPOINT append_batch")
     try:
         outcomes: list[AppendOutcome] = _append_together(conn, events)
-    except sqlite3.Error:
+    except Exception:
         conn.execute("ROLLBACK TO append_batch")
         outcomes = []
         for event in events:
             conn.execute("SAVEPOINT append_one")
             try:
                 outcomes.extend(_append_together(conn, [event]))
-            except sqlite3.Error as exc:
+            except Exception as exc:  # one event that cannot be stored fails alone
                 conn.execute("ROLLBACK TO append_one")
                 outcomes.append(AppendFailure(event.session_id, event.client_event_id, str(exc)))
             conn.execute("RELEASE append_one")
@@ -412,10 +412,31 @@ def _append_together(conn: sqlite3.Connection, events: list[NewEvent]) -> list[A
         )
         seq += 1
     conn.execute(_ISSUED_SEQ, (seq - 1,))
+    new_sessions = _new_session_count(conn, list(sessions))
+    conn.executemany(
+        "UPDATE counters SET value = value + ? WHERE name = ?",
+        [
+            (len(event_rows), "events"),
+            (len(event_rows), "observations"),
+            (new_sessions, "sessions"),
+        ],
+    )
     conn.executemany(_INSERT_EVENT, event_rows)
     conn.executemany(_INSERT_OBSERVATION, observation_rows)
     conn.executemany(_TOUCH_SESSION, list(sessions.values()))
     return outcomes
+
+
+def _new_session_count(conn: sqlite3.Connection, session_ids: list[str]) -> int:
+    """How many of these sessions do not exist yet (counted before they are created)."""
+    known = 0
+    for start in range(0, len(session_ids), 500):
+        chunk = session_ids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        known += conn.execute(
+            f"SELECT count(*) FROM sessions WHERE id IN ({marks})", chunk
+        ).fetchone()[0]
+    return len(session_ids) - known
 
 
 def _stored_ids(

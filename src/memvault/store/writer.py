@@ -58,6 +58,7 @@ class Writer:
         self._max_batch = max_batch
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._closed = False
+        self._gate = threading.Lock()  # closing and queueing never interleave
         self._failure: BaseException | None = None
         self._started = threading.Event()
         self._start_error: BaseException | None = None
@@ -81,22 +82,24 @@ class Writer:
 
     def submit_many(self, ops: Iterable[Operation]) -> list[Future[Any]]:
         """Queue several operations together, so they commit in the same transaction."""
-        if self._failure is not None:
-            raise WriterClosed(f"the store's writer stopped: {self._failure!r}")
-        if self._closed:
-            raise WriterClosed("the store is closed")
         items = [(op, Future()) for op in ops]
-        self._queue.put(items)
+        with self._gate:
+            if self._failure is not None:
+                raise WriterClosed(f"the store's writer stopped: {self._failure!r}")
+            if self._closed:
+                raise WriterClosed("the store is closed")
+            self._queue.put(items)
         return [future for _, future in items]
 
     def call(self, op: Callable[[sqlite3.Connection], T]) -> T:
         return self.submit(op).result()
 
     def close(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
-        self._queue.put(_STOP)
+        with self._gate:
+            if self._closed:
+                return
+            self._closed = True
+            self._queue.put(_STOP)
         self._thread.join()
 
     def _run(self) -> None:
