@@ -62,7 +62,7 @@ def seed(vault: Path) -> list[str]:
             f"## Current Context\n{row.summary}\n## Decisions\n- d{row.topic}\n"
         )
         content.metadata.update({"Session ID": row.session_id, "Status": row.status})
-        write_atomic(board.snapshot_path_safe(row.session_id), content.render(row.session_id))
+        write_atomic(board.snapshot_path(row.session_id), content.render(row.session_id))
     return [r.session_id for r in with_snapshot]
 
 

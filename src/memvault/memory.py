@@ -257,21 +257,23 @@ class Memory:
         )
 
     def register_host_session(self, session_id: str, agent_id: str | None = None) -> Report:
-        """Give a host session its board row, once; later calls return the same id."""
+        """Give a host session its board row, once; later calls return the same id while
+        its row is on the board. A row organized away is replaced by a new one."""
         with self._registration_lock(session_id):
             known = self.store.get_session(session_id)
-            if known is not None and known.board_session_id:
+            linked = known.board_session_id if known is not None else None
+            if linked and self.board.has_row(linked):
                 self._linked.add(session_id)
                 return Report(
                     "register",
                     True,
-                    known.board_session_id,
-                    f"Your Memory Session ID is: {known.board_session_id}",
+                    linked,
+                    f"Your Memory Session ID is: {linked}",
                     {"existing": True},
                 )
             report = self.board.register(self.agent_for(agent_id))
             if report.ok and known is not None:
-                self.store.link_board_session(session_id, report.session_id)
+                self.store.link_board_session(session_id, report.session_id, replacing=linked)
                 self._linked.add(session_id)
             return report
 

@@ -189,3 +189,20 @@ def test_the_session_commands(tmp_path):
     assert bad.returncode == 2 and "Section: text" in bad.stderr
     snapshot = tmp_path / "vault" / "memory" / "sessions" / f"{current}.md"
     assert "- use PKCE" in snapshot.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("route", ["sessions", "sessions/2026-05-25-1318-cursor-main-agent"])
+def test_a_board_memvault_will_not_change_is_a_409_naming_the_file(start_server, tmp_path, route):
+    from tests.vault.test_board_file import SEED_FILE
+
+    line = SEED_FILE.splitlines(keepends=True)[6]
+    broken = SEED_FILE.replace(line, line + line)  # the same session twice
+    if route == "sessions":
+        broken = broken.replace("|---|---|---|---|---|---|---|---|---|\n", "")  # no separator
+    memory_dir = tmp_path / "home" / "vault" / "memory"
+    memory_dir.mkdir(parents=True)
+    (memory_dir / "index.md").write_text(broken, encoding="utf-8")
+    server = start_server()
+    response = httpx.get(f"{server.url}/agentmemory/board/{route}")
+    assert response.status_code == 409
+    assert "memory/index.md" in response.json()["error"]

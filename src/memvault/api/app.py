@@ -18,6 +18,7 @@ from memvault.api.routes import router
 from memvault.config import Settings
 from memvault.errors import InvalidInput, StoreFailure
 from memvault.memory import BoardWatcher, Memory
+from memvault.vault.board import BoardFormatError
 
 log = logging.getLogger("memvault.api")
 
@@ -63,6 +64,11 @@ def create_app(settings: Settings | None = None, memory: Memory | None = None) -
             where = ".".join(str(p) for p in error["loc"] if p not in ("query", "body", "path"))
             problems.append(f"{where}: {error['msg']}")
         return JSONResponse({"error": "; ".join(problems)}, status_code=400)
+
+    @app.exception_handler(BoardFormatError)
+    async def board_format(_: Request, exc: BoardFormatError) -> JSONResponse:
+        # A board edited into a shape memvault will not change; the person fixes it.
+        return JSONResponse({"error": str(exc)}, status_code=409)
 
     @app.exception_handler(BodyTooLarge)
     async def too_large(_: Request, exc: BodyTooLarge) -> JSONResponse:

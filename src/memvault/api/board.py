@@ -116,8 +116,7 @@ def session(request: Request, session_id: str) -> JSONResponse:
     row = memory.board.board().get(session_id)
     if row is None:
         return JSONResponse({"error": f"{session_id} is not on the board"}, status_code=404)
-    path = memory.board.snapshot_path_safe(session_id)
-    snapshot = path.read_text(encoding="utf-8") if path.exists() else None
+    snapshot = memory.board.snapshot_text(session_id)
     return JSONResponse({"session": row_json(row), "snapshot": snapshot})
 
 

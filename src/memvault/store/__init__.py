@@ -56,8 +56,11 @@ class Store(ABC):
         """Create the session if it does not exist (agent id honoured only then)."""
 
     @abstractmethod
-    def link_board_session(self, session_id: str, board_session_id: str) -> bool:
-        """Tie a host session to its board row, once: False if it already has one."""
+    def link_board_session(
+        self, session_id: str, board_session_id: str, *, replacing: str | None = None
+    ) -> bool:
+        """Tie a host session to its board row. It must not have one yet, or have
+        ``replacing`` (a row that left the board); False if another writer got there first."""
 
     @abstractmethod
     def replace_board_rows(self, rows: Sequence[BoardRow]) -> None:

@@ -152,12 +152,14 @@ class SQLiteStore(Store):
         assert session is not None
         return session
 
-    def link_board_session(self, session_id: str, board_session_id: str) -> bool:
+    def link_board_session(
+        self, session_id: str, board_session_id: str, *, replacing: str | None = None
+    ) -> bool:
         def op(conn: sqlite3.Connection) -> bool:
             cursor = conn.execute(
                 "UPDATE sessions SET board_session_id = ?, updated_at = ? "
-                "WHERE id = ? AND board_session_id IS NULL",
-                (board_session_id, iso(utc_now()), session_id),
+                "WHERE id = ? AND (board_session_id IS NULL OR board_session_id = ?)",
+                (board_session_id, iso(utc_now()), session_id, replacing),
             )
             return cursor.rowcount == 1
 

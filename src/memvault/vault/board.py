@@ -113,7 +113,7 @@ class Board:
     def parse(cls, text: str | None) -> Board:
         text = text or ""
         newline = "\r\n" if "\r\n" in text else "\n"
-        lines = text.splitlines(keepends=True)
+        lines = _lines(text)
         header = _find_header(lines)
         if header is None:
             lines, header = _with_new_table(lines, newline)
@@ -176,13 +176,23 @@ class Board:
 def rows_in(text: str, session_ids: set[str]) -> dict[str, list[BoardRow]]:
     """The rows of the given sessions found in ``text``, without parsing the whole board."""
     found: dict[str, list[BoardRow]] = {sid: [] for sid in session_ids}
-    for line in text.splitlines():
+    for line in text.split("\n"):
         if "|" not in line or not any(sid in line for sid in session_ids):
             continue
         cells = split_row(line)
         if cells and len(cells) == len(COLUMNS) and cells[0] in found:
             found[cells[0]].append(row_from_cells(cells))
     return found
+
+
+def _lines(text: str) -> list[str]:
+    """Lines with their endings, split on newlines only: U+2028 and the other characters
+    ``str.splitlines`` also breaks on may sit inside a hand-written cell."""
+    lines = text.split("\n")
+    out = [line + "\n" for line in lines[:-1]]
+    if lines[-1]:
+        out.append(lines[-1])
+    return out
 
 
 def _find_header(lines: list[str]) -> int | None:

@@ -3,15 +3,15 @@
 Every operation takes the memory lock, re-reads the files it changes, changes only the
 intended rows and sections, writes atomically, re-reads to verify, and returns a ``Report``
 that says what it did. A Session ID is reported only after the write that creates it has
-been verified; a failure says what failed and leaves the files as they were.
+been verified. An operation that fails puts back what it had already written, so the files
+are as they were, and its report says what failed.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -26,7 +26,6 @@ from memvault.vault.board import (
     SESSION_ID,
     UNSET_TOPIC,
     Board,
-    BoardFormatError,
     agent_name,
     format_time,
     parse_time,
@@ -34,15 +33,25 @@ from memvault.vault.board import (
     rows_in,
 )
 from memvault.vault.files import memory_lock, read_text, write_atomic
-from memvault.vault.snapshot import CONTEXT, CONTINUES, Snapshot, dropped, item_key, merge
+from memvault.vault.snapshot import (
+    CONTEXT,
+    CONTINUES,
+    Snapshot,
+    dropped,
+    merge,
+    summary_of,
+    topic_of,
+)
 from memvault.vault.table import cell_text
 
 Clock = Callable[[], datetime]
+RowChange = Callable[[BoardRow], BoardRow]
 DEFAULT_STALE_DAYS = 14
 _STATUS_ORDER = {"active": 0, "stale": 1, "idle": 2}
+_FAILURES = (OSError, ValueError)  # BoardError and BoardFormatError are ValueErrors too
 
 
-class BoardError(Exception):
+class BoardError(ValueError):
     """An operation could not be done; nothing was changed."""
 
 
@@ -99,6 +108,9 @@ class SessionBoard:
             raise BoardError(f"{session_id!r} is not a Memory Session ID (YYYY-MM-DD-HHMM-agent)")
         return self.sessions_dir / f"{session_id}.md"
 
+    def snapshot_text(self, session_id: str) -> str | None:
+        return read_text(self.sessions_dir / f"{session_id}.md")
+
     def snapshot(self, session_id: str) -> Snapshot | None:
         text = read_text(self.snapshot_path(session_id))
         return Snapshot.parse(text) if text is not None else None
@@ -116,6 +128,9 @@ class SessionBoard:
             )
 
         return sorted(self.board().rows, key=priority)
+
+    def has_row(self, session_id: str) -> bool:
+        return self.board().get(session_id) is not None
 
     # -- registration ----------------------------------------------------------------------
 
@@ -136,7 +151,7 @@ class SessionBoard:
             agent = agent_name(agent)
             with self._locked():
                 return self._register(agent, manual, topic, summary, keywords, content)
-        except (BoardError, BoardFormatError, ValueError, OSError) as exc:
+        except _FAILURES as exc:
             return Report(operation, False, message=f"not registered: {exc}")
 
     def _register(self, agent, manual, topic, summary, keywords, content) -> Report:
@@ -146,7 +161,7 @@ class SessionBoard:
         session_id = self._new_id(board, now, agent)
         if manual:
             content = content or Snapshot()
-            topic = topic or _topic_from(content) or UNSET_TOPIC
+            topic = topic or topic_of(content) or UNSET_TOPIC
             summary = summary or summary_of(content) or MANUAL_SUMMARY
             keywords = keywords or f"manual-registration, {host_word(agent)}, session-snapshot"
             status = "active"
@@ -156,16 +171,16 @@ class SessionBoard:
             keywords = keywords or f"sessionStart, {host_word(agent)}"
             status = "idle"
         row = BoardRow(session_id, agent, topic, summary, keywords, status, [], stamp, stamp)
-        if manual:
-            self._write_snapshot(row, Snapshot(), content)
-        self._write_board(board, lambda b: b.appended(row), expect=[row])
-        details = {"status": status, "snapshot": manual}
+        with self._restoring(self.snapshot_path(session_id)):
+            if manual:
+                self._write_snapshot(row, Snapshot(), content, updated_at=stamp)
+            self._write_board(board, append=row)
         return Report(
             "register-manual" if manual else "register",
             True,
             session_id,
             f"Your Memory Session ID is: {session_id}",
-            details,
+            {"status": status, "snapshot": manual},
         )
 
     def _new_id(self, board: Board, now: datetime, agent: str) -> str:
@@ -199,38 +214,40 @@ class SessionBoard:
             with self._locked():
                 board = self.board()
                 row = self._row(board, session_id)
-                row = self._update(board, row, content, topic, summary, keywords)
+                with self._restoring(self.snapshot_path(session_id)):
+                    change = self._merge(row, content, topic, summary, keywords)
+                    (written,), _ = self._write_board(board, edit={session_id: change})
                 return Report(
                     "update",
                     True,
                     session_id,
                     "snapshot and row updated",
-                    {"status": row.status, "updatedAt": row.updated_at},
+                    {"status": written.status, "updatedAt": written.updated_at},
                 )
-        except (BoardError, BoardFormatError, OSError) as exc:
+        except _FAILURES as exc:
             return Report("update", False, session_id, f"update incomplete: {exc}")
 
-    def _update(self, board, row, content, topic, summary, keywords) -> BoardRow:
-        updated = self._merged_row(row, content, topic, summary, keywords)
-        self._write_board(board, lambda b: b.changed([updated]), expect=[updated])
-        return updated
-
-    def _merged_row(self, row, content, topic, summary, keywords) -> BoardRow:
-        """Merge ``content`` into the snapshot (written and verified here) and return the
-        row as it should become; the caller writes the board."""
+    def _merge(self, row, content, topic, summary, keywords) -> RowChange:
+        """Merge ``content`` into the snapshot (written and verified here). Returns how the
+        row changes, applied to the row as the board has it when it is written."""
         stamp = format_time(self.clock())
         old = self.snapshot(row.session_id) or Snapshot()
         merged = self._write_snapshot(row, old, content, updated_at=stamp, topic=topic)
-        new_topic = topic or content.metadata.get("Topic") or row.topic
-        if new_topic.strip() in ("", UNSET_TOPIC):
-            new_topic = _topic_from(merged) or row.topic
-        return row.with_(
-            status="active",
-            updated_at=stamp,
-            topic=new_topic,
-            summary=summary or summary_of(merged) or row.summary,
-            keywords=keywords or row.keywords,
-        )
+        explicit_topic = topic or content.metadata.get("Topic")
+
+        def change(current: BoardRow) -> BoardRow:
+            new_topic = explicit_topic or current.topic
+            if new_topic.strip() in ("", UNSET_TOPIC):
+                new_topic = topic_of(merged) or current.topic
+            return current.with_(
+                status="active",
+                updated_at=stamp,
+                topic=new_topic,
+                summary=summary or summary_of(merged) or current.summary,
+                keywords=keywords or current.keywords,
+            )
+
+        return change
 
     # -- references ------------------------------------------------------------------------
 
@@ -244,17 +261,10 @@ class SessionBoard:
                 registered = None
                 if current is None:
                     topic = source_row.topic if source_row.topic != UNSET_TOPIC else None
-                    registered = self._register(
-                        agent_name(agent),
-                        True,
-                        topic,
-                        None,
-                        None,
-                        Snapshot(sections={CONTEXT: [_continuing(source_row)]}),
-                    )
+                    content = Snapshot(sections={CONTEXT: [_continuing(source_row)]})
+                    registered = self._register(agent_name(agent), True, topic, None, None, content)
                     current = registered.session_id
                     board = self.board()
-                    source_row = self._row(board, source)
                 if current == source:
                     raise BoardError("a session cannot continue itself")
                 current_row = self._row(board, current)
@@ -263,20 +273,19 @@ class SessionBoard:
                 )
                 # A session that had no topic yet takes up the one it continues.
                 topic = source_row.topic if current_row.topic == UNSET_TOPIC else None
-                updated = self._merged_row(current_row, content, topic, None, None)
-                referenced = source_row.with_(
-                    referenced_by=_appended(source_row.referenced_by, current)
-                )
-                # Both rows change in one write: the reference lands with the update or not.
-                self._write_board(
-                    board, lambda b: b.changed([updated, referenced]), expect=[updated, referenced]
-                )
-                details = {"source": source, "registered": registered is not None}
+                with self._restoring(self.snapshot_path(current)):
+                    change = self._merge(current_row, content, topic, None, None)
+                    # Both rows change in one write: the reference lands with the update.
+                    self._write_board(
+                        board,
+                        edit={current: change, source: _with_reference(current)},
+                    )
                 message = f"{current} continues {source}"
                 if registered is not None:
                     message = f"{registered.message}\n{message}"
+                details = {"source": source, "registered": registered is not None}
                 return Report("continue", True, current, message, details)
-        except (BoardError, BoardFormatError, ValueError, OSError) as exc:
+        except _FAILURES as exc:
             return Report(
                 "continue", False, current, f"continuation incomplete: {exc}", {"source": source}
             )
@@ -288,15 +297,12 @@ class SessionBoard:
             with self._locked():
                 board = self.board()
                 source_row = board.get(source)
-                changed_row = False
-                if source_row is not None and current in source_row.referenced_by:
-                    released = source_row.with_(
-                        referenced_by=[r for r in source_row.referenced_by if r != current]
-                    )
-                    self._write_board(board, lambda b: b.changed([released]), expect=[released])
-                    changed_row = True
-                changed_snapshot = self._drop_continuation(current, source)
-                if source_row is None and not changed_snapshot:
+                referenced = source_row is not None and current in source_row.referenced_by
+                with self._restoring(self.snapshot_path(current)):
+                    snapshot_changed = self._drop_continuation(current, source)
+                    if referenced:
+                        self._write_board(board, edit={source: _without_reference(current)})
+                if source_row is None and not snapshot_changed:
                     raise BoardError(f"{source} is not on the board and not referenced")
                 return Report(
                     "release",
@@ -305,11 +311,11 @@ class SessionBoard:
                     f"{current} no longer continues {source}",
                     {
                         "source": source,
-                        "rowUpdated": changed_row,
-                        "snapshotUpdated": changed_snapshot,
+                        "rowUpdated": referenced,
+                        "snapshotUpdated": snapshot_changed,
                     },
                 )
-        except (BoardError, BoardFormatError, OSError) as exc:
+        except _FAILURES as exc:
             return Report(
                 "release", False, current, f"release incomplete: {exc}", {"source": source}
             )
@@ -336,7 +342,7 @@ class SessionBoard:
         try:
             with self._locked():
                 return self._organize(dry_run, stale_days)
-        except (BoardError, BoardFormatError, OSError) as exc:
+        except _FAILURES as exc:
             return Report("organize", False, message=f"organize stopped: {exc}")
 
     def _organize(self, dry_run: bool, stale_days: int) -> Report:
@@ -361,7 +367,7 @@ class SessionBoard:
                 elif _overdue(row, now, stale_days) and (
                     has_snapshot or row.summary.strip() not in ("", AUTO_SUMMARY)
                 ):
-                    stale.append(row)
+                    stale.append(row.session_id)
                 else:
                     kept.append(row.session_id)
             elif row.status == "stale":
@@ -373,7 +379,7 @@ class SessionBoard:
             "dryRun": dry_run,
             "staleDays": stale_days,
             "deleted": deleted,
-            "markedStale": [row.session_id for row in stale],
+            "markedStale": stale,
             "keptActive": kept,
             "protected": protected,
             "inconsistent": inconsistent,
@@ -390,19 +396,22 @@ class SessionBoard:
                 details=details,
             )
         if not dry_run and (deleted or stale):
-            marked = [row.with_(status="stale") for row in stale]
-            self._write_board(
-                board, lambda b: b.changed(marked, set(deleted)), expect=marked, gone=deleted
+            # Applied to the rows as they are when written: a row someone promoted or
+            # referenced in the meantime is neither deleted nor marked stale.
+            written, gone = self._write_board(
+                board,
+                edit={session_id: _mark_stale for session_id in stale},
+                remove=deleted,
+                remove_when=lambda row: row.status == "idle" and not row.referenced_by,
             )
+            deleted = details["deleted"] = gone
+            stale = details["markedStale"] = [r.session_id for r in written if r.status == "stale"]
         verb = "would delete" if dry_run else "deleted"
         message = (
             f"{verb} {len(deleted)} idle, {'would mark' if dry_run else 'marked'} "
             f"{len(stale)} stale, kept {len(kept)} active, {len(protected)} protected"
         )
         return Report("organize", True, message=message, details=details)
-
-    def snapshot_path_safe(self, session_id: str) -> Path:
-        return self.sessions_dir / f"{session_id}.md"
 
     def _continued_sources(self) -> tuple[dict[str, set[str]], set[str]]:
         """(source id → ids of the snapshots whose Continues From names it, ids that have a
@@ -435,32 +444,30 @@ class SessionBoard:
     # -- archive ---------------------------------------------------------------------------
 
     def archive(self, session_id: str, *, force: bool = False) -> Report:
-        """Move a finished session out of the board into ``memory/archive/<id>/``."""
+        """Move a finished session into ``memory/archive/<id>/`` and off the board."""
         try:
             with self._locked():
                 return self._archive(session_id, force)
-        except (BoardError, BoardFormatError, OSError) as exc:
+        except _FAILURES as exc:
             return Report("archive", False, session_id, f"not archived, the row stays: {exc}")
 
     def _archive(self, session_id: str, force: bool) -> Report:
         board = self.board()
         row = self._row(board, session_id)
         path = self.snapshot_path(session_id)
+        if row.referenced_by and not force:
+            raise BoardError(
+                f"still referenced by {', '.join(row.referenced_by)}; release those references "
+                "first (or force)"
+            )
         if not path.exists():
-            if row.referenced_by and not force:
-                raise BoardError(f"still referenced by {', '.join(row.referenced_by)}")
-            self._write_board(board, lambda b: b.changed(remove={session_id}), gone=[session_id])
+            self._write_board(board, remove=[session_id])
             return Report(
                 "archive",
                 True,
                 session_id,
                 f"{session_id} had no session file: row deleted, nothing archived",
                 {"action": "deleted"},
-            )
-        if row.referenced_by and not force:
-            raise BoardError(
-                f"still referenced by {', '.join(row.referenced_by)}; release those references "
-                "first (or force)"
             )
         snapshot = self.snapshot(session_id) or Snapshot()
         sources = [s for s in snapshot.items(CONTINUES) if s != session_id]
@@ -472,22 +479,14 @@ class SessionBoard:
         try:
             write_atomic(folder / "index.md", render_archive_index(row, stamp))
             os.replace(path, folder / "session.md")
-            released = []
-            for source in sources:
-                source_row = board.get(source)
-                if source_row is not None and session_id in source_row.referenced_by:
-                    released.append(
-                        source_row.with_(
-                            referenced_by=[r for r in source_row.referenced_by if r != session_id]
-                        )
-                    )
-            # References and the row go in one write: all of it lands, or none.
-            self._write_board(
-                board,
-                lambda b: b.changed(released, {session_id}),
-                expect=released,
-                gone=[session_id],
-            )
+            referencing = {
+                source: _without_reference(session_id)
+                for source in sources
+                if (source_row := board.get(source)) is not None
+                and session_id in source_row.referenced_by
+            }
+            # The references and the row go in one write: all of it lands, or none.
+            released, _ = self._write_board(board, edit=referencing, remove=[session_id])
         except BaseException:
             if (folder / "session.md").exists() and not path.exists():
                 os.replace(folder / "session.md", path)
@@ -510,9 +509,23 @@ class SessionBoard:
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
-        lock = memory_lock(self.memory_dir, timeout=self.lock_timeout)
-        with lock:
+        with memory_lock(self.memory_dir, timeout=self.lock_timeout):
             yield
+
+    @contextmanager
+    def _restoring(self, *paths: Path) -> Iterator[None]:
+        """Put ``paths`` back as they were if the block fails, so that a failed operation
+        leaves the vault as it found it."""
+        before = {path: read_text(path) for path in paths}
+        try:
+            yield
+        except BaseException:
+            for path, text in before.items():
+                if text is None:
+                    path.unlink(missing_ok=True)
+                elif read_text(path) != text:
+                    write_atomic(path, text)
+            raise
 
     def _row(self, board: Board, session_id: str) -> BoardRow:
         row = board.get(session_id)
@@ -523,35 +536,56 @@ class SessionBoard:
     def _write_board(
         self,
         board: Board,
-        change: Callable[[Board], str],
         *,
-        expect: list[BoardRow] = (),  # type: ignore[assignment]
-        gone: list[str] = (),  # type: ignore[assignment]
-    ) -> None:
-        """Apply ``change`` to the latest file and verify. If someone edited the file since
-        it was read (people and other tools do not take our lock), start again from theirs."""
+        edit: dict[str, RowChange] | None = None,
+        remove: Iterable[str] = (),
+        remove_when: Callable[[BoardRow], bool] = lambda row: True,
+        append: BoardRow | None = None,
+    ) -> tuple[list[BoardRow], list[str]]:
+        """Change the latest file and verify; returns the rows written and the ids removed.
+
+        Changes are functions of the row as the file has it at the moment of writing. If
+        someone edited the file since it was read (people and other tools do not take our
+        lock), the changes are applied again to their version, so their edits to other rows
+        and other fields stay. A row that vanished meanwhile is an error, never a guess."""
+        edit = edit or {}
+        remove = list(remove)
         for _ in range(5):
-            text = change(board)
-            if read_text(self.index_path) != (board.text or None) and board.text:
-                board = Board.parse(read_text(self.index_path))
+            rows = []
+            for session_id, change in edit.items():
+                current = board.get(session_id)
+                if current is None:
+                    raise BoardError(f"{session_id} left the board while memvault was changing it")
+                rows.append(change(current))
+            gone = [
+                sid for sid in remove if (row := board.get(sid)) is not None and remove_when(row)
+            ]
+            text = board.changed(rows, set(gone))
+            if append is not None:
+                text = Board.parse(text).appended(append)
+            on_disk = read_text(self.index_path) or ""
+            if on_disk != board.text:
+                board = Board.parse(on_disk)
                 continue
             write_atomic(self.index_path, text)
-            # Verify: the file holds exactly what was meant, and in it the changed rows are
-            # there (once, with their new values) and the removed ones are gone.
-            written = read_text(self.index_path)
-            if written != text:
-                raise BoardError("memory/index.md changed under the write; nothing was verified")
-            found = rows_in(text, {row.session_id for row in expect} | set(gone))
-            for row in expect:
-                if [row_cells(r) for r in found[row.session_id]] != [
-                    [cell_text(c) for c in row_cells(row)]
-                ]:
-                    raise BoardError(f"could not verify the row of {row.session_id}")
-            for session_id in gone:
-                if found[session_id]:
-                    raise BoardError(f"could not verify the removal of {session_id}")
-            return
+            self._verify_board(text, [*rows, *([append] if append else [])], gone)
+            return rows, gone
         raise BoardError("memory/index.md kept changing while memvault tried to write it")
+
+    def _verify_board(self, text: str, rows: list[BoardRow], gone: list[str]) -> None:
+        """The file holds exactly what was meant; in it each changed row is there once with
+        its new values, and each removed one is gone."""
+        if read_text(self.index_path) != text:
+            raise BoardError("memory/index.md changed under the write; nothing was verified")
+        found = rows_in(text, {row.session_id for row in rows} | set(gone))
+        for row in rows:
+            if [row_cells(r) for r in found[row.session_id]] != [
+                [cell_text(c) for c in row_cells(row)]
+            ]:
+                raise BoardError(f"could not verify the row of {row.session_id}")
+        for session_id in gone:
+            if found[session_id]:
+                raise BoardError(f"could not verify the removal of {session_id}")
 
     def _write_snapshot(
         self,
@@ -559,7 +593,7 @@ class SessionBoard:
         old: Snapshot,
         content: Snapshot,
         *,
-        updated_at: str | None = None,
+        updated_at: str,
         topic: str | None = None,
     ) -> Snapshot:
         merged = merge(old, content)
@@ -570,10 +604,10 @@ class SessionBoard:
                 "Topic": topic
                 or content.metadata.get("Topic")
                 or old.metadata.get("Topic")
-                or (row.topic if row.topic != UNSET_TOPIC else _topic_from(merged) or row.topic),
+                or (row.topic if row.topic != UNSET_TOPIC else topic_of(merged) or row.topic),
                 "Status": "active",
                 "Started At": old.metadata.get("Started At") or row.started_at,
-                "Updated At": updated_at or row.updated_at,
+                "Updated At": updated_at,
             }
         )
         lost = dropped(old, merged)
@@ -582,40 +616,26 @@ class SessionBoard:
         path = self.snapshot_path(row.session_id)
         write_atomic(path, merged.render(row.session_id))
         check = self.snapshot(row.session_id)
-        if (
-            check is None
-            or dropped(old, check)
-            or (check.metadata.get("Updated At") != merged.metadata["Updated At"])
-        ):
+        if check is None or dropped(old, check) or check.metadata.get("Updated At") != updated_at:
             raise BoardError(f"could not verify {path.relative_to(self.vault)}")
         return merged
 
 
-def summary_of(snapshot: Snapshot, limit: int = 200) -> str:
-    """The row's Summary: the gist of Current Context, on one line."""
-    paragraphs = [p for p in snapshot.items(CONTEXT) if not item_key(p).startswith("[")]
-    text = " ".join(" ".join(paragraphs).split())
-    if len(text) <= limit:
-        return text
-    sentences = re.split(r"(?<=[.!?。！？])\s*", text)
-    out = ""
-    for sentence in sentences:
-        if out and len(out) + len(sentence) + 1 > limit:
-            break
-        out = f"{out} {sentence}".strip()
-    return out if out and len(out) <= limit else text[: limit - 1] + "…"
+def _with_reference(session_id: str) -> RowChange:
+    def change(row: BoardRow) -> BoardRow:
+        if session_id in row.referenced_by:
+            return row
+        return row.with_(referenced_by=[*row.referenced_by, session_id])
+
+    return change
 
 
-def _topic_from(snapshot: Snapshot, limit: int = 60) -> str:
-    context = snapshot.items(CONTEXT)
-    if not context:
-        return ""
-    first = re.split(r"(?<=[.!?。！？])\s*|\n", context[0].strip())[0].strip().rstrip(".。")
-    return first if len(first) <= limit else first[: limit - 1] + "…"
+def _without_reference(session_id: str) -> RowChange:
+    return lambda row: row.with_(referenced_by=[r for r in row.referenced_by if r != session_id])
 
 
-def _appended(refs: list[str], session_id: str) -> list[str]:
-    return refs if session_id in refs else [*refs, session_id]
+def _mark_stale(row: BoardRow) -> BoardRow:
+    return row.with_(status="stale") if row.status == "active" else row
 
 
 def _continuing(source: BoardRow) -> str:

@@ -26,6 +26,10 @@ NONE = "None"
 
 _MARKER = re.compile(r"^\s*(\[(?:superseded|resolved|done)\])\s*", re.IGNORECASE)
 _NONE_ITEM = re.compile(r"^`?none`?\.?$", re.IGNORECASE)
+# The "(Decisions)" a resolved item carries to say where it came from.
+_SECTION_SUFFIX = re.compile(
+    r" \((?:Decisions|Files / Artifacts|Open Questions|Next Actions|Continues From)\)$"
+)
 
 
 def canonical_section(title: str) -> str | None:
@@ -52,38 +56,49 @@ def item_key(item: str) -> str:
 
 @dataclass(slots=True)
 class Snapshot:
-    metadata: dict[str, str] = field(default_factory=dict)
+    metadata: dict[str, str] = field(default_factory=dict)  # template fields, then others
     sections: dict[str, list[str]] = field(default_factory=dict)
     extra: list[tuple[str, list[str]]] = field(default_factory=list)  # sections not ours
+    preamble: list[str] = field(default_factory=list)  # text between the title and ## Metadata
+    metadata_notes: list[str] = field(default_factory=list)  # non-row lines under Metadata
 
     @classmethod
     def parse(cls, text: str) -> Snapshot:
         snapshot = cls()
         heading: str | None = None
         body: list[str] = []
+        titled = False
+        fenced = False
 
         def flush() -> None:
             if heading is None:
+                snapshot.preamble = _trim(body)
                 return
             name = canonical_section(heading)
             if name is None and heading.lower() == "metadata":
                 for line in body:
                     cells = [c.strip() for c in line.strip().strip("|").split("|")]
-                    if len(cells) == 2 and cells[0] in METADATA_FIELDS:
-                        snapshot.metadata[cells[0]] = cells[1]
+                    if line.strip().startswith("|") and len(cells) == 2:
+                        if cells[0] not in ("Field", "") and not set(cells[0]) <= set("-: "):
+                            snapshot.metadata[cells[0]] = cells[1]
+                    elif line.strip():
+                        snapshot.metadata_notes.append(line)
             elif name is None:
                 snapshot.extra.append((heading, _trim(body)))
             else:
                 items = _paragraphs(body) if name == CONTEXT else _items(body)
                 snapshot.sections.setdefault(name, []).extend(items)
 
-        for line in text.splitlines():
-            if line.startswith("## "):
+        # Split on newlines only: U+2028 and friends inside a line are not line breaks.
+        for line in text.replace("\r\n", "\n").split("\n"):
+            if line.lstrip().startswith(("```", "~~~")):
+                fenced = not fenced
+            if not fenced and line.startswith("## "):
                 flush()
                 heading, body = line[3:].strip(), []
-            elif line.startswith("# "):
-                continue
-            elif heading is not None:
+            elif not fenced and not titled and heading is None and line.startswith("# "):
+                titled = True  # the title; the file name says the same
+            else:
                 body.append(line)
         flush()
         return snapshot
@@ -92,17 +107,16 @@ class Snapshot:
         return self.sections.get(section, [])
 
     def render(self, session_id: str) -> str:
-        lines = [
-            f"# Session: {session_id}",
-            "",
-            "## Metadata",
-            "",
-            "| Field | Value |",
-            "|---|---|",
-        ]
-        for name in METADATA_FIELDS:
+        lines = [f"# Session: {session_id}", ""]
+        if self.preamble:
+            lines += [*self.preamble, ""]
+        lines += ["## Metadata", "", "| Field | Value |", "|---|---|"]
+        others = [name for name in self.metadata if name not in METADATA_FIELDS]
+        for name in (*METADATA_FIELDS, *others):
             value = self.metadata.get(name, "")
             lines.append(f"| {name} | {value.replace('|', '/')} |")
+        if self.metadata_notes:
+            lines += ["", *self.metadata_notes]
         for name in SECTIONS:
             lines += ["", f"## {name}", ""]
             items = self.items(name)
@@ -142,7 +156,12 @@ def as_snapshot(content: SnapshotInput) -> Snapshot:
 
 def merge(old: Snapshot, new: Snapshot) -> Snapshot:
     """Integrate ``new`` into ``old`` section by section; nothing old is silently lost."""
-    merged = Snapshot(metadata=dict(old.metadata), extra=list(old.extra))
+    merged = Snapshot(
+        metadata=dict(old.metadata),
+        extra=list(old.extra),
+        preamble=list(old.preamble or new.preamble),
+        metadata_notes=list(old.metadata_notes or new.metadata_notes),
+    )
     for key, value in new.metadata.items():
         if key not in ("Session ID", "Agent Name", "Started At") and value:
             merged.metadata[key] = value
@@ -177,7 +196,7 @@ def merge(old: Snapshot, new: Snapshot) -> Snapshot:
 def dropped(old: Snapshot, merged: Snapshot) -> list[str]:
     """Old items that are neither in their section nor recorded as superseded/resolved."""
     missing = []
-    recorded = {item_key(i.rsplit(" (", 1)[0]) for i in merged.items(SUPERSEDED)}
+    recorded = {item_key(_SECTION_SUFFIX.sub("", i)) for i in merged.items(SUPERSEDED)}
     for name in SECTIONS:
         present = {item_key(item) for item in merged.items(name)}
         for item in old.items(name):
@@ -206,16 +225,27 @@ def _unique(items: list[str]) -> list[str]:
 
 
 def _items(body: list[str]) -> list[str]:
-    """List items (``- x`` or ``* x``, continuation lines kept); ``None`` means none."""
+    """List items (``- x`` or ``* x``); lines that follow an item (a code block, a wrapped
+    line) stay with it as written. ``None`` means none."""
     items: list[str] = []
+    fenced = False
     for line in body:
         stripped = line.strip()
+        starts_fence = stripped.startswith(("```", "~~~"))
+        if fenced or starts_fence:
+            if starts_fence:
+                fenced = not fenced
+            if items:
+                items[-1] += "\n" + line.rstrip()
+            else:
+                items.append(line.rstrip())
+            continue
         if not stripped or _NONE_ITEM.match(stripped.lstrip("-* ").strip()):
             continue
         if stripped[:2] in ("- ", "* "):
             items.append(stripped[2:].strip())
         elif items:
-            items[-1] += "\n  " + stripped
+            items[-1] += "\n" + line.rstrip()
         else:
             items.append(stripped)
     return items
@@ -249,3 +279,26 @@ def _trim(lines: list[str]) -> list[str]:
     while lines and not lines[-1].strip():
         lines = lines[:-1]
     return lines
+
+
+def summary_of(snapshot: Snapshot, limit: int = 200) -> str:
+    """The board row's Summary: the gist of Current Context, on one line."""
+    paragraphs = [p for p in snapshot.items(CONTEXT) if split_marker(p)[0] is None]
+    text = " ".join(" ".join(paragraphs).split())
+    if len(text) <= limit:
+        return text
+    out = ""
+    for sentence in re.split(r"(?<=[.!?。！？])\s*", text):
+        if out and len(out) + len(sentence) + 1 > limit:
+            break
+        out = f"{out} {sentence}".strip()
+    return out if out and len(out) <= limit else text[: limit - 1] + "…"
+
+
+def topic_of(snapshot: Snapshot, limit: int = 60) -> str:
+    """A topic from the first sentence of Current Context, or "" when there is none."""
+    context = snapshot.items(CONTEXT)
+    if not context:
+        return ""
+    first = re.split(r"(?<=[.!?。！？])\s*|\n", context[0].strip())[0].strip().rstrip(".。")
+    return first if len(first) <= limit else first[: limit - 1] + "…"

@@ -12,7 +12,7 @@ def split_row(line: str) -> list[str] | None:
 
     ``\\|`` inside a cell is a literal pipe, as Obsidian renders it.
     """
-    text = line.strip()
+    text = line.strip().lstrip("\ufeff")  # a byte order mark before the first row
     if not text.startswith("|"):
         return None
     inner = text[1:]
