@@ -8,7 +8,7 @@ written by hand or by other tools included, stays as it was.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from memvault.domain import BoardRow
@@ -98,16 +98,19 @@ def agent_name(name: str) -> str:
 
 @dataclass(slots=True)
 class Board:
-    """A parsed ``memory/index.md``: its lines, where the table is, and its rows."""
+    """A parsed ``memory/index.md``: its lines, where the table is, and its rows.
+
+    Parsing only finds each row's line and Session ID; a row's other cells are read when
+    it is asked for, so an operation on one row of a long board stays cheap.
+    """
 
     text: str
     lines: list[str]
     newline: str
-    table_end: int  # index of the first line after the table (rows are before it)
-    rows: list[BoardRow]  # in table order
+    table_start: int  # index of the first row line
+    table_end: int  # index of the first line after the table
     row_lines: dict[str, list[int]]  # session id → line indexes (several if duplicated)
-    row_at: dict[int, BoardRow]  # line index → row
-    unreadable: list[str]  # table lines that are not rows of nine cells
+    _parsed: dict[int, BoardRow | None] = field(default_factory=dict)
 
     @classmethod
     def parse(cls, text: str | None) -> Board:
@@ -117,21 +120,39 @@ class Board:
         header = _find_header(lines)
         if header is None:
             lines, header = _with_new_table(lines, newline)
-        rows, row_lines, row_at, unreadable = [], {}, {}, []
-        index = header + 2
+        row_lines: dict[str, list[int]] = {}
+        index = start = header + 2
         while index < len(lines):
-            cells = split_row(lines[index])
-            if cells is None:
+            line = lines[index].strip().lstrip("\ufeff")
+            if not line.startswith("|"):
                 break
-            if len(cells) == len(COLUMNS) and cells[0]:
-                row = row_from_cells(cells)
-                rows.append(row)
-                row_lines.setdefault(row.session_id, []).append(index)
-                row_at[index] = row
-            else:
-                unreadable.append(lines[index].rstrip("\r\n"))
+            session_id = line[1:].split("|", 1)[0].strip()
+            if session_id:
+                row_lines.setdefault(session_id, []).append(index)
             index += 1
-        return cls(text, lines, newline, index, rows, row_lines, row_at, unreadable)
+        return cls(text, lines, newline, start, index, row_lines)
+
+    def _row_at(self, index: int) -> BoardRow | None:
+        if index not in self._parsed:
+            cells = split_row(self.lines[index])
+            ok = cells is not None and len(cells) == len(COLUMNS)
+            self._parsed[index] = row_from_cells(cells) if ok else None
+        return self._parsed[index]
+
+    @property
+    def rows(self) -> list[BoardRow]:
+        """Every readable row, in table order."""
+        rows = (self._row_at(i) for i in range(self.table_start, self.table_end))
+        return [row for row in rows if row is not None]
+
+    @property
+    def unreadable(self) -> list[str]:
+        """Table lines that are not rows of nine cells."""
+        return [
+            self.lines[i].rstrip("\r\n")
+            for i in range(self.table_start, self.table_end)
+            if self._row_at(i) is None
+        ]
 
     def get(self, session_id: str) -> BoardRow | None:
         positions = self.row_lines.get(session_id)
@@ -142,7 +163,13 @@ class Board:
                 f"memory/index.md has {len(positions)} rows for {session_id}; "
                 "merge them by hand before memvault changes this session"
             )
-        return self.row_at[positions[0]]
+        row = self._row_at(positions[0])
+        if row is None:
+            raise BoardFormatError(
+                f"memory/index.md: the row of {session_id} does not have the board's nine "
+                "cells; fix it by hand before memvault changes this session"
+            )
+        return row
 
     def render(self) -> str:
         return "".join(self.lines)

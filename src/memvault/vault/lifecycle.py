@@ -560,9 +560,12 @@ class SessionBoard:
             gone = [
                 sid for sid in remove if (row := board.get(sid)) is not None and remove_when(row)
             ]
-            text = board.changed(rows, set(gone))
-            if append is not None:
-                text = Board.parse(text).appended(append)
+            if append is None:
+                text = board.changed(rows, set(gone))
+            elif rows or gone:
+                text = Board.parse(board.changed(rows, set(gone))).appended(append)
+            else:
+                text = board.appended(append)
             on_disk = read_text(self.index_path) or ""
             if on_disk != board.text:
                 board = Board.parse(on_disk)
