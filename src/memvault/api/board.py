@@ -12,12 +12,11 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
+from memvault.api import views
 from memvault.api.responses import JSONResponse
-from memvault.domain import BoardRow
 from memvault.errors import InvalidInput
 from memvault.memory import Memory
 from memvault.triggers import recognise
-from memvault.vault.board import format_references
 from memvault.vault.lifecycle import Report
 
 router = APIRouter(prefix="/agentmemory/board", tags=["session board"])
@@ -76,20 +75,6 @@ def _memory(request: Request) -> Memory:
     return request.app.state.memory
 
 
-def row_json(row: BoardRow) -> dict[str, Any]:
-    return {
-        "sessionId": row.session_id,
-        "agentName": row.agent_name,
-        "topic": row.topic,
-        "summary": row.summary,
-        "keywords": row.keywords,
-        "status": row.status,
-        "referencedBy": format_references(row.referenced_by),
-        "startedAt": row.started_at,
-        "updatedAt": row.updated_at,
-    }
-
-
 def _answer(report: Report) -> JSONResponse:
     body = report.to_dict()
     if not report.ok:
@@ -107,7 +92,7 @@ async def _run(function, *args, **kwargs) -> JSONResponse:
 
 @router.get("/sessions", summary="Board rows, in reading priority")
 def sessions(request: Request) -> dict[str, Any]:
-    return {"sessions": [row_json(row) for row in _memory(request).board_rows()]}
+    return {"sessions": [views.board_row(row) for row in _memory(request).board_rows()]}
 
 
 @router.get("/sessions/{session_id}", summary="One board row and its snapshot")
@@ -117,7 +102,7 @@ def session(request: Request, session_id: str) -> JSONResponse:
     if row is None:
         return JSONResponse({"error": f"{session_id} is not on the board"}, status_code=404)
     snapshot = memory.board.snapshot_text(session_id)
-    return JSONResponse({"session": row_json(row), "snapshot": snapshot})
+    return JSONResponse({"session": views.board_row(row), "snapshot": snapshot})
 
 
 @router.post("/register", summary="Register a session (idle, or manual: active with a snapshot)")

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from memvault.domain import Observation, Session, Watermark
+from memvault.domain import BoardRow, Observation, Session, Watermark
 from memvault.memory import BulkResult, Health, ObserveResult
+from memvault.vault.board import format_references
 
 
 def observe_result(result: ObserveResult) -> dict[str, Any]:
@@ -107,4 +108,18 @@ def health(h: Health) -> dict[str, Any]:
             "jobsFailed": s.jobs_failed,
         },
         "process": {"pid": h.pid, "rssBytes": h.rss_bytes},
+    }
+
+
+def board_row(row: BoardRow) -> dict[str, Any]:
+    return {
+        "sessionId": row.session_id,
+        "agentName": row.agent_name,
+        "topic": row.topic,
+        "summary": row.summary,
+        "keywords": row.keywords,
+        "status": row.status,
+        "referencedBy": format_references(row.referenced_by),
+        "startedAt": row.started_at,
+        "updatedAt": row.updated_at,
     }

@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Column, Table
 
+from memvault.api import views
 from memvault.config import Settings
 from memvault.errors import MemvaultError
 from memvault.memory import Memory
@@ -160,25 +161,8 @@ def list_(as_json: Json = False) -> None:
     with _open() as memory:
         rows = memory.board_rows()
     if as_json:
-        console.print_json(
-            json.dumps(
-                [
-                    {
-                        "sessionId": r.session_id,
-                        "agentName": r.agent_name,
-                        "topic": r.topic,
-                        "summary": r.summary,
-                        "keywords": r.keywords,
-                        "status": r.status,
-                        "referencedBy": format_references(r.referenced_by),
-                        "startedAt": r.started_at,
-                        "updatedAt": r.updated_at,
-                    }
-                    for r in rows
-                ],
-                ensure_ascii=False,
-            )
-        )
+        rows_json = [views.board_row(r) for r in rows]
+        console.print_json(json.dumps(rows_json, ensure_ascii=False))
         return
     table = Table("Status", "Topic", "Summary", "Referenced By", "Updated At")
     table.columns.insert(0, Column("Session ID", no_wrap=True))
