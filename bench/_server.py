@@ -90,7 +90,7 @@ def envelope(session: str, n: int, *, text: str = "") -> dict:
         "hookType": "post_tool_use",
         "sessionId": session,
         "project": "bench",
-        "cwd": "/work/bench",
+        "cwd": "/home/dev/code/bench",
         "timestamp": "2026-11-30T12:00:00.000Z",
         "eventId": f"{session}-{n}",
         "data": {

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from memvault import Memory
-from memvault.vault import lifecycle
+from memvault.vault import board_files, lifecycle
 from memvault.vault.board import Board
 from memvault.vault.snapshot import CONTEXT, SUPERSEDED, Snapshot
 from tests.helpers import envelope
@@ -48,13 +48,14 @@ def test_a_row_deleted_by_hand_during_an_update_fails_cleanly(board, monkeypatch
 
 
 def fail_board_writes(monkeypatch):
-    write = lifecycle.write_atomic
+    write = board_files.write_atomic
 
     def refuse_index(path, text):
         if path.name == "index.md":
             raise OSError("disk full")
         write(path, text)
 
+    monkeypatch.setattr(board_files, "write_atomic", refuse_index)
     monkeypatch.setattr(lifecycle, "write_atomic", refuse_index)
 
 

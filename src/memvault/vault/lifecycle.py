@@ -11,11 +11,8 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 from memvault.domain import BoardRow
@@ -23,36 +20,24 @@ from memvault.vault.archive import render_archive_index
 from memvault.vault.board import (
     AUTO_SUMMARY,
     MANUAL_SUMMARY,
-    SESSION_ID,
     UNSET_TOPIC,
     Board,
     agent_name,
     format_time,
     parse_time,
-    row_cells,
-    rows_in,
 )
-from memvault.vault.files import memory_lock, read_text, write_atomic
+from memvault.vault.board_files import BoardError, BoardFiles, RowChange
+from memvault.vault.files import write_atomic
 from memvault.vault.snapshot import (
     CONTEXT,
     CONTINUES,
     Snapshot,
-    dropped,
-    merge,
     summary_of,
     topic_of,
 )
-from memvault.vault.table import cell_text
 
-Clock = Callable[[], datetime]
-RowChange = Callable[[BoardRow], BoardRow]
 DEFAULT_STALE_DAYS = 14
-_STATUS_ORDER = {"active": 0, "stale": 1, "idle": 2}
 _FAILURES = (OSError, ValueError)  # BoardError and BoardFormatError are ValueErrors too
-
-
-class BoardError(ValueError):
-    """An operation could not be done; nothing was changed."""
 
 
 @dataclass(slots=True)
@@ -75,62 +60,14 @@ class Report:
         }
 
 
-def local_now() -> datetime:
-    return datetime.now().astimezone()
-
-
 def host_word(agent: str) -> str:
     """The keyword naming the host of an agent (``cursor-main-agent`` → ``cursor-agent``)."""
     host = agent.removesuffix("main-agent").removesuffix("-").removesuffix("-agent")
     return f"{host}-agent" if host else "agent"
 
 
-class SessionBoard:
-    """The board and snapshots under ``<vault>/memory``."""
-
-    def __init__(self, vault: Path, *, clock: Clock = local_now, lock_timeout: float = 30.0):
-        self.vault = Path(vault)
-        self.memory_dir = self.vault / "memory"
-        self.index_path = self.memory_dir / "index.md"
-        self.sessions_dir = self.memory_dir / "sessions"
-        self.archive_dir = self.memory_dir / "archive"
-        self.clock = clock
-        self.lock_timeout = lock_timeout
-        self._continues_cache: dict[str, tuple[int, int, list[str]]] = {}
-
-    # -- reading ---------------------------------------------------------------------------
-
-    def board(self) -> Board:
-        return Board.parse(read_text(self.index_path))
-
-    def snapshot_path(self, session_id: str) -> Path:
-        if not SESSION_ID.fullmatch(session_id):
-            raise BoardError(f"{session_id!r} is not a Memory Session ID (YYYY-MM-DD-HHMM-agent)")
-        return self.sessions_dir / f"{session_id}.md"
-
-    def snapshot_text(self, session_id: str) -> str | None:
-        return read_text(self.sessions_dir / f"{session_id}.md")
-
-    def snapshot(self, session_id: str) -> Snapshot | None:
-        text = read_text(self.snapshot_path(session_id))
-        return Snapshot.parse(text) if text is not None else None
-
-    def rows(self) -> list[BoardRow]:
-        """Rows in reading priority: active, then stale, then idle; meaningful topics first,
-        then most recently updated."""
-
-        def priority(row: BoardRow) -> tuple:
-            updated = parse_time(row.updated_at)
-            return (
-                _STATUS_ORDER.get(row.status, 3),
-                row.topic.strip() in ("", UNSET_TOPIC),
-                -(updated.timestamp() if updated else 0),
-            )
-
-        return sorted(self.board().rows, key=priority)
-
-    def has_row(self, session_id: str) -> bool:
-        return self.board().get(session_id) is not None
+class SessionBoard(BoardFiles):
+    """The session lifecycle on the board and snapshots under ``<vault>/memory``."""
 
     # -- registration ----------------------------------------------------------------------
 
@@ -413,34 +350,6 @@ class SessionBoard:
         )
         return Report("organize", True, message=message, details=details)
 
-    def _continued_sources(self) -> tuple[dict[str, set[str]], set[str]]:
-        """(source id → ids of the snapshots whose Continues From names it, ids that have a
-        snapshot). Parsed files are cached by modification time and size."""
-        sources: dict[str, set[str]] = {}
-        try:
-            entries = list(os.scandir(self.sessions_dir))
-        except FileNotFoundError:
-            return sources, set()
-        seen = set()
-        for entry in entries:
-            if not entry.name.endswith(".md") or not entry.is_file():
-                continue
-            session_id = entry.name[:-3]
-            seen.add(session_id)
-            stat = entry.stat()
-            cached = self._continues_cache.get(session_id)
-            if cached and cached[:2] == (stat.st_mtime_ns, stat.st_size):
-                continued = cached[2]
-            else:
-                text = read_text(Path(entry.path)) or ""
-                continued = Snapshot.parse(text).items(CONTINUES)
-                self._continues_cache[session_id] = (stat.st_mtime_ns, stat.st_size, continued)
-            for source in continued:
-                sources.setdefault(source.strip(), set()).add(session_id)
-        for gone in set(self._continues_cache) - seen:
-            del self._continues_cache[gone]
-        return sources, seen
-
     # -- archive ---------------------------------------------------------------------------
 
     def archive(self, session_id: str, *, force: bool = False) -> Report:
@@ -504,124 +413,6 @@ class SessionBoard:
                 "releasedFrom": [r.session_id for r in released],
             },
         )
-
-    # -- writing ---------------------------------------------------------------------------
-
-    @contextmanager
-    def _locked(self) -> Iterator[None]:
-        with memory_lock(self.memory_dir, timeout=self.lock_timeout):
-            yield
-
-    @contextmanager
-    def _restoring(self, *paths: Path) -> Iterator[None]:
-        """Put ``paths`` back as they were if the block fails, so that a failed operation
-        leaves the vault as it found it."""
-        before = {path: read_text(path) for path in paths}
-        try:
-            yield
-        except BaseException:
-            for path, text in before.items():
-                if text is None:
-                    path.unlink(missing_ok=True)
-                elif read_text(path) != text:
-                    write_atomic(path, text)
-            raise
-
-    def _row(self, board: Board, session_id: str) -> BoardRow:
-        row = board.get(session_id)
-        if row is None:
-            raise BoardError(f"{session_id} is not on the board (memory/index.md)")
-        return row
-
-    def _write_board(
-        self,
-        board: Board,
-        *,
-        edit: dict[str, RowChange] | None = None,
-        remove: Iterable[str] = (),
-        remove_when: Callable[[BoardRow], bool] = lambda row: True,
-        append: BoardRow | None = None,
-    ) -> tuple[list[BoardRow], list[str]]:
-        """Change the latest file and verify; returns the rows written and the ids removed.
-
-        Changes are functions of the row as the file has it at the moment of writing. If
-        someone edited the file since it was read (people and other tools do not take our
-        lock), the changes are applied again to their version, so their edits to other rows
-        and other fields stay. A row that vanished meanwhile is an error, never a guess."""
-        edit = edit or {}
-        remove = list(remove)
-        for _ in range(5):
-            rows = []
-            for session_id, change in edit.items():
-                current = board.get(session_id)
-                if current is None:
-                    raise BoardError(f"{session_id} left the board while memvault was changing it")
-                rows.append(change(current))
-            gone = [
-                sid for sid in remove if (row := board.get(sid)) is not None and remove_when(row)
-            ]
-            if append is None:
-                text = board.changed(rows, set(gone))
-            elif rows or gone:
-                text = Board.parse(board.changed(rows, set(gone))).appended(append)
-            else:
-                text = board.appended(append)
-            on_disk = read_text(self.index_path) or ""
-            if on_disk != board.text:
-                board = Board.parse(on_disk)
-                continue
-            write_atomic(self.index_path, text)
-            self._verify_board(text, [*rows, *([append] if append else [])], gone)
-            return rows, gone
-        raise BoardError("memory/index.md kept changing while memvault tried to write it")
-
-    def _verify_board(self, text: str, rows: list[BoardRow], gone: list[str]) -> None:
-        """The file holds exactly what was meant; in it each changed row is there once with
-        its new values, and each removed one is gone."""
-        if read_text(self.index_path) != text:
-            raise BoardError("memory/index.md changed under the write; nothing was verified")
-        found = rows_in(text, {row.session_id for row in rows} | set(gone))
-        for row in rows:
-            if [row_cells(r) for r in found[row.session_id]] != [
-                [cell_text(c) for c in row_cells(row)]
-            ]:
-                raise BoardError(f"could not verify the row of {row.session_id}")
-        for session_id in gone:
-            if found[session_id]:
-                raise BoardError(f"could not verify the removal of {session_id}")
-
-    def _write_snapshot(
-        self,
-        row: BoardRow,
-        old: Snapshot,
-        content: Snapshot,
-        *,
-        updated_at: str,
-        topic: str | None = None,
-    ) -> Snapshot:
-        merged = merge(old, content)
-        merged.metadata.update(
-            {
-                "Session ID": row.session_id,
-                "Agent Name": old.metadata.get("Agent Name") or row.agent_name,
-                "Topic": topic
-                or content.metadata.get("Topic")
-                or old.metadata.get("Topic")
-                or (row.topic if row.topic != UNSET_TOPIC else topic_of(merged) or row.topic),
-                "Status": "active",
-                "Started At": old.metadata.get("Started At") or row.started_at,
-                "Updated At": updated_at,
-            }
-        )
-        lost = dropped(old, merged)
-        if lost:
-            raise BoardError(f"merge would drop: {'; '.join(lost)}")
-        path = self.snapshot_path(row.session_id)
-        write_atomic(path, merged.render(row.session_id))
-        check = self.snapshot(row.session_id)
-        if check is None or dropped(old, check) or check.metadata.get("Updated At") != updated_at:
-            raise BoardError(f"could not verify {path.relative_to(self.vault)}")
-        return merged
 
 
 def _with_reference(session_id: str) -> RowChange:
