@@ -68,6 +68,12 @@ class Settings(BaseSettings):
         validation_alias=_alias("MEMVAULT_AGENT_NAME", "agent_name"),
         description="Board agent name when the host does not say which it is.",
     )
+    fragments_dir: str = Field(
+        "agent-memory",
+        min_length=1,
+        validation_alias=_alias("MEMVAULT_FRAGMENTS_DIR", "fragments_dir"),
+        description="Folder of memory fragments, relative to the vault.",
+    )
     board_poll_seconds: float = Field(
         1.0,
         gt=0,
@@ -99,6 +105,10 @@ class Settings(BaseSettings):
     @property
     def vault_path(self) -> Path:
         return self.vault if self.vault is not None else self.home / "vault"
+
+    @property
+    def fragments_path(self) -> Path:
+        return self.vault_path / self.fragments_dir
 
     @property
     def server_url(self) -> str:

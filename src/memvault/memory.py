@@ -30,6 +30,7 @@ from memvault.errors import InvalidInput, MemvaultError, StoreFailure
 from memvault.ingest import Envelope, prepare
 from memvault.ingest.envelope import SessionStart, validate
 from memvault.store import AppendOutcome, Store, open_store
+from memvault.vault.fragments import CheckReport, check_folder
 from memvault.vault.lifecycle import Report, SessionBoard
 from memvault.vault.snapshot import SnapshotInput, as_snapshot
 
@@ -335,6 +336,15 @@ class Memory:
     def _registration_lock(self, session_id: str) -> threading.Lock:
         with self._locks_guard:
             return self._registration_locks.setdefault(session_id, threading.Lock())
+
+    # -- fragments ---------------------------------------------------------------------------
+
+    def check_fragments(self) -> CheckReport:
+        """Every fragment file that breaks the fragment rules, and how."""
+        folder = self.settings.fragments_path
+        if not folder.is_dir():
+            return CheckReport()
+        return check_folder(folder, root=self.settings.vault_path)
 
     def health(self) -> Health:
         stats = self.store.stats()

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from memvault import __version__
-from memvault.cli import board
+from memvault.cli import board, fragments
 from memvault.config import Settings, is_loopback
 
 app = typer.Typer(
@@ -26,6 +26,7 @@ console = Console()
 errors = Console(stderr=True, soft_wrap=True)
 app.add_typer(board.session_app, name="session")
 app.command("organize")(board.organize)
+app.add_typer(fragments.fragments_app, name="fragments")
 
 
 def _version(value: bool) -> None:

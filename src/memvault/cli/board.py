@@ -27,7 +27,7 @@ Json = Annotated[bool, typer.Option("--json", help="Print the report as JSON.")]
 Agent = Annotated[str | None, typer.Option("--agent", help="Agent name, e.g. cursor-main-agent.")]
 
 
-def _open() -> Memory:
+def open_memory() -> Memory:
     try:
         return Memory.open(Settings())
     except MemvaultError as exc:
@@ -64,7 +64,7 @@ def register(
 ) -> None:
     """Add a row for this session (idle; with --manual, active with a snapshot)."""
     content = file.read_text(encoding="utf-8") if file else None
-    with _open() as memory:
+    with open_memory() as memory:
         _show(
             memory.register_session(
                 agent=agent,
@@ -107,7 +107,7 @@ def update(
                 raise typer.Exit(2)
             sections.setdefault(name.strip(), []).append(text.strip())
         content = sections
-    with _open() as memory:
+    with open_memory() as memory:
         try:
             report = memory.update_session(
                 session_id, content, topic=topic, summary=summary, keywords=keywords
@@ -126,7 +126,7 @@ def continue_(
     as_json: Json = False,
 ) -> None:
     """Continue work from a source session (Continues From ↔ Referenced By)."""
-    with _open() as memory:
+    with open_memory() as memory:
         _show(
             memory.continue_session(None if current == "new" else current, source, agent=agent),
             as_json,
@@ -140,7 +140,7 @@ def release(
     as_json: Json = False,
 ) -> None:
     """Release a reference made by continue."""
-    with _open() as memory:
+    with open_memory() as memory:
         _show(memory.release_session(current, source), as_json)
 
 
@@ -151,14 +151,14 @@ def archive(
     as_json: Json = False,
 ) -> None:
     """Move a finished session into memory/archive/<id>/ and off the board."""
-    with _open() as memory:
+    with open_memory() as memory:
         _show(memory.archive_session(session_id, force=force), as_json)
 
 
 @session_app.command("list")
 def list_(as_json: Json = False) -> None:
     """Board rows, active and meaningful first."""
-    with _open() as memory:
+    with open_memory() as memory:
         rows = memory.board_rows()
     if as_json:
         rows_json = [views.board_row(r) for r in rows]
@@ -190,5 +190,5 @@ def organize(
     as_json: Json = False,
 ) -> None:
     """Delete idle rows and mark overdue active rows stale (never archives)."""
-    with _open() as memory:
+    with open_memory() as memory:
         _show(memory.organize(dry_run=dry_run, stale_days=stale_days), as_json)

@@ -1,0 +1,206 @@
+"""Memory fragments: one markdown file per long-term memory, in the vault's fragments folder.
+
+A fragment is named ``{project} - {YYYY-MM-DD} - {description}.md`` and carries YAML
+properties (``tags`` with ``agent-memory``, ``project``, ``date``, ``summary``,
+``importance``, optional ``confidence`` and ``source``) over a compressed body of short fact
+lines. This module holds those rules: safe names, reading a fragment, and the checks that
+``memvault fragments check`` reports for files written by hand.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memvault.vault import frontmatter
+from memvault.vault.files import read_text
+
+TAG = "agent-memory"
+FORBIDDEN_FIELDS = ("type", "related_fragments")
+NAME_LIMIT = 180  # bytes before the extension: room for a suffix, well under 255
+
+_UNSAFE = re.compile(r'[\\/:*?"<>|#^\[\]\x00-\x1f\x7f.]+')
+_WIKILINK = re.compile(r"\[\[[^\]\n]+\]\]")
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_NAME = re.compile(r"^(?P<project>.+?) - (?P<date>\d{4}-\d{2}-\d{2}) - (?P<description>.+)$")
+# Report-style heading trees the compressed form replaces (现象 / 根因 / 经验教训 and kin).
+_STORY_HEADINGS = re.compile(r"^#{1,6}\s*(现象|根因|原因|经验教训|教训|解决方案|背景|过程)\s*$")
+_LONG_LINE = 160  # characters: about two lines in Obsidian's reading view
+
+
+def safe_part(text: str) -> str:
+    """A piece of a file name that is valid on every OS and inside Obsidian links."""
+    text = unicodedata.normalize("NFC", text)
+    text = _UNSAFE.sub(" ", text)
+    return " ".join(text.split()).strip(" -")
+
+
+def fragment_name(project: str, date: str, description: str) -> str:
+    """``{project} - {date} - {description}.md``, made safe and bounded."""
+    if not _DATE.fullmatch(date):
+        raise ValueError(f"date must be YYYY-MM-DD, not {date!r}")
+    project_part = safe_part(project) or "general"
+    description_part = safe_part(description) or "note"
+    name = f"{project_part} - {date} - {description_part}"
+    while len(name.encode()) > NAME_LIMIT:
+        description_part = description_part[:-1].rstrip()
+        name = f"{project_part} - {date} - {description_part}"
+    return f"{name}.md"
+
+
+def free_path(folder: Path, name: str) -> Path:
+    """``folder/name``, or ``… 2.md``, ``… 3.md`` when taken: the same inputs give the same
+    names in the same order."""
+    path = folder / name
+    stem, n = name.removesuffix(".md"), 1
+    while path.exists():
+        n += 1
+        path = folder / f"{stem} {n}.md"
+    return path
+
+
+@dataclass(slots=True)
+class Fragment:
+    path: Path
+    properties: dict[str, Any]
+    body: str
+
+    @classmethod
+    def read(cls, path: Path) -> Fragment:
+        text = read_text(path)
+        if text is None:
+            raise FileNotFoundError(path)
+        _, body = frontmatter.split(text)
+        return cls(path, frontmatter.read(text), body)
+
+    @property
+    def project(self) -> str:
+        return str(self.properties.get("project") or "")
+
+    @property
+    def summary(self) -> str:
+        return str(self.properties.get("summary") or "")
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    path: str
+    severity: str  # "error": breaks a rule; "warning": not in the compressed form
+    rule: str
+    message: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {
+            "path": self.path,
+            "severity": self.severity,
+            "rule": self.rule,
+            "message": self.message,
+        }
+
+
+@dataclass(slots=True)
+class CheckReport:
+    files: int = 0
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "error"]
+
+
+def check_folder(folder: Path, root: Path | None = None) -> CheckReport:
+    """Check every ``.md`` file under ``folder`` (the archive included)."""
+    report = CheckReport()
+    root = root or folder
+    for path in sorted(folder.rglob("*.md")):
+        if any(part.startswith(".") for part in path.relative_to(folder).parts):
+            continue
+        report.files += 1
+        report.problems += check_file(path, root)
+    return report
+
+
+def check_file(path: Path, root: Path) -> list[Problem]:
+    where = str(path.relative_to(root))
+    problems: list[Problem] = []
+
+    def error(rule: str, message: str) -> None:
+        problems.append(Problem(where, "error", rule, message))
+
+    def warn(rule: str, message: str) -> None:
+        problems.append(Problem(where, "warning", rule, message))
+
+    text = read_text(path) or ""
+    lines, body = frontmatter.split(text)
+    if lines is None:
+        error("frontmatter", "no properties: a fragment starts with a --- YAML block ---")
+        props: dict[str, Any] = {}
+    else:
+        try:
+            props = frontmatter.read(text)
+        except frontmatter.FrontmatterError as exc:
+            error("frontmatter", str(exc))
+            return problems
+    for name in FORBIDDEN_FIELDS:
+        if name in props:
+            error(f"forbidden-{name}", f"`{name}` is not used in fragments; remove it")
+    links = _WIKILINK.findall(body)
+    if links:
+        error("wikilinks", f"fragments are plain text, not a linked graph: {', '.join(links[:3])}")
+    if lines is not None:
+        _check_properties(props, error, warn)
+    _check_body(body, warn)
+    match = _NAME.match(path.stem)
+    if not match:
+        warn("file-name", "name it `{project} - {YYYY-MM-DD} - {description}.md`")
+    elif props.get("project") and safe_part(str(props["project"])) != match["project"]:
+        warn("file-name", f"the name's project {match['project']!r} differs from `project`")
+    return problems
+
+
+def _check_properties(props: dict[str, Any], error, warn) -> None:
+    tags = props.get("tags")
+    tag_list = tags if isinstance(tags, list) else [t.strip() for t in str(tags or "").split(",")]
+    if TAG not in tag_list:
+        error("tags", f"`tags` must include {TAG}")
+    if not isinstance(tags, list) and tags is not None:
+        warn("tags", "write `tags` as a list")
+    if not str(props.get("project") or "").strip():
+        error("project", "`project` is required")
+    date = props.get("date")
+    if not isinstance(date, str) or not _DATE.fullmatch(date):
+        error("date", "`date` must be YYYY-MM-DD")
+    summary = props.get("summary")
+    if not isinstance(summary, str) or not summary.strip():
+        error("summary", "`summary` (one sentence, used to decide relevance) is required")
+    elif "\n" in summary.strip():
+        warn("summary", "`summary` should be one sentence on one line")
+    for name, required in (("importance", True), ("confidence", False)):
+        value = props.get(name)
+        if value is None:
+            if required:
+                error(name, f"`{name}` (a number from 0 to 1) is required")
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+            error(name, f"`{name}` must be a number from 0 to 1, not {value!r}")
+
+
+def _check_body(body: str, warn) -> None:
+    long_lines = 0
+    for line in body.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith("# "):
+            warn("title-heading", "no title heading: the file name is the title")
+        if _STORY_HEADINGS.match(stripped):
+            warn("heading-tree", f"use fact lines instead of report headings ({stripped})")
+        if len(stripped) > _LONG_LINE and not stripped.startswith(("```", "|")):
+            long_lines += 1
+    if long_lines:
+        warn(
+            "narrative",
+            f"{long_lines} line(s) longer than about two lines: compress them "
+            "into `- key: value` facts",
+        )
