@@ -187,6 +187,12 @@ def test_the_session_commands(tmp_path):
     assert organized.returncode == 0 and "would delete 0 idle" in organized.stdout
     bad = memvault(tmp_path, "session", "update", current, "--section", "no colon here")
     assert bad.returncode == 2 and "Section: text" in bad.stderr
+    shown = json.loads(memvault(tmp_path, "session", "show", current, "--json").stdout)
+    assert shown["session"]["status"] == "active" and "- use PKCE" in shown["snapshot"]
+    text = memvault(tmp_path, "session", "show", current)
+    assert text.returncode == 0 and "## Decisions" in text.stdout
+    missing = memvault(tmp_path, "session", "show", "2020-01-01-0000-nobody")
+    assert missing.returncode == 1 and "not on the board" in missing.stderr
     snapshot = tmp_path / "vault" / "memory" / "sessions" / f"{current}.md"
     assert "- use PKCE" in snapshot.read_text(encoding="utf-8")
 

@@ -180,6 +180,31 @@ def list_(as_json: Json = False) -> None:
     console.print(table)
 
 
+@session_app.command("show")
+def show(
+    session_id: Annotated[str, typer.Argument(help="The Memory Session ID to show.")],
+    as_json: Json = False,
+) -> None:
+    """A session's board row and its snapshot."""
+    with open_memory() as memory:
+        row = memory.board.board().get(session_id)
+        snapshot = memory.board.snapshot_text(session_id) if row else None
+    if row is None:
+        errors.print(f"[red]{session_id} is not on the board[/] (memory/index.md)")
+        raise typer.Exit(1)
+    if as_json:
+        console.print_json(
+            json.dumps({"session": views.board_row(row), "snapshot": snapshot}, ensure_ascii=False)
+        )
+        return
+    for key, value in views.board_row(row).items():
+        console.print(f"[bold]{key}[/]: {value}", highlight=False)
+    console.print()
+    console.print(
+        snapshot if snapshot is not None else "(no snapshot yet)", highlight=False, markup=False
+    )
+
+
 def organize(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Report only; change nothing.")
