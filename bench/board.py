@@ -5,21 +5,24 @@
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import statistics
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _server import machine
+from _server import machine, running_server
 
 from memvault.domain import BoardRow
 from memvault.vault.board import Board, format_time, row_cells
+from memvault.vault.board_files import local_now
 from memvault.vault.files import write_atomic
-from memvault.vault.lifecycle import SessionBoard, local_now
+from memvault.vault.lifecycle import SessionBoard
 from memvault.vault.snapshot import Snapshot
 
 ROWS = 1000
@@ -88,6 +91,28 @@ def register_many(vault: str, n: int, ready, go, out: multiprocessing.Queue) -> 
     out.put(ids)
 
 
+def session_start_latency(vault: Path, n: int = 50) -> list[float]:
+    """POST /session/start against a real server whose board has ROWS rows: what a host's
+    session-start hook waits for (it gives up after 0.8-1.5 s)."""
+    times = []
+    with running_server(MEMVAULT_VAULT=str(vault)) as url:
+        for i in range(n):
+            body = json.dumps(
+                {"sessionId": f"host-{i}", "project": "bench", "cwd": "/b", "agentId": "cursor"}
+            ).encode()
+            request = urllib.request.Request(
+                f"{url}/agentmemory/session/start",
+                data=body,
+                headers={"content-type": "application/json"},
+            )
+            began = time.perf_counter()
+            with urllib.request.urlopen(request, timeout=10) as response:
+                answer = json.load(response)
+            times.append((time.perf_counter() - began) * 1000)
+            assert answer["memorySessionId"], answer
+    return times
+
+
 def main() -> None:
     print(f"machine: {machine()}")
     with tempfile.TemporaryDirectory() as folder:
@@ -119,6 +144,12 @@ def main() -> None:
         for name, times in figures.items():
             p95 = sorted(times)[int(len(times) * 0.95) - 1]
             print(f"  {name:34s} {statistics.median(times):6.1f} ms / {p95:6.1f} ms")
+        latency = session_start_latency(vault)
+        p95 = sorted(latency)[int(len(latency) * 0.95) - 1]
+        print(
+            f"  {'POST /session/start (HTTP, registers)':34s} "
+            f"{statistics.median(latency):6.1f} ms / {p95:6.1f} ms"
+        )
         began = time.perf_counter()
         organized = board.organize()
         print(
