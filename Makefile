@@ -31,6 +31,7 @@ format: install
 
 bench: install
 	$(BIN)/python bench/ingest.py
+	$(BIN)/python bench/board.py
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info .pytest_cache .ruff_cache
