@@ -74,6 +74,13 @@ class Settings(BaseSettings):
         validation_alias=_alias("MEMVAULT_FRAGMENTS_DIR", "fragments_dir"),
         description="Folder of memory fragments, relative to the vault.",
     )
+    dedup_threshold: float = Field(
+        0.8,
+        gt=0,
+        le=1,
+        validation_alias=_alias("MEMVAULT_DEDUP_THRESHOLD", "dedup_threshold"),
+        description="A new fragment this similar to one of its project is merged into it.",
+    )
     board_poll_seconds: float = Field(
         1.0,
         gt=0,

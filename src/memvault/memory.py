@@ -32,6 +32,7 @@ from memvault.ingest.envelope import SessionStart, validate
 from memvault.store import AppendOutcome, Store, open_store
 from memvault.vault.fragments import CheckReport, check_folder
 from memvault.vault.lifecycle import Report, SessionBoard
+from memvault.vault.remember import Draft, FragmentRefused, Remembered, remember
 from memvault.vault.snapshot import SnapshotInput, as_snapshot
 
 log = logging.getLogger(__name__)
@@ -338,6 +339,20 @@ class Memory:
             return self._registration_locks.setdefault(session_id, threading.Lock())
 
     # -- fragments ---------------------------------------------------------------------------
+
+    def remember(self, draft: Draft, *, threshold: float | None = None) -> Remembered:
+        """Write a fragment, merged into its project's near-duplicate when there is one.
+
+        Raises ``InvalidInput`` (naming every problem) when the fragment breaks a rule;
+        nothing is written then."""
+        try:
+            return remember(
+                self.settings.fragments_path,
+                draft,
+                threshold=self.settings.dedup_threshold if threshold is None else threshold,
+            )
+        except FragmentRefused as exc:
+            raise InvalidInput(str(exc)) from None
 
     def check_fragments(self) -> CheckReport:
         """Every fragment file that breaks the fragment rules, and how."""

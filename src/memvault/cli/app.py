@@ -27,6 +27,7 @@ errors = Console(stderr=True, soft_wrap=True)
 app.add_typer(board.session_app, name="session")
 app.command("organize")(board.organize)
 app.add_typer(fragments.fragments_app, name="fragments")
+app.command("save")(fragments.save)
 
 
 def _version(value: bool) -> None:

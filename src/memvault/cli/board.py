@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Column, Table
 
 from memvault.api import views
@@ -31,7 +32,7 @@ def open_memory() -> Memory:
     try:
         return Memory.open(Settings())
     except MemvaultError as exc:
-        errors.print(f"[red]{exc}[/]")
+        errors.print(f"[red]{escape(str(exc))}[/]")
         raise typer.Exit(2) from None
 
 
@@ -40,12 +41,12 @@ def _show(report: Report, as_json: bool) -> None:
         console.print_json(json.dumps(report.to_dict(), ensure_ascii=False))
     else:
         (console if report.ok else errors).print(
-            f"[{'green' if report.ok else 'red'}]{report.operation}[/]: {report.message}",
+            f"[{'green' if report.ok else 'red'}]{report.operation}[/]: {escape(report.message)}",
             highlight=False,
         )
         for key, value in report.details.items():
             if value not in ([], {}, None) and key != "dryRun":
-                console.print(f"  {key}: {value}", highlight=False)
+                console.print(f"  {key}: {escape(str(value))}", highlight=False)
     if not report.ok:
         raise typer.Exit(1)
 
@@ -113,7 +114,7 @@ def update(
                 session_id, content, topic=topic, summary=summary, keywords=keywords
             )
         except ValueError as exc:
-            errors.print(f"[red]{exc}[/]")
+            errors.print(f"[red]{escape(str(exc))}[/]")
             raise typer.Exit(2) from None
         _show(report, as_json)
 

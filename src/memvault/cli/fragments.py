@@ -7,9 +7,12 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
-from memvault.cli.board import open_memory
+from memvault.cli.board import errors, open_memory
+from memvault.errors import InvalidInput
+from memvault.vault.remember import Draft, facts_from
 
 console = Console(soft_wrap=True)
 fragments_app = typer.Typer(help="Memory fragments in your vault.", no_args_is_help=True)
@@ -36,7 +39,7 @@ def check(
         table = Table("File", "Severity", "Rule", "What to do")
         for p in report.problems:
             colour = "red" if p.severity == "error" else "yellow"
-            table.add_row(p.path, f"[{colour}]{p.severity}[/]", p.rule, p.message)
+            table.add_row(escape(p.path), f"[{colour}]{p.severity}[/]", p.rule, escape(p.message))
         console.print(table)
         console.print(
             f"{report.files} file(s) checked: {len(report.errors)} error(s), "
@@ -44,3 +47,44 @@ def check(
         )
     if report.errors:
         raise typer.Exit(1)
+
+
+def save(
+    project: Annotated[str, typer.Option(help="The project the memory belongs to.")],
+    summary: Annotated[str, typer.Option(help="One sentence: what a search shows first.")],
+    fact: Annotated[
+        list[str] | None, typer.Option("--fact", help='A fact line, e.g. "why: …" (repeat).')
+    ] = None,
+    file: Annotated[
+        typer.FileText | None, typer.Option("--file", help="Facts as markdown lines.")
+    ] = None,
+    importance: Annotated[float, typer.Option(min=0, max=1, help="0 to 1.")] = 0.5,
+    confidence: Annotated[float | None, typer.Option(min=0, max=1, help="0 to 1.")] = None,
+    source: Annotated[str | None, typer.Option(help="Where it comes from.")] = None,
+    tag: Annotated[list[str] | None, typer.Option("--tag", help="A tag (repeat).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+) -> None:
+    """Remember something: a new fragment, or merged into a near-duplicate of its project."""
+    facts = list(fact or []) + (facts_from(file.read()) if file else [])
+    draft = Draft(
+        project=project,
+        summary=summary,
+        facts=facts,
+        importance=importance,
+        confidence=confidence,
+        source=source,
+        tags=list(tag or []),
+    )
+    with open_memory() as memory:
+        try:
+            result = memory.remember(draft)
+        except InvalidInput as exc:
+            errors.print(f"[red]not saved[/]: {escape(exc.message)}")
+            raise typer.Exit(2) from None
+        shown = result.to_dict(memory.settings.vault_path)
+    if as_json:
+        console.print_json(json.dumps(shown, ensure_ascii=False))
+    elif result.action == "merged":
+        console.print(f"merged into {shown['path']} (similarity {shown['similarity']})")
+    else:
+        console.print(f"created {shown['path']}")

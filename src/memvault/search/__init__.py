@@ -1,0 +1,1 @@
+"""Search: text analysis (CJK-aware), and the similarity used to deduplicate memories."""

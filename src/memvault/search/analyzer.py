@@ -1,0 +1,202 @@
+"""One analyzer for every language memvault meets, applied the same way to what is stored
+and to what is asked.
+
+Latin-script text is split into words, lower-cased, stripped of English stopwords and
+stemmed (Snowball). Chinese, Japanese and Korean have no spaces between words, so runs of
+those scripts become overlapping character pairs (``記憶體`` → ``記憶``, ``憶體``); a run of
+one character stays as itself. A two-character query therefore matches exactly the texts
+that contain it, which word-based tokenizers (and SQLite's unicode61 and trigram) miss.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+import unicodedata
+from collections import Counter
+
+import Stemmer
+
+_CJK = (
+    r"\u3040-\u30ff"  # hiragana, katakana
+    r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # CJK ideographs
+    r"\uac00-\ud7af"  # hangul syllables
+)
+_TOKEN = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+(?:['’][^\W_{_CJK}]+)?", re.UNICODE)
+_IS_CJK = re.compile(rf"[{_CJK}]")
+_CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+
+STOPWORDS = frozenset(
+    [
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "all",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "down",
+        "during",
+        "each",
+        "few",
+        "for",
+        "from",
+        "further",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "herself",
+        "him",
+        "himself",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "itself",
+        "just",
+        "me",
+        "more",
+        "most",
+        "my",
+        "myself",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "our",
+        "ours",
+        "ourselves",
+        "out",
+        "over",
+        "own",
+        "same",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "themselves",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "very",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "you",
+        "your",
+        "yours",
+        "yourself",
+        "yourselves",
+    ]
+)
+
+_stemmer = Stemmer.Stemmer("english")
+
+
+@functools.lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    return _stemmer.stemWord(word)
+
+
+def tokens(text: str) -> list[str]:
+    """The terms of ``text``, in order (repeats kept)."""
+    normal = unicodedata.normalize("NFKC", text)
+    out: list[str] = []
+    for match in _TOKEN.finditer(normal):
+        piece = match.group(0)
+        if _IS_CJK.match(piece):
+            if len(piece) == 1:
+                out.append(piece)
+            else:
+                out.extend(piece[i : i + 2] for i in range(len(piece) - 1))
+            continue
+        word = piece.lower()
+        if word in STOPWORDS or (len(word) < 2 and not word.isdigit()):
+            continue
+        out.append(_stem(word.replace("’", "'")))
+        parts = _CAMEL.findall(piece)
+        if len(parts) > 1:  # fetchUser → fetchuser, fetch, user
+            out.extend(
+                _stem(part.lower())
+                for part in parts
+                if (len(part) > 1 or part.isdigit()) and part.lower() not in STOPWORDS
+            )
+    return out
+
+
+def similarity(a: str, b: str) -> float:
+    """Cosine similarity of the two texts' term counts, from 0 (nothing shared) to 1."""
+    left, right = Counter(tokens(a)), Counter(tokens(b))
+    if not left or not right:
+        return 0.0
+    dot = sum(count * right[term] for term, count in left.items())
+    norm = math.sqrt(sum(c * c for c in left.values())) * math.sqrt(
+        sum(c * c for c in right.values())
+    )
+    return dot / norm

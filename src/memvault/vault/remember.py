@@ -1,0 +1,213 @@
+"""Writing fragments: create a new one, or merge into the same project's near-duplicate.
+
+Before a fragment is written, the project's fragments are compared with it (summary and
+facts, through the search analyzer). Above the threshold (0.8 by default) the new facts are
+merged into the existing file (union of facts and tags, the higher importance and
+confidence, today's date, every source kept) instead of creating a near-copy. All of it
+happens under the fragments folder's lock, so concurrent writers never lose an update, and
+every write is atomic and verified.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memvault.search.analyzer import similarity
+from memvault.vault import frontmatter
+from memvault.vault.files import memory_lock, read_text, write_atomic
+from memvault.vault.fragments import (
+    FORBIDDEN_FIELDS,
+    TAG,
+    Fragment,
+    fragment_name,
+    free_path,
+)
+
+DEFAULT_THRESHOLD = 0.8
+_WIKILINK = re.compile(r"\[\[[^\]\n]+\]\]")
+_FACT = re.compile(r"^\s*[-*] ")
+
+
+class FragmentRefused(ValueError):
+    """The fragment breaks a rule; nothing was written."""
+
+
+@dataclass(slots=True)
+class Draft:
+    """What to remember: a one-sentence summary and the facts behind it."""
+
+    project: str
+    summary: str
+    facts: list[str]
+    importance: float = 0.5
+    confidence: float | None = None
+    source: str | None = None
+    tags: list[str] = field(default_factory=list)
+    date: str | None = None  # YYYY-MM-DD; today when not given
+    description: str | None = None  # for the file name; the summary when not given
+    properties: dict[str, Any] = field(default_factory=dict)  # anything else to keep
+
+
+@dataclass(slots=True)
+class Remembered:
+    action: str  # "created" | "merged"
+    path: Path
+    similarity: float | None = None  # to the fragment merged into, or the closest one
+
+    def to_dict(self, root: Path) -> dict[str, Any]:
+        return {
+            "action": self.action,
+            "path": str(self.path.relative_to(root)),
+            "similarity": None if self.similarity is None else round(self.similarity, 4),
+        }
+
+
+def facts_from(body: str) -> list[str]:
+    """A body as fact lines: list items as they are, other lines made into items; title
+    headings and report-style headings dropped (the file name is the title)."""
+    facts = []
+    for line in body.split("\n"):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        facts.append(_FACT.sub("", stripped) if _FACT.match(stripped) else stripped)
+    return facts
+
+
+def check_draft(draft: Draft) -> None:
+    problems = []
+    if not draft.project.strip():
+        problems.append("project is required")
+    if not draft.summary.strip():
+        problems.append("summary is required (one sentence)")
+    if not draft.facts:
+        problems.append("at least one fact is required")
+    for name in FORBIDDEN_FIELDS:
+        if name in draft.properties:
+            problems.append(f"`{name}` is not used in fragments")
+    links = _WIKILINK.findall(" ".join([draft.summary, *draft.facts]))
+    if links:
+        problems.append(f"fragments are plain text, without [[wikilinks]]: {', '.join(links)}")
+    for name, value in (("importance", draft.importance), ("confidence", draft.confidence)):
+        if value is not None and not 0 <= value <= 1:
+            problems.append(f"{name} must be from 0 to 1, not {value}")
+    if draft.date is not None and not re.fullmatch(r"\d{4}-\d{2}-\d{2}", draft.date):
+        problems.append(f"date must be YYYY-MM-DD, not {draft.date!r}")
+    if problems:
+        raise FragmentRefused("; ".join(problems))
+
+
+def remember(folder: Path, draft: Draft, *, threshold: float = DEFAULT_THRESHOLD) -> Remembered:
+    """Write ``draft`` into ``folder``: merged into the most similar fragment of its project
+    when that one is more than ``threshold`` alike, else as a new file."""
+    check_draft(draft)
+    date = draft.date or dt.date.today().isoformat()
+    text = _comparable(draft.summary, draft.facts)
+    with memory_lock(folder):
+        best, score = None, None
+        for fragment in _project_fragments(folder, draft.project):
+            alike = similarity(text, _comparable(fragment.summary, facts_from(fragment.body)))
+            if score is None or alike > score:
+                best, score = fragment, alike
+        if best is not None and score is not None and score > threshold:
+            _merge_into(best, draft, date)
+            return Remembered("merged", best.path, score)
+        path = free_path(
+            folder, fragment_name(draft.project, date, draft.description or draft.summary)
+        )
+        write_atomic(path, _new_fragment(draft, date))
+        _verify(path, draft.facts)
+        return Remembered("created", path, score)
+
+
+def _project_fragments(folder: Path, project: str) -> list[Fragment]:
+    found = []
+    for path in sorted(folder.glob("*.md")):  # the archive (_archive/) is not merged into
+        try:
+            fragment = Fragment.read(path)
+        except (OSError, frontmatter.FrontmatterError):
+            continue
+        if fragment.project.strip() == project.strip():
+            found.append(fragment)
+    return found
+
+
+def _comparable(summary: str, facts: list[str]) -> str:
+    return "\n".join([summary, *facts])
+
+
+def _new_fragment(draft: Draft, date: str) -> str:
+    properties: dict[str, Any] = {
+        "tags": [TAG, *[t for t in draft.tags if t != TAG]],
+        "project": draft.project,
+        "date": dt.date.fromisoformat(date),
+        "summary": " ".join(draft.summary.split()),
+        "importance": draft.importance,
+    }
+    if draft.confidence is not None:
+        properties["confidence"] = draft.confidence
+    if draft.source:
+        properties["source"] = draft.source
+    properties.update(draft.properties)
+    lines = [frontmatter.FENCE, *(frontmatter.render_property(k, v) for k, v in properties.items())]
+    lines += [frontmatter.FENCE, *(f"- {fact}" for fact in draft.facts)]
+    return "\n".join(lines) + "\n"
+
+
+def _merge_into(fragment: Fragment, draft: Draft, date: str) -> None:
+    """Union of facts and tags, higher importance and confidence, today's date, sources
+    kept; the person's other properties and formatting stay as they are."""
+    text = read_text(fragment.path) or ""
+    props = fragment.properties
+    existing = facts_from(fragment.body)
+    known = {_key(fact) for fact in existing}
+    added = [fact for fact in draft.facts if _key(fact) not in known]
+    changes: dict[str, Any] = {"date": dt.date.fromisoformat(date)}
+    tags = props.get("tags") if isinstance(props.get("tags"), list) else []
+    new_tags = [t for t in [TAG, *draft.tags] if t not in tags]
+    if new_tags:
+        changes["tags"] = [*tags, *new_tags]
+    for name in ("importance", "confidence"):
+        mine, theirs = getattr(draft, name), props.get(name)
+        if mine is not None and (not isinstance(theirs, int | float) or mine > theirs):
+            changes[name] = mine
+    # Provenance: `source` stays as written; `sources` lists every source merged in.
+    sources = _sources(props)
+    if draft.source and draft.source not in sources:
+        changes["sources"] = [*sources, draft.source]
+    _, body = frontmatter.split(text)
+    body = body.rstrip("\n")
+    if added:
+        body = (body + "\n" if body else "") + "\n".join(f"- {fact}" for fact in added)
+    head = frontmatter.with_properties(text, changes)
+    head_only, _ = frontmatter.split(head)
+    assert head_only is not None
+    newline = "\r\n" if "\r\n" in text else "\n"
+    rendered = newline.join([frontmatter.FENCE, *head_only, frontmatter.FENCE]) + newline
+    write_atomic(fragment.path, rendered + body + newline)
+    _verify(fragment.path, [*existing, *added])
+
+
+def _sources(props: dict[str, Any]) -> list[str]:
+    listed = props.get("sources")
+    found = [str(v) for v in listed] if isinstance(listed, list) else []
+    single = props.get("source")
+    if single and str(single) not in found:
+        found.insert(0, str(single))
+    return found
+
+
+def _verify(path: Path, facts: list[str]) -> None:
+    written = Fragment.read(path)
+    present = {_key(fact) for fact in facts_from(written.body)}
+    missing = [fact for fact in facts if _key(fact) not in present]
+    if missing:
+        raise OSError(f"could not verify {path.name}: missing {missing[:3]}")
+
+
+def _key(fact: str) -> str:
+    return " ".join(fact.lower().split())
