@@ -81,6 +81,9 @@ def save(
         except InvalidInput as exc:
             errors.print(f"[red]not saved[/]: {escape(exc.message)}")
             raise typer.Exit(2) from None
+        except OSError as exc:
+            errors.print(f"[red]not saved[/]: {escape(str(exc))}")
+            raise typer.Exit(1) from None
         shown = result.to_dict(memory.settings.vault_path)
     if as_json:
         console.print_json(json.dumps(shown, ensure_ascii=False))

@@ -22,6 +22,7 @@ _CJK = (
     r"\u3040-\u30ff"  # hiragana, katakana
     r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # CJK ideographs
     r"\uac00-\ud7af"  # hangul syllables
+    r"\U00020000-\U0003134f"  # CJK extension ideographs B to G
 )
 _TOKEN = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+(?:['’][^\W_{_CJK}]+)?", re.UNICODE)
 _IS_CJK = re.compile(rf"[{_CJK}]")
@@ -177,10 +178,11 @@ def tokens(text: str) -> list[str]:
                 out.extend(piece[i : i + 2] for i in range(len(piece) - 1))
             continue
         word = piece.lower()
-        if word in STOPWORDS or (len(word) < 2 and not word.isdigit()):
+        # Single letters are noise, except names like C or R written as capitals.
+        if word in STOPWORDS or (len(word) < 2 and not (word.isdigit() or piece.isupper())):
             continue
         out.append(_stem(word.replace("’", "'")))
-        parts = _CAMEL.findall(piece)
+        parts = _CAMEL.findall(piece) if piece.isascii() else []
         if len(parts) > 1:  # fetchUser → fetchuser, fetch, user
             out.extend(
                 _stem(part.lower())

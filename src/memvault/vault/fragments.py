@@ -21,6 +21,7 @@ from memvault.vault.files import read_text
 TAG = "agent-memory"
 FORBIDDEN_FIELDS = ("type", "related_fragments")
 NAME_LIMIT = 180  # bytes before the extension: room for a suffix, well under 255
+PROJECT_LIMIT = 80  # bytes of the name a project may take
 
 _UNSAFE = re.compile(r'[\\/:*?"<>|#^\[\]\x00-\x1f\x7f.]+')
 _WIKILINK = re.compile(r"\[\[[^\]\n]+\]\]")
@@ -42,13 +43,16 @@ def fragment_name(project: str, date: str, description: str) -> str:
     """``{project} - {date} - {description}.md``, made safe and bounded."""
     if not _DATE.fullmatch(date):
         raise ValueError(f"date must be YYYY-MM-DD, not {date!r}")
-    project_part = safe_part(project) or "general"
-    description_part = safe_part(description) or "note"
-    name = f"{project_part} - {date} - {description_part}"
-    while len(name.encode()) > NAME_LIMIT:
-        description_part = description_part[:-1].rstrip()
-        name = f"{project_part} - {date} - {description_part}"
-    return f"{name}.md"
+    project_part = _bounded(safe_part(project) or "general", PROJECT_LIMIT)
+    room = NAME_LIMIT - len(f"{project_part} - {date} - ".encode())
+    description_part = _bounded(safe_part(description) or "note", room)
+    return f"{project_part} - {date} - {description_part}.md"
+
+
+def _bounded(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` UTF-8 bytes, on a character boundary."""
+    cut = text.encode()[:limit].decode("utf-8", errors="ignore").rstrip(" -")
+    return cut or text[:1]
 
 
 def free_path(folder: Path, name: str) -> Path:
@@ -133,7 +137,11 @@ def check_file(path: Path, root: Path) -> list[Problem]:
     def warn(rule: str, message: str) -> None:
         problems.append(Problem(where, "warning", rule, message))
 
-    text = read_text(path) or ""
+    try:
+        text = read_text(path) or ""
+    except UnicodeDecodeError:
+        error("encoding", "not UTF-8 text: save it as UTF-8")
+        return problems
     lines, body = frontmatter.split(text)
     if lines is None:
         error("frontmatter", "no properties: a fragment starts with a --- YAML block ---")

@@ -15,7 +15,13 @@ from typing import Any
 import yaml
 
 FENCE = "---"
-_KEY = re.compile(r"^([^\s#:][^:]*?)\s*:(?:\s|$)")
+_KEY = re.compile(r"""^("(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^\s#:'"-][^:]*?)\s*:(?:\s|$)""")
+# Strings a YAML 1.2 reader (js-yaml, Obsidian's parser…) would take for something else.
+_YAML12_SPECIAL = re.compile(
+    r"[-+]?(?:\.inf|\.Inf|\.INF)|\.nan|\.NaN|\.NAN|[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?"
+    r"|\.[0-9_]+)(?:[eE][-+]?[0-9]+)?|0o[0-7]+|0x[0-9a-fA-F]+|true|True|TRUE|false|False"
+    r"|FALSE|null|Null|NULL|~|yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF"
+)
 
 
 class FrontmatterError(ValueError):
@@ -51,27 +57,49 @@ def read(text: str) -> dict[str, Any]:
 
 
 def with_properties(text: str, changes: dict[str, Any], remove: tuple[str, ...] = ()) -> str:
-    """``text`` with ``changes`` set and ``remove`` deleted; every other line as it was."""
+    """``text`` with ``changes`` set and ``remove`` deleted; every other byte as it was."""
+    bom = "\ufeff" if text.startswith("\ufeff") else ""
     lines, body = split(text)
     newline = "\r\n" if "\r\n" in text else "\n"
     if lines is None:
-        lines, body = [], text
+        lines, body = [], text.removeprefix("\ufeff")
     lines = [line.rstrip("\r") for line in lines]
     spans = _key_spans(lines)
+    dropped: set[int] = set()
+    replaced: dict[int, list[str]] = {}
+    appended: list[str] = []
     for key in remove:
         if key in spans:
-            start, end = spans[key]
-            lines[start:end] = [None] * (end - start)  # type: ignore[list-item]
+            dropped.update(range(*spans[key]))
     for key, value in changes.items():
-        rendered = render_property(key, value)
+        rendered = render_property(key, value).split("\n")
         if key in spans:
             start, end = spans[key]
-            lines[start:end] = [rendered] + [None] * (end - start - 1)  # type: ignore[list-item]
+            replaced[start] = rendered
+            dropped.update(range(start + 1, end))
         else:
-            lines.append(rendered)
-    kept = [line for line in lines if line is not None]
-    head = newline.join([FENCE, *kept, FENCE])
-    return f"{head}{newline}{body}" if body else f"{head}{newline}"
+            appended += rendered
+    kept: list[str] = []
+    for index, line in enumerate(lines):
+        if index in replaced:
+            kept += replaced[index]
+        elif index not in dropped:
+            kept.append(line)
+    head = newline.join([FENCE, *kept, *appended, FENCE])
+    return f"{bom}{head}{newline}{body}" if body else f"{bom}{head}{newline}"
+
+
+def replace_body(text: str, body: str) -> str:
+    """``text`` with everything after its frontmatter replaced by ``body``."""
+    lines, _ = split(text)
+    if lines is None:
+        return body
+    bom = 1 if text.startswith("\ufeff") else 0
+    offset = bom
+    for _ in range(len(lines) + 2):  # the two fences and the lines between them
+        end = text.find("\n", offset)
+        offset = len(text) if end < 0 else end + 1
+    return text[:offset] + body
 
 
 def render_property(key: str, value: Any) -> str:
@@ -94,6 +122,8 @@ def _scalar(value: Any) -> str:
     if value is None:
         return ""
     text = str(value)
+    if _YAML12_SPECIAL.fullmatch(text):
+        return "'" + text.replace("'", "''") + "'"
     dumped = yaml.safe_dump(text, allow_unicode=True, default_flow_style=True, width=10**9)
     dumped = dumped.removesuffix("\n...\n").rstrip("\n")
     return dumped
@@ -110,10 +140,16 @@ def _key_spans(lines: list[str]) -> dict[str, tuple[int, int]]:
         if match and not line.startswith((" ", "\t", "-")):
             if current is not None:
                 spans[current] = (start, _trim_end(lines, start, index))
-            current, start = match.group(1).strip().strip("'\""), index
+            current, start = _unquote(match.group(1).strip()), index
     if current is not None:
         spans[current] = (start, _trim_end(lines, start, len(lines)))
     return spans
+
+
+def _unquote(key: str) -> str:
+    if len(key) >= 2 and key[0] == key[-1] and key[0] in "'\"":
+        return key[1:-1]
+    return key
 
 
 def _trim_end(lines: list[str], start: int, end: int) -> int:

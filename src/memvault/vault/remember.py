@@ -28,6 +28,9 @@ from memvault.vault.fragments import (
 )
 
 DEFAULT_THRESHOLD = 0.8
+MANAGED = frozenset(
+    {"tags", "project", "date", "summary", "importance", "confidence", "source", "sources"}
+)
 _WIKILINK = re.compile(r"\[\[[^\]\n]+\]\]")
 _FACT = re.compile(r"^\s*[-*] ")
 
@@ -86,9 +89,16 @@ def check_draft(draft: Draft) -> None:
         problems.append("summary is required (one sentence)")
     if not draft.facts:
         problems.append("at least one fact is required")
+    for fact in draft.facts:
+        if not fact.strip():
+            problems.append("a fact is empty")
+        elif "\n" in fact.strip():
+            problems.append(f"a fact is one line (split it into several): {fact[:40]!r}")
     for name in FORBIDDEN_FIELDS:
         if name in draft.properties:
             problems.append(f"`{name}` is not used in fragments")
+    for name in sorted(set(draft.properties) & MANAGED):
+        problems.append(f"`{name}` is set by its own field, not through properties")
     links = _WIKILINK.findall(" ".join([draft.summary, *draft.facts]))
     if links:
         problems.append(f"fragments are plain text, without [[wikilinks]]: {', '.join(links)}")
@@ -120,17 +130,24 @@ def remember(folder: Path, draft: Draft, *, threshold: float = DEFAULT_THRESHOLD
             folder, fragment_name(draft.project, date, draft.description or draft.summary)
         )
         write_atomic(path, _new_fragment(draft, date))
-        _verify(path, draft.facts)
+        try:
+            _verify(path, draft.facts)
+        except BaseException:
+            path.unlink(missing_ok=True)
+            raise
         return Remembered("created", path, score)
 
 
 def _project_fragments(folder: Path, project: str) -> list[Fragment]:
     found = []
-    for path in sorted(folder.glob("*.md")):  # the archive (_archive/) is not merged into
+    for path in sorted(folder.rglob("*.md")):
+        parts = path.relative_to(folder).parts
+        if parts[0] == "_archive" or any(part.startswith(".") for part in parts):
+            continue  # archived fragments are not merged into; hidden folders are not ours
         try:
             fragment = Fragment.read(path)
-        except (OSError, frontmatter.FrontmatterError):
-            continue
+        except (OSError, UnicodeDecodeError, frontmatter.FrontmatterError):
+            continue  # `memvault fragments check` reports files that cannot be read
         if fragment.project.strip() == project.strip():
             found.append(fragment)
     return found
@@ -167,9 +184,9 @@ def _merge_into(fragment: Fragment, draft: Draft, date: str) -> None:
     known = {_key(fact) for fact in existing}
     added = [fact for fact in draft.facts if _key(fact) not in known]
     changes: dict[str, Any] = {"date": dt.date.fromisoformat(date)}
-    tags = props.get("tags") if isinstance(props.get("tags"), list) else []
+    tags = _tag_list(props.get("tags"))
     new_tags = [t for t in [TAG, *draft.tags] if t not in tags]
-    if new_tags:
+    if new_tags or not isinstance(props.get("tags"), list):
         changes["tags"] = [*tags, *new_tags]
     for name in ("importance", "confidence"):
         mine, theirs = getattr(draft, name), props.get(name)
@@ -179,17 +196,25 @@ def _merge_into(fragment: Fragment, draft: Draft, date: str) -> None:
     sources = _sources(props)
     if draft.source and draft.source not in sources:
         changes["sources"] = [*sources, draft.source]
-    _, body = frontmatter.split(text)
-    body = body.rstrip("\n")
-    if added:
-        body = (body + "\n" if body else "") + "\n".join(f"- {fact}" for fact in added)
-    head = frontmatter.with_properties(text, changes)
-    head_only, _ = frontmatter.split(head)
-    assert head_only is not None
+    changes.update({k: v for k, v in draft.properties.items() if k not in props})
+    updated = frontmatter.with_properties(text, changes)
+    _, body = frontmatter.split(updated)
     newline = "\r\n" if "\r\n" in text else "\n"
-    rendered = newline.join([frontmatter.FENCE, *head_only, frontmatter.FENCE]) + newline
-    write_atomic(fragment.path, rendered + body + newline)
-    _verify(fragment.path, [*existing, *added])
+    body = body.rstrip("\r\n")
+    if added:
+        body = (body + newline if body else "") + newline.join(f"- {fact}" for fact in added)
+    write_atomic(fragment.path, frontmatter.replace_body(updated, body + newline))
+    try:
+        _verify(fragment.path, [*existing, *added])
+    except BaseException:
+        write_atomic(fragment.path, text)
+        raise
+
+
+def _tag_list(value: Any) -> list[str]:
+    if isinstance(value, list):
+        return [str(tag) for tag in value]
+    return [tag.strip() for tag in str(value or "").split(",") if tag.strip()]
 
 
 def _sources(props: dict[str, Any]) -> list[str]:
