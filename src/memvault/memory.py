@@ -6,6 +6,7 @@ import asyncio
 import functools
 import logging
 import os
+import re
 import sys
 import threading
 import time
@@ -30,6 +31,7 @@ from memvault.errors import InvalidInput, MemvaultError, StoreFailure
 from memvault.ingest import Envelope, prepare
 from memvault.ingest.envelope import SessionStart, validate
 from memvault.store import AppendOutcome, Store, open_store
+from memvault.vault.board import BoardFormatError
 from memvault.vault.fragments import CheckReport, check_folder
 from memvault.vault.lifecycle import Report, SessionBoard
 from memvault.vault.remember import Draft, FragmentRefused, Remembered, remember
@@ -98,6 +100,8 @@ class Memory:
         self.store = store
         self._started = time.monotonic()
         self._linked: set[str] = set()
+        self._registering: set[str] = set()
+        self._sync_lock = threading.Lock()
         self._board_mark: tuple[int, int] | bool | None = False
         self._locks_guard = threading.Lock()
         self._registration_locks: dict[str, threading.Lock] = {}
@@ -227,13 +231,23 @@ class Memory:
 
     @functools.cached_property
     def board(self) -> SessionBoard:
-        return SessionBoard(self.settings.vault_path)
+        return SessionBoard(self.settings.vault_path, is_taken=self.store.board_session_taken)
+
+    @functools.cached_property
+    def _host_board(self) -> SessionBoard:
+        """The board as host registrations use it: they wait briefly for the lock, so a
+        vault someone holds cannot tie up the server."""
+        return SessionBoard(
+            self.settings.vault_path, lock_timeout=2.0, is_taken=self.store.board_session_taken
+        )
 
     def agent_for(self, agent_id: str | None) -> str:
         """The board's agent name for a host: ``cursor`` → ``cursor-main-agent``."""
         if not agent_id or not agent_id.strip():
             return self.settings.agent_name
-        host = "-".join(agent_id.strip().lower().replace("_", "-").split())
+        host = re.sub(r"[^a-z0-9]+", "-", agent_id.strip().lower()).strip("-")[:40].strip("-")
+        if not host:
+            return self.settings.agent_name
         host = _HOST_ALIASES.get(host, host)
         return host if host.endswith("-agent") else f"{host}-main-agent"
 
@@ -258,13 +272,16 @@ class Memory:
             content=as_snapshot(content),
         )
 
-    def register_host_session(self, session_id: str, agent_id: str | None = None) -> Report:
+    def register_host_session(
+        self, session_id: str, agent_id: str | None = None, *, from_event: bool = False
+    ) -> Report:
         """Give a host session its board row, once; later calls return the same id while
-        its row is on the board. A row organized away is replaced by a new one."""
+        its row is on the board. A host that starts a session again after its row was
+        organized away gets a new one; an event never re-registers a session."""
         with self._registration_lock(session_id):
             known = self.store.get_session(session_id)
             linked = known.board_session_id if known is not None else None
-            if linked and self.board.has_row(linked):
+            if linked and (from_event or self._row_exists(linked)):
                 self._linked.add(session_id)
                 return Report(
                     "register",
@@ -273,15 +290,36 @@ class Memory:
                     f"Your Memory Session ID is: {linked}",
                     {"existing": True},
                 )
-            report = self.board.register(self.agent_for(agent_id))
+            board = self._host_board if from_event else self.board
+            report = board.register(self.agent_for(agent_id))
             if report.ok and known is not None:
                 self.store.link_board_session(session_id, report.session_id, replacing=linked)
                 self._linked.add(session_id)
+            elif not report.ok:
+                log.warning("no board row for session %s: %s", session_id, report.message)
             return report
 
+    def register_from_event(self, session_id: str, agent_id: str | None) -> None:
+        """Background registration after a session's first live event; never raises."""
+        try:
+            self.register_host_session(session_id, agent_id, from_event=True)
+        except Exception:
+            log.exception("could not register session %s on the board", session_id)
+        finally:
+            self._registering.discard(session_id)
+
     def needs_board_row(self, session_id: str) -> bool:
-        """Cheap check for the ingest path: has this host session been given a row yet?"""
-        return session_id not in self._linked
+        """Cheap check for the ingest path: should this event start a registration?"""
+        if session_id in self._linked or session_id in self._registering:
+            return False
+        self._registering.add(session_id)
+        return True
+
+    def _row_exists(self, board_session_id: str) -> bool:
+        try:
+            return self.board.has_row(board_session_id)
+        except BoardFormatError:
+            return True  # on the board, twice: it exists; organize reports the duplicate
 
     def update_session(
         self,
@@ -319,16 +357,17 @@ class Memory:
     def sync_board(self) -> bool:
         """Refresh the store's mirror of the board if ``memory/index.md`` changed (by
         memvault, another tool or a person). Returns whether it did."""
-        try:
-            stat = self.board.index_path.stat()
-            mark = (stat.st_mtime_ns, stat.st_size)
-        except FileNotFoundError:
-            mark = None
-        if mark == self._board_mark:
-            return False
-        self.store.replace_board_rows(self.board.board().rows if mark else [])
-        self._board_mark = mark
-        return True
+        with self._sync_lock:
+            try:
+                stat = self.board.index_path.stat()
+                mark = (stat.st_mtime_ns, stat.st_size)
+            except FileNotFoundError:
+                mark = None
+            if mark == self._board_mark:
+                return False
+            self.store.replace_board_rows(self.board.board().rows if mark else [])
+            self._board_mark = mark
+            return True
 
     def mirrored_board(self, *, status: str | None = None) -> list[BoardRow]:
         self.sync_board()

@@ -86,14 +86,31 @@ class BodyLimit:
                     return
                 break
         received = 0
+        exceeded = False
+        answered = False
 
         async def counting_receive() -> Message:
-            nonlocal received
+            nonlocal received, exceeded
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > self.limit:
+                    exceeded = True
                     raise BodyTooLarge(self.limit)
             return message
 
-        await self.app(scope, counting_receive, send)
+        async def guarded_send(message: Message) -> None:
+            # Routes whose framework parses the body turn our error into a generic 400;
+            # once the limit was passed, whatever they answer becomes the 413 it is.
+            nonlocal answered
+            if not exceeded:
+                await send(message)
+            elif not answered:
+                answered = True
+                await send_json(send, 413, {"error": str(BodyTooLarge(self.limit))})
+
+        try:
+            await self.app(scope, counting_receive, guarded_send)
+        except BodyTooLarge:
+            if not answered:
+                await send_json(send, 413, {"error": str(BodyTooLarge(self.limit))})

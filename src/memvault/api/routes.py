@@ -67,7 +67,7 @@ async def observe(request: Request) -> JSONResponse:
         # A session that never sent session/start gets its board row after the answer,
         # off the hook's clock.
         background = BackgroundTask(
-            memory.register_host_session, envelope.session_id, envelope.agent_id
+            memory.register_from_event, envelope.session_id, envelope.agent_id
         )
     return JSONResponse(views.observe_result(result), status_code=201, background=background)
 

@@ -63,6 +63,10 @@ class Store(ABC):
         ``replacing`` (a row that left the board); False if another writer got there first."""
 
     @abstractmethod
+    def board_session_taken(self, board_session_id: str) -> bool:
+        """Whether a host session is tied to this board Session ID."""
+
+    @abstractmethod
     def replace_board_rows(self, rows: Sequence[BoardRow]) -> None:
         """Make the board mirror exactly ``rows`` (in board order)."""
 

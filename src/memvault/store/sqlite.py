@@ -133,6 +133,14 @@ class SQLiteStore(Store):
 
         return self._writer.call(op)
 
+    def board_session_taken(self, board_session_id: str) -> bool:
+        row = (
+            self._reader()
+            .execute("SELECT 1 FROM sessions WHERE board_session_id = ?", (board_session_id,))
+            .fetchone()
+        )
+        return row is not None
+
     def replace_board_rows(self, rows: Sequence[BoardRow]) -> None:
         values = [
             (

@@ -43,7 +43,14 @@ class BoardError(ValueError):
 class BoardFiles:
     """``memory/index.md``, ``memory/sessions/`` and ``memory/archive/`` of one vault."""
 
-    def __init__(self, vault: Path, *, clock: Clock = local_now, lock_timeout: float = 30.0):
+    def __init__(
+        self,
+        vault: Path,
+        *,
+        clock: Clock = local_now,
+        lock_timeout: float = 30.0,
+        is_taken: Callable[[str], bool] = lambda session_id: False,
+    ):
         self.vault = Path(vault)
         self.memory_dir = self.vault / "memory"
         self.index_path = self.memory_dir / "index.md"
@@ -51,6 +58,8 @@ class BoardFiles:
         self.archive_dir = self.memory_dir / "archive"
         self.clock = clock
         self.lock_timeout = lock_timeout
+        # Ids used elsewhere (the store remembers ids whose rows were organized away).
+        self.is_taken = is_taken
         self._continues_cache: dict[str, tuple[int, int, list[str]]] = {}
 
     # -- reading ---------------------------------------------------------------------------

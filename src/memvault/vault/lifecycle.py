@@ -122,13 +122,15 @@ class SessionBoard(BoardFiles):
 
     def _new_id(self, board: Board, now: datetime, agent: str) -> str:
         """``YYYY-MM-DD-HHMM-<agent>``; a second one in the same minute gets ``-2``, then
-        ``-3``…, skipping ids on the board, with a snapshot, or in the archive."""
+        ``-3``…, skipping ids on the board, with a snapshot, in the archive, or still tied
+        to a host session in the store."""
         base = f"{now:%Y-%m-%d-%H%M}-{agent}"
         candidate, n = base, 1
         while (
             candidate in board.row_lines
             or (self.sessions_dir / f"{candidate}.md").exists()
             or (self.archive_dir / candidate).exists()
+            or self.is_taken(candidate)
         ):
             n += 1
             candidate = f"{base}-{n}"
