@@ -106,10 +106,6 @@ class Settings(BaseSettings):
         return self.home / "memvault.db"
 
     @property
-    def spool_dir(self) -> Path:
-        return self.home / "spool"
-
-    @property
     def vault_path(self) -> Path:
         return self.vault if self.vault is not None else self.home / "vault"
 

@@ -82,6 +82,12 @@ class BulkResult:
 
 
 @dataclass(frozen=True, slots=True)
+class StartedSession:
+    session: Session
+    board: Report  # ok with the Memory Session ID, or why there is none
+
+
+@dataclass(frozen=True, slots=True)
 class Health:
     status: str
     version: str
@@ -103,8 +109,7 @@ class Memory:
         self._registering: set[str] = set()
         self._sync_lock = threading.Lock()
         self._board_mark: tuple[int, int] | bool | None = False
-        self._locks_guard = threading.Lock()
-        self._registration_locks: dict[str, threading.Lock] = {}
+        self._registration_locks = tuple(threading.Lock() for _ in range(64))
 
     @classmethod
     def open(cls, settings: Settings | None = None, **overrides: Any) -> Self:
@@ -197,17 +202,23 @@ class Memory:
     def _collect(bulk: BulkResult, positions: list[int], future: Any) -> None:
         _record(bulk, positions, future.result() if future else [])
 
-    def start_session(self, request: SessionStart | Mapping[str, Any]) -> Session:
-        """Make sure a session exists (sessions are also created by their first event)."""
+    def start_session(self, request: SessionStart | Mapping[str, Any]) -> StartedSession:
+        """A host starts a session: make sure it exists (its first event would create it
+        too) and give it its board row, once. The Memory Session ID is in the report only
+        when the row was verified on disk."""
         if not isinstance(request, SessionStart):
             request = validate(SessionStart, request)
-        return self.store.ensure_session(
+        self.store.ensure_session(
             request.session_id,
             project=request.project,
             cwd=request.cwd,
             agent_id=request.agent_id,
             title=request.title,
         )
+        report = self.register_host_session(request.session_id, request.agent_id)
+        session = self.store.get_session(request.session_id)
+        assert session is not None
+        return StartedSession(session, report)
 
     # -- reads ----------------------------------------------------------------------------
 
@@ -374,8 +385,8 @@ class Memory:
         return self.store.board_rows(status=status)
 
     def _registration_lock(self, session_id: str) -> threading.Lock:
-        with self._locks_guard:
-            return self._registration_locks.setdefault(session_id, threading.Lock())
+        # A fixed set of locks striped by session: bounded however many sessions come.
+        return self._registration_locks[hash(session_id) % len(self._registration_locks)]
 
     # -- fragments ---------------------------------------------------------------------------
 

@@ -98,3 +98,21 @@ def test_serve_refuses_a_vault_that_does_not_exist(tmp_path):
     result = memvault("serve", "--port", str(free_port()), env=env)
     assert result.returncode == 2
     assert "MEMVAULT_VAULT" in result.stderr and "not a folder" in result.stderr
+
+
+def test_serve_says_when_the_port_is_taken(tmp_path):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = memvault("serve", "--port", str(port), env={"MEMVAULT_HOME": str(tmp_path)})
+    assert result.returncode == 2
+    assert f"port {port} on 127.0.0.1 is in use" in result.stderr
+    assert "memvault status" in result.stderr
+
+
+def test_an_empty_board_is_said_to_be_empty(tmp_path):
+    result = memvault("session", "list", env={"MEMVAULT_HOME": str(tmp_path)})
+    assert result.returncode == 0 and "The board is empty" in result.stdout

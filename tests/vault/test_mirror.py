@@ -63,3 +63,14 @@ def test_agent_names_follow_the_host(tmp_path):
         assert memory.agent_for("Claude") == "claude-code-main-agent"
         assert memory.agent_for("reviewer-agent") == "reviewer-agent"
         assert memory.agent_for(None) == "main-agent"
+
+
+def test_starting_a_session_registers_it_and_says_so(tmp_path):
+    with Memory.open(home=tmp_path / "home") as memory:
+        request = {"sessionId": "host-s", "project": "p", "cwd": "/p", "agentId": "cursor"}
+        started = memory.start_session(request)
+        assert started.session.id == "host-s"
+        assert started.board.ok and started.board.session_id.endswith("-cursor-main-agent")
+        again = memory.start_session(request)
+        assert again.board.session_id == started.board.session_id
+        assert started.session.board_session_id == started.board.session_id

@@ -119,13 +119,10 @@ async def observe_bulk(request: Request) -> JSONResponse:
 )
 async def session_start(request: Request) -> dict[str, Any]:
     start = validate(SessionStart, parse_json(await request.body()))
-    memory = _memory(request)
-    await run_in_threadpool(memory.start_session, start)
-    report = await run_in_threadpool(memory.register_host_session, start.session_id, start.agent_id)
-    session = await run_in_threadpool(memory.session, start.session_id)
-    # The Memory Session ID is announced only once its board row is verified on disk.
+    started = await run_in_threadpool(_memory(request).start_session, start)
+    report = started.board
     return {
-        "session": views.session(session),
+        "session": views.session(started.session),
         "memorySessionId": report.session_id if report.ok else None,
         "context": report.message if report.ok else "",
     }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import urllib.error
 import urllib.request
 from typing import Annotated, Any
@@ -75,6 +76,12 @@ def serve(
             "existing Obsidian vault, or unset it to use $MEMVAULT_HOME/vault"
         )
         raise typer.Exit(2)
+    if not _port_free(settings.host, settings.port):
+        errors.print(
+            f"[red]port {settings.port} on {settings.host} is in use[/]: is memvault already "
+            "running (`memvault status`)? Otherwise choose another with --port or MEMVAULT_PORT."
+        )
+        raise typer.Exit(2)
     console.print(
         f"memvault {__version__} on [bold]http://{settings.host}:{settings.port}[/]  "
         f"store {settings.store_path}  vault {settings.vault_path}"
@@ -117,6 +124,17 @@ def status(
         console.print_json(data=report)
         return
     console.print(_health_table(report, settings.server_url))
+
+
+def _port_free(host: str, port: int) -> bool:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError:
+            return False
+    return True
 
 
 def _health_table(report: dict[str, Any], url: str) -> Table:

@@ -165,6 +165,9 @@ def list_(as_json: Json = False) -> None:
         rows_json = [views.board_row(r) for r in rows]
         console.print_json(json.dumps(rows_json, ensure_ascii=False))
         return
+    if not rows:
+        console.print(f"The board is empty: {memory.board.index_path} has no sessions yet.")
+        return
     table = Table("Status", "Topic", "Summary", "Referenced By", "Updated At")
     table.columns.insert(0, Column("Session ID", no_wrap=True))
     colours = {"active": "green", "stale": "yellow", "idle": "dim"}

@@ -25,7 +25,6 @@ COLUMNS = (
     "Started At",
     "Updated At",
 )
-STATUSES = ("idle", "active", "stale")
 NOBODY = "-"
 UNSET_TOPIC = "未設定"
 AUTO_SUMMARY = "sessionStart 自動註冊，尚未整理主題。"

@@ -41,8 +41,3 @@ def write_atomic(path: Path, text: str) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temp)
         raise
-
-
-def newline_of(text: str) -> str:
-    """The line ending a file already uses (CRLF for files written on Windows)."""
-    return "\r\n" if "\r\n" in text else "\n"

@@ -21,7 +21,6 @@ CONTINUES = "Continues From"
 SUPERSEDED = "Superseded / Resolved"
 SECTIONS = (CONTEXT, DECISIONS, FILES, QUESTIONS, NEXT, CONTINUES, SUPERSEDED)
 METADATA_FIELDS = ("Session ID", "Agent Name", "Topic", "Status", "Started At", "Updated At")
-MARKERS = ("[superseded]", "[resolved]", "[done]")
 NONE = "None"
 
 _MARKER = re.compile(r"^\s*(\[(?:superseded|resolved|done)\])\s*", re.IGNORECASE)
