@@ -94,6 +94,68 @@ class Settings(BaseSettings):
         description="Organize marks active rows stale after this many days without update.",
     )
 
+    embeddings: Literal["auto", "none", "local", "openai"] = Field(
+        "auto",
+        validation_alias=_alias("MEMVAULT_EMBEDDINGS", "embeddings"),
+        description=(
+            "Embedding provider for semantic search: a local sentence-transformers model, an"
+            " OpenAI-compatible /v1/embeddings endpoint, none, or auto (local when the"
+            " `local` extra is installed, otherwise none)."
+        ),
+    )
+    embedding_model: str | None = Field(
+        default=None,
+        validation_alias=_alias("MEMVAULT_EMBEDDING_MODEL", "embedding_model"),
+        description="Model name; defaults to all-MiniLM-L6-v2 (local) or text-embedding-3-small.",
+    )
+    embedding_url: str | None = Field(
+        default=None,
+        validation_alias=_alias("MEMVAULT_EMBEDDING_URL", "embedding_url"),
+        description="Base URL of an OpenAI-compatible API, e.g. http://127.0.0.1:11434/v1.",
+    )
+    embedding_api_key: SecretStr | None = Field(
+        default=None,
+        validation_alias=_alias(
+            "MEMVAULT_EMBEDDING_API_KEY", "OPENAI_API_KEY", "embedding_api_key"
+        ),
+    )
+    weight_relevance: float = Field(
+        0.5, ge=0, validation_alias=_alias("MEMVAULT_WEIGHT_RELEVANCE", "weight_relevance")
+    )
+    weight_importance: float = Field(
+        0.3, ge=0, validation_alias=_alias("MEMVAULT_WEIGHT_IMPORTANCE", "weight_importance")
+    )
+    weight_recency: float = Field(
+        0.2, ge=0, validation_alias=_alias("MEMVAULT_WEIGHT_RECENCY", "weight_recency")
+    )
+    recency_decay: float = Field(
+        0.01,
+        ge=0,
+        validation_alias=_alias("MEMVAULT_RECENCY_DECAY", "recency_decay"),
+        description="Recency is e^(-decay * days since the memory was last updated).",
+    )
+    context_tokens: int = Field(
+        2000,
+        ge=100,
+        validation_alias=_alias("MEMVAULT_CONTEXT_TOKENS", "context_tokens"),
+        description="Token budget of the memory block injected at session start.",
+    )
+    archive_importance: float = Field(
+        0.3,
+        ge=0,
+        le=1,
+        validation_alias=_alias("MEMVAULT_ARCHIVE_IMPORTANCE", "archive_importance"),
+    )
+    archive_days: int = Field(
+        90, ge=1, validation_alias=_alias("MEMVAULT_ARCHIVE_DAYS", "archive_days")
+    )
+    summary_threshold: int = Field(
+        20,
+        ge=1,
+        validation_alias=_alias("MEMVAULT_SUMMARY_THRESHOLD", "summary_threshold"),
+        description="A project with more fragments than this gets an L2 summary.",
+    )
+
     @field_validator("secret")
     @classmethod
     def _empty_secret_is_none(cls, value: SecretStr | None) -> SecretStr | None:

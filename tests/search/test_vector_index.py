@@ -1,0 +1,226 @@
+"""The in-memory vector index against a plain numpy brute force, and the blob format."""
+
+from __future__ import annotations
+
+import struct
+import threading
+
+import numpy as np
+import pytest
+
+from memvault.search.vectors import VectorIndex, from_blob, to_blob
+
+DIM = 24
+
+
+def unit(vectors: np.ndarray) -> np.ndarray:
+    return vectors / np.linalg.norm(vectors, axis=-1, keepdims=True)
+
+
+def brute_force(
+    stored: dict[int, np.ndarray], query: np.ndarray, k: int, allowed: set[int] | None = None
+) -> list[tuple[int, float]]:
+    scored = [
+        (doc_id, float(unit(vector) @ unit(query)))
+        for doc_id, vector in stored.items()
+        if allowed is None or doc_id in allowed
+    ]
+    return sorted(scored, key=lambda pair: -pair[1])[:k]
+
+
+def assert_same_hits(got: list[tuple[int, float]], want: list[tuple[int, float]]) -> None:
+    assert [doc_id for doc_id, _ in got] == [doc_id for doc_id, _ in want]
+    np.testing.assert_allclose([s for _, s in got], [s for _, s in want], rtol=1e-5, atol=1e-6)
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(7)
+
+
+@pytest.fixture
+def filled(rng):
+    """An index of 3,000 random vectors (past the first capacity), and the same as a dict."""
+    index = VectorIndex(DIM)
+    stored: dict[int, np.ndarray] = {}
+    for start in range(0, 3000, 700):
+        ids = list(range(start + 1, min(start + 701, 3001)))
+        vectors = rng.standard_normal((len(ids), DIM)).astype(np.float32)
+        index.upsert(ids, vectors)
+        stored.update(zip(ids, vectors, strict=True))
+    return index, stored
+
+
+def test_search_matches_brute_force(filled, rng):
+    index, stored = filled
+    assert len(index) == 3000
+    for query in rng.standard_normal((5, DIM)).astype(np.float32):
+        assert_same_hits(index.search(query, 10), brute_force(stored, query, 10))
+
+
+def test_upsert_replaces_and_remove_drops(filled, rng):
+    index, stored = filled
+    replaced = list(range(1, 3001, 5))
+    vectors = rng.standard_normal((len(replaced), DIM)).astype(np.float32)
+    index.upsert(replaced, vectors)
+    stored.update(zip(replaced, vectors, strict=True))
+    removed = [int(i) for i in rng.choice(np.arange(1, 3001), 900, replace=False)]
+    index.remove(removed)
+    for doc_id in removed:
+        stored.pop(doc_id)
+
+    assert len(index) == len(stored)
+    for query in rng.standard_normal((5, DIM)).astype(np.float32):
+        hits = index.search(query, 25)
+        assert_same_hits(hits, brute_force(stored, query, 25))
+        assert not {doc_id for doc_id, _ in hits} & set(removed)
+
+
+def test_a_vector_finds_itself_first(filled):
+    index, stored = filled
+    ((doc_id, score), *_) = index.search(stored[1234], 3)
+    assert doc_id == 1234
+    assert score == pytest.approx(1.0, abs=1e-5)
+
+
+@pytest.mark.parametrize("share", [0.01, 0.9], ids=["selective", "broad"])
+def test_allowed_restricts_the_candidates_as_a_mask_or_as_ids(filled, rng, share):
+    index, stored = filled
+    allowed = {doc_id for doc_id in stored if rng.random() < share}
+    mask = np.zeros(max(allowed) + 1, dtype=bool)
+    mask[list(allowed)] = True
+    query = rng.standard_normal(DIM).astype(np.float32)
+    want = brute_force(stored, query, 10, allowed)
+
+    assert_same_hits(index.search(query, 10, allowed=mask), want)
+    assert_same_hits(index.search(query, 10, allowed=np.array(sorted(allowed))), want)
+
+
+def test_a_mask_shorter_than_the_ids_excludes_the_rest(filled, rng):
+    index, _ = filled
+    mask = np.ones(101, dtype=bool)
+    query = rng.standard_normal(DIM).astype(np.float32)
+    hits = index.search(query, 500, allowed=mask)
+    assert {doc_id for doc_id, _ in hits} == set(range(1, 101))
+
+
+def test_nothing_allowed_finds_nothing(filled, rng):
+    index, _ = filled
+    query = rng.standard_normal(DIM).astype(np.float32)
+    assert index.search(query, 5, allowed=np.array([], dtype=np.int64)) == []
+    assert index.search(query, 5, allowed=np.zeros(4000, dtype=bool)) == []
+
+
+def test_empty_index_and_zero_k_find_nothing(rng):
+    index = VectorIndex(DIM)
+    query = rng.standard_normal(DIM).astype(np.float32)
+    assert len(index) == 0
+    assert index.search(query, 5) == []
+    index.upsert([1], rng.standard_normal((1, DIM)))
+    assert index.search(query, 0) == []
+
+
+def test_k_larger_than_the_index_returns_everything_sorted(rng):
+    index = VectorIndex(DIM)
+    vectors = rng.standard_normal((7, DIM)).astype(np.float32)
+    index.upsert([10, 20, 30, 40, 50, 60, 70], vectors)
+    query = rng.standard_normal(DIM).astype(np.float32)
+    stored = dict(zip([10, 20, 30, 40, 50, 60, 70], vectors, strict=True))
+    assert_same_hits(index.search(query, 100), brute_force(stored, query, 100))
+
+
+def test_a_repeated_id_in_one_upsert_keeps_its_last_vector(rng):
+    index = VectorIndex(DIM)
+    first, last, other = rng.standard_normal((3, DIM)).astype(np.float32)
+    index.upsert([5, 6, 5], np.stack([first, other, last]))
+    assert len(index) == 2
+    ((doc_id, score), _) = index.search(last, 2)
+    assert (doc_id, round(score, 5)) == (5, 1.0)
+
+
+def test_removing_unknown_ids_and_everything_is_fine(rng):
+    index = VectorIndex(DIM)
+    index.upsert([1, 2, 3], rng.standard_normal((3, DIM)))
+    index.remove([99, 2, 2])
+    assert len(index) == 2
+    index.remove([1, 3])
+    assert len(index) == 0
+    assert index.search(rng.standard_normal(DIM), 3) == []
+
+
+def test_vectors_are_normalised_on_the_way_in(rng):
+    index = VectorIndex(DIM)
+    vector = rng.standard_normal(DIM).astype(np.float32)
+    index.upsert([1, 2], np.stack([vector * 50, np.zeros(DIM)]))
+    hits = dict(index.search(vector, 2))
+    assert hits[1] == pytest.approx(1.0, abs=1e-5)
+    assert hits[2] == 0.0
+
+
+@pytest.mark.parametrize(
+    "vectors",
+    [np.ones((2, DIM + 1)), np.ones((3, DIM)), np.full((2, DIM), np.nan)],
+    ids=["wrong dimension", "wrong count", "not finite"],
+)
+def test_bad_vectors_are_refused(vectors):
+    index = VectorIndex(DIM)
+    with pytest.raises(ValueError):
+        index.upsert([1, 2], vectors)
+    assert len(index) == 0
+
+
+def test_a_query_of_the_wrong_dimension_is_refused(rng):
+    index = VectorIndex(DIM)
+    index.upsert([1], rng.standard_normal((1, DIM)))
+    with pytest.raises(ValueError, match="dimension"):
+        index.search(np.ones(DIM - 1), 1)
+
+
+def test_searches_run_while_other_threads_write(rng):
+    index = VectorIndex(DIM)
+    vectors = rng.standard_normal((4000, DIM)).astype(np.float32)
+    index.upsert(range(1, 1001), vectors[:1000])
+    queries = rng.standard_normal((50, DIM)).astype(np.float32)
+    failures: list[BaseException] = []
+
+    def write() -> None:
+        try:
+            for start in range(1000, 4000, 100):
+                ids = range(start + 1, start + 101)
+                index.upsert(ids, vectors[start : start + 100])
+                index.remove(range(start - 99, start - 49))
+        except BaseException as error:
+            failures.append(error)
+
+    def read() -> None:
+        try:
+            for query in queries:
+                hits = index.search(query, 5)
+                assert len(hits) == 5
+                assert [s for _, s in hits] == sorted((s for _, s in hits), reverse=True)
+        except BaseException as error:
+            failures.append(error)
+
+    threads = [threading.Thread(target=write)] + [threading.Thread(target=read) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert failures == []
+    assert len(index) == 4000 - 30 * 50
+
+
+def test_blob_is_little_endian_float32_and_round_trips(rng):
+    vector = rng.standard_normal(DIM).astype(np.float32)
+    blob = to_blob(vector)
+    assert len(blob) == DIM * 4
+    assert blob[:4] == struct.pack("<f", vector[0])
+    restored = from_blob(blob, DIM)
+    assert restored.dtype == np.float32
+    np.testing.assert_array_equal(restored, vector)
+    assert restored.flags.writeable
+
+
+def test_a_blob_of_the_wrong_length_is_refused():
+    with pytest.raises(ValueError, match="bytes"):
+        from_blob(b"\x00" * 12, DIM)
