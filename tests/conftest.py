@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
+
+# Tests that exercise semantic search ask for an embedder themselves; everything else
+# (and every server a test starts) stays lexical, so no test loads a model it does not use.
+os.environ["MEMVAULT_EMBEDDINGS"] = "none"
 
 from memvault import Memory
 

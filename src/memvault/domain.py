@@ -213,3 +213,55 @@ class BoardRow:
 
     def with_(self, **changes: object) -> BoardRow:
         return replace(self, **changes)
+
+
+DOCUMENT_KINDS = ("fragment", "summary", "observation")
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentDraft:
+    """What the search index keeps of one fragment, session summary or observation.
+
+    ``terms`` is the analyzed text of (title, body, context, dates): the words that match.
+    The context is text around the document (neighbouring events, tags, keywords) that helps
+    it be found without being part of what it says; dates is its day in words.
+    ``embed_text`` is what gets a vector.
+    """
+
+    kind: str
+    key: str
+    title: str
+    summary: str
+    body: str
+    terms: tuple[str, str, str, str]
+    embed_text: str
+    importance: float
+    updated_at: str
+    content_hash: str
+    project: str | None = None
+    session_id: str | None = None
+    path: str | None = None
+    event_ids: tuple[str, ...] = ()
+    archived: bool = False
+    mtime: float | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    id: int
+    kind: str
+    key: str
+    project: str | None
+    session_id: str | None
+    title: str
+    summary: str
+    body: str
+    importance: float
+    updated_at: str
+    path: str | None
+    event_ids: list[str]
+    archived: bool
+    meta: dict[str, Any]
+    access_count: int
+    last_accessed: str | None

@@ -30,11 +30,11 @@ from memvault.domain import (
 from memvault.errors import InvalidInput, MemvaultError, StoreFailure
 from memvault.ingest import Envelope, prepare
 from memvault.ingest.envelope import SessionStart, validate
+from memvault.recall import Recall
 from memvault.store import AppendOutcome, Store, open_store
 from memvault.vault.board import BoardFormatError
 from memvault.vault.fragments import CheckReport, check_folder
 from memvault.vault.lifecycle import Report, SessionBoard
-from memvault.vault.remember import Draft, FragmentRefused, Remembered, remember
 from memvault.vault.snapshot import SnapshotInput, as_snapshot
 
 log = logging.getLogger(__name__)
@@ -85,6 +85,7 @@ class BulkResult:
 class StartedSession:
     session: Session
     board: Report  # ok with the Memory Session ID, or why there is none
+    context: str = ""  # the project's memory block, to inject
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +99,7 @@ class Health:
     pid: int
 
 
-class Memory:
+class Memory(Recall):
     """An open memvault: a store, a vault folder and the settings that located them."""
 
     def __init__(self, settings: Settings, store: Store) -> None:
@@ -132,6 +133,7 @@ class Memory:
         return cls(settings, store)
 
     def close(self) -> None:
+        self.stop_indexing()
         self.store.close()
 
     def __enter__(self) -> Self:
@@ -148,11 +150,15 @@ class Memory:
         Raises ``InvalidInput`` naming the bad field; nothing is written then.
         """
         event = prepare(_envelope(envelope))
-        return _single(self.store.submit_events([event]).result())
+        result = _single(self.store.submit_events([event]).result())
+        self.nudge_indexer()
+        return result
 
     async def observe_async(self, envelope: Envelope | Mapping[str, Any]) -> ObserveResult:
         event = prepare(_envelope(envelope))
-        return _single(await asyncio.wrap_future(self.store.submit_events([event])))
+        result = _single(await asyncio.wrap_future(self.store.submit_events([event])))
+        self.nudge_indexer()
+        return result
 
     def observe_many(self, envelopes: Iterable[Envelope | Mapping[str, Any]]) -> BulkResult:
         """Record many events. Each is validated and stored on its own, so one bad item
@@ -168,6 +174,7 @@ class Memory:
                 chunk = []
         if chunk:
             self._collect(bulk, *self._submit(bulk, chunk, len(bulk.results)))
+        self.nudge_indexer()
         return bulk
 
     async def observe_many_async(self, envelopes: list[Any]) -> BulkResult:
@@ -175,6 +182,7 @@ class Memory:
         positions, future = self._submit(bulk, envelopes, 0)
         outcomes = await asyncio.wrap_future(future) if future else []
         _record(bulk, positions, outcomes)
+        self.nudge_indexer()
         return bulk
 
     def _submit(self, bulk: BulkResult, items: list[Any], base: int) -> tuple[list[int], Any]:
@@ -218,7 +226,7 @@ class Memory:
         report = self.register_host_session(request.session_id, request.agent_id)
         session = self.store.get_session(request.session_id)
         assert session is not None
-        return StartedSession(session, report)
+        return StartedSession(session, report, self.context(project=request.project).text)
 
     # -- reads ----------------------------------------------------------------------------
 
@@ -389,20 +397,6 @@ class Memory:
         return self._registration_locks[hash(session_id) % len(self._registration_locks)]
 
     # -- fragments ---------------------------------------------------------------------------
-
-    def remember(self, draft: Draft, *, threshold: float | None = None) -> Remembered:
-        """Write a fragment, merged into its project's near-duplicate when there is one.
-
-        Raises ``InvalidInput`` (naming every problem) when the fragment breaks a rule;
-        nothing is written then."""
-        try:
-            return remember(
-                self.settings.fragments_path,
-                draft,
-                threshold=self.settings.dedup_threshold if threshold is None else threshold,
-            )
-        except FragmentRefused as exc:
-            raise InvalidInput(str(exc)) from None
 
     def check_fragments(self) -> CheckReport:
         """Every fragment file that breaks the fragment rules, and how."""

@@ -11,7 +11,7 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
 
 from memvault import __version__
-from memvault.api import board
+from memvault.api import board, recall
 from memvault.api.guards import BearerAuth, BodyLimit, BodyTooLarge
 from memvault.api.responses import JSONResponse
 from memvault.api.routes import router
@@ -33,9 +33,11 @@ def create_app(settings: Settings | None = None, memory: Memory | None = None) -
         app.state.memory = opened = memory or Memory.open(settings)
         watcher = BoardWatcher(opened, interval=settings.board_poll_seconds)
         watcher.start()
+        opened.start_indexing()
         try:
             yield
         finally:
+            opened.stop_indexing()
             watcher.stop()
             if owned:
                 opened.close()
@@ -49,6 +51,7 @@ def create_app(settings: Settings | None = None, memory: Memory | None = None) -
     )
     app.include_router(router)
     app.include_router(board.router)
+    app.include_router(recall.router)
 
     @app.exception_handler(InvalidInput)
     async def invalid_input(_: Request, exc: InvalidInput) -> JSONResponse:
@@ -61,7 +64,10 @@ def create_app(settings: Settings | None = None, memory: Memory | None = None) -
     async def invalid_request(_: Request, exc: RequestValidationError) -> JSONResponse:
         problems = []
         for error in exc.errors():
-            where = ".".join(str(p) for p in error["loc"] if p not in ("query", "body", "path"))
+            loc = list(error["loc"])
+            if loc and loc[0] in ("query", "body", "path", "header"):
+                loc = loc[1:]  # where it came from, not which field
+            where = ".".join(str(p) for p in loc) or "body"
             problems.append(f"{where}: {error['msg']}")
         return JSONResponse({"error": "; ".join(problems)}, status_code=400)
 

@@ -124,7 +124,9 @@ async def session_start(request: Request) -> dict[str, Any]:
     return {
         "session": views.session(started.session),
         "memorySessionId": report.session_id if report.ok else None,
-        "context": report.message if report.ok else "",
+        "context": "\n\n".join(
+            part for part in (report.message if report.ok else "", started.context) if part
+        ),
     }
 
 

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from memvault import __version__
-from memvault.cli import board, fragments
+from memvault.cli import board, fragments, recall
 from memvault.config import Settings, is_loopback
 
 app = typer.Typer(
@@ -29,6 +29,10 @@ app.add_typer(board.session_app, name="session")
 app.command("organize")(board.organize)
 app.add_typer(fragments.fragments_app, name="fragments")
 app.command("save")(fragments.save)
+app.command("search")(recall.search)
+app.command("get")(recall.get)
+app.command("maintain")(recall.maintain)
+app.command("reindex")(recall.reindex)
 
 
 def _version(value: bool) -> None:

@@ -1,1 +1,2 @@
-"""Search: text analysis (CJK-aware), and the similarity used to deduplicate memories."""
+"""Search: the CJK-aware analyzer, the index (documents, lexical and vectors), fusion and
+ranking, and context packing."""

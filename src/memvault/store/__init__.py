@@ -14,6 +14,8 @@ from memvault.domain import (
     AppendFailure,
     AppendResult,
     BoardRow,
+    Document,
+    DocumentDraft,
     Event,
     NewEvent,
     Observation,
@@ -63,12 +65,108 @@ class Store(ABC):
         ``replacing`` (a row that left the board); False if another writer got there first."""
 
     @abstractmethod
+    def board_links(self) -> dict[str, tuple[str, str]]:
+        """Board Session ID → (host session id, project) for every tied session."""
+
+    @abstractmethod
     def board_session_taken(self, board_session_id: str) -> bool:
         """Whether a host session is tied to this board Session ID."""
 
     @abstractmethod
     def replace_board_rows(self, rows: Sequence[BoardRow]) -> None:
         """Make the board mirror exactly ``rows`` (in board order)."""
+
+    # -- the search index -----------------------------------------------------------------
+
+    @abstractmethod
+    def write_documents(
+        self,
+        upserts: Sequence[DocumentDraft] = (),
+        deletes: Sequence[tuple[str, str]] = (),
+        *,
+        cursor: tuple[str, int] | None = None,
+    ) -> None:
+        """Index, re-index (by ``(kind, key)``) and drop documents, and move a follower's
+        cursor, in one transaction. An unchanged content hash keeps the document's revision
+        and vector."""
+
+    @abstractmethod
+    def cursor(self, name: str) -> int:
+        """Where a follower (e.g. the observation indexer) has got to; 0 at first."""
+
+    @abstractmethod
+    def observations_after(self, seq: int, *, limit: int) -> list[tuple[Observation, str]]:
+        """Observations of events after sequence ``seq`` with their project, in seq order."""
+
+    @abstractmethod
+    def neighbours(self, observation: Observation, *, before: int, after: int) -> list[Observation]:
+        """Up to ``before`` observations before and ``after`` after it in its session, in
+        event order, without it."""
+
+    @abstractmethod
+    def lexical_search(
+        self,
+        match: str,
+        *,
+        kinds: Sequence[str],
+        project: str | None = None,
+        include_archived: bool = False,
+        limit: int = 100,
+        weights: tuple[float, float, float, float] = (1.0, 1.0, 0.5, 0.5),
+    ) -> list[tuple[int, float]]:
+        """(document id, BM25 score) best first, for an FTS5-style match expression over
+        analyzed terms; columns weighted (title, body, context, dates)."""
+
+    @abstractmethod
+    def documents(self, ids: Sequence[int]) -> dict[int, Document]: ...
+
+    @abstractmethod
+    def document(self, kind: str, key: str) -> Document | None: ...
+
+    @abstractmethod
+    def list_documents(
+        self,
+        kind: str,
+        *,
+        project: str | None = None,
+        include_archived: bool = False,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> list[Document]:
+        """Most recently updated first."""
+
+    @abstractmethod
+    def document_stamps(self, kind: str) -> dict[str, tuple[str, float | None]]:
+        """key → (content hash, mtime) of every document of a kind: what a scan compares."""
+
+    @abstractmethod
+    def documents_to_embed(self, after_revision: int, *, limit: int) -> list[tuple[int, int, str]]:
+        """(id, revision, text) of documents changed after a revision, oldest change first."""
+
+    @abstractmethod
+    def write_vectors(
+        self, model: str, vectors: Sequence[tuple[int, int, bytes]], *, cursor: tuple[str, int]
+    ) -> None:
+        """Store (id, revision, vector) for documents still at that revision; move the
+        embedding cursor."""
+
+    @abstractmethod
+    def vectors(self, model: str) -> list[tuple[int, str, bytes]]:
+        """(document id, kind, vector) of every stored vector of a model."""
+
+    @abstractmethod
+    def document_kinds(self, ids: Sequence[int]) -> dict[int, str]:
+        """The kind of each of these documents that still exists."""
+
+    @abstractmethod
+    def document_ids(
+        self, *, kinds: Sequence[str], project: str, include_archived: bool = False
+    ) -> list[int]:
+        """Ids of a project's documents of these kinds."""
+
+    @abstractmethod
+    def record_access(self, keys: Sequence[tuple[str, str]], at: str) -> None:
+        """Count one read of each ``(kind, key)`` at ``at``."""
 
     # -- reads ----------------------------------------------------------------------------
 

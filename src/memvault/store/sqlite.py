@@ -13,6 +13,8 @@ from pathlib import Path
 from memvault import jsontext
 from memvault.domain import (
     BoardRow,
+    Document,
+    DocumentDraft,
     Event,
     NewEvent,
     Observation,
@@ -24,6 +26,7 @@ from memvault.domain import (
     utc_now,
 )
 from memvault.store import AppendOutcome, Store, migrations
+from memvault.store import sqlite_documents as docs
 from memvault.store.sqlite_append import append_requests
 from memvault.store.writer import Batched, Writer
 
@@ -133,6 +136,12 @@ class SQLiteStore(Store):
 
         return self._writer.call(op)
 
+    def board_links(self) -> dict[str, tuple[str, str]]:
+        rows = self._reader().execute(
+            "SELECT board_session_id, id, project FROM sessions WHERE board_session_id IS NOT NULL"
+        )
+        return {row[0]: (row[1], row[2]) for row in rows}
+
     def board_session_taken(self, board_session_id: str) -> bool:
         row = (
             self._reader()
@@ -168,6 +177,120 @@ class SQLiteStore(Store):
             )
 
         self._writer.call(op)
+
+    # -- the search index -----------------------------------------------------------------
+
+    def write_documents(
+        self,
+        upserts: Sequence[DocumentDraft] = (),
+        deletes: Sequence[tuple[str, str]] = (),
+        *,
+        cursor: tuple[str, int] | None = None,
+    ) -> None:
+        upserts, deletes = list(upserts), list(deletes)
+        self._writer.call(lambda conn: docs.write_documents(conn, upserts, deletes, cursor))
+
+    def cursor(self, name: str) -> int:
+        return docs.get_cursor(self._reader(), name)
+
+    def observations_after(self, seq: int, *, limit: int) -> list[tuple[Observation, str]]:
+        rows = self._reader().execute(
+            f"SELECT {_OBSERVATION_COLUMNS}, e.project FROM observations o "
+            "JOIN events e ON e.seq = o.event_seq WHERE o.event_seq > ? "
+            "ORDER BY o.event_seq LIMIT ?",
+            (seq, limit),
+        )
+        return [(_observation(row), row[-1]) for row in rows]
+
+    def neighbours(self, observation: Observation, *, before: int, after: int) -> list[Observation]:
+        conn, key = self._reader(), (observation.occurred_at, observation.event_seq)
+        earlier = conn.execute(
+            f"SELECT {_OBSERVATION_COLUMNS} FROM events e "
+            "JOIN observations o ON o.event_seq = e.seq WHERE e.session_id = ? "
+            "AND (e.occurred_at, e.seq) < (?, ?) ORDER BY e.occurred_at DESC, e.seq DESC "
+            "LIMIT ?",
+            (observation.session_id, *key, before),
+        ).fetchall()
+        later = conn.execute(
+            f"SELECT {_OBSERVATION_COLUMNS} FROM events e "
+            "JOIN observations o ON o.event_seq = e.seq WHERE e.session_id = ? "
+            "AND (e.occurred_at, e.seq) > (?, ?) ORDER BY e.occurred_at, e.seq LIMIT ?",
+            (observation.session_id, *key, after),
+        ).fetchall()
+        return [_observation(row) for row in [*reversed(earlier), *later]]
+
+    def lexical_search(
+        self,
+        match: str,
+        *,
+        kinds: Sequence[str],
+        project: str | None = None,
+        include_archived: bool = False,
+        limit: int = 100,
+        weights: tuple[float, float, float, float] = (1.0, 1.0, 0.5, 0.5),
+    ) -> list[tuple[int, float]]:
+        return docs.lexical_search(
+            self._reader(),
+            match,
+            kinds=kinds,
+            project=project,
+            include_archived=include_archived,
+            limit=limit,
+            weights=weights,
+        )
+
+    def documents(self, ids: Sequence[int]) -> dict[int, Document]:
+        return docs.documents_by_id(self._reader(), list(ids))
+
+    def document(self, kind: str, key: str) -> Document | None:
+        return docs.document_by_key(self._reader(), kind, key)
+
+    def list_documents(
+        self,
+        kind: str,
+        *,
+        project: str | None = None,
+        include_archived: bool = False,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> list[Document]:
+        return docs.list_documents(
+            self._reader(),
+            kind=kind,
+            project=project,
+            include_archived=include_archived,
+            limit=limit,
+            offset=offset,
+        )
+
+    def document_stamps(self, kind: str) -> dict[str, tuple[str, float | None]]:
+        return docs.document_stamps(self._reader(), kind)
+
+    def documents_to_embed(self, after_revision: int, *, limit: int) -> list[tuple[int, int, str]]:
+        return docs.to_embed(self._reader(), after_revision, limit)
+
+    def write_vectors(
+        self, model: str, vectors: Sequence[tuple[int, int, bytes]], *, cursor: tuple[str, int]
+    ) -> None:
+        vectors = list(vectors)
+        self._writer.call(lambda conn: docs.write_vectors(conn, model, vectors, cursor))
+
+    def vectors(self, model: str) -> list[tuple[int, str, bytes]]:
+        return list(docs.iter_vectors(self._reader(), model))
+
+    def document_kinds(self, ids: Sequence[int]) -> dict[int, str]:
+        return docs.document_kinds(self._reader(), list(ids))
+
+    def document_ids(
+        self, *, kinds: Sequence[str], project: str, include_archived: bool = False
+    ) -> list[int]:
+        return docs.document_ids(
+            self._reader(), kinds=kinds, project=project, include_archived=include_archived
+        )
+
+    def record_access(self, keys: Sequence[tuple[str, str]], at: str) -> None:
+        keys = list(keys)
+        self._writer.call(lambda conn: docs.record_access(conn, keys, at))
 
     # -- reads ----------------------------------------------------------------------------
 

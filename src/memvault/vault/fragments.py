@@ -19,6 +19,11 @@ from memvault.vault import frontmatter
 from memvault.vault.files import read_text
 
 TAG = "agent-memory"
+# Folders of the fragments folder that hold no live fragments: the archive and the
+# projects' L2 summaries.
+ARCHIVE = "_archive"
+PROJECTS = "_projects"
+RESERVED = (ARCHIVE, PROJECTS)
 FORBIDDEN_FIELDS = ("type", "related_fragments")
 NAME_LIMIT = 180  # bytes before the extension: room for a suffix, well under 255
 PROJECT_LIMIT = 80  # bytes of the name a project may take
@@ -120,7 +125,8 @@ def check_folder(folder: Path, root: Path | None = None) -> CheckReport:
     report = CheckReport()
     root = root or folder
     for path in sorted(folder.rglob("*.md")):
-        if any(part.startswith(".") for part in path.relative_to(folder).parts):
+        parts = path.relative_to(folder).parts
+        if parts[0] == PROJECTS or any(part.startswith(".") for part in parts):
             continue
         report.files += 1
         report.problems += check_file(path, root)

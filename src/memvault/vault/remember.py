@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from memvault.vault import frontmatter
 from memvault.vault.files import memory_lock, read_text, write_atomic
 from memvault.vault.fragments import (
     FORBIDDEN_FIELDS,
+    RESERVED,
     TAG,
     Fragment,
     fragment_name,
@@ -33,6 +35,9 @@ MANAGED = frozenset(
 )
 _WIKILINK = re.compile(r"\[\[[^\]\n]+\]\]")
 _FACT = re.compile(r"^\s*[-*] ")
+
+
+Similarity = Callable[[str, list[str]], list[float]]
 
 
 class FragmentRefused(ValueError):
@@ -111,16 +116,30 @@ def check_draft(draft: Draft) -> None:
         raise FragmentRefused("; ".join(problems))
 
 
-def remember(folder: Path, draft: Draft, *, threshold: float = DEFAULT_THRESHOLD) -> Remembered:
+def remember(
+    folder: Path,
+    draft: Draft,
+    *,
+    threshold: float = DEFAULT_THRESHOLD,
+    similar: Similarity | None = None,
+) -> Remembered:
     """Write ``draft`` into ``folder``: merged into the most similar fragment of its project
-    when that one is more than ``threshold`` alike, else as a new file."""
+    when that one is more than ``threshold`` alike, else as a new file. ``similar`` scores
+    the draft's text against each fragment's (semantic, when vectors exist); lexical cosine
+    otherwise."""
     check_draft(draft)
     date = draft.date or dt.date.today().isoformat()
     text = _comparable(draft.summary, draft.facts)
     with memory_lock(folder):
+        fragments = _project_fragments(folder, draft.project)
+        others = [_comparable(f.summary, facts_from(f.body)) for f in fragments]
+        scores = (
+            similar(text, others)
+            if similar is not None and others
+            else [similarity(text, other) for other in others]
+        )
         best, score = None, None
-        for fragment in _project_fragments(folder, draft.project):
-            alike = similarity(text, _comparable(fragment.summary, facts_from(fragment.body)))
+        for fragment, alike in zip(fragments, scores, strict=True):
             if score is None or alike > score:
                 best, score = fragment, alike
         if best is not None and score is not None and score > threshold:
@@ -142,7 +161,7 @@ def _project_fragments(folder: Path, project: str) -> list[Fragment]:
     found = []
     for path in sorted(folder.rglob("*.md")):
         parts = path.relative_to(folder).parts
-        if parts[0] == "_archive" or any(part.startswith(".") for part in parts):
+        if parts[0] in RESERVED or any(part.startswith(".") for part in parts):
             continue  # archived fragments are not merged into; hidden folders are not ours
         try:
             fragment = Fragment.read(path)

@@ -1,0 +1,193 @@
+"""Search latency at scale: 100,000 observations and 10,000 fragments, lexical and hybrid.
+
+Texts are generated (a Zipf-distributed vocabulary of code-ish words, so posting lists
+look like a real project's); queries are three to five words taken from indexed texts.
+Hybrid search embeds each query for real with the local model; the stored document
+vectors are random unit vectors of the model's dimension (embedding 110,000 texts on
+2 cores would take the better part of an hour and does not change what a search costs).
+
+    .venv/bin/python bench/search.py [--observations 100000] [--fragments 10000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from _server import machine
+
+from memvault import Memory
+from memvault.search import documents
+from memvault.search.vectors import to_blob
+
+QUERIES = 300
+
+
+def vocabulary(rng: random.Random, size: int = 6000) -> list[str]:
+    syllables = [
+        "con",
+        "fig",
+        "ser",
+        "ver",
+        "cach",
+        "pool",
+        "auth",
+        "tok",
+        "en",
+        "sync",
+        "que",
+        "ue",
+        "log",
+        "ger",
+        "dep",
+        "loy",
+        "test",
+        "run",
+        "ner",
+        "build",
+        "pars",
+        "index",
+        "vec",
+        "tor",
+        "shard",
+        "lock",
+        "retry",
+        "time",
+        "out",
+    ]
+    words: set[str] = set()
+    while len(words) < size:
+        words.add("".join(rng.choice(syllables) for _ in range(rng.randint(2, 3))))
+    return sorted(words)
+
+
+def sentence(rng: random.Random, words: list[str], weights: list[float], n: int) -> str:
+    return " ".join(rng.choices(words, weights, k=n))
+
+
+def seed(memory: Memory, rng: random.Random, n_obs: int, n_frag: int) -> list[str]:
+    words = vocabulary(rng)
+    weights = [1 / (rank + 1) for rank in range(len(words))]
+    texts = []
+    batch = []
+    for i in range(n_obs):
+        text = sentence(rng, words, weights, rng.randint(8, 40))
+        texts.append(text)
+        batch.append(
+            {
+                "hookType": "prompt_submit",
+                "sessionId": f"s{i // 200}",
+                "project": f"p{i % 20}",
+                "cwd": "/c",
+                "timestamp": f"2026-11-{1 + i % 28:02d}T10:00:00Z",
+                "eventId": f"e{i}",
+                "data": {"prompt": text},
+            }
+        )
+        if len(batch) == 1000:
+            memory.observe_many(batch)
+            batch = []
+    if batch:
+        memory.observe_many(batch)
+    memory.index_now(vectors=False)
+    drafts = []
+    for i in range(n_frag):
+        summary = sentence(rng, words, weights, 12)
+        facts = sentence(rng, words, weights, 20)
+        key = f"agent-memory/p{i % 20} - 2026-11-01 - f{i}.md"
+        drafts.append(
+            documents.DocumentDraft(
+                kind="fragment",
+                key=key,
+                title=f"p{i % 20} - 2026-11-01 - f{i}",
+                summary=summary,
+                body=f"- {facts}",
+                terms=(documents.terms(summary), documents.terms(facts), "", ""),
+                embed_text=f"{summary}\n{facts}",
+                importance=rng.random(),
+                updated_at="2026-11-01T00:00:00.000Z",
+                content_hash=str(i),
+                project=f"p{i % 20}",
+                path=key,
+            )
+        )
+        texts.append(summary)
+    for start in range(0, len(drafts), 1000):
+        memory.store.write_documents(drafts[start : start + 1000])
+    return texts
+
+
+def random_vectors(memory: Memory, dim: int, rng: np.random.Generator) -> None:
+    store = memory.store
+    model = memory.semantic.model
+    revision = 0
+    while pending := store.documents_to_embed(revision, limit=5000):
+        vectors = rng.standard_normal((len(pending), dim)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        store.write_vectors(
+            model,
+            [(d, r, to_blob(v)) for (d, r, _), v in zip(pending, vectors, strict=True)],
+            cursor=(memory.semantic.cursor_name, pending[-1][1]),
+        )
+        revision = pending[-1][1]
+
+
+def measure(memory: Memory, queries: list[str], **kwargs) -> tuple[float, float]:
+    for query in queries[:20]:
+        memory.search(query, **kwargs)
+    times = []
+    for query in queries:
+        started = time.perf_counter()
+        memory.search(query, **kwargs)
+        times.append((time.perf_counter() - started) * 1000)
+    return statistics.median(times), statistics.quantiles(times, n=20)[18]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--observations", type=int, default=100_000)
+    parser.add_argument("--fragments", type=int, default=10_000)
+    args = parser.parse_args()
+    rng = random.Random(7)
+    print(
+        f"search latency, {args.observations:,} observations + {args.fragments:,} "
+        f"fragments — {machine()}"
+    )
+    with (
+        tempfile.TemporaryDirectory() as home,
+        Memory.open(home=Path(home), embeddings="local") as memory,
+    ):
+        started = time.perf_counter()
+        texts = seed(memory, rng, args.observations, args.fragments)
+        print(f"seeded and indexed in {time.perf_counter() - started:.0f} s")
+        memory.semantic.warm()
+        random_vectors(memory, memory.semantic.embedder.dim, np.random.default_rng(7))
+        queries = [
+            " ".join(rng.sample(text.split(), min(len(text.split()), rng.randint(3, 5))))
+            for text in rng.sample(texts, QUERIES)
+        ]
+        lexical = Memory.open(home=Path(home), embeddings="none")
+        try:
+            for label, opened in (("lexical", lexical), ("hybrid", memory)):
+                if opened.semantic is not None:
+                    opened.semantic.warm()
+                for kinds, name in ((None, "all kinds"), (["fragment"], "fragments")):
+                    p50, p95 = measure(opened, queries, kinds=kinds)
+                    print(f"{label:8} {name:10} p50 {p50:6.1f} ms   p95 {p95:6.1f} ms")
+                p50, p95 = measure(opened, queries, project="p3")
+                print(f"{label:8} {'project':10} p50 {p50:6.1f} ms   p95 {p95:6.1f} ms")
+        finally:
+            lexical.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,306 @@
+"""Retrieval routes under ``/agentmemory/``: search, the read layers, context, remember.
+
+Shapes follow agentmemory's where it has the route (``search``, ``smart-search``,
+``remember``, ``forget``, ``memories``, ``context``, ``enrich``); ``fragments/{id}`` (L1)
+and ``projects/{name}/memory`` (L2) are memvault's own.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.concurrency import run_in_threadpool
+
+from memvault.api.responses import JSONResponse
+from memvault.domain import DOCUMENT_KINDS, Document
+from memvault.errors import InvalidInput
+from memvault.memory import Memory
+from memvault.recall import Entry
+from memvault.search.engine import Hit
+from memvault.search.ranking import RELEVANCE_ONLY
+from memvault.vault.remember import Draft, facts_from
+
+router = APIRouter(prefix="/agentmemory", tags=["memory"])
+
+Kind = Annotated[str, Field(pattern=f"^({'|'.join(DOCUMENT_KINDS)})$")]
+_SENTENCE = re.compile(r"(?<=[.!?。！？])\s+")
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+
+class SearchBody(_Body):
+    query: Annotated[str, Field(min_length=1, max_length=4000)]
+    limit: Annotated[int, Field(ge=1, le=100)] = 10
+    project: str | None = None
+    kinds: Annotated[list[Kind] | None, Field(min_length=1)] = None
+    include_archived: Annotated[bool, Field(alias="includeArchived")] = False
+    ranking: Annotated[
+        str,
+        Field(
+            pattern="^(default|relevance)$",
+            description="`relevance` ignores importance and recency",
+        ),
+    ] = "default"
+
+
+class SmartSearchBody(_Body):
+    query: Annotated[str | None, Field(max_length=4000)] = None
+    expand_ids: Annotated[list[str] | None, Field(alias="expandIds", max_length=100)] = None
+    limit: Annotated[int, Field(ge=1, le=100)] = 10
+    project: str | None = None
+
+
+class RememberBody(_Body):
+    content: Annotated[str | None, Field(max_length=20_000)] = None
+    summary: Annotated[str | None, Field(max_length=1000)] = None
+    facts: Annotated[list[str] | None, Field(max_length=200)] = None
+    project: Annotated[str | None, Field(max_length=200)] = None
+    importance: Annotated[float, Field(ge=0, le=1)] = 0.5
+    confidence: Annotated[float | None, Field(ge=0, le=1)] = None
+    source: str | None = None
+    tags: list[str] | None = None
+    type: Annotated[str | None, Field(description="Kept as a tag (fragments have no type)")] = None
+    concepts: list[str] | None = None
+    files: list[str] | None = None
+
+
+class ForgetBody(_Body):
+    memory_id: Annotated[str | None, Field(alias="memoryId")] = None
+    session_id: Annotated[str | None, Field(alias="sessionId")] = None
+    observation_ids: Annotated[list[str] | None, Field(alias="observationIds")] = None
+
+
+class ContextBody(_Body):
+    project: str | None = None
+    session_id: Annotated[str | None, Field(alias="sessionId")] = None
+    query: Annotated[str | None, Field(max_length=4000)] = None
+    budget: Annotated[int | None, Field(ge=50, le=50_000)] = None
+
+
+class EnrichBody(_Body):
+    files: Annotated[list[str], Field(min_length=1, max_length=100)]
+    terms: list[str] | None = None
+    project: str | None = None
+    session_id: Annotated[str | None, Field(alias="sessionId")] = None
+    tool_name: Annotated[str | None, Field(alias="toolName")] = None
+
+
+def _memory(request: Request) -> Memory:
+    return request.app.state.memory
+
+
+def hit_view(memory: Memory, hit: Hit) -> dict[str, Any]:
+    document = hit.document
+    view = {
+        "kind": document.kind,
+        "id": memory.public_id(document),
+        "title": document.title,
+        "summary": document.summary,
+        "score": round(hit.score, 6),
+        "relevance": round(hit.relevance, 6),
+        "importance": round(hit.importance, 6),
+        "recency": round(hit.recency, 6),
+        "eventIds": document.event_ids,
+        "project": document.project,
+        "sessionId": document.session_id,
+        "updatedAt": document.updated_at,
+    }
+    if document.path:
+        view["path"] = document.path
+    if document.archived:
+        view["archived"] = True
+    return view
+
+
+def document_view(memory: Memory, document: Document) -> dict[str, Any]:
+    view = {
+        "kind": document.kind,
+        "id": memory.public_id(document),
+        "title": document.title,
+        "summary": document.summary,
+        "project": document.project,
+        "importance": document.importance,
+        "updatedAt": document.updated_at,
+        "eventIds": document.event_ids,
+        "accessCount": document.access_count,
+        "lastAccessed": document.last_accessed,
+        "archived": document.archived,
+    }
+    if document.path:
+        view["path"] = document.path
+    tags = document.meta.get("tags")
+    if tags is not None:
+        view["tags"] = tags
+    return view
+
+
+def entry_view(memory: Memory, entry: Entry) -> dict[str, Any]:
+    return {
+        **document_view(memory, entry.document),
+        "body": entry.body,
+        "properties": entry.properties,
+    }
+
+
+@router.post("/search", summary="Search all memory (L0): fragments, summaries, observations")
+async def search(request: Request, body: SearchBody) -> dict[str, Any]:
+    memory = _memory(request)
+    hits = await run_in_threadpool(
+        memory.search,
+        body.query,
+        limit=body.limit,
+        project=body.project,
+        kinds=body.kinds,
+        include_archived=body.include_archived,
+        weights=RELEVANCE_ONLY if body.ranking == "relevance" else None,
+    )
+    return {"query": body.query, "results": [hit_view(memory, h) for h in hits]}
+
+
+@router.post("/smart-search", summary="Compact results for a query, or expand ids to L1")
+async def smart_search(request: Request, body: SmartSearchBody) -> dict[str, Any]:
+    memory = _memory(request)
+    if body.expand_ids:
+        entries = [await run_in_threadpool(memory.get, i) for i in body.expand_ids]
+        found = [entry_view(memory, e) for e in entries if e is not None]
+        return {"mode": "expanded", "results": found, "truncated": False}
+    if not body.query or not body.query.strip():
+        raise InvalidInput("give a query, or expandIds to read", fields=["query"])
+    hits = await run_in_threadpool(
+        memory.search, body.query, limit=body.limit, project=body.project
+    )
+    return {"mode": "compact", "results": [hit_view(memory, h) for h in hits]}
+
+
+@router.post(
+    "/remember", status_code=201, summary="Write a fragment (merged into a near-duplicate)"
+)
+async def remember(request: Request, body: RememberBody) -> JSONResponse:
+    memory = _memory(request)
+    facts = list(body.facts or []) + (facts_from(body.content) if body.content else [])
+    summary = (body.summary or "").strip() or _first_sentence(body.content or "")
+    tags = list(body.tags or []) + list(body.concepts or [])
+    if body.type:
+        tags.append(body.type)
+    if body.files:
+        facts += [f"file: {path}" for path in body.files]
+    draft = Draft(
+        project=(body.project or "").strip(),
+        summary=summary,
+        facts=facts,
+        importance=body.importance,
+        confidence=body.confidence,
+        source=body.source,
+        tags=list(dict.fromkeys(tags)),
+    )
+    result = await run_in_threadpool(memory.remember, draft)
+    document = memory.store.document(
+        "fragment", result.path.relative_to(memory.settings.vault_path).as_posix()
+    )
+    answer = {"success": True, **result.to_dict(memory.settings.vault_path)}
+    if document is not None:
+        answer["memory"] = document_view(memory, document)
+    if result.action == "merged":
+        answer["similarTo"] = answer["memory"]["id"] if document else None
+    return JSONResponse(answer, status_code=201 if result.action == "created" else 200)
+
+
+@router.post("/forget", summary="Delete a fragment")
+async def forget(request: Request, body: ForgetBody) -> dict[str, Any]:
+    if body.observation_ids or body.session_id:
+        raise InvalidInput(
+            "observations and sessions come from the immutable event log and cannot be "
+            "forgotten; give memoryId (a fragment)",
+            fields=["observationIds"],
+        )
+    if not body.memory_id:
+        raise InvalidInput("memoryId is required", fields=["memoryId"])
+    memory = _memory(request)
+    document = await run_in_threadpool(memory.forget, body.memory_id)
+    return {"success": True, "forgotten": memory.public_id(document), "path": document.path}
+
+
+@router.get("/memories", summary="Fragments, most recently updated first")
+def memories(
+    request: Request,
+    project: str | None = None,
+    include_archived: Annotated[bool, Query(alias="includeArchived")] = False,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 50,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> dict[str, Any]:
+    memory = _memory(request)
+    found = memory.memories(
+        project=project, include_archived=include_archived, limit=limit, offset=offset
+    )
+    return {
+        "memories": [document_view(memory, d) for d in found],
+        "offset": offset,
+        "limit": limit,
+    }
+
+
+def _entry(request: Request, memory_id: str, kinds: tuple[str, ...]) -> JSONResponse:
+    memory = _memory(request)
+    entry = memory.get(memory_id)
+    if entry is None or entry.document.kind not in kinds:
+        return JSONResponse({"error": f"no memory {memory_id!r}"}, status_code=404)
+    return JSONResponse({"memory": entry_view(memory, entry)})
+
+
+@router.get("/memories/{memory_id:path}", summary="One memory whole (L1), any kind")
+def memory_entry(request: Request, memory_id: str) -> JSONResponse:
+    return _entry(request, memory_id, DOCUMENT_KINDS)
+
+
+@router.get("/fragments/{fragment_id:path}", summary="One fragment whole (L1)")
+def fragment(request: Request, fragment_id: str) -> JSONResponse:
+    return _entry(request, fragment_id, ("fragment",))
+
+
+@router.get("/projects/{project}/memory", summary="A project's memory (L2)")
+def project_memory(
+    request: Request, project: str, limit: Annotated[int, Query(ge=1, le=500)] = 50
+) -> dict[str, Any]:
+    memory = _memory(request)
+    found = memory.project_memory(project, limit=limit)
+    return {
+        "project": found.project,
+        "summary": found.summary,
+        "total": found.total,
+        "fragments": [document_view(memory, d) for d in found.fragments],
+    }
+
+
+@router.post("/context", summary="The memory block to inject for a project (and query)")
+async def context(request: Request, body: ContextBody) -> dict[str, Any]:
+    packed = await run_in_threadpool(
+        _memory(request).context, project=body.project, query=body.query, budget=body.budget
+    )
+    return {
+        "context": packed.text,
+        "blocks": packed.blocks,
+        "tokens": packed.tokens,
+        "budget": packed.budget,
+        "truncated": packed.truncated,
+    }
+
+
+@router.post("/enrich", summary="Memory about files an agent is about to touch")
+async def enrich(request: Request, body: EnrichBody) -> dict[str, Any]:
+    packed = await run_in_threadpool(
+        _memory(request).enrich, files=body.files, terms=body.terms, project=body.project
+    )
+    return {"context": packed.text, "truncated": packed.truncated, "tokens": packed.tokens}
+
+
+def _first_sentence(text: str) -> str:
+    for line in text.strip().splitlines():
+        line = line.strip().lstrip("-* ").strip()
+        if line:
+            return _SENTENCE.split(line, maxsplit=1)[0][:300]
+    return ""

@@ -1,0 +1,149 @@
+"""``memvault search | get | maintain | reindex``: reading and keeping up memory."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from memvault.cli.board import errors, open_memory
+from memvault.errors import InvalidInput
+from memvault.search.ranking import RELEVANCE_ONLY
+
+console = Console(soft_wrap=True)
+
+
+def search(
+    query: Annotated[str, typer.Argument(help='Words, "a phrase", or a prefix*.')],
+    limit: Annotated[int, typer.Option(min=1, max=100, help="How many results.")] = 10,
+    project: Annotated[str | None, typer.Option(help="Only this project's memory.")] = None,
+    kind: Annotated[
+        list[str] | None,
+        typer.Option("--kind", help="fragment, summary or observation (repeat)."),
+    ] = None,
+    archived: Annotated[bool, typer.Option("--archived", help="Include archived.")] = False,
+    relevance_only: Annotated[
+        bool, typer.Option("--relevance-only", help="Ignore importance and recency.")
+    ] = False,
+    lexical: Annotated[
+        bool, typer.Option("--lexical", help="Do not load the embedding model.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print results as JSON.")] = False,
+) -> None:
+    """Search fragments, session summaries and observations."""
+    with open_memory() as memory:
+        if memory.semantic is not None and not lexical:
+            memory.semantic.warm()
+            memory.index_now()
+        try:
+            hits = memory.search(
+                query,
+                limit=limit,
+                project=project,
+                kinds=kind or None,
+                include_archived=archived,
+                weights=RELEVANCE_ONLY if relevance_only else None,
+            )
+        except InvalidInput as exc:
+            errors.print(f"[red]{escape(exc.message)}[/]")
+            raise typer.Exit(2) from None
+        rows = [
+            {
+                "kind": h.document.kind,
+                "id": memory.public_id(h.document),
+                "title": h.document.title,
+                "summary": h.document.summary,
+                "score": round(h.score, 4),
+                "relevance": round(h.relevance, 4),
+                "importance": round(h.importance, 4),
+                "recency": round(h.recency, 4),
+                "eventIds": h.document.event_ids,
+                "path": h.document.path,
+            }
+            for h in hits
+        ]
+    if as_json:
+        console.print_json(json.dumps({"query": query, "results": rows}, ensure_ascii=False))
+        return
+    if not rows:
+        console.print("nothing found")
+        return
+    table = Table("Score", "Kind", "Id", "Summary", "rel / imp / rec")
+    for row in rows:
+        table.add_row(
+            f"{row['score']:.3f}",
+            row["kind"],
+            escape(row["id"]),
+            escape(row["summary"] or row["title"]),
+            f"{row['relevance']:.2f} / {row['importance']:.2f} / {row['recency']:.2f}",
+        )
+    console.print(table)
+
+
+def get(
+    memory_id: Annotated[str, typer.Argument(help="A fragment, summary or observation id.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
+) -> None:
+    """Read one memory whole (a fragment's facts, a session's snapshot, an observation)."""
+    with open_memory() as memory:
+        entry = memory.get(memory_id)
+        if entry is None:
+            errors.print(f"[red]no memory {escape(memory_id)!r}[/]")
+            raise typer.Exit(1)
+        document = entry.document
+        shown = {
+            "kind": document.kind,
+            "id": entry.id,
+            "title": document.title,
+            "summary": document.summary,
+            "project": document.project,
+            "path": document.path,
+            "body": entry.body,
+        }
+    if as_json:
+        console.print_json(json.dumps(shown, ensure_ascii=False, default=str))
+        return
+    console.print(f"[bold]{escape(document.title)}[/] ({document.kind}, {escape(entry.id)})")
+    if document.summary:
+        console.print(escape(document.summary))
+    console.print(escape(entry.body))
+
+
+def maintain(
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Say what would change.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Archive unused low-importance fragments; write L2 summaries of large projects."""
+    with open_memory() as memory:
+        report = memory.maintain(dry_run=dry_run)
+    if as_json:
+        console.print_json(
+            json.dumps(
+                {
+                    "dryRun": dry_run,
+                    "archived": report.archived,
+                    "summarized": report.summarized,
+                },
+                ensure_ascii=False,
+            )
+        )
+        return
+    verb = "would archive" if dry_run else "archived"
+    console.print(f"{verb} {len(report.archived)} fragment(s)")
+    for name in report.archived:
+        console.print(f"  {escape(name)}")
+    verb = "would summarize" if dry_run else "summarized"
+    console.print(f"{verb} {len(report.summarized)} project(s)")
+    for name in report.summarized:
+        console.print(f"  {escape(name)}")
+
+
+def reindex() -> None:
+    """Bring the search index up to date with the vault and the event log now."""
+    with open_memory() as memory:
+        done = memory.index_now()
+    console.print(f"{done} document(s) indexed or updated")

@@ -1,0 +1,426 @@
+"""Memory's retrieval use cases: search, the three read layers, context, remember, maintain.
+
+``Memory`` inherits these; they are apart only to keep each file about one thing. Public
+ids: an observation is ``obs_<seq>``, a session summary its board Session ID, a fragment
+its path inside the fragments folder without ``.md`` (``_archive/…`` once archived).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import functools
+import logging
+import re
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any
+
+from memvault.domain import DOCUMENT_KINDS, Document, iso, utc_now
+from memvault.errors import InvalidInput
+from memvault.search import context as packing
+from memvault.search.engine import Hit, Searcher
+from memvault.search.indexer import Indexer, IndexWorker
+from memvault.search.ranking import Weights, recency
+from memvault.search.semantic import Semantic
+from memvault.vault import maintain
+from memvault.vault.files import memory_lock
+from memvault.vault.fragments import Fragment
+from memvault.vault.remember import Draft, FragmentRefused, Remembered, remember
+
+if TYPE_CHECKING:
+    from memvault.config import Settings
+    from memvault.store import Store
+
+log = logging.getLogger(__name__)
+
+_OBSERVATION_ID = re.compile(r"^obs_\d+$")
+ENRICH_LIMIT = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """L1: one memory, whole."""
+
+    id: str
+    document: Document
+    body: str
+    properties: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectMemory:
+    """L2: what a project's memory says beyond one fragment."""
+
+    project: str
+    summary: str | None  # the maintained L2 summary, when the project has one
+    fragments: list[Document]
+    total: int
+
+
+@dataclass(slots=True)
+class Maintenance:
+    archived: list[str] = field(default_factory=list)
+    summarized: list[str] = field(default_factory=list)
+    dry_run: bool = False
+
+
+class Recall:
+    settings: Settings
+    store: Store
+    _index_worker: IndexWorker | None = None
+
+    def sync_board(self) -> bool:  # provided by Memory
+        raise NotImplementedError
+
+    # -- the index ------------------------------------------------------------------------
+
+    @functools.cached_property
+    def semantic(self) -> Semantic | None:
+        if self.settings.embeddings == "none":
+            return None
+        from memvault.embeddings import open_embedder
+
+        embedder = open_embedder(self.settings)
+        return Semantic(self.store, embedder) if embedder is not None else None
+
+    @functools.cached_property
+    def indexer(self) -> Indexer:
+        vault = self.settings.vault_path
+        return Indexer(
+            self.store,
+            vault=vault,
+            fragments=self.settings.fragments_path,
+            sessions=vault / "memory" / "sessions",
+            semantic=self.semantic,
+            refresh_board=self.sync_board,
+        )
+
+    @functools.cached_property
+    def searcher(self) -> Searcher:
+        return Searcher(self.store, weights=self.weights, semantic=self.semantic)
+
+    @property
+    def weights(self) -> Weights:
+        s = self.settings
+        return Weights(s.weight_relevance, s.weight_importance, s.weight_recency, s.recency_decay)
+
+    def start_indexing(self) -> None:
+        """Keep the index current in the background (the server does this)."""
+        if self._index_worker is None:
+            self._index_worker = IndexWorker(self.indexer)
+            self._index_worker.start()
+
+    def stop_indexing(self) -> None:
+        if self._index_worker is not None:
+            self._index_worker.stop()
+            self._index_worker = None
+
+    def nudge_indexer(self) -> None:
+        if self._index_worker is not None:
+            self._index_worker.nudge()
+
+    def index_now(self, *, vectors: bool = True) -> int:
+        """Bring the whole index up to date now (vault scan, observations, and vectors
+        unless ``vectors`` is False); how many documents changed."""
+        if vectors:
+            return self.indexer.catch_up()
+        done = self.indexer.scan_vault()
+        while step := self.indexer.index_observations():
+            done += step
+        return done
+
+    def _fresh(self) -> None:
+        """Without a background worker (CLI, library use), index what is new first."""
+        if self._index_worker is None:
+            self.index_now(vectors=False)
+
+    # -- L0: search -----------------------------------------------------------------------
+
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int = 10,
+        project: str | None = None,
+        kinds: list[str] | tuple[str, ...] | None = None,
+        include_archived: bool = False,
+        weights: Weights | None = None,
+    ) -> list[Hit]:
+        """Memory matching ``query``, best first (L0: titles and summaries)."""
+        kinds = _kinds(kinds)
+        if not 1 <= limit <= 100:
+            raise InvalidInput("limit must be from 1 to 100", fields=["limit"])
+        self._fresh()
+        hits = self.searcher.search(
+            query,
+            limit=limit,
+            project=project,
+            kinds=kinds,
+            include_archived=include_archived,
+            weights=weights,
+        )
+        self._accessed([hit.document for hit in hits if hit.document.kind == "fragment"])
+        return hits
+
+    def public_id(self, document: Document) -> str:
+        if document.kind != "fragment":
+            return document.key
+        relative = PurePosixPath(document.key).relative_to(
+            PurePosixPath(self.settings.fragments_dir)
+        )
+        return str(relative.with_suffix(""))
+
+    def _document(self, memory_id: str) -> Document | None:
+        if _OBSERVATION_ID.match(memory_id):
+            return self.store.document("observation", memory_id)
+        if "/" not in memory_id.replace("_archive/", "", 1) and ".." not in memory_id:
+            key = f"{PurePosixPath(self.settings.fragments_dir) / memory_id}.md"
+            found = self.store.document("fragment", key)
+            if found is not None:
+                return found
+        return self.store.document("summary", memory_id)
+
+    # -- L1: get --------------------------------------------------------------------------
+
+    def get(self, memory_id: str) -> Entry | None:
+        """One memory whole (L1). A fragment is read from its file, so a hand edit shows."""
+        self._fresh()
+        document = self._document(memory_id)
+        if document is None:
+            return None
+        if document.kind != "fragment":
+            return Entry(self.public_id(document), document, document.body)
+        try:
+            fragment = Fragment.read(self.settings.vault_path / document.key)
+        except (OSError, ValueError):
+            return None  # the file went away since it was indexed
+        self._accessed([document])
+        return Entry(self.public_id(document), document, fragment.body.strip(), fragment.properties)
+
+    def _accessed(self, documents: list[Document]) -> None:
+        if documents:
+            self.store.record_access([(d.kind, d.key) for d in documents], iso(utc_now()))
+
+    # -- L2: a project --------------------------------------------------------------------
+
+    def project_memory(self, project: str, *, limit: int = 50) -> ProjectMemory:
+        """The project's L2 summary when it has one, and its fragments, newest first."""
+        self._fresh()
+        fragments = self.store.list_documents("fragment", project=project, limit=limit)
+        total = len(self.store.document_ids(kinds=["fragment"], project=project))
+        summary = maintain.read_summary(self.settings.fragments_path, project)
+        self._accessed(fragments)
+        return ProjectMemory(project, summary, fragments, total)
+
+    # -- context --------------------------------------------------------------------------
+
+    def context(
+        self, *, project: str | None, query: str | None = None, budget: int | None = None
+    ) -> packing.Packed:
+        """The memory block injected into an agent: what is relevant to ``query``, or
+        what matters most in the project when there is no query."""
+        budget = budget or self.settings.context_tokens
+        if budget < 50:
+            raise InvalidInput("budget must be at least 50 tokens", fields=["budget"])
+        self._fresh()
+        if query and query.strip():
+            fragments = self.searcher.search(query, limit=8, project=project, kinds=["fragment"])
+            summaries = self.searcher.search(query, limit=5, project=project, kinds=["summary"])
+            observations = self.searcher.search(
+                query, limit=10, project=project, kinds=["observation"]
+            )
+        else:
+            fragments = self._standing(project, "fragment", 8)
+            summaries = self._standing(project, "summary", 5)
+            observations = []
+        project_summary = (
+            maintain.read_summary(self.settings.fragments_path, project) if project else None
+        )
+        packed = packing.pack(
+            fragments=fragments,
+            summaries=summaries,
+            observations=observations,
+            budget=budget,
+            project_summary=project_summary,
+        )
+        self._accessed([hit.document for hit in fragments])
+        return packed
+
+    def _standing(self, project: str | None, kind: str, limit: int) -> list[Hit]:
+        """Without a query: a project's memories by importance and recency alone."""
+        documents = self.store.list_documents(kind, project=project, limit=200)
+        now, weights = utc_now(), self.weights
+        hits = []
+        for document in documents:
+            fresh = recency(document.updated_at, now, weights.decay)
+            score = weights.score(0.0, document.importance, fresh)
+            hits.append(Hit(document, score, 0.0, document.importance, fresh))
+        hits.sort(key=lambda hit: hit.score, reverse=True)
+        return hits[:limit]
+
+    def enrich(
+        self, *, files: list[str], terms: list[str] | None = None, project: str | None = None
+    ) -> packing.Packed:
+        """Memory about files an agent is about to touch: fragments and past errors."""
+        if not files:
+            raise InvalidInput("files must name at least one file", fields=["files"])
+        names = [PurePosixPath(f.replace("\\", "/")).name for f in files if f.strip()]
+        query = " ".join([*names, *(terms or [])])
+        self._fresh()
+        fragments = self.searcher.search(query, limit=5, project=project, kinds=["fragment"])
+        related = self.searcher.search(
+            query, limit=ENRICH_LIMIT * 4, project=project, kinds=["observation"]
+        )
+        errors = [hit for hit in related if hit.document.meta.get("type") == "error"]
+        return packing.pack(
+            fragments=fragments,
+            summaries=[],
+            observations=errors[:ENRICH_LIMIT],
+            budget=min(self.settings.context_tokens, 1000),
+        )
+
+    # -- writing and forgetting -----------------------------------------------------------
+
+    def remember(self, draft: Draft, *, threshold: float | None = None) -> Remembered:
+        """Write a fragment, merged into its project's near-duplicate when there is one
+        (semantic similarity when an embedder is configured, lexical otherwise), and index
+        it at once.
+
+        Raises ``InvalidInput`` (naming every problem) when the fragment breaks a rule;
+        nothing is written then."""
+        try:
+            done = remember(
+                self.settings.fragments_path,
+                draft,
+                threshold=self.settings.dedup_threshold if threshold is None else threshold,
+                similar=self._similar_measure(),
+            )
+        except FragmentRefused as exc:
+            raise InvalidInput(str(exc)) from None
+        self.indexer.index_fragment(done.path)
+        return done
+
+    def _similar_measure(self):
+        semantic = self.semantic
+        if semantic is None or not semantic.ready:
+            return None
+
+        def measure(text: str, others: list[str]) -> list[float]:
+            vectors = semantic.embed([text, *others])
+            return [float(v) for v in vectors[1:] @ vectors[0]]
+
+        return measure
+
+    def forget(self, memory_id: str) -> Document:
+        """Delete a fragment (its file and its index entry). Observations and session
+        summaries come from the event log and the board; they are not forgotten here."""
+        document = self._document(memory_id)
+        if document is None:
+            raise InvalidInput(f"no memory {memory_id!r}", fields=["memoryId"])
+        if document.kind != "fragment":
+            raise InvalidInput(
+                f"{memory_id!r} is a {document.kind}; only fragments can be forgotten",
+                fields=["memoryId"],
+            )
+        path = self.settings.vault_path / document.key
+        with memory_lock(self.settings.fragments_path):
+            path.unlink(missing_ok=True)
+        self.store.write_documents(deletes=[("fragment", document.key)])
+        return document
+
+    def memories(
+        self,
+        *,
+        project: str | None = None,
+        include_archived: bool = False,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> list[Document]:
+        """Fragments, most recently updated first."""
+        self._fresh()
+        return self.store.list_documents(
+            "fragment",
+            project=project,
+            include_archived=include_archived,
+            limit=limit,
+            offset=offset,
+        )
+
+    # -- maintenance ----------------------------------------------------------------------
+
+    def maintain(self, *, dry_run: bool = False, today: dt.date | None = None) -> Maintenance:
+        """Archive unused low-importance fragments; refresh large projects' L2 summaries."""
+        s = self.settings
+        today = today or dt.date.today()
+        folder = s.fragments_path
+        self.index_now(vectors=False)
+        report = Maintenance(dry_run=dry_run)
+        by_project: dict[str, list[maintain.Candidate]] = {}
+        stale = []
+        for document in self._all_fragments():
+            candidate = _candidate(s.vault_path, document)
+            if candidate is None:
+                continue
+            if maintain.should_archive(
+                candidate,
+                today=today,
+                importance_below=s.archive_importance,
+                unused_days=s.archive_days,
+            ):
+                stale.append(candidate)
+            else:
+                by_project.setdefault(candidate.project, []).append(candidate)
+        if dry_run:
+            report.archived = [f"{maintain.ARCHIVE}/{c.path.stem}" for c in stale]
+        elif stale:
+            moved = maintain.archive(folder, stale)
+            report.archived = [self._relative(destination) for _, destination in moved]
+        for project, candidates in sorted(by_project.items()):
+            too_many = len(candidates) > s.summary_threshold
+            if too_many and (dry_run or maintain.write_summary(folder, project, candidates, today)):
+                report.summarized.append(project)
+        if not dry_run:
+            self.index_now(vectors=False)
+        return report
+
+    def _all_fragments(self) -> list[Document]:
+        found, offset = [], 0
+        while batch := self.store.list_documents("fragment", limit=1000, offset=offset):
+            found += batch
+            offset += len(batch)
+        return found
+
+    def _relative(self, path: Path) -> str:
+        return path.relative_to(self.settings.fragments_path).with_suffix("").as_posix()
+
+
+def _kinds(kinds: list[str] | tuple[str, ...] | None) -> list[str]:
+    if kinds is None:
+        return list(DOCUMENT_KINDS)
+    unknown = [kind for kind in kinds if kind not in DOCUMENT_KINDS]
+    if unknown or not kinds:
+        raise InvalidInput(
+            f"kinds must be some of {', '.join(DOCUMENT_KINDS)}; got {kinds!r}", fields=["kinds"]
+        )
+    return list(kinds)
+
+
+def _candidate(vault: Path, document: Document) -> maintain.Candidate | None:
+    day = (document.meta.get("date") or document.updated_at or "")[:10]
+    try:
+        date = dt.date.fromisoformat(day)
+    except ValueError:
+        return None
+    last_used = date
+    if document.last_accessed:
+        with contextlib.suppress(ValueError):
+            last_used = max(last_used, dt.date.fromisoformat(document.last_accessed[:10]))
+    return maintain.Candidate(
+        path=vault / document.key,
+        project=document.project or "",
+        summary=document.summary,
+        importance=document.importance,
+        date=day,
+        last_used=last_used,
+    )

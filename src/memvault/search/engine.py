@@ -1,0 +1,180 @@
+"""Search: lexical and semantic candidates, fused into one relevance, then ranked.
+
+Lexical candidates come from the FTS5 index over analyzed terms (BM25); semantic ones
+from the in-memory vectors. Each list's scores are normalised to 0–1 and combined into a
+relevance; the ranking formula then weighs relevance against importance and recency, and
+every hit carries all four numbers so a person can see why it came where it did.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+import numpy as np
+
+from memvault.domain import DOCUMENT_KINDS, Document, utc_now
+from memvault.search.query import parse
+from memvault.search.ranking import Weights, recency
+from memvault.search.semantic import Semantic
+from memvault.store import Store
+
+CANDIDATES = 100  # per retriever, before fusion
+LEXICAL_SHARE = 0.5  # of relevance, when both retrievers answered
+COLUMN_WEIGHTS = (1.0, 1.0, 0.5, 0.5)  # title, body, context, dates
+# Boosts, measured on LoCoMo (docs/benchmarks.md): a result whose speaker the query names,
+# and results of a session in which something matched well (evidence clusters by session).
+ACTOR_BOOST = 0.1
+SESSION_BOOST = 0.2
+_MAX_FUSED = 1 + ACTOR_BOOST + SESSION_BOOST * (1 + ACTOR_BOOST)  # keeps relevance in 0–1
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    document: Document
+    score: float
+    relevance: float
+    importance: float
+    recency: float
+    lexical: float | None = None  # normalised BM25, when the text matched
+    semantic: float | None = None  # cosine similarity, when vectors exist
+
+
+class Searcher:
+    def __init__(self, store: Store, *, weights: Weights, semantic: Semantic | None = None):
+        self.store = store
+        self.weights = weights
+        self.semantic = semantic
+
+    def search(
+        self,
+        text: str,
+        *,
+        limit: int = 10,
+        project: str | None = None,
+        kinds: Sequence[str] = DOCUMENT_KINDS,
+        include_archived: bool = False,
+        weights: Weights | None = None,
+        now: datetime | None = None,
+    ) -> list[Hit]:
+        kinds = [kind for kind in DOCUMENT_KINDS if kind in kinds]
+        if not kinds or limit < 1:
+            return []
+        pool = max(CANDIDATES, limit * 3)
+        query = parse(text)
+        lexical = (
+            []
+            if query.empty
+            else self.store.lexical_search(
+                query.match(),
+                kinds=kinds,
+                project=project,
+                include_archived=include_archived,
+                limit=pool,
+                weights=COLUMN_WEIGHTS,
+            )
+        )
+        semantic = self._semantic(text, kinds, project, include_archived, pool)
+        fused, lexical_norm, cosine = fuse(lexical, semantic)
+        documents = self.store.documents(list(fused))
+        relevance = boost(fused, documents, set(query.terms))
+        weights = weights or self.weights
+        now = now or utc_now()
+        hits = []
+        for doc_id, rel in relevance.items():
+            document = documents.get(doc_id)
+            if document is None or document.kind not in kinds:
+                continue
+            if project is not None and document.project != project:
+                continue
+            if document.archived and not include_archived:
+                continue
+            fresh = recency(document.updated_at, now, weights.decay)
+            hits.append(
+                Hit(
+                    document=document,
+                    score=weights.score(rel, document.importance, fresh),
+                    relevance=rel,
+                    importance=document.importance,
+                    recency=fresh,
+                    lexical=lexical_norm.get(doc_id),
+                    semantic=cosine.get(doc_id),
+                )
+            )
+        hits.sort(key=lambda hit: (hit.score, hit.relevance), reverse=True)
+        return hits[:limit]
+
+    def _semantic(
+        self,
+        text: str,
+        kinds: Sequence[str],
+        project: str | None,
+        include_archived: bool,
+        pool: int,
+    ) -> list[tuple[int, float]]:
+        if self.semantic is None or not text.strip():
+            return []
+        if not self.semantic.ready:
+            self.semantic.warm(wait=False)
+            return []
+        allowed = None
+        if project is not None:
+            ids = self.store.document_ids(
+                kinds=kinds, project=project, include_archived=include_archived
+            )
+            if not ids:
+                return []
+            allowed = np.asarray(ids, dtype=np.int64)
+        return self.semantic.search(text, kinds=kinds, limit=pool, allowed=allowed)
+
+
+def boost(
+    fused: dict[int, float], documents: dict[int, Document], query_terms: set[str]
+) -> dict[int, float]:
+    """Relevance from fused scores: + ACTOR_BOOST when the query names the document's
+    speaker, + SESSION_BOOST × the best score in its session among this query's candidates;
+    scaled back into 0–1."""
+    scores = {}
+    for doc_id, score in fused.items():
+        document = documents.get(doc_id)
+        actor_terms = document.meta.get("actorTerms") if document else None
+        if actor_terms and query_terms.intersection(actor_terms):
+            score += ACTOR_BOOST
+        scores[doc_id] = score
+    best: dict[str, float] = {}
+    for doc_id, score in scores.items():
+        document = documents.get(doc_id)
+        if document is not None and document.session_id:
+            best[document.session_id] = max(best.get(document.session_id, 0.0), score)
+    relevance = {}
+    for doc_id, score in scores.items():
+        document = documents.get(doc_id)
+        session = document.session_id if document is not None else None
+        lift = SESSION_BOOST * best[session] if session else 0.0
+        relevance[doc_id] = min((score + lift) / _MAX_FUSED, 1.0)
+    return relevance
+
+
+def fuse(
+    lexical: Sequence[tuple[int, float]], semantic: Sequence[tuple[int, float]]
+) -> tuple[dict[int, float], dict[int, float], dict[int, float]]:
+    """Relevance (0–1) per document from BM25 scores and cosines.
+
+    BM25 is divided by the best score of this query; cosines are used as they are (a
+    cosine is already comparable across queries). A document found by one retriever only
+    gets that retriever's share.
+    """
+    top = max((score for _, score in lexical), default=0.0)
+    lexical_norm = {doc_id: score / top for doc_id, score in lexical} if top > 0 else {}
+    cosine = {doc_id: max(score, 0.0) for doc_id, score in semantic}
+    if not cosine:
+        return dict(lexical_norm), lexical_norm, cosine
+    if not lexical_norm:
+        return dict(cosine), lexical_norm, cosine
+    relevance = {}
+    for doc_id in lexical_norm.keys() | cosine.keys():
+        relevance[doc_id] = LEXICAL_SHARE * lexical_norm.get(doc_id, 0.0) + (
+            1 - LEXICAL_SHARE
+        ) * cosine.get(doc_id, 0.0)
+    return relevance, lexical_norm, cosine

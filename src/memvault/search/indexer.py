@@ -1,0 +1,286 @@
+"""Keeps the search index in step with the event log and the vault.
+
+Three followers, each resumable and each safe to run again:
+
+- observations: new events' observations are indexed in batches, after a cursor moved in
+  the same transaction, with their neighbouring events as context (the one before is
+  re-indexed when its next neighbour arrives);
+- the vault: fragments (``agent-memory/``, its ``_archive/`` flagged archived) and session
+  summaries (board rows with their snapshots) are compared by mtime and content hash, so a
+  hand edit is re-indexed and a deleted file dropped;
+- vectors: documents whose embedded text changed get a vector, when an embedder exists.
+
+``IndexWorker`` runs them in the background while a server runs: woken after ingest, by a
+file watcher on the vault, and by a slow timer as a safety net.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import watchfiles
+
+from memvault.domain import DocumentDraft, Observation
+from memvault.search import documents
+from memvault.search.semantic import Semantic
+from memvault.store import Store
+from memvault.vault import frontmatter
+from memvault.vault.files import read_text
+from memvault.vault.fragments import ARCHIVE, PROJECTS, Fragment
+
+log = logging.getLogger(__name__)
+
+OBSERVATIONS_CURSOR = "index:observations"
+BATCH = 500
+# Two events either side: measured on LoCoMo, ±2 at weight 0.5 beats ±1, ±3 and ±4.
+CONTEXT_BEFORE = 2
+CONTEXT_AFTER = 2
+
+
+class Indexer:
+    def __init__(
+        self,
+        store: Store,
+        *,
+        vault: Path,
+        fragments: Path,
+        sessions: Path,
+        semantic: Semantic | None = None,
+        refresh_board: Callable[[], object] | None = None,
+    ) -> None:
+        self.store = store
+        self.refresh_board = refresh_board
+        self.vault = vault
+        self.fragments = fragments
+        self.sessions = sessions
+        self.semantic = semantic
+        self._lock = threading.Lock()  # one pass at a time per follower set
+
+    # -- observations ---------------------------------------------------------------------
+
+    def index_observations(self, *, batch: int = BATCH) -> int:
+        """Index the next batch of new observations; how many were new."""
+        with self._lock:
+            cursor = self.store.cursor(OBSERVATIONS_CURSOR)
+            items = self.store.observations_after(cursor, limit=batch)
+            if not items:
+                return 0
+            drafts: dict[str, DocumentDraft] = {}
+            for observation, project in items:
+                around = self.store.neighbours(
+                    observation, before=CONTEXT_BEFORE, after=CONTEXT_AFTER
+                )
+                drafts[observation.id] = documents.observation_document(
+                    observation, project, around
+                )
+                # Neighbours indexed earlier now have this one in their context.
+                for other in around:
+                    if other.event_seq <= cursor:
+                        drafts.setdefault(other.id, self._redraft(other, project))
+            self.store.write_documents(
+                list(drafts.values()), cursor=(OBSERVATIONS_CURSOR, items[-1][0].event_seq)
+            )
+            return len(items)
+
+    def _redraft(self, observation: Observation, project: str) -> DocumentDraft:
+        around = self.store.neighbours(observation, before=CONTEXT_BEFORE, after=CONTEXT_AFTER)
+        return documents.observation_document(observation, project, around)
+
+    # -- the vault ------------------------------------------------------------------------
+
+    def scan_vault(self) -> int:
+        """Re-index vault files that changed and drop those that are gone; how many."""
+        with self._lock:
+            return self._scan_fragments() + self._scan_summaries()
+
+    def index_fragment(self, path: Path) -> DocumentDraft | None:
+        """Index one fragment file now (after memvault wrote it)."""
+        with self._lock:
+            draft = self._fragment_draft(path)
+            if draft is not None:
+                self.store.write_documents([draft])
+            return draft
+
+    def _fragment_files(self) -> Iterator[Path]:
+        if not self.fragments.is_dir():
+            return
+        for path in self.fragments.rglob("*.md"):
+            parts = path.relative_to(self.fragments).parts
+            if parts[0] != PROJECTS and not any(part.startswith(".") for part in parts):
+                yield path
+
+    def _key(self, path: Path) -> str:
+        return path.relative_to(self.vault).as_posix()
+
+    def _fragment_draft(self, path: Path) -> DocumentDraft | None:
+        try:
+            stat = path.stat()
+            fragment = Fragment.read(path)
+        except (OSError, UnicodeDecodeError, frontmatter.FrontmatterError):
+            return None  # gone, or unreadable: `memvault fragments check` says why
+        archived = path.relative_to(self.fragments).parts[0] == ARCHIVE
+        modified = dt.datetime.fromtimestamp(stat.st_mtime, dt.UTC)
+        return documents.fragment_document(
+            fragment,
+            self._key(path),
+            archived=archived,
+            mtime=stat.st_mtime,
+            modified=modified.strftime("%Y-%m-%dT%H:%M:%S.000Z"),
+        )
+
+    def _scan_fragments(self) -> int:
+        known = self.store.document_stamps("fragment")
+        changed: list[DocumentDraft] = []
+        seen: set[str] = set()
+        for path in self._fragment_files():
+            key = self._key(path)
+            seen.add(key)
+            try:
+                mtime = path.stat().st_mtime
+            except OSError:
+                continue
+            stamp = known.get(key)
+            if stamp is not None and stamp[1] == mtime:
+                continue
+            draft = self._fragment_draft(path)
+            if draft is None:
+                seen.discard(key)
+            elif stamp is None or stamp[0] != draft.content_hash or stamp[1] != mtime:
+                changed.append(draft)
+        gone = [("fragment", key) for key in known if key not in seen]
+        if changed or gone:
+            self.store.write_documents(changed, gone)
+        return len(changed) + len(gone)
+
+    def _scan_summaries(self) -> int:
+        if self.refresh_board is not None:
+            self.refresh_board()  # the board mirror first, so rows edited by hand count
+        known = self.store.document_stamps("summary")
+        links = self.store.board_links()
+        changed: list[DocumentDraft] = []
+        seen: set[str] = set()
+        for row in self.store.board_rows(limit=100_000):
+            seen.add(row.session_id)
+            snapshot_path = self.sessions / f"{row.session_id}.md"
+            try:
+                snapshot = read_text(snapshot_path)
+            except (OSError, UnicodeDecodeError):
+                snapshot = None
+            link = links.get(row.session_id)
+            event_ids = self._session_event_ids(link[0]) if link else []
+            draft = documents.summary_document(
+                row,
+                snapshot=frontmatter.split(snapshot)[1] if snapshot else None,
+                path=self._key(snapshot_path if snapshot else self.sessions.parent / "index.md"),
+                project=link[1] if link else None,
+                event_ids=event_ids,
+                mtime=None,
+            )
+            if known.get(row.session_id, (None,))[0] != draft.content_hash:
+                changed.append(draft)
+        gone = [("summary", key) for key in known if key not in seen]
+        if changed or gone:
+            self.store.write_documents(changed, gone)
+        return len(changed) + len(gone)
+
+    def _session_event_ids(self, session_id: str) -> list[str]:
+        return [
+            event.client_event_id or f"evt_{event.seq}"
+            for event in self.store.list_events(session_id, limit=5)
+        ]
+
+    # -- vectors --------------------------------------------------------------------------
+
+    def embed_pending(self) -> int:
+        if self.semantic is None:
+            return 0
+        return self.semantic.embed_pending()
+
+    # -- everything -----------------------------------------------------------------------
+
+    def catch_up(self) -> int:
+        """Run every follower until none has work left; how much was done."""
+        done = self.scan_vault()
+        while (step := self.index_observations()) > 0:
+            done += step
+        while (step := self.embed_pending()) > 0:
+            done += step
+        return done
+
+
+class IndexWorker:
+    """Runs the indexer in the background: on a nudge after ingest, on vault changes, and
+    every ``interval`` seconds in case a change went unseen."""
+
+    def __init__(self, indexer: Indexer, *, interval: float = 30.0) -> None:
+        self.indexer = indexer
+        self.interval = interval
+        self._wake = threading.Event()
+        self._vault_changed = threading.Event()
+        self._stop = threading.Event()
+        self._threads = [
+            threading.Thread(target=self._run, name="memvault-index", daemon=True),
+            threading.Thread(target=self._watch, name="memvault-vault-watch", daemon=True),
+        ]
+
+    def start(self) -> None:
+        for folder in (self.indexer.fragments, self.indexer.sessions):
+            folder.mkdir(parents=True, exist_ok=True)
+        self._vault_changed.set()
+        self._wake.set()
+        for thread in self._threads:
+            thread.start()
+
+    def nudge(self) -> None:
+        self._wake.set()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        for thread in self._threads:
+            thread.join(timeout=10)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            timed_out = not self._wake.wait(self.interval)
+            self._wake.clear()
+            if self._stop.is_set():
+                return
+            try:
+                if timed_out or self._vault_changed.is_set():
+                    self._vault_changed.clear()
+                    self.indexer.scan_vault()
+                while self.indexer.index_observations() and not self._stop.is_set():
+                    pass
+                while self.indexer.embed_pending() and not self._stop.is_set():
+                    if self._vault_changed.is_set():
+                        break  # a hand edit should not wait for a long embedding backlog
+            except Exception:
+                log.warning("indexing failed; retrying on the next change", exc_info=True)
+                self._stop.wait(1.0)
+                self._wake.set()
+
+    def _watch(self) -> None:
+        try:
+            for _ in watchfiles.watch(
+                self.indexer.fragments,
+                self.indexer.sessions.parent,
+                stop_event=self._stop,
+                debounce=200,
+                step=50,
+                rust_timeout=1000,
+                yield_on_timeout=False,
+                raise_interrupt=False,
+            ):
+                self._vault_changed.set()
+                self._wake.set()
+        except Exception:  # a vault on a drive that went away; the timer still scans
+            log.warning(
+                "watching the vault stopped; changes are found every %.0f s",
+                self.interval,
+                exc_info=True,
+            )

@@ -1,0 +1,286 @@
+"""The search index in SQLite: documents, their FTS5 rows, vectors, access and cursors.
+
+Documents are keyed by ``(kind, key)``. Writing one whose content hash is unchanged only
+refreshes its bookkeeping (mtime, archived flag); a changed one gets a new revision, new
+FTS5 terms, and loses its vector until the embedding worker catches up.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+
+from memvault import jsontext
+from memvault.domain import Document, DocumentDraft
+
+DOCUMENT_COLUMNS = """
+d.id, d.kind, d.key, d.project, d.session_id, d.title, d.summary, d.body, d.importance,
+d.updated_at, d.path, d.event_ids, d.archived, d.meta, coalesce(a.count, 0), a.last_accessed
+"""
+_FROM = "FROM documents d LEFT JOIN document_access a ON a.kind = d.kind AND a.key = d.key"
+
+_INSERT = """
+INSERT INTO documents (kind, key, project, session_id, title, summary, body, importance,
+                       updated_at, path, event_ids, archived, meta, content_hash, mtime,
+                       revision, embed_text)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+"""
+_UPDATE = """
+UPDATE documents SET project = ?, session_id = ?, title = ?, summary = ?, body = ?,
+    importance = ?, updated_at = ?, path = ?, event_ids = ?, archived = ?, meta = ?,
+    content_hash = ?, mtime = ?, revision = ?, embed_text = ?
+WHERE id = ?
+"""
+
+
+def write_documents(
+    conn: sqlite3.Connection,
+    upserts: Sequence[DocumentDraft],
+    deletes: Iterable[tuple[str, str]],
+    cursor: tuple[str, int] | None,
+) -> None:
+    """Apply one batch of index changes (and move a follower's cursor) atomically."""
+    for kind, key in deletes:
+        row = conn.execute(
+            "SELECT id FROM documents WHERE kind = ? AND key = ?", (kind, key)
+        ).fetchone()
+        if row:
+            _forget(conn, row[0])
+    for draft in upserts:
+        row = conn.execute(
+            "SELECT id, content_hash, revision, embed_text FROM documents "
+            "WHERE kind = ? AND key = ?",
+            (draft.kind, draft.key),
+        ).fetchone()
+        if row and row[1] == draft.content_hash:
+            conn.execute(
+                "UPDATE documents SET mtime = ?, archived = ?, path = ? WHERE id = ?",
+                (draft.mtime, int(draft.archived), draft.path, row[0]),
+            )
+            continue
+        # Only a change of what is embedded needs a new vector (context alone does not).
+        revision = row[2] if row and row[3] == draft.embed_text else _next_revision(conn)
+        values = (
+            draft.project,
+            draft.session_id,
+            draft.title,
+            draft.summary,
+            draft.body,
+            float(draft.importance),
+            draft.updated_at,
+            draft.path,
+            jsontext.dumps(list(draft.event_ids)),
+            int(draft.archived),
+            jsontext.dumps(draft.meta),
+            draft.content_hash,
+            draft.mtime,
+            revision,
+            draft.embed_text,
+        )
+        if row:
+            doc_id = row[0]
+            conn.execute(_UPDATE, (*values, doc_id))
+            conn.execute("DELETE FROM documents_fts WHERE rowid = ?", (doc_id,))
+            if revision != row[2]:
+                conn.execute("DELETE FROM document_vectors WHERE document_id = ?", (doc_id,))
+        else:
+            doc_id = conn.execute(_INSERT, (draft.kind, draft.key, *values)).lastrowid
+        conn.execute(
+            "INSERT INTO documents_fts (rowid, title, body, context, dates) VALUES (?, ?, ?, ?, ?)",
+            (doc_id, *draft.terms),
+        )
+    if cursor is not None:
+        set_cursor(conn, *cursor)
+
+
+def _forget(conn: sqlite3.Connection, doc_id: int) -> None:
+    conn.execute("DELETE FROM documents_fts WHERE rowid = ?", (doc_id,))
+    conn.execute("DELETE FROM document_vectors WHERE document_id = ?", (doc_id,))
+    conn.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
+
+
+def _next_revision(conn: sqlite3.Connection) -> int:
+    return conn.execute(
+        "UPDATE sequences SET value = value + 1 WHERE name = 'documents' RETURNING value"
+    ).fetchone()[0]
+
+
+def set_cursor(conn: sqlite3.Connection, name: str, value: int) -> None:
+    conn.execute(
+        "INSERT INTO cursors (name, value) VALUES (?, ?) "
+        "ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+        (name, value),
+    )
+
+
+def get_cursor(conn: sqlite3.Connection, name: str) -> int:
+    row = conn.execute("SELECT value FROM cursors WHERE name = ?", (name,)).fetchone()
+    return row[0] if row else 0
+
+
+def lexical_search(
+    conn: sqlite3.Connection,
+    match: str,
+    *,
+    kinds: Sequence[str],
+    project: str | None,
+    include_archived: bool,
+    limit: int,
+    weights: tuple[float, float, float, float],
+) -> list[tuple[int, float]]:
+    """Best matches first, as (document id, BM25 score ≥ 0)."""
+    where = [f"d.kind IN ({', '.join('?' * len(kinds))})"]
+    params: list[object] = [*weights, match, *kinds]
+    if project is not None:
+        where.append("d.project = ?")
+        params.append(project)
+    if not include_archived:
+        where.append("d.archived = 0")
+    params.append(limit)
+    sql = (
+        "SELECT f.rowid, -bm25(documents_fts, ?, ?, ?, ?) AS score FROM documents_fts f "
+        "JOIN documents d ON d.id = f.rowid "
+        f"WHERE documents_fts MATCH ? AND {' AND '.join(where)} "
+        "ORDER BY score DESC LIMIT ?"
+    )
+    return [(row[0], row[1]) for row in conn.execute(sql, params)]
+
+
+def documents_by_id(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, Document]:
+    found: dict[int, Document] = {}
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        rows = conn.execute(
+            f"SELECT {DOCUMENT_COLUMNS} {_FROM} WHERE d.id IN ({', '.join('?' * len(chunk))})",
+            chunk,
+        )
+        for row in rows:
+            found[row[0]] = to_document(row)
+    return found
+
+
+def document_by_key(conn: sqlite3.Connection, kind: str, key: str) -> Document | None:
+    row = conn.execute(
+        f"SELECT {DOCUMENT_COLUMNS} {_FROM} WHERE d.kind = ? AND d.key = ?", (kind, key)
+    ).fetchone()
+    return to_document(row) if row else None
+
+
+def list_documents(
+    conn: sqlite3.Connection,
+    *,
+    kind: str,
+    project: str | None,
+    include_archived: bool,
+    limit: int,
+    offset: int,
+) -> list[Document]:
+    where, params = ["d.kind = ?"], [kind]
+    if project is not None:
+        where.append("d.project = ?")
+        params.append(project)
+    if not include_archived:
+        where.append("d.archived = 0")
+    rows = conn.execute(
+        f"SELECT {DOCUMENT_COLUMNS} {_FROM} WHERE {' AND '.join(where)} "
+        "ORDER BY d.updated_at DESC, d.id DESC LIMIT ? OFFSET ?",
+        (*params, limit, offset),
+    )
+    return [to_document(row) for row in rows]
+
+
+def document_stamps(conn: sqlite3.Connection, kind: str) -> dict[str, tuple[str, float | None]]:
+    rows = conn.execute("SELECT key, content_hash, mtime FROM documents WHERE kind = ?", (kind,))
+    return {row[0]: (row[1], row[2]) for row in rows}
+
+
+def to_embed(
+    conn: sqlite3.Connection, after_revision: int, limit: int
+) -> list[tuple[int, int, str]]:
+    """(id, revision, text) of documents changed since ``after_revision``, oldest first."""
+    rows = conn.execute(
+        "SELECT id, revision, embed_text FROM documents WHERE revision > ? "
+        "ORDER BY revision LIMIT ?",
+        (after_revision, limit),
+    )
+    return [(row[0], row[1], row[2]) for row in rows]
+
+
+def write_vectors(
+    conn: sqlite3.Connection,
+    model: str,
+    vectors: Sequence[tuple[int, int, bytes]],
+    cursor: tuple[str, int],
+) -> None:
+    """Store vectors for documents still at the revision they were computed from."""
+    for doc_id, revision, blob in vectors:
+        current = conn.execute(
+            "SELECT 1 FROM documents WHERE id = ? AND revision = ?", (doc_id, revision)
+        ).fetchone()
+        if current:
+            conn.execute(
+                "INSERT INTO document_vectors (document_id, model, vector) VALUES (?, ?, ?) "
+                "ON CONFLICT (document_id) DO UPDATE SET model = excluded.model, "
+                "vector = excluded.vector",
+                (doc_id, model, blob),
+            )
+    set_cursor(conn, *cursor)
+
+
+def iter_vectors(conn: sqlite3.Connection, model: str) -> Iterator[tuple[int, str, bytes]]:
+    yield from conn.execute(
+        "SELECT v.document_id, d.kind, v.vector FROM document_vectors v "
+        "JOIN documents d ON d.id = v.document_id WHERE v.model = ?",
+        (model,),
+    )
+
+
+def document_kinds(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, str]:
+    found: dict[int, str] = {}
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        rows = conn.execute(
+            f"SELECT id, kind FROM documents WHERE id IN ({', '.join('?' * len(chunk))})", chunk
+        )
+        found.update(rows)
+    return found
+
+
+def document_ids(
+    conn: sqlite3.Connection, *, kinds: Sequence[str], project: str, include_archived: bool
+) -> list[int]:
+    sql = f"SELECT id FROM documents WHERE project = ? AND kind IN ({', '.join('?' * len(kinds))})"
+    if not include_archived:
+        sql += " AND archived = 0"
+    return [row[0] for row in conn.execute(sql, (project, *kinds))]
+
+
+def record_access(conn: sqlite3.Connection, keys: Sequence[tuple[str, str]], at: str) -> None:
+    conn.executemany(
+        "INSERT INTO document_access (kind, key, count, last_accessed) VALUES (?, ?, 1, ?) "
+        "ON CONFLICT (kind, key) DO UPDATE SET count = count + 1, "
+        "last_accessed = excluded.last_accessed",
+        [(kind, key, at) for kind, key in keys],
+    )
+
+
+def to_document(row: tuple) -> Document:
+    return Document(
+        id=row[0],
+        kind=row[1],
+        key=row[2],
+        project=row[3],
+        session_id=row[4],
+        title=row[5],
+        summary=row[6],
+        body=row[7],
+        importance=row[8],
+        updated_at=row[9],
+        path=row[10],
+        event_ids=json.loads(row[11]),
+        archived=bool(row[12]),
+        meta=json.loads(row[13]),
+        access_count=row[14],
+        last_accessed=row[15],
+    )

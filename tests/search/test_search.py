@@ -1,0 +1,196 @@
+"""Search over real store files and real vault files: what is indexed, found and ranked."""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+
+import pytest
+
+from memvault import Memory
+from memvault.errors import InvalidInput
+from memvault.search.ranking import RELEVANCE_ONLY, Weights
+from memvault.vault.remember import Draft
+
+
+def prompt(memory: Memory, text: str, n: int, *, session: str = "s1", event_id=True, **extra):
+    body = {
+        "hookType": "prompt_submit",
+        "sessionId": session,
+        "project": extra.pop("project", "demo"),
+        "cwd": "/code/demo",
+        "timestamp": extra.pop("timestamp", f"2026-11-30T10:{n // 60:02d}:{n % 60:02d}.000Z"),
+        "data": {"prompt": text},
+    }
+    if event_id:
+        body["eventId"] = f"{session}-{n}"
+    return memory.observe(body)
+
+
+def ids(hits):
+    return [hit.document.key for hit in hits]
+
+
+@pytest.fixture
+def vault_memory(tmp_path):
+    with Memory.open(home=tmp_path / "home") as memory:
+        yield memory
+
+
+def test_observations_are_found_with_the_client_event_id_first(vault_memory):
+    prompt(vault_memory, "Fix the flaky websocket reconnect in api/server.py", 1)
+    prompt(vault_memory, "Bump the lockfile", 2)
+    hits = vault_memory.search("websocket", kinds=["observation"])
+    assert hits[0].document.event_ids == ["s1-1"]
+    assert hits[0].document.kind == "observation"
+    assert "websocket" in hits[0].document.summary
+
+
+def test_events_without_a_client_id_are_named_by_their_server_sequence(vault_memory):
+    result = prompt(vault_memory, "Rotate the signing keys", 1, event_id=False)
+    hit = vault_memory.search("signing keys")[0]
+    assert hit.document.event_ids == [f"evt_{result.event_seq}"]
+
+
+def test_a_two_character_chinese_query_finds_its_text(vault_memory):
+    prompt(vault_memory, "数据库连接池配置错误导致超时", 1)
+    prompt(vault_memory, "前端样式调整", 2)
+    assert ids(vault_memory.search("超时"))[0] == "obs_1"
+    assert ids(vault_memory.search("样式"))[0] == "obs_2"
+
+
+def test_a_japanese_query_finds_its_fragment(vault_memory):
+    vault_memory.remember(
+        Draft(
+            project="demo",
+            summary="メモリ不足の原因はキャッシュの肥大化",
+            facts=["対策: 上限を設定"],
+        )
+    )
+    vault_memory.remember(Draft(project="demo", summary="Deploys go through CI", facts=["ci: gha"]))
+    hits = vault_memory.search("キャッシュ", kinds=["fragment"])
+    assert len(hits) == 1 and "キャッシュ" in hits[0].document.summary
+
+
+def test_a_phrase_must_appear_in_order_and_a_prefix_matches_word_starts(vault_memory):
+    prompt(vault_memory, "the connection pool timed out", 1)
+    prompt(vault_memory, "pool of workers lost its connection", 2)
+    assert ids(vault_memory.search('"connection pool"')) == ["obs_1"]
+    prompt(vault_memory, "deployment finished", 3)
+    assert "obs_3" in ids(vault_memory.search("deploy*"))
+
+
+def test_neighbouring_events_help_a_result_be_found_but_rank_below_the_text_itself(
+    vault_memory,
+):
+    prompt(vault_memory, "Why does the staging database keep timing out?", 1)
+    prompt(vault_memory, "Because the pool size is 5; raise it to 20.", 2)
+    hits = vault_memory.search("staging database")
+    assert ids(hits)[:2] == ["obs_1", "obs_2"]
+    assert hits[0].relevance > hits[1].relevance > 0
+
+
+def test_every_result_shows_why_it_ranks_where_it_does(vault_memory):
+    prompt(vault_memory, "Rotate the signing keys every 90 days", 1)
+    hit = vault_memory.search("signing keys", weights=Weights())[0]
+    assert 0 <= hit.relevance <= 1 and 0 <= hit.importance <= 1 and 0 <= hit.recency <= 1
+    expected = 0.5 * hit.relevance + 0.3 * hit.importance + 0.2 * hit.recency
+    assert hit.score == pytest.approx(expected)
+
+
+def test_recency_decays_by_day_and_the_weights_are_configurable(tmp_path):
+    with Memory.open(
+        home=tmp_path / "h", weight_relevance=1, weight_importance=0, weight_recency=1
+    ) as memory:
+        prompt(memory, "cache eviction policy", 1, timestamp="2026-01-01T00:00:00Z")
+        hit = memory.search("cache eviction")[0]
+    days = (time.time() - 1767225600) / 86400
+    assert hit.recency == pytest.approx(math.exp(-0.01 * days), rel=1e-3)
+    assert hit.score == pytest.approx((hit.relevance + hit.recency) / 2)
+
+
+def test_importance_reorders_equally_relevant_fragments_unless_ranking_by_relevance(
+    vault_memory,
+):
+    vault_memory.remember(
+        Draft(
+            project="a", summary="retry budget for the payment API", facts=["x: 1"], importance=0.1
+        )
+    )
+    vault_memory.remember(
+        Draft(
+            project="b", summary="retry budget for the payment API", facts=["x: 1"], importance=0.9
+        )
+    )
+    ranked = vault_memory.search("retry budget payment", kinds=["fragment"])
+    assert [h.document.project for h in ranked] == ["b", "a"]
+    assert ranked[0].score > ranked[1].score
+    plain = vault_memory.search("retry budget payment", kinds=["fragment"], weights=RELEVANCE_ONLY)
+    assert plain[0].score == pytest.approx(plain[0].relevance)
+
+
+def test_project_and_kind_filters(vault_memory):
+    prompt(vault_memory, "tune the cache", 1, project="alpha")
+    prompt(vault_memory, "tune the cache", 2, project="beta", session="s2")
+    vault_memory.remember(Draft(project="alpha", summary="cache size is 512MB", facts=["a: b"]))
+    assert {h.document.project for h in vault_memory.search("cache", project="alpha")} == {"alpha"}
+    kinds = {h.document.kind for h in vault_memory.search("cache", kinds=["fragment"])}
+    assert kinds == {"fragment"}
+
+
+def test_bad_search_arguments_are_named(vault_memory):
+    with pytest.raises(InvalidInput, match="kinds"):
+        vault_memory.search("x", kinds=["memos"])
+    with pytest.raises(InvalidInput, match="limit"):
+        vault_memory.search("x", limit=0)
+
+
+def test_a_hand_edit_is_searchable_and_the_old_text_is_not(vault_memory):
+    done = vault_memory.remember(
+        Draft(
+            project="demo",
+            summary="the queue is RabbitMQ",
+            facts=["broker: rabbitmq"],
+            description="queue broker",
+        )
+    )
+    assert vault_memory.search("rabbitmq")
+    text = done.path.read_text().replace("RabbitMQ", "Kafka").replace("rabbitmq", "kafka")
+    done.path.write_text(text)
+    os.utime(done.path, (time.time() + 5, time.time() + 5))
+    assert vault_memory.search("kafka", kinds=["fragment"])
+    assert not vault_memory.search("rabbitmq", kinds=["fragment"])
+
+
+def test_a_deleted_fragment_file_leaves_the_index(vault_memory):
+    done = vault_memory.remember(Draft(project="demo", summary="use pnpm", facts=["pm: pnpm"]))
+    assert vault_memory.search("pnpm")
+    done.path.unlink()
+    assert not vault_memory.search("pnpm")
+
+
+def test_archived_fragments_only_on_request(vault_memory):
+    folder = vault_memory.settings.fragments_path
+    done = vault_memory.remember(Draft(project="demo", summary="old flag foo", facts=["f: 1"]))
+    (folder / "_archive").mkdir()
+    done.path.rename(folder / "_archive" / done.path.name)
+    assert not vault_memory.search("flag foo")
+    hits = vault_memory.search("flag foo", include_archived=True)
+    assert hits and hits[0].document.archived
+    assert vault_memory.public_id(hits[0].document).startswith("_archive/")
+
+
+def test_session_summaries_from_the_board_are_searchable(vault_memory):
+    report = vault_memory.register_session(
+        agent="main-agent",
+        manual=True,
+        topic="Payment retries",
+        summary="Idempotency keys on every charge",
+        keywords="stripe, retries",
+        content={"Decisions": ["added idempotency keys"]},
+    )
+    assert report.ok
+    hits = vault_memory.search("idempotency", kinds=["summary"])
+    assert [h.document.key for h in hits] == [report.session_id]
+    assert hits[0].document.path == f"memory/sessions/{report.session_id}.md"

@@ -1,0 +1,81 @@
+"""Semantic search for real: the packaged all-MiniLM-L6-v2 model, vectors in the store."""
+
+from __future__ import annotations
+
+import pytest
+
+from memvault import Memory
+from memvault.vault.remember import Draft
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory):
+    return tmp_path_factory.mktemp("semantic") / "home"
+
+
+@pytest.fixture(scope="module")
+def memory(home):
+    with Memory.open(home=home, embeddings="local") as opened:
+        opened.semantic.warm()
+        yield opened
+
+
+def observe(memory, n, text):
+    memory.observe(
+        {
+            "hookType": "prompt_submit",
+            "sessionId": f"sem-{n}",
+            "project": "demo",
+            "cwd": "/c",
+            "timestamp": "2026-11-30T10:00:00Z",
+            "eventId": f"sem-{n}",
+            "data": {"prompt": text},
+        }
+    )
+
+
+def test_a_paraphrase_with_no_shared_word_is_found(memory):
+    observe(memory, 1, "The automobile would not start this morning")
+    observe(memory, 2, "Refactor the billing module into smaller files")
+    memory.index_now()
+    hits = memory.search("car engine trouble", kinds=["observation"])
+    assert hits[0].document.event_ids == ["sem-1"]
+    assert hits[0].semantic is not None and hits[0].lexical is None
+
+
+def test_vectors_are_kept_in_the_store_and_loaded_on_reopen(memory, home):
+    memory.index_now()
+    count = len(memory.store.vectors(memory.semantic.model))
+    assert count >= 2
+    with Memory.open(home=home, embeddings="local") as reopened:
+        reopened.semantic.warm()
+        assert reopened.index_now() == 0  # nothing to embed again
+        hits = reopened.search("vehicle breakdown", kinds=["observation"])
+        assert hits and hits[0].document.event_ids == ["sem-1"]
+
+
+def test_dedup_is_semantic_when_vectors_exist(memory):
+    first = memory.remember(
+        Draft(project="sem", summary="The database runs out of connections", facts=["pool: 5"])
+    )
+    again = memory.remember(
+        Draft(
+            project="sem",
+            summary="Database connection pool gets exhausted",
+            facts=["pool: 5"],
+        ),
+        threshold=0.7,
+    )
+    assert again.action == "merged" and again.path == first.path
+    unrelated = memory.remember(
+        Draft(project="sem", summary="Logo colours are blue and white", facts=["brand: blue"]),
+        threshold=0.7,
+    )
+    assert unrelated.action == "created"
+
+
+def test_a_search_before_the_model_has_loaded_does_not_wait_for_it(home, tmp_path):
+    with Memory.open(home=tmp_path / "cold", embeddings="local") as cold:
+        observe(cold, 1, "flaky websocket reconnect")
+        hits = cold.search("websocket")
+        assert hits and hits[0].semantic is None  # lexical now, semantic once loaded
