@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _server import machine
 
 from memvault import Memory
+from memvault.search import documents, engine, indexer
 from memvault.search.ranking import RELEVANCE_ONLY, Weights
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "bench" / "locomo" / "locomo10.json"
@@ -127,12 +128,45 @@ def run(data: list[dict], mode: str, conversations: list[int]) -> dict:
     return results
 
 
+# Each step of the ablation: what the index and the ranking use (the last is memvault's).
+ABLATION = {
+    "own text only": {"context": 0, "weight": 0.0, "dates": False, "actor": 0.0, "session": 0.0},
+    "+ context ±1 @0.3": {
+        "context": 1,
+        "weight": 0.3,
+        "dates": False,
+        "actor": 0.0,
+        "session": 0.0,
+    },
+    "context ±2 @0.5": {"context": 2, "weight": 0.5, "dates": False, "actor": 0.0, "session": 0.0},
+    "+ dates in words": {"context": 2, "weight": 0.5, "dates": True, "actor": 0.0, "session": 0.0},
+    "+ speaker boost": {"context": 2, "weight": 0.5, "dates": True, "actor": 0.1, "session": 0.0},
+    "+ session boost": {"context": 2, "weight": 0.5, "dates": True, "actor": 0.1, "session": 0.2},
+}
+
+
+def configure(step: dict) -> None:
+    """Set the index and ranking constants an ablation step varies."""
+    indexer.CONTEXT_BEFORE = indexer.CONTEXT_AFTER = step["context"]
+    engine.COLUMN_WEIGHTS = (1.0, 1.0, step["weight"], 0.5 if step["dates"] else 0.0)
+    engine.ACTOR_BOOST = step["actor"]
+    engine.SESSION_BOOST = step["session"]
+    engine._MAX_FUSED = 1 + step["actor"] + step["session"] * (1 + step["actor"])
+    documents.date_terms = _DATE_TERMS if step["dates"] else (lambda _: "")
+
+
+_DATE_TERMS = documents.date_terms
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--modes", default="lexical,hybrid")
     parser.add_argument("--conversations", default="0-9")
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--ablation", action="store_true", help="recall@10 of each step that got memvault here"
+    )
     args = parser.parse_args()
     if not args.data.exists():
         sys.exit(f"LoCoMo data not found at {args.data}: pass --data")
@@ -140,6 +174,13 @@ def main() -> None:
     first, _, last = args.conversations.partition("-")
     conversations = list(range(int(first), int(last or first) + 1))
     print(f"LoCoMo retrieval, conversations {args.conversations} — {machine()}")
+    if args.ablation:
+        for mode in args.modes.split(","):
+            for name, step in ABLATION.items():
+                configure(step)
+                table = run(data, mode, conversations)["relevance"]
+                print(f"{mode:8} {name:20} cats1-4@10={table['cats1-4@10']:.3f}", flush=True)
+        return
     everything = {}
     for mode in args.modes.split(","):
         results = run(data, mode, conversations)

@@ -156,6 +156,17 @@ class Settings(BaseSettings):
         description="A project with more fragments than this gets an L2 summary.",
     )
 
+    @field_validator("fragments_dir")
+    @classmethod
+    def _fragments_dir_inside_the_vault(cls, value: str) -> str:
+        path = Path(value)
+        if path.is_absolute() or ".." in path.parts or value.strip() in ("", "."):
+            raise ValueError(
+                "MEMVAULT_FRAGMENTS_DIR must be a folder inside the vault, relative to it "
+                f"(like agent-memory), not {value!r}"
+            )
+        return value.strip().strip("/")
+
     @field_validator("secret")
     @classmethod
     def _empty_secret_is_none(cls, value: SecretStr | None) -> SecretStr | None:

@@ -12,9 +12,12 @@ import datetime as dt
 import functools
 import logging
 import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from memvault.domain import DOCUMENT_KINDS, Document, iso, utc_now
 from memvault.errors import InvalidInput
@@ -26,7 +29,14 @@ from memvault.search.semantic import Semantic
 from memvault.vault import maintain
 from memvault.vault.files import memory_lock
 from memvault.vault.fragments import Fragment
-from memvault.vault.remember import Draft, FragmentRefused, Remembered, remember
+from memvault.vault.remember import (
+    Draft,
+    FragmentRefused,
+    Remembered,
+    Similarity,
+    facts_from,
+    remember,
+)
 
 if TYPE_CHECKING:
     from memvault.config import Settings
@@ -36,6 +46,7 @@ log = logging.getLogger(__name__)
 
 _OBSERVATION_ID = re.compile(r"^obs_\d+$")
 ENRICH_LIMIT = 8
+VAULT_SCAN_SECONDS = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +80,7 @@ class Recall:
     settings: Settings
     store: Store
     _index_worker: IndexWorker | None = None
+    _vault_scanned: float = float("-inf")
 
     def sync_board(self) -> bool:  # provided by Memory
         raise NotImplementedError
@@ -123,6 +135,7 @@ class Recall:
     def index_now(self, *, vectors: bool = True) -> int:
         """Bring the whole index up to date now (vault scan, observations, and vectors
         unless ``vectors`` is False); how many documents changed."""
+        self._vault_scanned = time.monotonic()
         if vectors:
             return self.indexer.catch_up()
         done = self.indexer.scan_vault()
@@ -131,9 +144,17 @@ class Recall:
         return done
 
     def _fresh(self) -> None:
-        """Without a background worker (CLI, library use), index what is new first."""
-        if self._index_worker is None:
-            self.index_now(vectors=False)
+        """Without a background worker (CLI, library use), index what is new first: new
+        events always (cheap when there are none), the vault at most every
+        ``VAULT_SCAN_SECONDS`` (a scan looks at every file)."""
+        if self._index_worker is not None:
+            return
+        now = time.monotonic()
+        if now - self._vault_scanned >= VAULT_SCAN_SECONDS:
+            self.indexer.scan_vault()
+            self._vault_scanned = time.monotonic()
+        while self.indexer.index_observations():
+            pass
 
     # -- L0: search -----------------------------------------------------------------------
 
@@ -160,7 +181,6 @@ class Recall:
             include_archived=include_archived,
             weights=weights,
         )
-        self._accessed([hit.document for hit in hits if hit.document.kind == "fragment"])
         return hits
 
     def public_id(self, document: Document) -> str:
@@ -174,7 +194,9 @@ class Recall:
     def _document(self, memory_id: str) -> Document | None:
         if _OBSERVATION_ID.match(memory_id):
             return self.store.document("observation", memory_id)
-        if "/" not in memory_id.replace("_archive/", "", 1) and ".." not in memory_id:
+        parts = PurePosixPath(memory_id).parts
+        if parts and ".." not in parts and not memory_id.startswith("/"):
+            # Only keys the index holds are looked up, so an id cannot reach other files.
             key = f"{PurePosixPath(self.settings.fragments_dir) / memory_id}.md"
             found = self.store.document("fragment", key)
             if found is not None:
@@ -210,7 +232,6 @@ class Recall:
         fragments = self.store.list_documents("fragment", project=project, limit=limit)
         total = len(self.store.document_ids(kinds=["fragment"], project=project))
         summary = maintain.read_summary(self.settings.fragments_path, project)
-        self._accessed(fragments)
         return ProjectMemory(project, summary, fragments, total)
 
     # -- context --------------------------------------------------------------------------
@@ -244,12 +265,21 @@ class Recall:
             budget=budget,
             project_summary=project_summary,
         )
-        self._accessed([hit.document for hit in fragments])
+        if query and query.strip():
+            # Chosen for this task and handed to the agent: a read. (A session start's
+            # standing block is the same few fragments every time: not a sign of use.)
+            shown = {block["id"] for block in packed.blocks if block["kind"] == "fragment"}
+            self._accessed([hit.document for hit in fragments if hit.document.key in shown])
         return packed
 
     def _standing(self, project: str | None, kind: str, limit: int) -> list[Hit]:
         """Without a query: a project's memories by importance and recency alone."""
-        documents = self.store.list_documents(kind, project=project, limit=200)
+        documents = [
+            document
+            for document in self.store.list_documents(kind, project=project, limit=200)
+            # Idle board rows are sessions nobody described yet: nothing to tell.
+            if document.meta.get("status") != "idle"
+        ]
         now, weights = utc_now(), self.weights
         hits = []
         for document in documents:
@@ -301,14 +331,34 @@ class Recall:
         self.indexer.index_fragment(done.path)
         return done
 
-    def _similar_measure(self):
+    def _similar_measure(self) -> Similarity | None:
+        """Semantic similarity for dedup, from the fragments' stored vectors (only a
+        fragment not embedded yet is embedded now); None (lexical) without a loaded model,
+        and lexical again if the model fails."""
         semantic = self.semantic
         if semantic is None or not semantic.ready:
             return None
+        vault = self.settings.vault_path
 
-        def measure(text: str, others: list[str]) -> list[float]:
-            vectors = semantic.embed([text, *others])
-            return [float(v) for v in vectors[1:] @ vectors[0]]
+        def measure(text: str, fragments: list[Fragment]) -> list[float] | None:
+            try:
+                mine = semantic.query_vector(text)
+                vectors: list[np.ndarray | None] = []
+                for fragment in fragments:
+                    key = fragment.path.relative_to(vault).as_posix()
+                    document = self.store.document("fragment", key)
+                    vectors.append(semantic.vector(document.id) if document else None)
+                missing = [i for i, v in enumerate(vectors) if v is None]
+                if missing:
+                    texts = [
+                        _comparable_text(fragments[i].summary, fragments[i].body) for i in missing
+                    ]
+                    for i, vector in zip(missing, semantic.embed(texts), strict=True):
+                        vectors[i] = vector
+                return [float(np.dot(mine, vector)) for vector in vectors]
+            except Exception:
+                log.warning("semantic dedup unavailable, comparing words", exc_info=True)
+                return None
 
         return measure
 
@@ -324,9 +374,11 @@ class Recall:
                 fields=["memoryId"],
             )
         path = self.settings.vault_path / document.key
-        with memory_lock(self.settings.fragments_path):
+        with self.indexer.paused(), memory_lock(self.settings.fragments_path):
             path.unlink(missing_ok=True)
-        self.store.write_documents(deletes=[("fragment", document.key)])
+            self.store.write_documents(deletes=[("fragment", document.key)])
+        if self.semantic is not None:
+            self.semantic.remove([document.id])
         return document
 
     def memories(
@@ -354,6 +406,7 @@ class Recall:
         s = self.settings
         today = today or dt.date.today()
         folder = s.fragments_path
+        self.store.sync()  # reads counted a moment ago decide what is archived
         self.index_now(vectors=False)
         report = Maintenance(dry_run=dry_run)
         by_project: dict[str, list[maintain.Candidate]] = {}
@@ -375,6 +428,14 @@ class Recall:
             report.archived = [f"{maintain.ARCHIVE}/{c.path.stem}" for c in stale]
         elif stale:
             moved = maintain.archive(folder, stale)
+            vault = s.vault_path
+            self.store.move_access(
+                "fragment",
+                [
+                    (a.relative_to(vault).as_posix(), b.relative_to(vault).as_posix())
+                    for a, b in moved
+                ],
+            )
             report.archived = [self._relative(destination) for _, destination in moved]
         for project, candidates in sorted(by_project.items()):
             too_many = len(candidates) > s.summary_threshold
@@ -393,6 +454,10 @@ class Recall:
 
     def _relative(self, path: Path) -> str:
         return path.relative_to(self.settings.fragments_path).with_suffix("").as_posix()
+
+
+def _comparable_text(summary: str, body: str) -> str:
+    return "\n".join([summary, *facts_from(body)])
 
 
 def _kinds(kinds: list[str] | tuple[str, ...] | None) -> list[str]:

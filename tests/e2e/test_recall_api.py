@@ -168,3 +168,14 @@ def test_a_hand_edit_is_searchable_within_two_seconds_and_the_edit_wins(client, 
     assert eventually(lambda: search("NATS"), timeout=2.0)
     assert time.monotonic() - started < 2.0
     assert not search("rabbitmq")
+
+
+def test_a_fragment_keeps_the_events_it_was_learned_from_across_merges(client, project):
+    body = {"project": project, "summary": "Retry uploads twice", "facts": ["retries: 2"]}
+    client.post("/remember", json={**body, "eventIds": ["ev-1", "ev-2"]})
+    merged = client.post("/remember", json={**body, "eventIds": ["ev-2", "ev-3"]}).json()
+    assert merged["action"] == "merged"
+    results = client.post(
+        "/search", json={"query": "retry uploads", "project": project, "kinds": ["fragment"]}
+    ).json()["results"]
+    assert results[0]["eventIds"] == ["ev-1", "ev-2", "ev-3"]

@@ -55,11 +55,17 @@ def test_get_of_an_observation_and_of_nothing(memory):
 def test_reads_are_counted_with_their_time(memory):
     done = save(memory, summary="flaky test list", facts=["test_a: flaky"])
     fragment_id = done.path.stem
-    memory.search("flaky")
+    memory.search("flaky")  # L0: seen in a list, not read
+    memory.project_memory("demo")  # L2 listing: not read either
+    memory.store.sync()  # reads are counted by the writer, not waited for
+    key = f"agent-memory/{fragment_id}.md"
+    assert memory.store.document("fragment", key).access_count == 0
     memory.get(fragment_id)
-    memory.store.pending_writes  # noqa: B018 - reads are recorded by the writer
-    document = memory.get(fragment_id).document
-    assert document.access_count >= 2
+    memory.context(project="demo", query="flaky tests")  # chosen for a task and shown
+    memory.context(project="demo")  # the standing block at session start: not counted
+    memory.store.sync()
+    document = memory.store.document("fragment", key)
+    assert document.access_count == 2
     assert document.last_accessed is not None
 
 
@@ -196,3 +202,29 @@ def test_enrich_finds_memory_and_past_errors_about_files(memory):
     save(memory, summary="billing.py rounds with Decimal", facts=["rounding: Decimal"])
     packed = memory.enrich(files=["/c/src/billing.py"], project="demo")
     assert "Decimal" in packed.text and "old_string not found" in packed.text
+
+
+def test_an_archived_fragment_keeps_its_reads_and_a_forgotten_ones_reads_go(memory):
+    old = _aged(memory, "rarely used setting", 0.1, 400)
+    keep = _aged(memory, "another old one", 0.1, 400)
+    memory.get(keep.path.stem)
+    memory.store.sync()
+    report = memory.maintain(today=TODAY + dt.timedelta(days=400))
+    assert f"_archive/{old.path.stem}" in report.archived
+    assert f"_archive/{keep.path.stem}" in report.archived
+    archived = memory.store.document("fragment", f"agent-memory/_archive/{keep.path.name}")
+    assert archived.access_count == 1
+    memory.forget(f"_archive/{keep.path.stem}")
+    again = _aged(memory, "another old one", 0.1, 400)
+    assert again.path == keep.path
+    assert memory.store.document("fragment", f"agent-memory/{keep.path.name}").access_count == 0
+
+
+def test_project_summaries_of_look_alike_project_names_do_not_collide(memory):
+    for project in ("a/b", "a:b"):
+        for n in range(21):
+            save(memory, project=project, summary=f"{project} fact {n} word{n}", facts=[f"n: {n}"])
+    assert sorted(memory.maintain(today=TODAY).summarized) == ["a/b", "a:b"]
+    assert memory.maintain(today=TODAY).summarized == []
+    assert "a/b fact" in memory.project_memory("a/b").summary
+    assert "a:b fact" in memory.project_memory("a:b").summary

@@ -159,6 +159,7 @@ def test_a_hand_edit_is_searchable_and_the_old_text_is_not(vault_memory):
     text = done.path.read_text().replace("RabbitMQ", "Kafka").replace("rabbitmq", "kafka")
     done.path.write_text(text)
     os.utime(done.path, (time.time() + 5, time.time() + 5))
+    vault_memory.index_now(vectors=False)  # the server's watcher does this by itself
     assert vault_memory.search("kafka", kinds=["fragment"])
     assert not vault_memory.search("rabbitmq", kinds=["fragment"])
 
@@ -167,6 +168,7 @@ def test_a_deleted_fragment_file_leaves_the_index(vault_memory):
     done = vault_memory.remember(Draft(project="demo", summary="use pnpm", facts=["pm: pnpm"]))
     assert vault_memory.search("pnpm")
     done.path.unlink()
+    vault_memory.index_now(vectors=False)
     assert not vault_memory.search("pnpm")
 
 
@@ -175,6 +177,7 @@ def test_archived_fragments_only_on_request(vault_memory):
     done = vault_memory.remember(Draft(project="demo", summary="old flag foo", facts=["f: 1"]))
     (folder / "_archive").mkdir()
     done.path.rename(folder / "_archive" / done.path.name)
+    vault_memory.index_now(vectors=False)
     assert not vault_memory.search("flag foo")
     hits = vault_memory.search("flag foo", include_archived=True)
     assert hits and hits[0].document.archived
@@ -194,3 +197,84 @@ def test_session_summaries_from_the_board_are_searchable(vault_memory):
     hits = vault_memory.search("idempotency", kinds=["summary"])
     assert [h.document.key for h in hits] == [report.session_id]
     assert hits[0].document.path == f"memory/sessions/{report.session_id}.md"
+
+
+def _contexts(memory: Memory) -> dict[str, str]:
+    import sqlite3
+
+    with sqlite3.connect(memory.settings.store_path) as conn:
+        return dict(
+            conn.execute(
+                "SELECT d.key, f.context FROM documents d JOIN documents_fts f ON f.rowid = d.id"
+            )
+        )
+
+
+def test_context_is_the_same_however_events_arrive_and_are_batched(tmp_path):
+    texts = [f"turn {n} about topic{n}" for n in range(12)]
+    order = [0, 1, 2, 5, 3, 4, 6, 11, 7, 8, 9, 10]  # some arrive late
+    with Memory.open(home=tmp_path / "a") as one_go, Memory.open(home=tmp_path / "b") as trickle:
+        for n in range(12):
+            prompt(one_go, texts[n], n)
+        one_go.index_now(vectors=False)
+        for n in order:
+            prompt(trickle, texts[n], n)
+            trickle.indexer.index_observations(batch=2)
+        while trickle.indexer.index_observations(batch=2):
+            pass
+        by_event_a = {d.event_ids[0]: h for d, h in _docs(one_go)}
+        by_event_b = {d.event_ids[0]: h for d, h in _docs(trickle)}
+    assert by_event_a == by_event_b
+
+
+def _docs(memory: Memory):
+    contexts = _contexts(memory)
+    for key in contexts:
+        yield memory.store.document("observation", key), contexts[key]
+
+
+def test_in_a_large_index_only_results_holding_a_rarer_term_are_scored(vault_memory, monkeypatch):
+    from memvault.search import engine
+
+    monkeypatch.setattr(engine, "RARE_DOCUMENTS", 2)
+    monkeypatch.setattr(engine, "RARE_SHARE", 0.0)
+    texts = ["zebra common", "common stuff", "common things", "zebra", "stuff things"]
+    for n, text in enumerate(texts):
+        prompt(vault_memory, text, n, session=f"own-{n}")  # no neighbours: no context
+
+    def found(query):
+        vault_memory.searcher._terms.clear()
+        return [h.document.event_ids[0] for h in vault_memory.search(query, kinds=["observation"])]
+
+    # zebra is rare: only results holding it are scored (common alone is not enough).
+    assert set(found("zebra common")) == {"own-0-0", "own-3-3"}
+    monkeypatch.setattr(engine, "RARE_DOCUMENTS", 1)  # now every term is common
+    assert found("zebra common") == ["own-0-0"]  # the two rarest, together
+    # ... or, when no result holds both, any of them.
+    assert set(found("zebra stuff")) == {"own-0-0", "own-1-1", "own-3-3", "own-4-4"}
+
+
+def test_prefixes_find_stemmed_words_and_chinese_prefixes_find_their_text(vault_memory):
+    prompt(vault_memory, "the connection was configured with retries", 1)
+    prompt(vault_memory, "数据库连接池配置错误", 2)
+    for query in ("connection*", "configured*", "retries*", "conn*", "connection* retries"):
+        assert ids(vault_memory.search(query)) == ["obs_1"], query
+    for query in ("数据库*", "连接池*", "数*"):
+        assert ids(vault_memory.search(query))[0] == "obs_2", query
+
+
+def test_fragments_in_subfolders_can_be_read_and_forgotten(vault_memory):
+    folder = vault_memory.settings.fragments_path / "team"
+    folder.mkdir(parents=True)
+    (folder / "demo - 2026-11-30 - shared rule.md").write_text(
+        "---\ntags: [agent-memory]\nproject: demo\ndate: 2026-11-30\n"
+        "summary: shared lint rule\nimportance: 0.5\n---\n- lint: strict\n"
+    )
+    vault_memory.index_now(vectors=False)
+    (hit,) = vault_memory.search("shared lint rule", kinds=["fragment"])
+    fragment_id = vault_memory.public_id(hit.document)
+    assert fragment_id == "team/demo - 2026-11-30 - shared rule"
+    assert "lint: strict" in vault_memory.get(fragment_id).body
+    vault_memory.forget(fragment_id)
+    assert not vault_memory.search("shared lint rule", kinds=["fragment"])
+    assert vault_memory.get("../../memvault") is None

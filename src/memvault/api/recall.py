@@ -67,6 +67,10 @@ class RememberBody(_Body):
     type: Annotated[str | None, Field(description="Kept as a tag (fragments have no type)")] = None
     concepts: list[str] | None = None
     files: list[str] | None = None
+    event_ids: Annotated[
+        list[Annotated[str, Field(min_length=1, max_length=256)]] | None,
+        Field(alias="eventIds", max_length=100, description="Events it was learned from"),
+    ] = None
 
 
 class ForgetBody(_Body):
@@ -197,6 +201,7 @@ async def remember(request: Request, body: RememberBody) -> JSONResponse:
         confidence=body.confidence,
         source=body.source,
         tags=list(dict.fromkeys(tags)),
+        properties={"events": list(dict.fromkeys(body.event_ids))} if body.event_ids else {},
     )
     result = await run_in_threadpool(memory.remember, draft)
     document = memory.store.document(

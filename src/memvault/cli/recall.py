@@ -37,8 +37,11 @@ def search(
     """Search fragments, session summaries and observations."""
     with open_memory() as memory:
         if memory.semantic is not None and not lexical:
-            memory.semantic.warm()
-            memory.index_now()
+            try:
+                memory.semantic.warm()
+                memory.index_now()
+            except Exception as exc:  # the model or endpoint is unavailable: words only
+                errors.print(f"[yellow]semantic search unavailable[/]: {escape(str(exc))}")
         try:
             hits = memory.search(
                 query,

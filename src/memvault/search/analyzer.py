@@ -161,6 +161,11 @@ _stemmer = Stemmer.Stemmer("english")
 
 
 @functools.lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """The stem the index holds for one lower-case word (as the analyzer makes it)."""
+    return _stem(word)
+
+
 def _stem(word: str) -> str:
     return _stemmer.stemWord(word)
 

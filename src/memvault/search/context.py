@@ -86,22 +86,42 @@ def pack(
             add(_fragment_block(hit), "fragment", hit.document.key)
     if project_summary:
         add(f"## Project memory\n{project_summary.strip()}", "project", "project")
-    if summaries and add("## Recent sessions", "heading", "summaries"):
-        for hit in summaries:
-            document = hit.document
-            text = f"- {document.title}: {document.summary}".rstrip(": ")
-            if not add(text, "summary", document.key):
-                break
-    if observations and add("## Related activity", "heading", "observations"):
-        for hit in observations:
-            document = hit.document
-            day = document.updated_at[:10]
-            if not add(
-                f"- [{day}] {document.summary or document.title}", "observation", document.key
-            ):
-                break
+    _section(
+        add,
+        "## Recent sessions",
+        "summaries",
+        [
+            (f"- {h.document.title}: {h.document.summary}".rstrip(": "), "summary", h.document.key)
+            for h in summaries
+        ],
+    )
+    _section(
+        add,
+        "## Related activity",
+        "observations",
+        [
+            (
+                f"- [{h.document.updated_at[:10]}] {h.document.summary or h.document.title}",
+                "observation",
+                h.document.key,
+            )
+            for h in observations
+        ],
+    )
     out.text = "\n".join(lines)
     return out
+
+
+def _section(add, heading: str, name: str, items: list[tuple[str, str, str]]) -> None:
+    """A heading and as many items as fit; no heading when not even the first one does."""
+    if not items:
+        return
+    first = items[0][0]
+    if not add(f"{heading}\n{first}", items[0][1], items[0][2]):
+        return
+    for text, kind, key in items[1:]:
+        if not add(text, kind, key):
+            return
 
 
 def _short_title(title: str) -> str:

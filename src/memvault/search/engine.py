@@ -8,17 +8,23 @@ every hit carries all four numbers so a person can see why it came where it did.
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
 
 from memvault.domain import DOCUMENT_KINDS, Document, utc_now
-from memvault.search.query import parse
+from memvault.search.query import Query, parse
 from memvault.search.ranking import Weights, recency
 from memvault.search.semantic import Semantic
 from memvault.store import Store
+
+log = logging.getLogger(__name__)
+_RETRIEVERS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="memvault-semantic")
 
 CANDIDATES = 100  # per retriever, before fusion
 LEXICAL_SHARE = 0.5  # of relevance, when both retrievers answered
@@ -27,6 +33,17 @@ COLUMN_WEIGHTS = (1.0, 1.0, 0.5, 0.5)  # title, body, context, dates
 # and results of a session in which something matched well (evidence clusters by session).
 ACTOR_BOOST = 0.1
 SESSION_BOOST = 0.2
+# In a large index, a query's common terms would make FTS5 read and score most of it. When
+# some terms are rare (in at most RARE_DOCUMENTS documents, or RARE_SHARE of them), only
+# those are searched: a common term adds little to BM25 and costs three times as much.
+# When none is, the newest COMMON_WINDOW documents are searched. Small indexes are always
+# searched whole, with every term. Measured: docs/benchmarks.md.
+RARE_DOCUMENTS = 1000
+RARE_SHARE = 0.01
+COMMON_WINDOW = 5_000  # the newest documents a query of only common words searches
+_COUNT_TTL = 60.0  # seconds a document count or a term's count is reused
+_COUNT_CACHE = 100_000  # terms
+_WARN_EVERY = 60.0  # seconds between warnings that semantic search is unavailable
 _MAX_FUSED = 1 + ACTOR_BOOST + SESSION_BOOST * (1 + ACTOR_BOOST)  # keeps relevance in 0–1
 
 
@@ -46,6 +63,9 @@ class Searcher:
         self.store = store
         self.weights = weights
         self.semantic = semantic
+        self._count: tuple[float, int] = (float("-inf"), 0)
+        self._terms: dict[str, tuple[float, int, int]] = {}  # term → (when, count, cap)
+        self._warned = float("-inf")
 
     def search(
         self,
@@ -63,19 +83,20 @@ class Searcher:
             return []
         pool = max(CANDIDATES, limit * 3)
         query = parse(text)
-        lexical = (
-            []
-            if query.empty
-            else self.store.lexical_search(
-                query.match(),
-                kinds=kinds,
-                project=project,
-                include_archived=include_archived,
-                limit=pool,
-                weights=COLUMN_WEIGHTS,
-            )
+        # The two retrievers run side by side: the model and SQLite both release the GIL.
+        semantic_future = (
+            _RETRIEVERS.submit(self._semantic, text, kinds, project, include_archived, pool)
+            if self.semantic is not None
+            else None
         )
-        semantic = self._semantic(text, kinds, project, include_archived, pool)
+        lexical = self._lexical(
+            query,
+            kinds=kinds,
+            project=project,
+            include_archived=include_archived,
+            pool=pool,
+        )
+        semantic = semantic_future.result() if semantic_future is not None else []
         fused, lexical_norm, cosine = fuse(lexical, semantic)
         documents = self.store.documents(list(fused))
         relevance = boost(fused, documents, set(query.terms))
@@ -105,6 +126,69 @@ class Searcher:
         hits.sort(key=lambda hit: (hit.score, hit.relevance), reverse=True)
         return hits[:limit]
 
+    def _lexical(
+        self,
+        query: Query,
+        *,
+        kinds: Sequence[str],
+        project: str | None,
+        include_archived: bool,
+        pool: int,
+    ) -> list[tuple[int, float]]:
+        if query.empty:
+            return []
+
+        def run(match: str, newest: int | None = None) -> list[tuple[int, float]]:
+            return self.store.lexical_search(
+                match,
+                kinds=kinds,
+                project=project,
+                include_archived=include_archived,
+                limit=pool,
+                weights=COLUMN_WEIGHTS,
+                newest=newest,
+            )
+
+        if len(query.terms) < 2:
+            return run(query.match())
+        cap = int(max(RARE_DOCUMENTS, RARE_SHARE * self._document_count()))
+        counts = self._term_counts(query.terms, cap)
+        rare = tuple(term for term in query.terms if counts[term] <= cap)
+        if len(rare) == len(query.terms):
+            return run(query.match())
+        if rare:
+            return run(query.keeping(set(rare)).match())
+        # Every term common: such a query cannot single much out, and scoring all that
+        # matches it would cost a scan of the index. It searches the newest COMMON_WINDOW
+        # documents, for all its terms together, else any of them.
+        return run(query.match(anchor=query.terms, all_of=True), COMMON_WINDOW) or run(
+            query.match(), COMMON_WINDOW
+        )
+
+    def _term_counts(self, terms: Sequence[str], cap: int) -> dict[str, int]:
+        now = time.monotonic()
+        missing = [
+            t
+            for t in terms
+            if t not in self._terms
+            or now - self._terms[t][0] > _COUNT_TTL
+            or self._terms[t][2] != cap
+        ]
+        if missing:
+            if len(self._terms) > _COUNT_CACHE:
+                self._terms.clear()
+            for term, count in self.store.term_counts(missing, cap=cap).items():
+                self._terms[term] = (now, count, cap)
+        return {term: self._terms[term][1] for term in terms}
+
+    def _document_count(self) -> int:
+        at, count = self._count
+        now = time.monotonic()
+        if now - at > _COUNT_TTL:
+            count = self.store.document_count()
+            self._count = (now, count)
+        return count
+
     def _semantic(
         self,
         text: str,
@@ -126,7 +210,17 @@ class Searcher:
             if not ids:
                 return []
             allowed = np.asarray(ids, dtype=np.int64)
-        return self.semantic.search(text, kinds=kinds, limit=pool, allowed=allowed)
+        try:
+            return self.semantic.search(text, kinds=kinds, limit=pool, allowed=allowed)
+        except Exception as exc:  # an embedding endpoint down: search stays lexical
+            self._embedding_failed(exc)
+            return []
+
+    def _embedding_failed(self, exc: Exception) -> None:
+        now = time.monotonic()
+        if now - self._warned > _WARN_EVERY:
+            self._warned = now
+            log.warning("semantic search unavailable, searching lexically: %s", exc)
 
 
 def boost(

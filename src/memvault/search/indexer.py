@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import os
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -63,32 +65,44 @@ class Indexer:
     # -- observations ---------------------------------------------------------------------
 
     def index_observations(self, *, batch: int = BATCH) -> int:
-        """Index the next batch of new observations; how many were new."""
+        """Index the next batch of new observations; how many were new.
+
+        Each is indexed with its neighbours as context; neighbours indexed in an earlier
+        batch are indexed again, since they now have this one in their context. A
+        session's part of the batch is read in one window, not event by event."""
         with self._lock:
             cursor = self.store.cursor(OBSERVATIONS_CURSOR)
             items = self.store.observations_after(cursor, limit=batch)
             if not items:
                 return 0
+            by_session: dict[str, list[Observation]] = {}
+            for observation, _ in items:
+                by_session.setdefault(observation.session_id, []).append(observation)
             drafts: dict[str, DocumentDraft] = {}
-            for observation, project in items:
-                around = self.store.neighbours(
-                    observation, before=CONTEXT_BEFORE, after=CONTEXT_AFTER
+            for session_id, new in by_session.items():
+                keys = sorted((o.occurred_at, o.event_seq) for o in new)
+                window = self.store.observation_window(
+                    session_id, keys[0], keys[-1], margin=2 * max(CONTEXT_BEFORE, CONTEXT_AFTER)
                 )
-                drafts[observation.id] = documents.observation_document(
-                    observation, project, around
-                )
-                # Neighbours indexed earlier now have this one in their context.
-                for other in around:
-                    if other.event_seq <= cursor:
-                        drafts.setdefault(other.id, self._redraft(other, project))
+                position = {o.id: i for i, (o, _) in enumerate(window)}
+                targets: set[int] = set()
+                for observation in new:
+                    at = position[observation.id]
+                    targets.add(at)
+                    for other in range(at - CONTEXT_BEFORE, at + CONTEXT_AFTER + 1):
+                        if 0 <= other < len(window) and window[other][0].event_seq <= cursor:
+                            targets.add(other)
+                for at in sorted(targets):
+                    observation, project = window[at]
+                    around = [o for o, _ in window[max(at - CONTEXT_BEFORE, 0) : at]]
+                    around += [o for o, _ in window[at + 1 : at + 1 + CONTEXT_AFTER]]
+                    drafts[observation.id] = documents.observation_document(
+                        observation, project, around
+                    )
             self.store.write_documents(
                 list(drafts.values()), cursor=(OBSERVATIONS_CURSOR, items[-1][0].event_seq)
             )
             return len(items)
-
-    def _redraft(self, observation: Observation, project: str) -> DocumentDraft:
-        around = self.store.neighbours(observation, before=CONTEXT_BEFORE, after=CONTEXT_AFTER)
-        return documents.observation_document(observation, project, around)
 
     # -- the vault ------------------------------------------------------------------------
 
@@ -105,13 +119,31 @@ class Indexer:
                 self.store.write_documents([draft])
             return draft
 
-    def _fragment_files(self) -> Iterator[Path]:
+    def _fragment_files(self) -> Iterator[tuple[str, float]]:
+        """(key, mtime) of every fragment file: a walk with one stat per file, since the
+        watcher-less scan runs often."""
         if not self.fragments.is_dir():
             return
-        for path in self.fragments.rglob("*.md"):
-            parts = path.relative_to(self.fragments).parts
-            if parts[0] != PROJECTS and not any(part.startswith(".") for part in parts):
-                yield path
+        prefix = self.fragments.relative_to(self.vault).as_posix()
+        stack = [(str(self.fragments), prefix, True)]
+        while stack:
+            folder, key_prefix, top = stack.pop()
+            try:
+                entries = list(os.scandir(folder))
+            except OSError:
+                continue
+            for entry in entries:
+                name = entry.name
+                if name.startswith(".") or (top and name == PROJECTS):
+                    continue
+                key = f"{key_prefix}/{name}"
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append((entry.path, key, False))
+                    elif name.endswith(".md"):
+                        yield key, entry.stat().st_mtime
+                except OSError:
+                    continue
 
     def _key(self, path: Path) -> str:
         return path.relative_to(self.vault).as_posix()
@@ -136,17 +168,12 @@ class Indexer:
         known = self.store.document_stamps("fragment")
         changed: list[DocumentDraft] = []
         seen: set[str] = set()
-        for path in self._fragment_files():
-            key = self._key(path)
+        for key, mtime in self._fragment_files():
             seen.add(key)
-            try:
-                mtime = path.stat().st_mtime
-            except OSError:
-                continue
             stamp = known.get(key)
             if stamp is not None and stamp[1] == mtime:
                 continue
-            draft = self._fragment_draft(path)
+            draft = self._fragment_draft(self.vault / key)
             if draft is None:
                 seen.discard(key)
             elif stamp is None or stamp[0] != draft.content_hash or stamp[1] != mtime:
@@ -192,6 +219,10 @@ class Indexer:
             event.client_event_id or f"evt_{event.seq}"
             for event in self.store.list_events(session_id, limit=5)
         ]
+
+    def paused(self) -> threading.Lock:
+        """Hold this to change vault files and their documents with no pass in between."""
+        return self._lock
 
     # -- vectors --------------------------------------------------------------------------
 
@@ -245,23 +276,38 @@ class IndexWorker:
             thread.join(timeout=10)
 
     def _run(self) -> None:
+        last_scan = float("-inf")
+        failures = 0
         while not self._stop.is_set():
-            timed_out = not self._wake.wait(self.interval)
+            self._wake.wait(self.interval)
             self._wake.clear()
             if self._stop.is_set():
                 return
             try:
-                if timed_out or self._vault_changed.is_set():
+                # The timer counts from the last scan, so a steady stream of events (each
+                # a nudge) cannot put off the safety-net scan.
+                due = time.monotonic() - last_scan >= self.interval
+                if due or self._vault_changed.is_set():
                     self._vault_changed.clear()
+                    last_scan = time.monotonic()
                     self.indexer.scan_vault()
                 while self.indexer.index_observations() and not self._stop.is_set():
                     pass
                 while self.indexer.embed_pending() and not self._stop.is_set():
                     if self._vault_changed.is_set():
                         break  # a hand edit should not wait for a long embedding backlog
+                failures = 0
             except Exception:
-                log.warning("indexing failed; retrying on the next change", exc_info=True)
-                self._stop.wait(1.0)
+                failures += 1
+                delay = min(2.0**failures, 60.0)
+                if failures == 1 or failures % 10 == 0:
+                    log.warning(
+                        "indexing failed (%d in a row); retrying in %.0f s",
+                        failures,
+                        delay,
+                        exc_info=True,
+                    )
+                self._stop.wait(delay)
                 self._wake.set()
 
     def _watch(self) -> None:

@@ -108,6 +108,14 @@ class Semantic:
                 indexes[kind].upsert([doc_id], vector[None, :])
                 self._kinds[doc_id] = kind
 
+    def vector(self, doc_id: int) -> np.ndarray | None:
+        """The stored vector of a document, when it has one."""
+        kind = self._kinds.get(doc_id)
+        return None if kind is None else self._loaded()[kind].get(doc_id)
+
+    def query_vector(self, text: str) -> np.ndarray:
+        return self._embed_query(text)
+
     def remove(self, ids: Iterable[int]) -> None:
         indexes = self._loaded()
         with self._lock:

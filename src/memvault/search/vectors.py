@@ -45,6 +45,12 @@ class VectorIndex:
     def __len__(self) -> int:
         return len(self._rows)
 
+    def get(self, doc_id: int) -> np.ndarray | None:
+        """A copy of the (normalised) vector of ``doc_id``, or None."""
+        with self._lock:
+            row = self._rows.get(doc_id)
+            return None if row is None else self._vectors[row].copy()
+
     def upsert(self, ids: Sequence[int], vectors: np.ndarray) -> None:
         """Add or replace the vector of each id; vectors are normalised on the way in."""
         matrix = np.asarray(vectors, dtype=np.float32)

@@ -99,9 +99,11 @@ class Store(ABC):
         """Observations of events after sequence ``seq`` with their project, in seq order."""
 
     @abstractmethod
-    def neighbours(self, observation: Observation, *, before: int, after: int) -> list[Observation]:
-        """Up to ``before`` observations before and ``after`` after it in its session, in
-        event order, without it."""
+    def observation_window(
+        self, session_id: str, first: tuple[str, int], last: tuple[str, int], *, margin: int
+    ) -> list[tuple[Observation, str]]:
+        """A session's observations (with their project) in event order, from ``margin``
+        before the (occurred_at, seq) key ``first`` to ``margin`` after ``last``."""
 
     @abstractmethod
     def lexical_search(
@@ -113,9 +115,27 @@ class Store(ABC):
         include_archived: bool = False,
         limit: int = 100,
         weights: tuple[float, float, float, float] = (1.0, 1.0, 0.5, 0.5),
+        newest: int | None = None,
     ) -> list[tuple[int, float]]:
         """(document id, BM25 score) best first, for an FTS5-style match expression over
-        analyzed terms; columns weighted (title, body, context, dates)."""
+        analyzed terms; columns weighted (title, body, context, dates); ``newest`` limits
+        it to the last that many documents indexed."""
+
+    @abstractmethod
+    def move_access(self, kind: str, moves: Sequence[tuple[str, str]]) -> None:
+        """Carry read counts over from old keys to new ones (a fragment moved)."""
+
+    @abstractmethod
+    def sync(self) -> None:
+        """Wait until every write queued so far (access counts included) is committed."""
+
+    @abstractmethod
+    def term_counts(self, terms: Sequence[str], *, cap: int) -> dict[str, int]:
+        """How many documents hold each analyzed term, counted no further than ``cap + 1``."""
+
+    @abstractmethod
+    def document_count(self) -> int:
+        """How many documents the index holds."""
 
     @abstractmethod
     def documents(self, ids: Sequence[int]) -> dict[int, Document]: ...
@@ -166,7 +186,8 @@ class Store(ABC):
 
     @abstractmethod
     def record_access(self, keys: Sequence[tuple[str, str]], at: str) -> None:
-        """Count one read of each ``(kind, key)`` at ``at``."""
+        """Count one read of each ``(kind, key)`` at ``at`` (queued: it does not wait for the
+        commit)."""
 
     # -- reads ----------------------------------------------------------------------------
 

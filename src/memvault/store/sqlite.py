@@ -202,22 +202,29 @@ class SQLiteStore(Store):
         )
         return [(_observation(row), row[-1]) for row in rows]
 
-    def neighbours(self, observation: Observation, *, before: int, after: int) -> list[Observation]:
-        conn, key = self._reader(), (observation.occurred_at, observation.event_seq)
-        earlier = conn.execute(
-            f"SELECT {_OBSERVATION_COLUMNS} FROM events e "
+    def observation_window(
+        self, session_id: str, first: tuple[str, int], last: tuple[str, int], *, margin: int
+    ) -> list[tuple[Observation, str]]:
+        conn = self._reader()
+        select = (
+            f"SELECT {_OBSERVATION_COLUMNS}, e.project FROM events e "
             "JOIN observations o ON o.event_seq = e.seq WHERE e.session_id = ? "
-            "AND (e.occurred_at, e.seq) < (?, ?) ORDER BY e.occurred_at DESC, e.seq DESC "
-            "LIMIT ?",
-            (observation.session_id, *key, before),
+        )
+        before = conn.execute(
+            select + "AND (e.occurred_at, e.seq) < (?, ?) "
+            "ORDER BY e.occurred_at DESC, e.seq DESC LIMIT ?",
+            (session_id, *first, margin),
         ).fetchall()
-        later = conn.execute(
-            f"SELECT {_OBSERVATION_COLUMNS} FROM events e "
-            "JOIN observations o ON o.event_seq = e.seq WHERE e.session_id = ? "
-            "AND (e.occurred_at, e.seq) > (?, ?) ORDER BY e.occurred_at, e.seq LIMIT ?",
-            (observation.session_id, *key, after),
+        middle = conn.execute(
+            select + "AND (e.occurred_at, e.seq) >= (?, ?) AND (e.occurred_at, e.seq) <= (?, ?) "
+            "ORDER BY e.occurred_at, e.seq",
+            (session_id, *first, *last),
         ).fetchall()
-        return [_observation(row) for row in [*reversed(earlier), *later]]
+        after = conn.execute(
+            select + "AND (e.occurred_at, e.seq) > (?, ?) ORDER BY e.occurred_at, e.seq LIMIT ?",
+            (session_id, *last, margin),
+        ).fetchall()
+        return [(_observation(row), row[-1]) for row in [*reversed(before), *middle, *after]]
 
     def lexical_search(
         self,
@@ -228,6 +235,7 @@ class SQLiteStore(Store):
         include_archived: bool = False,
         limit: int = 100,
         weights: tuple[float, float, float, float] = (1.0, 1.0, 0.5, 0.5),
+        newest: int | None = None,
     ) -> list[tuple[int, float]]:
         return docs.lexical_search(
             self._reader(),
@@ -237,7 +245,21 @@ class SQLiteStore(Store):
             include_archived=include_archived,
             limit=limit,
             weights=weights,
+            newest=newest,
         )
+
+    def move_access(self, kind: str, moves: Sequence[tuple[str, str]]) -> None:
+        moves = list(moves)
+        self._writer.call(lambda conn: docs.move_access(conn, kind, moves))
+
+    def sync(self) -> None:
+        self._writer.call(lambda conn: None)
+
+    def term_counts(self, terms: Sequence[str], *, cap: int) -> dict[str, int]:
+        return docs.term_counts(self._reader(), terms, cap)
+
+    def document_count(self) -> int:
+        return self._reader().execute("SELECT count(*) FROM documents").fetchone()[0]
 
     def documents(self, ids: Sequence[int]) -> dict[int, Document]:
         return docs.documents_by_id(self._reader(), list(ids))
@@ -290,7 +312,9 @@ class SQLiteStore(Store):
 
     def record_access(self, keys: Sequence[tuple[str, str]], at: str) -> None:
         keys = list(keys)
-        self._writer.call(lambda conn: docs.record_access(conn, keys, at))
+        # Queued, not waited for: a read must not wait for a commit. A failure shows in
+        # the writer's state like any other write's.
+        self._writer.submit(lambda conn: docs.record_access(conn, keys, at))
 
     # -- reads ----------------------------------------------------------------------------
 

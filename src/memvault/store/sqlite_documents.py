@@ -7,6 +7,7 @@ FTS5 terms, and loses its vector until the embedding worker catches up.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
@@ -58,6 +59,9 @@ def write_documents(
                 "UPDATE documents SET mtime = ?, archived = ?, path = ? WHERE id = ?",
                 (draft.mtime, int(draft.archived), draft.path, row[0]),
             )
+            conn.execute(
+                "UPDATE documents_fts SET scope = ? WHERE rowid = ?", (scope(draft), row[0])
+            )
             continue
         # Only a change of what is embedded needs a new vector (context alone does not).
         revision = row[2] if row and row[3] == draft.embed_text else _next_revision(conn)
@@ -87,14 +91,21 @@ def write_documents(
         else:
             doc_id = conn.execute(_INSERT, (draft.kind, draft.key, *values)).lastrowid
         conn.execute(
-            "INSERT INTO documents_fts (rowid, title, body, context, dates) VALUES (?, ?, ?, ?, ?)",
-            (doc_id, *draft.terms),
+            "INSERT INTO documents_fts (rowid, title, body, context, dates, scope) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (doc_id, *draft.terms, scope(draft)),
         )
     if cursor is not None:
         set_cursor(conn, *cursor)
 
 
 def _forget(conn: sqlite3.Connection, doc_id: int) -> None:
+    # Its reads go with it: a later document of the same name starts afresh.
+    conn.execute(
+        "DELETE FROM document_access WHERE (kind, key) = "
+        "(SELECT kind, key FROM documents WHERE id = ?)",
+        (doc_id,),
+    )
     conn.execute("DELETE FROM documents_fts WHERE rowid = ?", (doc_id,))
     conn.execute("DELETE FROM document_vectors WHERE document_id = ?", (doc_id,))
     conn.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
@@ -119,6 +130,20 @@ def get_cursor(conn: sqlite3.Connection, name: str) -> int:
     return row[0] if row else 0
 
 
+def scope(draft: DocumentDraft) -> str:
+    """The filter tokens of a document: its kind, its project, live or archived."""
+    tokens = [f"k{draft.kind}", "archived" if draft.archived else "live"]
+    if draft.project:
+        tokens.append(project_token(draft.project))
+    return " ".join(tokens)
+
+
+def project_token(project: str) -> str:
+    return (
+        "p" + hashlib.blake2b(project.encode("utf-8", "surrogatepass"), digest_size=10).hexdigest()
+    )
+
+
 def lexical_search(
     conn: sqlite3.Connection,
     match: str,
@@ -128,23 +153,41 @@ def lexical_search(
     include_archived: bool,
     limit: int,
     weights: tuple[float, float, float, float],
+    newest: int | None = None,
 ) -> list[tuple[int, float]]:
-    """Best matches first, as (document id, BM25 score ≥ 0)."""
-    where = [f"d.kind IN ({', '.join('?' * len(kinds))})"]
-    params: list[object] = [*weights, match, *kinds]
+    """Best matches first, as (document id, BM25 score ≥ 0). Filters are part of the FTS5
+    expression (the scope column), so no row outside them is ever scored; ``newest``
+    limits the search to the documents indexed last."""
+    filters = [f"scope : ({' OR '.join(f'k{kind}' for kind in kinds)})"]
     if project is not None:
-        where.append("d.project = ?")
-        params.append(project)
+        filters.append(f"scope : {project_token(project)}")
     if not include_archived:
-        where.append("d.archived = 0")
-    params.append(limit)
-    sql = (
-        "SELECT f.rowid, -bm25(documents_fts, ?, ?, ?, ?) AS score FROM documents_fts f "
-        "JOIN documents d ON d.id = f.rowid "
-        f"WHERE documents_fts MATCH ? AND {' AND '.join(where)} "
-        "ORDER BY score DESC LIMIT ?"
+        filters.append("scope : live")
+    expression = f"({match}) AND {' AND '.join(filters)}"
+    floor = 0
+    if newest is not None:
+        top = conn.execute("SELECT max(id) FROM documents").fetchone()[0] or 0
+        floor = max(top - newest, 0)
+    rows = conn.execute(
+        "SELECT rowid, -bm25(documents_fts, ?, ?, ?, ?, 0.0) AS score FROM documents_fts "
+        "WHERE documents_fts MATCH ? AND rowid > ? ORDER BY score DESC LIMIT ?",
+        (*weights, expression, floor, limit),
     )
-    return [(row[0], row[1]) for row in conn.execute(sql, params)]
+    return [(row[0], row[1]) for row in rows]
+
+
+def term_counts(conn: sqlite3.Connection, terms: Sequence[str], cap: int) -> dict[str, int]:
+    """Documents holding each term, counted up to ``cap + 1`` (enough to tell a rare term
+    from a common one, without reading a common term's whole posting list)."""
+    found = {}
+    for term in terms:
+        quoted = '"' + term.replace('"', '""') + '"'
+        found[term] = conn.execute(
+            "SELECT count(*) FROM (SELECT rowid FROM documents_fts WHERE documents_fts MATCH ? "
+            "LIMIT ?)",
+            (f"{{title body context dates}} : {quoted}", cap + 1),
+        ).fetchone()[0]
+    return found
 
 
 def documents_by_id(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, Document]:
@@ -263,6 +306,14 @@ def record_access(conn: sqlite3.Connection, keys: Sequence[tuple[str, str]], at:
         "last_accessed = excluded.last_accessed",
         [(kind, key, at) for kind, key in keys],
     )
+
+
+def move_access(conn: sqlite3.Connection, kind: str, moves: Sequence[tuple[str, str]]) -> None:
+    for old, new in moves:
+        conn.execute(
+            "UPDATE OR REPLACE document_access SET key = ? WHERE kind = ? AND key = ?",
+            (new, kind, old),
+        )
 
 
 def to_document(row: tuple) -> Document:

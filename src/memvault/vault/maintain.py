@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,12 +61,28 @@ def should_archive(
 
 
 def summary_path(folder: Path, project: str) -> Path:
-    return folder / PROJECTS / f"{safe_part(project) or 'general'}.md"
+    """``_projects/{project}.md``; a project whose name is not a safe file name as it is
+    gets a short hash too, so ``a/b`` and ``a:b`` never share a file."""
+    name = safe_part(project) or "general"
+    if name != project:
+        name += (
+            " "
+            + hashlib.blake2b(project.encode("utf-8", "surrogatepass"), digest_size=3).hexdigest()
+        )
+    return folder / PROJECTS / f"{name}.md"
 
 
 def read_summary(folder: Path, project: str) -> str | None:
     text = read_text(summary_path(folder, project))
-    return None if text is None else frontmatter.split(text)[1].strip()
+    if text is None:
+        return None
+    try:
+        written_for = frontmatter.read(text).get("project")
+    except frontmatter.FrontmatterError:
+        return None
+    if str(written_for) != project:
+        return None  # not this project's (a file renamed or edited by hand)
+    return frontmatter.split(text)[1].strip()
 
 
 def write_summary(folder: Path, project: str, fragments: list[Candidate], today: dt.date) -> bool:

@@ -37,7 +37,8 @@ _WIKILINK = re.compile(r"\[\[[^\]\n]+\]\]")
 _FACT = re.compile(r"^\s*[-*] ")
 
 
-Similarity = Callable[[str, list[str]], list[float]]
+# Scores a draft's text against each fragment; None to fall back to lexical similarity.
+Similarity = Callable[[str, list[Fragment]], list[float] | None]
 
 
 class FragmentRefused(ValueError):
@@ -132,12 +133,13 @@ def remember(
     text = _comparable(draft.summary, draft.facts)
     with memory_lock(folder):
         fragments = _project_fragments(folder, draft.project)
-        others = [_comparable(f.summary, facts_from(f.body)) for f in fragments]
-        scores = (
-            similar(text, others)
-            if similar is not None and others
-            else [similarity(text, other) for other in others]
-        )
+        scores = None
+        if similar is not None and fragments:
+            scores = similar(text, fragments)
+        if scores is None:
+            scores = [
+                similarity(text, _comparable(f.summary, facts_from(f.body))) for f in fragments
+            ]
         best, score = None, None
         for fragment, alike in zip(fragments, scores, strict=True):
             if score is None or alike > score:
@@ -195,14 +197,18 @@ def _new_fragment(draft: Draft, date: str) -> str:
 
 
 def _merge_into(fragment: Fragment, draft: Draft, date: str) -> None:
-    """Union of facts and tags, higher importance and confidence, today's date, sources
-    kept; the person's other properties and formatting stay as they are."""
+    """Union of facts and tags, the newer summary, higher importance and confidence,
+    today's date, sources kept; the person's other properties and formatting stay as they
+    are."""
     text = read_text(fragment.path) or ""
     props = fragment.properties
     existing = facts_from(fragment.body)
     known = {_key(fact) for fact in existing}
     added = [fact for fact in draft.facts if _key(fact) not in known]
     changes: dict[str, Any] = {"date": dt.date.fromisoformat(date)}
+    summary = " ".join(draft.summary.split())
+    if summary != str(props.get("summary") or ""):
+        changes["summary"] = summary  # a merge is an update: the newer summary says it now
     tags = _tag_list(props.get("tags"))
     new_tags = [t for t in [TAG, *draft.tags] if t not in tags]
     if new_tags or not isinstance(props.get("tags"), list):
@@ -216,6 +222,12 @@ def _merge_into(fragment: Fragment, draft: Draft, date: str) -> None:
     if draft.source and draft.source not in sources:
         changes["sources"] = [*sources, draft.source]
     changes.update({k: v for k, v in draft.properties.items() if k not in props})
+    # Provenance: the events a fragment was learned from accumulate over merges.
+    events = draft.properties.get("events")
+    if isinstance(events, list) and isinstance(props.get("events"), list):
+        union = list(dict.fromkeys([*map(str, props["events"]), *map(str, events)]))
+        if union != props["events"]:
+            changes["events"] = union
     updated = frontmatter.with_properties(text, changes)
     _, body = frontmatter.split(updated)
     newline = "\r\n" if "\r\n" in text else "\n"

@@ -4,8 +4,10 @@
 -- (the embedding worker) resume from a cursor instead of scanning for work.
 INSERT INTO sequences (name, value) VALUES ('documents', 0);
 
+-- AUTOINCREMENT: an id is never reused, so nothing keyed by a deleted document's id (a
+-- vector held in memory, a cached result) can be mistaken for a new one.
 CREATE TABLE documents (
-    id           INTEGER PRIMARY KEY,
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
     kind         TEXT NOT NULL CHECK (kind IN ('fragment', 'summary', 'observation')),
     key          TEXT NOT NULL,
     project      TEXT,
@@ -32,9 +34,11 @@ CREATE INDEX documents_project ON documents (project, kind, archived);
 -- Analyzed text (see search/analyzer.py): tokens separated by spaces, so the same analyzer
 -- decides what matches at index and at query time; FTS5 only stores positions and scores.
 -- Columns: the document's title and body; context (neighbouring events, tags, keywords);
--- its date in words ("8 May 2023 May 2023"), so a question naming a month finds its turns.
+-- its date in words ("8 May 2023 May 2023"), so a question naming a month finds its turns;
+-- and scope, tokens for kind, project and live/archived that filters are matched against
+-- (weight 0: they never change a score), so a filtered search needs no join.
 CREATE VIRTUAL TABLE documents_fts USING fts5(
-    title, body, context, dates,
+    title, body, context, dates, scope,
     tokenize = 'unicode61 remove_diacritics 0'
 );
 
