@@ -228,3 +228,10 @@ def test_project_summaries_of_look_alike_project_names_do_not_collide(memory):
     assert memory.maintain(today=TODAY).summarized == []
     assert "a/b fact" in memory.project_memory("a/b").summary
     assert "a:b fact" in memory.project_memory("a:b").summary
+
+
+def test_context_ends_with_where_to_look_next(memory):
+    save(memory, summary="the API uses cursor pagination", facts=["page: cursor"])
+    text = memory.context(project="demo", query="pagination").text
+    assert text.splitlines()[-1].startswith("(not enough? next: the knowledge base")
+    assert "knowledge base" not in memory.context(project="nothing here").text

@@ -98,45 +98,44 @@ def _memory(request: Request) -> Memory:
     return request.app.state.memory
 
 
-def hit_view(memory: Memory, hit: Hit) -> dict[str, Any]:
-    document = hit.document
+def _identity(memory: Memory, document: Document) -> dict[str, Any]:
+    """What every view of a memory says: what it is, where it is, where it came from."""
     view = {
         "kind": document.kind,
         "id": memory.public_id(document),
         "title": document.title,
         "summary": document.summary,
-        "score": round(hit.score, 6),
-        "relevance": round(hit.relevance, 6),
-        "importance": round(hit.importance, 6),
-        "recency": round(hit.recency, 6),
-        "eventIds": document.event_ids,
         "project": document.project,
         "sessionId": document.session_id,
         "updatedAt": document.updated_at,
+        "eventIds": document.event_ids,
     }
     if document.path:
         view["path"] = document.path
-    if document.archived:
+    return view
+
+
+def hit_view(memory: Memory, hit: Hit) -> dict[str, Any]:
+    view = _identity(memory, hit.document)
+    view.update(
+        score=round(hit.score, 6),
+        relevance=round(hit.relevance, 6),
+        importance=round(hit.importance, 6),
+        recency=round(hit.recency, 6),
+    )
+    if hit.document.archived:
         view["archived"] = True
     return view
 
 
 def document_view(memory: Memory, document: Document) -> dict[str, Any]:
-    view = {
-        "kind": document.kind,
-        "id": memory.public_id(document),
-        "title": document.title,
-        "summary": document.summary,
-        "project": document.project,
-        "importance": document.importance,
-        "updatedAt": document.updated_at,
-        "eventIds": document.event_ids,
-        "accessCount": document.access_count,
-        "lastAccessed": document.last_accessed,
-        "archived": document.archived,
-    }
-    if document.path:
-        view["path"] = document.path
+    view = _identity(memory, document)
+    view.update(
+        importance=document.importance,
+        accessCount=document.access_count,
+        lastAccessed=document.last_accessed,
+        archived=document.archived,
+    )
     tags = document.meta.get("tags")
     if tags is not None:
         view["tags"] = tags

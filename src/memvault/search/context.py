@@ -18,6 +18,8 @@ from memvault.vault.remember import facts_from
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 FACTS_PER_FRAGMENT = 8
+# Where to look when agent memory is not enough, in order; memvault owns only the first.
+SOURCES_HINT = "(not enough? next: the knowledge base, then concepts, then the web)"
 _NAME_PREFIX = re.compile(r"^.+? - \d{4}-\d{2}-\d{2} - ")
 
 
@@ -108,6 +110,8 @@ def pack(
             for h in observations
         ],
     )
+    if kept or project_summary:
+        add(SOURCES_HINT, "hint", "sources")
     out.text = "\n".join(lines)
     return out
 
