@@ -265,3 +265,17 @@ class Document:
     meta: dict[str, Any]
     access_count: int
     last_accessed: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """A unit of background work, as claimed by a worker."""
+
+    id: int
+    kind: str
+    dedupe_key: str | None
+    payload: dict[str, Any]
+    attempts: int  # including this one
+    run_after: str
+    claimed_by: str | None
+    claimed_until: str | None

@@ -17,6 +17,7 @@ from memvault.domain import (
     Document,
     DocumentDraft,
     Event,
+    Job,
     NewEvent,
     Observation,
     Session,
@@ -75,6 +76,32 @@ class Store(ABC):
     @abstractmethod
     def replace_board_rows(self, rows: Sequence[BoardRow]) -> None:
         """Make the board mirror exactly ``rows`` (in board order)."""
+
+    # -- the job queue --------------------------------------------------------------------
+
+    @abstractmethod
+    def enqueue_job(
+        self,
+        kind: str,
+        payload: dict,
+        *,
+        dedupe_key: str | None = None,
+        run_after: str | None = None,
+    ) -> bool:
+        """Queue a job (due now unless ``run_after``); False when a pending or running job
+        of the same kind has the same ``dedupe_key``."""
+
+    @abstractmethod
+    def claim_job(self, worker: str, kinds: Sequence[str], *, lease_seconds: float) -> Job | None:
+        """Take the oldest due job of these kinds, or one whose worker's lease ran out."""
+
+    @abstractmethod
+    def finish_job(self, job: Job) -> bool:
+        """Mark a claimed job done; False (and nothing written) if its lease was lost."""
+
+    @abstractmethod
+    def fail_job(self, job: Job, error: str, *, retry_in: float | None) -> bool:
+        """Record a failure: due again in ``retry_in`` seconds, or failed for good."""
 
     # -- the search index -----------------------------------------------------------------
 

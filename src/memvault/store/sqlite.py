@@ -8,6 +8,7 @@ import sqlite3
 import threading
 from collections.abc import Sequence
 from concurrent.futures import Future
+from datetime import timedelta
 from pathlib import Path
 
 from memvault import jsontext
@@ -16,6 +17,7 @@ from memvault.domain import (
     Document,
     DocumentDraft,
     Event,
+    Job,
     NewEvent,
     Observation,
     Session,
@@ -27,6 +29,7 @@ from memvault.domain import (
 )
 from memvault.store import AppendOutcome, Store, migrations
 from memvault.store import sqlite_documents as docs
+from memvault.store import sqlite_jobs as jobs
 from memvault.store.sqlite_append import append_requests
 from memvault.store.writer import Batched, Writer
 
@@ -177,6 +180,41 @@ class SQLiteStore(Store):
             )
 
         self._writer.call(op)
+
+    # -- the job queue --------------------------------------------------------------------
+
+    def enqueue_job(
+        self,
+        kind: str,
+        payload: dict,
+        *,
+        dedupe_key: str | None = None,
+        run_after: str | None = None,
+    ) -> bool:
+        now = iso(utc_now())
+        return self._writer.call(
+            lambda conn: jobs.enqueue(
+                conn, kind, payload, dedupe_key=dedupe_key, run_after=run_after or now, now=now
+            )
+        )
+
+    def claim_job(self, worker: str, kinds: Sequence[str], *, lease_seconds: float) -> Job | None:
+        now = utc_now()
+        until = iso(now + timedelta(seconds=lease_seconds))
+        kinds = list(kinds)
+        return self._writer.call(
+            lambda conn: jobs.claim(conn, worker, kinds, now=iso(now), lease_until=until)
+        )
+
+    def finish_job(self, job: Job) -> bool:
+        return self._writer.call(lambda conn: jobs.finish(conn, job, iso(utc_now()), None))
+
+    def fail_job(self, job: Job, error: str, *, retry_in: float | None) -> bool:
+        now = utc_now()
+        retry_at = None if retry_in is None else iso(now + timedelta(seconds=retry_in))
+        return self._writer.call(
+            lambda conn: jobs.fail(conn, job, error, now=iso(now), retry_at=retry_at)
+        )
 
     # -- the search index -----------------------------------------------------------------
 

@@ -1,0 +1,108 @@
+"""The job queue in SQLite: durable, deduplicated, claimed with a lease.
+
+A job is claimed by one worker until its lease runs out; a worker that dies leaves its job
+to be claimed again once the lease has expired. Finishing is conditional on still holding
+the claim, and the job's output is written in the same transaction, so a job whose lease
+was taken over never writes twice.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Sequence
+
+from memvault import jsontext
+from memvault.domain import Job
+
+_COLUMNS = "id, kind, dedupe_key, payload, attempts, run_after, claimed_by, claimed_until"
+
+
+def enqueue(
+    conn: sqlite3.Connection,
+    kind: str,
+    payload: dict,
+    *,
+    dedupe_key: str | None,
+    run_after: str,
+    now: str,
+) -> bool:
+    """Queue a job; False when a live (pending or running) job has the same key."""
+    cursor = conn.execute(
+        "INSERT INTO jobs (kind, dedupe_key, payload, run_after, created_at, updated_at) "
+        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+        (kind, dedupe_key, jsontext.dumps(payload), run_after, now, now),
+    )
+    return cursor.rowcount == 1
+
+
+def claim(
+    conn: sqlite3.Connection,
+    worker: str,
+    kinds: Sequence[str],
+    *,
+    now: str,
+    lease_until: str,
+) -> Job | None:
+    """The oldest due job of these kinds (or one whose lease expired), now this worker's."""
+    marks = ", ".join("?" * len(kinds))
+    row = conn.execute(
+        f"UPDATE jobs SET state = 'running', claimed_by = ?, claimed_until = ?, "
+        f"attempts = attempts + 1, updated_at = ? WHERE id = ("
+        f"  SELECT id FROM jobs WHERE kind IN ({marks}) AND ("
+        f"    (state = 'pending' AND run_after <= ?) OR "
+        f"    (state = 'running' AND claimed_until < ?))"
+        f"  ORDER BY run_after, id LIMIT 1) RETURNING {_COLUMNS}",
+        (worker, lease_until, now, *kinds, now, now),
+    ).fetchone()
+    return _job(row) if row else None
+
+
+def finish(
+    conn: sqlite3.Connection,
+    job: Job,
+    now: str,
+    output: Callable[[sqlite3.Connection], None] | None,
+) -> bool:
+    """Mark the job done and write its output, if the worker still holds it."""
+    held = conn.execute(
+        "UPDATE jobs SET state = 'done', error = NULL, claimed_until = NULL, updated_at = ? "
+        "WHERE id = ? AND state = 'running' AND claimed_by = ? AND attempts = ?",
+        (now, job.id, job.claimed_by, job.attempts),
+    ).rowcount
+    if held and output is not None:
+        output(conn)
+    return bool(held)
+
+
+def fail(conn: sqlite3.Connection, job: Job, error: str, *, now: str, retry_at: str | None) -> bool:
+    """Record a failure: pending again from ``retry_at``, or failed for good without one."""
+    return bool(
+        conn.execute(
+            "UPDATE jobs SET state = ?, error = ?, run_after = coalesce(?, run_after), "
+            "claimed_by = NULL, claimed_until = NULL, updated_at = ? "
+            "WHERE id = ? AND state = 'running' AND claimed_by = ? AND attempts = ?",
+            (
+                "pending" if retry_at else "failed",
+                error[:2000],
+                retry_at,
+                now,
+                job.id,
+                job.claimed_by,
+                job.attempts,
+            ),
+        ).rowcount
+    )
+
+
+def _job(row: tuple) -> Job:
+    return Job(
+        id=row[0],
+        kind=row[1],
+        dedupe_key=row[2],
+        payload=json.loads(row[3]),
+        attempts=row[4],
+        run_after=row[5],
+        claimed_by=row[6],
+        claimed_until=row[7],
+    )

@@ -1,0 +1,86 @@
+"""The job queue: durable, deduplicated, leased; what every engine must do."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+
+def test_a_job_is_claimed_once_and_finished(store):
+    assert store.enqueue_job("summarize", {"sessionId": "s1"}, dedupe_key="s1")
+    job = store.claim_job("w1", ["summarize"], lease_seconds=60)
+    assert job.payload == {"sessionId": "s1"} and job.attempts == 1 and job.claimed_by == "w1"
+    assert store.claim_job("w2", ["summarize"], lease_seconds=60) is None
+    assert store.finish_job(job)
+    assert store.claim_job("w2", ["summarize"], lease_seconds=60) is None
+    assert store.stats().jobs_pending == 0
+
+
+def test_a_live_job_with_the_same_key_is_not_queued_twice(store):
+    assert store.enqueue_job("summarize", {}, dedupe_key="s1")
+    assert not store.enqueue_job("summarize", {}, dedupe_key="s1")
+    assert store.enqueue_job("extract", {}, dedupe_key="s1")  # another kind
+    job = store.claim_job("w", ["summarize"], lease_seconds=60)
+    assert not store.enqueue_job("summarize", {}, dedupe_key="s1")  # running counts
+    store.finish_job(job)
+    assert store.enqueue_job("summarize", {}, dedupe_key="s1")  # done: a new one may come
+    assert store.enqueue_job("summarize", {}) and store.enqueue_job("summarize", {})  # no key
+
+
+def test_only_due_jobs_of_the_asked_kinds_are_claimed(store):
+    store.enqueue_job("later", {}, run_after="2999-01-01T00:00:00.000Z")
+    store.enqueue_job("other", {})
+    assert store.claim_job("w", ["later", "summarize"], lease_seconds=60) is None
+    assert store.claim_job("w", ["other"], lease_seconds=60).kind == "other"
+
+
+def test_a_crashed_workers_job_is_claimed_again_when_its_lease_runs_out(store):
+    store.enqueue_job("summarize", {"n": 1})
+    lost = store.claim_job("dead", ["summarize"], lease_seconds=0.2)
+    assert store.claim_job("w2", ["summarize"], lease_seconds=60) is None
+    time.sleep(0.3)
+    taken = store.claim_job("w2", ["summarize"], lease_seconds=60)
+    assert taken.id == lost.id and taken.attempts == 2
+    assert not store.finish_job(lost)  # the dead worker's late answer is not kept
+    assert store.finish_job(taken)
+
+
+def test_a_failure_is_retried_later_or_given_up(store):
+    store.enqueue_job("summarize", {})
+    job = store.claim_job("w", ["summarize"], lease_seconds=60)
+    assert store.fail_job(job, "boom", retry_in=0.2)
+    assert store.claim_job("w", ["summarize"], lease_seconds=60) is None
+    time.sleep(0.3)
+    again = store.claim_job("w", ["summarize"], lease_seconds=60)
+    assert again.attempts == 2
+    assert store.fail_job(again, "boom again", retry_in=None)
+    assert store.stats().jobs_failed == 1
+    assert store.claim_job("w", ["summarize"], lease_seconds=60) is None
+
+
+def test_jobs_survive_a_restart(open_store):
+    first = open_store()
+    first.enqueue_job("summarize", {"sessionId": "kept"})
+    first.close()
+    job = open_store().claim_job("w", ["summarize"], lease_seconds=60)
+    assert job.payload == {"sessionId": "kept"}
+
+
+def test_concurrent_workers_never_claim_the_same_job(store):
+    for n in range(40):
+        store.enqueue_job("work", {"n": n})
+    claimed: list[int] = []
+    lock = threading.Lock()
+
+    def work(name):
+        while (job := store.claim_job(name, ["work"], lease_seconds=60)) is not None:
+            with lock:
+                claimed.append(job.payload["n"])
+            store.finish_job(job)
+
+    threads = [threading.Thread(target=work, args=(f"w{i}",)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(claimed) == list(range(40))
