@@ -22,6 +22,7 @@ from memvault.domain import (
     Observation,
     Session,
     StoreStats,
+    Watermark,
 )
 
 AppendOutcome = AppendResult | AppendFailure
@@ -102,6 +103,38 @@ class Store(ABC):
     @abstractmethod
     def fail_job(self, job: Job, error: str, *, retry_in: float | None) -> bool:
         """Record a failure: due again in ``retry_in`` seconds, or failed for good."""
+
+    # -- session summaries ----------------------------------------------------------------
+
+    @abstractmethod
+    def events_after(self, session_id: str, seq: int, *, limit: int) -> list[Event]:
+        """A session's events that arrived after sequence ``seq``, in arrival order."""
+
+    @abstractmethod
+    def observations_of(self, seqs: Sequence[int]) -> list[Observation]:
+        """The observations of these events, in sequence order."""
+
+    @abstractmethod
+    def session_summary(self, session_id: str) -> tuple[dict, int] | None:
+        """The stored summary of a session and its revision."""
+
+    @abstractmethod
+    def write_summary(
+        self, session_id: str, summary: dict, *, through: Watermark, observations: int
+    ) -> bool:
+        """Store a session's new summary and move its summary watermark to ``through``, in
+        one transaction; False (nothing written) if the watermark moved meanwhile."""
+
+    @abstractmethod
+    def sessions_to_summarize(
+        self, *, threshold: int, idle_before: str, retry_before: str, limit: int
+    ) -> list[str]:
+        """Sessions with unsummarized observations that have reached ``threshold``, or whose
+        last event came before ``idle_before``; not attempted since ``retry_before``."""
+
+    @abstractmethod
+    def mark_summary_attempt(self, session_id: str, at: str) -> None:
+        """Remember when a session's summary was last attempted (for the sweep's cooldown)."""
 
     # -- the search index -----------------------------------------------------------------
 

@@ -216,6 +216,91 @@ class SQLiteStore(Store):
             lambda conn: jobs.fail(conn, job, error, now=iso(now), retry_at=retry_at)
         )
 
+    # -- session summaries ----------------------------------------------------------------
+
+    def events_after(self, session_id: str, seq: int, *, limit: int) -> list[Event]:
+        rows = self._reader().execute(
+            "SELECT seq, session_id, client_event_id, hook_type, project, cwd, agent_id, "
+            "client_timestamp, occurred_at, received_at, payload FROM events "
+            "WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+            (session_id, seq, limit),
+        )
+        return [Event(*row[:10], payload=json.loads(row[10])) for row in rows]
+
+    def observations_of(self, seqs: Sequence[int]) -> list[Observation]:
+        found: list[Observation] = []
+        seqs = list(seqs)
+        for start in range(0, len(seqs), 500):
+            chunk = seqs[start : start + 500]
+            rows = self._reader().execute(
+                f"SELECT {_OBSERVATION_COLUMNS} FROM observations o "
+                "JOIN events e ON e.seq = o.event_seq "
+                f"WHERE o.event_seq IN ({', '.join('?' * len(chunk))}) ORDER BY o.event_seq",
+                chunk,
+            )
+            found += [_observation(row) for row in rows]
+        return found
+
+    def session_summary(self, session_id: str) -> tuple[dict, int] | None:
+        row = (
+            self._reader()
+            .execute(
+                "SELECT summary, revision FROM session_summaries WHERE session_id = ?",
+                (session_id,),
+            )
+            .fetchone()
+        )
+        return (json.loads(row[0]), row[1]) if row else None
+
+    def write_summary(
+        self, session_id: str, summary: dict, *, through: Watermark, observations: int
+    ) -> bool:
+        now = iso(utc_now())
+
+        def op(conn: sqlite3.Connection) -> bool:
+            before = conn.execute(
+                "SELECT summarized_seq, summary_revision FROM sessions WHERE id = ?",
+                (session_id,),
+            ).fetchone()
+            if before is None or (before[0] or 0) >= (through.seq or 0):
+                return False  # another run got there first
+            revision = before[1] + 1
+            conn.execute(
+                "INSERT INTO session_summaries (session_id, summary, revision, updated_at) "
+                "VALUES (?, ?, ?, ?) ON CONFLICT (session_id) DO UPDATE SET "
+                "summary = excluded.summary, revision = excluded.revision, "
+                "updated_at = excluded.updated_at",
+                (session_id, jsontext.dumps(summary), revision, now),
+            )
+            conn.execute(
+                "UPDATE sessions SET summarized_at = ?, summarized_seq = ?, "
+                "summary_revision = ?, summarized_observation_count = ? WHERE id = ?",
+                (through.at, through.seq, revision, observations, session_id),
+            )
+            return True
+
+        return self._writer.call(op)
+
+    def sessions_to_summarize(
+        self, *, threshold: int, idle_before: str, retry_before: str, limit: int
+    ) -> list[str]:
+        rows = self._reader().execute(
+            "SELECT id FROM sessions WHERE observation_count > summarized_observation_count "
+            "AND (observation_count - summarized_observation_count >= ? "
+            "     OR last_received_at < ?) "
+            "AND (last_sweep_attempt_at IS NULL OR last_sweep_attempt_at < ?) "
+            "ORDER BY last_received_at LIMIT ?",
+            (threshold, idle_before, retry_before, limit),
+        )
+        return [row[0] for row in rows]
+
+    def mark_summary_attempt(self, session_id: str, at: str) -> None:
+        self._writer.call(
+            lambda conn: conn.execute(
+                "UPDATE sessions SET last_sweep_attempt_at = ? WHERE id = ?", (at, session_id)
+            )
+        )
+
     # -- the search index -----------------------------------------------------------------
 
     def write_documents(
