@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 # The CPU build of torch goes in first, so the `local` extra does not pull a CUDA build.
 	$(BIN)/python -m pip install --quiet torch==2.13.0
-	$(BIN)/python -m pip install --quiet -e '.[dev,local]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,local,openai,anthropic]'
 	touch $(STAMP)
 
 run: install

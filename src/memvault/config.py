@@ -156,6 +156,102 @@ class Settings(BaseSettings):
         description="A project with more fragments than this gets an L2 summary.",
     )
 
+    llm: Literal["auto", "none", "openai", "anthropic"] = Field(
+        "auto",
+        validation_alias=_alias("MEMVAULT_LLM", "llm"),
+        description=(
+            "LLM for summaries, fragment extraction and compression: an OpenAI-compatible API"
+            " (OpenAI, Ollama, LM Studio, vLLM, OpenRouter), Anthropic, or none (the offline"
+            " extractive pipeline). auto: openai when an API key or URL is set, else none."
+        ),
+    )
+    llm_url: str | None = Field(
+        default=None,
+        validation_alias=_alias("MEMVAULT_LLM_URL", "OPENAI_BASE_URL", "llm_url"),
+        description="Base URL of an OpenAI-compatible API, e.g. http://127.0.0.1:11434/v1.",
+    )
+    llm_model: str | None = Field(
+        default=None, validation_alias=_alias("MEMVAULT_LLM_MODEL", "OPENAI_MODEL", "llm_model")
+    )
+    llm_api_key: SecretStr | None = Field(
+        default=None,
+        validation_alias=_alias("MEMVAULT_LLM_API_KEY", "OPENAI_API_KEY", "llm_api_key"),
+        description="The API key (for Anthropic, set this one: OPENAI_API_KEY is read too).",
+    )
+    llm_concurrency: int = Field(
+        2,
+        ge=1,
+        validation_alias=_alias(
+            "MEMVAULT_LLM_CONCURRENCY", "AGENTMEMORY_BACKGROUND_LLM_CONCURRENCY", "llm_concurrency"
+        ),
+        description="Background LLM calls at once, across all of memvault's work.",
+    )
+    llm_timeout_seconds: float = Field(
+        60.0, gt=0, validation_alias=_alias("MEMVAULT_LLM_TIMEOUT_SECONDS", "llm_timeout_seconds")
+    )
+    llm_max_input_tokens: int = Field(
+        6000,
+        ge=500,
+        validation_alias=_alias("MEMVAULT_LLM_MAX_INPUT_TOKENS", "llm_max_input_tokens"),
+        description="Inputs longer than this are cut (estimated tokens) before a call.",
+    )
+
+    idle_threshold_ms: int = Field(
+        30 * 60 * 1000,
+        ge=1,
+        validation_alias=_alias(
+            "MEMVAULT_IDLE_THRESHOLD_MS", "AGENTMEMORY_IDLE_THRESHOLD_MS", "idle_threshold_ms"
+        ),
+        description="A session this long without events gets its summary brought up to date.",
+    )
+    summary_threshold_observations: int = Field(
+        25,
+        ge=1,
+        validation_alias=_alias(
+            "MEMVAULT_SUMMARY_THRESHOLD_OBSERVATIONS",
+            "AGENTMEMORY_IDLE_SWEEP_OBS_CATCHUP",
+            "summary_threshold_observations",
+        ),
+        description="This many unsummarized observations trigger a summary, busy or not.",
+    )
+    sweep_interval_ms: int = Field(
+        15 * 60 * 1000,
+        ge=1,
+        validation_alias=_alias(
+            "MEMVAULT_SWEEP_INTERVAL_MS", "AGENTMEMORY_IDLE_SWEEP_INTERVAL_MS", "sweep_interval_ms"
+        ),
+        description="How often the recovery sweep looks for sessions left behind.",
+    )
+    sweep_max_sessions: int = Field(
+        5,
+        ge=1,
+        validation_alias=_alias(
+            "MEMVAULT_SWEEP_MAX_SESSIONS",
+            "AGENTMEMORY_IDLE_SWEEP_MAX_SESSIONS",
+            "sweep_max_sessions",
+        ),
+    )
+    sweep_cooldown_ms: int = Field(
+        60 * 60 * 1000,
+        ge=0,
+        validation_alias=_alias(
+            "MEMVAULT_SWEEP_COOLDOWN_MS",
+            "AGENTMEMORY_IDLE_SWEEP_SESSION_COOLDOWN_MS",
+            "sweep_cooldown_ms",
+        ),
+        description="After an attempt, the sweep leaves a session alone this long.",
+    )
+    summary_rebuild_every: int = Field(
+        10,
+        ge=1,
+        validation_alias=_alias(
+            "MEMVAULT_SUMMARY_REBUILD_EVERY",
+            "AGENTMEMORY_SUMMARY_REBUILD_INTERVAL",
+            "summary_rebuild_every",
+        ),
+        description="Every this many revisions a session summary is rebuilt from all events.",
+    )
+
     @field_validator("fragments_dir")
     @classmethod
     def _fragments_dir_inside_the_vault(cls, value: str) -> str:
