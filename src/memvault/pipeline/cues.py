@@ -1,0 +1,170 @@
+"""Cue phrases: which sentences of a conversation state a decision, a question, a next step,
+a conclusion, a lesson or a price, in English and Chinese (simplified and traditional).
+
+The offline pipeline has no model to ask, so it reads the phrasing people actually use
+("let's go with", "instead of", "决定", "改用", "下一步", "是否"…). Cues are deliberately
+conservative: a missed decision costs less than a board full of noise.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memvault.triggers import recognise
+
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_FENCE = re.compile(r"```.*?(?:```|$)|~~~.*?(?:~~~|$)", re.DOTALL)
+_TAG = re.compile(r"<(timestamp|system-reminder)>.*?</\1>|</?[a-z_-]+>", re.DOTALL)
+_BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|#+)\s+")
+# A sentence ends at . ! ? followed by a space, at CJK end punctuation, or at a line break.
+_SPLIT = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])|\n+")
+
+DECISION = re.compile(
+    r"\b(?:decided|decide to|decision|we(?:'ll| will) (?:use|go|keep|switch|stick)|"
+    r"let's (?:go with|use|keep|stick with|switch)|going with|go with|instead of|"
+    r"switch(?:ed)? to|chose|choose to|opt(?:ed)? for|settled on|agreed|"
+    r"standardi[sz]e on|from now on|always use|never use|rather than)\b"
+    r"|决定|決定|决策|決策|改用|采用|採用|选用|選用|结论|結論|统一用|統一用|统一使用|統一使用|"
+    r"一律|以后都|以後都|就用|确定用|確定用|定为|定為|不再用|弃用|棄用|换成|換成|而不是|取代",
+    re.IGNORECASE,
+)
+QUESTION = re.compile(
+    r"[?？]\s*$|^(?:should (?:we|i)|do we|can we|how (?:do|should|can)|what if|whether)\b"
+    r"|\b(?:open question|unclear whether|not sure (?:if|whether)|tbd|to be decided)\b"
+    r"|是否|要不要|能不能|可不可以|该不该|該不該|吗[?？。]?$|嗎[?？。]?$|待定|待确认|待確認|不确定|不確定",
+    re.IGNORECASE,
+)
+NEXT_STEP = re.compile(
+    r"\b(?:next steps?|next up|todo|to-do|follow[- ]up|still needs? to|remaining|left to do|"
+    r"later we|afterwards|we should also)\b"
+    r"|下一步|待办|待辦|接下来|接下來|之后再|之後再|还需要|還需要|后续|後續|稍后|稍後|回头再|回頭再|明天再",
+    re.IGNORECASE,
+)
+CONCLUSION = re.compile(
+    r"\b(?:root cause|turns out|the (?:problem|issue|bug|cause|culprit) (?:is|was)|caused by|"
+    r"found that|confirmed|the fix (?:is|was)|fixed by|works now|in conclusion|because)\b"
+    r"|结论|結論|原来|原來|根因|原因是|原因在于|原因在於|因为|因為|问题在于|問題在於|导致|導致|发现|發現",
+    re.IGNORECASE,
+)
+LESSON = re.compile(
+    r"\b(?:lesson|learned|pitfall|gotcha|watch out|beware|be careful|don't forget|"
+    r"remember to|make sure to|never again)\b"
+    r"|踩坑|教训|教訓|经验|經驗|切记|切記|记住|記住|别忘|別忘|注意不要|下次",
+    re.IGNORECASE,
+)
+PRICE = re.compile(
+    r"[$€£¥￥]\s?\d|\d[\d,.]*\s?(?:usd|eur|cny|rmb|dollars?|元|美元|块|塊)"
+    r"|\b(?:price|pricing|costs?|per month|per year|/month|/mo)\b.*\d"
+    r"|(?:价格|價格|费用|費用|报价|報價|售价|售價|每月|每年|每分钟|每分鐘).*\d",
+    re.IGNORECASE,
+)
+# A report of what was just done ("已修复：改用 scp…", "Switched to scp; tests pass"): the
+# decision behind it was made, and recorded, earlier.
+REPORT = re.compile(
+    r"^(?:已经?|已經)?(?:修复|修復|完成|搞定|改好)|^(?:fixed|done|renamed|updated|changed|switched|"
+    r"replaced|moved)\b",
+    re.IGNORECASE,
+)
+# Narration of what the agent is about to do; says nothing about the outcome.
+NARRATION = re.compile(
+    r"^(?:let me|let's (?:check|look|see|start|read|run)|i'll|i will|i'm going to|now i|"
+    r"first,? i|reading|checking|looking|listing|让我|讓我|我来|我來|我先|先看|先读|先讀)",
+    re.IGNORECASE,
+)
+CHATTER = re.compile(
+    r"^(?:hi|hello|hey|thanks|thank you|thx|ok|okay|yes|no|yep|nope|sure|great|cool|nice|"
+    r"continue|go on|go ahead|proceed|done|good|你好|您好|嗨|谢谢|謝謝|好的|好|嗯|对|對|"
+    r"继续|繼續|可以|行|没问题|沒問題)[\s!.。！,，~]*$",
+    re.IGNORECASE,
+)
+_NOT_A_TASK = re.compile(
+    r"^\s*(?:/|<local-command|<command-name>|\[request interrupted|"
+    r"this session is being continued|caveat:)",
+    re.IGNORECASE,
+)
+_ACKNOWLEDGEMENT = re.compile(
+    r"^(?:ok(?:ay)?|sure|done|got it|好的|好|行|可以|没问题|沒問題)[\s,，!！.。]+", re.IGNORECASE
+)
+# A label before a colon that introduces the decision itself: "Decision: …", "已记录：…".
+_LABEL = re.compile(
+    r"(?:decision|decided|conclusion|noted|recorded|summary|决定|決定|决策|決策|结论|結論|"
+    r"记录|記錄|记下|記下|笔记|筆記)[^:：]{0,12}[:：]\s*",
+    re.IGNORECASE,
+)
+
+
+def is_cjk(text: str) -> bool:
+    """Whether ``text`` reads as Chinese: a good share of its letters are ideographs."""
+    ideographs = len(_CJK.findall(text))
+    latin = len(re.findall(r"[A-Za-z]", text))
+    return ideographs > 0 and ideographs * 3 >= latin
+
+
+def clean(text: str) -> str:
+    """Prose only: no code blocks, no host wrapper tags, whitespace collapsed per line."""
+    text = _TAG.sub(" ", _FENCE.sub(" ", text))
+    return "\n".join(" ".join(line.split()) for line in text.splitlines()).strip()
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of ``text`` in order, bullets and headings stripped, empties dropped."""
+    found = []
+    for piece in _SPLIT.split(clean(text)):
+        sentence = _BULLET.sub("", piece).strip()
+        if len(sentence) > 1:
+            found.append(sentence)
+    return found
+
+
+def statement(sentence: str) -> str:
+    """The statement a sentence carries, without an introducing label ("已记录：X" → X)."""
+    match = _LABEL.search(sentence)
+    if match and len(sentence) - match.end() >= 4:
+        sentence = sentence[match.end() :]
+    return sentence.strip().strip("`").rstrip("。.；;").strip()
+
+
+def without_acknowledgement(sentence: str) -> str:
+    """ "好的，已记录：X" reads better as "已记录：X" once it is no longer a reply."""
+    return _ACKNOWLEDGEMENT.sub("", sentence) or sentence
+
+
+def is_decision(sentence: str) -> bool:
+    return bool(DECISION.search(sentence)) and not (is_question(sentence) or REPORT.match(sentence))
+
+
+def is_question(sentence: str) -> bool:
+    return bool(QUESTION.search(sentence))
+
+
+def is_next_step(sentence: str) -> bool:
+    return bool(NEXT_STEP.search(sentence)) and not is_question(sentence)
+
+
+def is_conclusion(sentence: str) -> bool:
+    return bool(CONCLUSION.search(sentence)) and not is_question(sentence)
+
+
+def is_lesson(sentence: str) -> bool:
+    return bool(LESSON.search(sentence)) and not is_question(sentence)
+
+
+def has_price(sentence: str) -> bool:
+    return bool(PRICE.search(sentence)) and not is_question(sentence)
+
+
+def is_narration(sentence: str) -> bool:
+    return bool(NARRATION.match(sentence))
+
+
+def is_chatter(text: str) -> bool:
+    """A greeting, thanks or bare acknowledgement: no task in it."""
+    return not text.strip() or bool(CHATTER.match(text.strip()))
+
+
+def is_task(prompt: str) -> bool:
+    """Whether a prompt asks for something, rather than greeting, acknowledging, running a
+    slash command or naming a board operation."""
+    return not (
+        is_chatter(clean(prompt)) or _NOT_A_TASK.match(prompt) or recognise(prompt) is not None
+    )

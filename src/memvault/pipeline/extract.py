@@ -1,0 +1,221 @@
+"""Fragment extraction: what a session learned that is worth keeping, as fragment drafts.
+
+Worth keeping (fragments spec, item 5): decisions, conclusions and findings, prices and
+measured data, pitfalls and lessons. Not worth keeping: reads, greetings, narration,
+temporary calculations. The extractor would rather miss a fragment than write noise, since
+each draft becomes a file a person reads. Every draft names the events it came from
+(``properties["events"]``), so a fragment can be traced back and rebuilt.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from memvault.domain import Event, Observation
+from memvault.pipeline import cues
+from memvault.pipeline.activity import FAILURE, PROMPT, RESPONSE, TOOL, Step, command_key, steps
+from memvault.pipeline.text import clip, close, same
+from memvault.vault.remember import Draft
+
+SUMMARY_LIMIT = 200
+VALUE_LIMIT = 200
+MAX_PER_KIND = 3
+# "3 * 0.008 = 0.024": working shown on the way to an answer, not the answer.
+_CALCULATION = re.compile(r"\d\s*[-+*/×÷]\s*[$€£¥￥]?\s*\d[^=]*=")
+# Fragments are plain text: a link keeps the words it shows ("[[a|b]]" → "b").
+_WIKILINK = re.compile(r"\[\[(?:[^\]|\n]*\|)?([^\]\n]*)\]\]")
+# Findings need a stronger cue than a "because" inside an explanation.
+_FINDING = re.compile(
+    r"\b(?:root cause|turns out|found that|confirmed|the (?:problem|issue|bug|cause|culprit) "
+    r"(?:is|was)|in conclusion)\b|结论|結論|原来|原來|根因|原因是|原因在于|原因在於|问题在于|"
+    r"問題在於|发现|發現",
+    re.IGNORECASE,
+)
+
+
+@dataclass
+class _Candidate:
+    kind: str  # decision | lesson | finding | data
+    statement: str
+    steps: list[Step]
+    facts: list[str] = field(default_factory=list)
+    from_user: bool = False
+
+
+def extract_fragments(
+    events: Sequence[Event], observations: Sequence[Observation], *, project: str
+) -> list[Draft]:
+    """Drafts of the fragments a session's events are worth, most important first."""
+    session = steps(events, observations)
+    if not session:
+        return []
+    chinese = cues.is_cjk(" ".join(s.text for s in session if s.role == PROMPT))
+    lessons = _fixed_failures(session, chinese)
+    stated = _statements(session, taken=[f for c in lessons for f in c.facts])
+    drafts = [_draft(c, project) for c in [*stated["decision"], *lessons]]
+    drafts += [_draft(c, project) for k in ("lesson", "finding", "data") for c in stated[k]]
+    return drafts
+
+
+def _statements(session: list[Step], taken: list[str]) -> dict[str, list[_Candidate]]:
+    """Decisions, lessons, findings and data stated in prompts and responses, each said
+    once however often it was repeated."""
+    found: dict[str, list[_Candidate]] = {k: [] for k in ("decision", "lesson", "finding", "data")}
+    for step in session:
+        if step.role == PROMPT and not cues.is_task(step.text):
+            continue
+        if step.role not in (PROMPT, RESPONSE):
+            continue
+        for sentence in cues.sentences(step.text):
+            kind = _kind(sentence, step.role)
+            if kind is None:
+                continue
+            statement = clip(cues.statement(sentence), VALUE_LIMIT)
+            if any(same(statement, fact.split(": ", 1)[-1]) for fact in taken):
+                continue
+            known = next((c for c in found[kind] if same(c.statement, statement)), None)
+            if known is not None:
+                known.steps.append(step)
+                known.from_user = known.from_user or step.role == PROMPT
+                continue
+            candidate = _Candidate(kind, statement, [step], from_user=step.role == PROMPT)
+            candidate.facts = [f"{kind}: {statement}", *_context_facts(session, step, kind)]
+            found[kind].append(candidate)
+    return {kind: items[:MAX_PER_KIND] for kind, items in found.items()}
+
+
+def _kind(sentence: str, role: str) -> str | None:
+    if cues.is_question(sentence) or (role == RESPONSE and cues.is_narration(sentence)):
+        return None
+    if cues.is_decision(sentence):
+        return "decision"
+    if cues.is_lesson(sentence):
+        return "lesson"
+    if cues.has_price(sentence) and not _CALCULATION.search(sentence):
+        return "data"
+    if role == RESPONSE and _FINDING.search(sentence):
+        return "finding"
+    return None
+
+
+def _context_facts(session: list[Step], step: Step, kind: str) -> list[str]:
+    """What the statement was about: the task it was made in, the files that task changed."""
+    facts = []
+    task = next((s for s in reversed(session) if s.seq <= step.seq and _is_task(s)), None)
+    if task is not None and task is not step and kind != "data":
+        facts.append(f"task: {clip(cues.sentences(task.text)[0], VALUE_LIMIT)}")
+    changed = _turn_files(session, step)
+    if changed:
+        facts.append(f"files: {', '.join(changed[:5])}")
+    return facts
+
+
+def _is_task(step: Step) -> bool:
+    return step.role == PROMPT and cues.is_task(step.text) and bool(cues.sentences(step.text))
+
+
+def _turn_files(session: list[Step], step: Step) -> list[str]:
+    """Files changed in the turn around ``step`` (from its prompt to the next one)."""
+    start = max((s.seq for s in session if _is_task(s) and s.seq <= step.seq), default=-1)
+    end = min((s.seq for s in session if _is_task(s) and s.seq > step.seq), default=None)
+    changed: list[str] = []
+    for other in session:
+        if other.seq >= start and (end is None or other.seq < end) and other.changes_files:
+            changed += [f for f in other.files if f not in changed]
+    return changed
+
+
+def _fixed_failures(session: list[Step], chinese: bool) -> list[_Candidate]:
+    """A command that failed, then passed after a change: what failed and what fixed it."""
+    found = []
+    handled: set[int] = set()
+    for index, failure in enumerate(session):
+        if failure.role != FAILURE or not failure.command or failure.rejected:
+            continue
+        if failure.seq in handled:
+            continue
+        key = command_key(failure.command)
+        later = session[index + 1 :]
+        success = next((s for s in later if s.role == TOOL and _runs(s, key)), None)
+        if success is None:
+            continue
+        between = [s for s in later if s.seq < success.seq]
+        handled |= {s.seq for s in between if s.role == FAILURE and _runs(s, key)}
+        candidate = _lesson(failure, success, between, chinese)
+        if candidate is not None:
+            found.append(candidate)
+    return found[:MAX_PER_KIND]
+
+
+def _runs(step: Step, key: str) -> bool:
+    return bool(step.command) and command_key(step.command) == key
+
+
+def _lesson(failure: Step, success: Step, between: list[Step], chinese: bool) -> _Candidate | None:
+    changed = [f for s in between if s.changes_files for f in s.files]
+    key = command_key(failure.command)
+    ran = [s for s in between if s.role == TOOL and s.command and command_key(s.command) != key]
+    causes = [
+        sentence
+        for s in between
+        if s.role == RESPONSE
+        for sentence in cues.sentences(s.text)
+        if cues.is_conclusion(sentence) and not cues.is_narration(sentence)
+    ]
+    if not (changed or ran):
+        return None  # a retry that happened to pass teaches nothing
+    error = _first_line(failure.text)
+    if changed:
+        fix = ("修改 " if chinese else "edited ") + ", ".join(dict.fromkeys(changed))
+    else:
+        fix = ("运行 " if chinese else "ran ") + ", ".join(f"`{s.command}`" for s in ran[:3])
+    command = clip(failure.command, 80)
+    if chinese:
+        summary = f"`{command}` 失败（{clip(error, 80)}），{fix} 后通过。"
+    else:
+        summary = f"`{command}` failed ({clip(error, 80)}); fixed: {fix}"
+    facts = [f"failed: `{command}`", f"error: {clip(error, VALUE_LIMIT)}"]
+    if causes:
+        facts.append(f"cause: {clip(causes[0], VALUE_LIMIT)}")
+    facts += [f"fix: {clip(fix, VALUE_LIMIT)}", f"verified: `{command}` passed after the fix"]
+    evidence = [failure, *(s for s in between if s.changes_files or s in ran), success]
+    return _Candidate("pitfall", summary, evidence, facts=facts)
+
+
+def _first_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[0] if lines else "error"
+
+
+_IMPORTANCE = {"decision": 0.7, "pitfall": 0.7, "lesson": 0.6, "finding": 0.6, "data": 0.6}
+_TAGS = {
+    "decision": ["decision"],
+    "pitfall": ["pitfall", "lesson"],
+    "lesson": ["lesson"],
+    "finding": ["finding"],
+    "data": ["data"],
+}
+
+
+def _draft(candidate: _Candidate, project: str) -> Draft:
+    first = candidate.steps[0]
+    confirmed = candidate.from_user or len({s.role for s in candidate.steps}) > 1
+    return Draft(
+        project=project,
+        summary=clip(
+            close(_plain(candidate.statement), cues.is_cjk(candidate.statement)), SUMMARY_LIMIT
+        ),
+        facts=[clip(_plain(fact), VALUE_LIMIT + 40) for fact in candidate.facts],
+        importance=round(_IMPORTANCE[candidate.kind] + (0.1 if candidate.from_user else 0), 2),
+        confidence=0.9 if confirmed else 0.7,
+        source=f"session {first.session_id}",
+        tags=list(_TAGS[candidate.kind]),
+        date=first.occurred_at[:10],
+        properties={"events": list(dict.fromkeys(s.event_id for s in candidate.steps))},
+    )
+
+
+def _plain(text: str) -> str:
+    return _WIKILINK.sub(r"\1", text)

@@ -1,0 +1,30 @@
+"""Sessions for pipeline tests, ingested the way the server ingests them: envelopes go
+through ``Memory.observe_many`` into a real SQLite store and are read back."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from memvault.domain import Event, Observation
+from tests.helpers import shared_dir
+
+Session = tuple[list[Event], list[Observation]]
+
+
+@pytest.fixture
+def ingest(memory) -> Callable[[list[dict]], Session]:
+    def run(envelopes: list[dict]) -> Session:
+        result = memory.observe_many(envelopes)
+        assert result.failed == 0, result.errors
+        session_id = envelopes[0]["sessionId"]
+        return memory.events(session_id), memory.observations(session_id)
+
+    return run
+
+
+@pytest.fixture
+def fixtures() -> Path:
+    return shared_dir() / "fixtures"

@@ -1,0 +1,160 @@
+"""Fragment extraction: precise drafts from real sessions, every one a valid fragment."""
+
+from __future__ import annotations
+
+import pytest
+
+from memvault.pipeline import extract_fragments
+from memvault.vault.fragments import Fragment
+from memvault.vault.remember import check_draft, remember
+from tests.pipeline import transcripts
+from tests.pipeline.sessions import (
+    CHINESE,
+    ENGLISH_FIX,
+    GREETING,
+    ROUTINE,
+    bash,
+    bash_failure,
+    conversation,
+    edit,
+    prompt,
+    reply,
+)
+from tests.pipeline.test_summarize import cursor_session
+
+
+def by_tag(drafts, tag):
+    return [d for d in drafts if tag in d.tags]
+
+
+@pytest.mark.parametrize("name", ["greeting", "routine", "short", "tool_heavy"])
+def test_routine_sessions_yield_no_fragments(ingest, fixtures, name):
+    recorded = fixtures / "claude-code" / "transcripts"
+    envelopes = {
+        "greeting": lambda: conversation("hello", GREETING),
+        "routine": lambda: conversation("look", ROUTINE),
+        "short": lambda: transcripts.claude_code(recorded / "short.jsonl"),
+        "tool_heavy": lambda: transcripts.claude_code(recorded / "tool_heavy.jsonl"),
+    }[name]()
+
+    assert extract_fragments(*ingest(envelopes), project="demo-app") == []
+
+
+def test_an_error_then_a_fix_is_a_lesson(ingest):
+    drafts = extract_fragments(*ingest(conversation("en", ENGLISH_FIX)), project="demo-app")
+
+    (lesson,) = by_tag(drafts, "pitfall")
+    assert lesson.summary == (
+        "`npm test` failed (Command exited with non-zero status code 1); fixed: edited src/auth.ts."
+    )
+    assert lesson.facts == [
+        "failed: `npm test`",
+        "error: Command exited with non-zero status code 1",
+        "cause: The test fails because fetchUser returns undefined when the session token has "
+        "expired.",
+        "fix: edited src/auth.ts",
+        "verified: `npm test` passed after the fix",
+    ]
+    assert lesson.properties == {"events": ["en-1", "en-4", "en-5"]}
+    assert lesson.source == "session en"
+    assert lesson.date == "2026-11-30"
+    assert "lesson" in lesson.tags
+
+
+def test_a_decision_is_a_decision_fragment(ingest):
+    drafts = extract_fragments(*ingest(conversation("en", ENGLISH_FIX)), project="demo-app")
+
+    (decision,) = by_tag(drafts, "decision")
+    assert decision.summary == "We'll use the refresh-token flow instead of forcing a new login."
+    assert decision.facts == [
+        "decision: We'll use the refresh-token flow instead of forcing a new login",
+        "task: The login test is failing, can you fix it?",
+        "files: src/auth.ts",
+    ]
+    assert decision.properties == {"events": ["en-3"]}
+    assert len(drafts) == 2  # the decision and the lesson; the fix report is neither
+
+
+def test_a_decision_the_user_states_and_the_agent_confirms(ingest, fixtures):
+    session = cursor_session(fixtures)
+    drafts = extract_fragments(*ingest(session), project="demo-app")
+
+    (decision,) = drafts
+    assert decision.summary == "API 命名统一用 fetch 前缀。"
+    assert decision.facts == ["decision: API 命名统一用 fetch 前缀"]
+    assert decision.confidence == 0.9
+    assert decision.importance == 0.8
+    assert decision.date == "2026-09-29"
+    session_id = session[0]["sessionId"]
+    assert decision.properties == {"events": [f"{session_id}:6:0", f"{session_id}:7:0"]}
+
+
+def test_chinese_session_yields_decision_lesson_and_price(ingest):
+    drafts = extract_fragments(*ingest(conversation("zh", CHINESE)), project="demo-app")
+
+    assert [d.tags[0] for d in drafts] == ["decision", "pitfall", "data"]
+    decision, lesson, price = drafts
+    assert decision.summary == "我们决定改用 scp 上传构建产物，而不是在镜像里额外安装 rsync。"
+    assert lesson.summary == (
+        "`bash scripts/deploy.sh` 失败（scripts/deploy.sh: line 12: rsync: command not found），"
+        "修改 scripts/deploy.sh 后通过。"
+    )
+    assert "cause: 原因是 CI 镜像里没有安装 rsync，脚本第 12 行直接调用了它。" in lesson.facts
+    assert price.facts == [
+        "data: GitHub Actions 的 Linux 2 核 runner 价格是每分钟 0.008 美元，公开仓库免费"
+    ]
+
+
+def test_a_failure_nobody_fixed_is_not_a_lesson(ingest):
+    events = conversation("open", [prompt("deploy it"), bash_failure("make deploy", "exit 2")])
+
+    assert extract_fragments(*ingest(events), project="demo-app") == []
+
+
+def test_a_retry_that_passes_without_a_change_is_not_a_lesson(ingest):
+    events = conversation(
+        "flaky",
+        [prompt("run the tests"), bash_failure("npm test", "timeout"), bash("npm test", "ok")],
+    )
+
+    assert extract_fragments(*ingest(events), project="demo-app") == []
+
+
+def test_a_calculation_on_the_way_is_not_data(ingest):
+    events = conversation(
+        "calc",
+        [
+            prompt("how much would 3 runners cost?"),
+            reply("3 * $0.008 = $0.024 per minute for the three runners."),
+        ],
+    )
+
+    assert extract_fragments(*ingest(events), project="demo-app") == []
+
+
+def test_every_draft_is_a_valid_fragment_and_can_be_written(ingest, fixtures, tmp_path):
+    sessions = [
+        conversation("zh", CHINESE),
+        conversation("en", ENGLISH_FIX),
+        cursor_session(fixtures),
+        conversation(
+            "links",
+            [
+                prompt("we decided: link notes with [[wikilinks]]? no, plain text"),
+                edit("/home/dev/code/demo-app/notes.md", "a", "b"),
+                reply("Decision: fragments stay plain text instead of [[linked]] notes."),
+            ],
+        ),
+    ]
+    folder = tmp_path / "agent-memory"
+    written = 0
+    for envelopes in sessions:
+        for draft in extract_fragments(*ingest(envelopes), project="demo-app"):
+            check_draft(draft)
+            assert "type" not in draft.properties
+            assert all("\n" not in fact and ": " in fact for fact in draft.facts)
+            assert 0 <= draft.importance <= 1
+            fragment = Fragment.read(remember(folder, draft).path)
+            assert "[[" not in fragment.body
+            written += 1
+    assert written >= 6

@@ -1,0 +1,203 @@
+"""The extractive session summary, on recorded conversations ingested the real way."""
+
+from __future__ import annotations
+
+import pytest
+
+from memvault.pipeline import Summary, has_real_work, snapshot_sections, summarize
+from memvault.vault import snapshot
+from tests.pipeline import transcripts
+from tests.pipeline.sessions import (
+    CHINESE,
+    ENGLISH_FIX,
+    GREETING,
+    ROUTINE,
+    bash,
+    bash_failure,
+    conversation,
+    prompt,
+)
+
+CURSOR_CWD = "/Users/dev/code/demo-app"
+
+
+def cursor_session(fixtures):
+    (path,) = fixtures.glob("cursor/transcripts/projects/*/agent-transcripts/*/*.jsonl")
+    return transcripts.cursor(path, cwd=CURSOR_CWD)
+
+
+def test_claude_code_transcript_reads_as_its_tasks_and_tools(ingest, fixtures):
+    summary = summarize(
+        *ingest(transcripts.claude_code(fixtures / "claude-code/transcripts/tool_heavy.jsonl"))
+    )
+
+    assert summary.topic == "start phoenix in background"
+    assert summary.current_context.startswith("scrolling back in xterm.js still does not work")
+    assert "Progress: looked up “xterm.js scroll not working" in summary.current_context
+    assert summary.files == ["assets/js/app.js"]
+    assert summary.edited_files == []
+    assert summary.commands[0] == "mix phx.server"
+    assert summary.open_questions == [
+        "scrolling back in xterm.js still does not work (maybe because outer web catches it)?"
+    ]
+    assert summary.decisions == []
+    assert {"phoenix", "xterm.js"} <= set(summary.keywords)
+    assert 3 <= len(summary.keywords) <= 8
+    assert summary.observation_count == 9
+
+
+def test_cursor_transcript_in_english_then_chinese(ingest, fixtures):
+    summary = summarize(*ingest(cursor_session(fixtures)))
+
+    assert summary.topic == "rename getUser to fetchUser in src/api.ts and run the tests"
+    assert summary.current_context == (
+        "把这个决定记到笔记里：API 命名统一用 fetch 前缀。"
+        "结果：已记录：API 命名统一使用 `fetch` 前缀。"
+    )
+    assert summary.decisions == ["API 命名统一用 fetch 前缀"]
+    assert summary.files == ["src/api.ts"]
+    assert summary.edited_files == ["src/api.ts"]
+    assert summary.commands == ["npm test"]
+    assert {"getUser", "fetchUser", "命名", "前缀"} <= set(summary.keywords)
+    assert has_real_work(summary)
+
+
+def test_chinese_session(ingest):
+    summary = summarize(*ingest(conversation("zh", CHINESE)))
+
+    assert summary.topic == "部署脚本在 CI 上一直失败，帮我看看 scripts/deploy.sh 是怎么回事"
+    assert summary.current_context.startswith("顺便查一下 GitHub Actions 的 Linux runner")
+    assert "结果：GitHub Actions 的 Linux 2 核 runner 价格是每分钟 0.008 美元" in (
+        summary.current_context
+    )
+    assert summary.decisions == ["我们决定改用 scp 上传构建产物，而不是在镜像里额外安装 rsync"]
+    assert summary.files == ["scripts/deploy.sh"]
+    assert summary.open_questions == ["要不要把 staging 环境也改成 scp？"]
+    assert summary.next_actions == ["下一步：删除 .github/workflows/deploy.yml 里安装 rsync 的步骤"]
+    assert summary.commands == ["bash scripts/deploy.sh (failed)", "bash scripts/deploy.sh"]
+    assert {"部署", "脚本", "deploy.sh", "scp"} <= set(summary.keywords)
+    assert has_real_work(summary)
+
+
+def test_a_command_that_still_fails_is_the_next_action(ingest):
+    events = conversation("broken", [prompt("run the tests"), bash_failure("npm test", "exit 1")])
+    summary = summarize(*ingest(events))
+
+    assert summary.next_actions == ["Fix failing `npm test`: exit 1"]
+    assert summary.current_context == "run the tests. Progress: ran `npm test` (failed)."
+
+
+@pytest.mark.parametrize("name", ["chinese", "english", "cursor", "claude-code"])
+def test_incremental_summary_matches_the_one_shot_summary(ingest, fixtures, name):
+    envelopes = {
+        "chinese": lambda: conversation("zh", CHINESE),
+        "english": lambda: conversation("en", ENGLISH_FIX),
+        "cursor": lambda: cursor_session(fixtures),
+        "claude-code": lambda: transcripts.claude_code(
+            fixtures / "claude-code/transcripts/tool_heavy.jsonl"
+        ),
+    }[name]()
+    events, observations = ingest(envelopes)
+    whole = summarize(events, observations)
+    # Summaries run at turn boundaries: a new prompt, or the agent's reply.
+    boundaries = {i for i, e in enumerate(events) if e.hook_type == "prompt_submit"}
+    boundaries |= {i + 1 for i, e in enumerate(events) if e.hook_type == "assistant_response"}
+    cuts = sorted(boundaries & set(range(1, len(events))))
+    assert len(cuts) >= 2
+    for cut in cuts:
+        first = summarize(events[:cut], observations[:cut])
+        merged = summarize(events[cut:], observations[cut:], previous=first)
+        assert _without_keywords(merged) == _without_keywords(whole), f"split at {cut}"
+        assert len(set(merged.keywords) & set(whole.keywords)) >= len(whole.keywords) // 2
+
+
+def _without_keywords(summary: Summary) -> dict:
+    fields = dict(summary.__dict__)
+    fields.pop("keywords")
+    return fields
+
+
+def test_a_later_pass_clears_the_fix_failing_action(ingest):
+    events, observations = ingest(
+        conversation(
+            "retry",
+            [
+                prompt("run the tests"),
+                bash_failure("npm test", "exit 1"),
+                bash("npm install", "added 3 packages"),
+                bash("npm test", "12 passed"),
+            ],
+        )
+    )
+    first = summarize(events[:2], observations[:2])
+    assert first.next_actions == ["Fix failing `npm test`: exit 1"]
+
+    merged = summarize(events[2:], observations[2:], previous=first)
+
+    assert merged.next_actions == []
+    assert merged.commands == ["npm test (failed)", "npm install", "npm test"]
+
+
+def test_topic_is_kept_unless_it_is_a_placeholder(ingest):
+    events, observations = ingest(conversation("en", ENGLISH_FIX))
+    placeholder = Summary("未設定", "", [], [], [], [], [], 0)
+    named = Summary("Login flow", "", [], [], [], [], [], 0)
+
+    assert summarize(events, observations, placeholder).topic == (
+        "The login test is failing, can you fix it"
+    )
+    assert summarize(events, observations, named).topic == "Login flow"
+
+
+def test_greeting_only_session_has_no_real_work(ingest):
+    summary = summarize(*ingest(conversation("hello", GREETING)))
+
+    assert not has_real_work(summary)
+    assert summary.topic == ""
+    assert summary.current_context == ""
+    assert summary.keywords == []
+
+
+def test_reads_and_listings_are_not_real_work(ingest):
+    summary = summarize(*ingest(conversation("look", ROUTINE)))
+
+    assert not has_real_work(summary)
+    assert summary.files == ["src/api.ts"]
+    assert summary.commands == ["ls src"]
+
+
+def test_tool_calls_the_user_rejected_are_not_real_work(ingest, fixtures):
+    summary = summarize(
+        *ingest(transcripts.claude_code(fixtures / "claude-code/transcripts/short.jsonl"))
+    )
+
+    assert not has_real_work(summary)
+    assert summary.topic == "mix phx.server doesnt seem to start"
+    assert summary.commands == []
+    assert summary.next_actions == []
+
+
+def test_snapshot_sections_merge_into_a_snapshot(ingest):
+    summary = summarize(*ingest(conversation("zh", CHINESE)))
+    sections = snapshot_sections(summary)
+
+    assert set(sections) <= set(snapshot.SECTIONS)
+    merged = snapshot.merge(snapshot.Snapshot(), snapshot.as_snapshot(sections))
+    assert merged.items(snapshot.DECISIONS) == summary.decisions
+    assert merged.items(snapshot.FILES) == ["scripts/deploy.sh"]
+    assert merged.items(snapshot.QUESTIONS) == summary.open_questions
+    assert snapshot.summary_of(merged) == summary.current_context
+    assert "## Next Actions\n\n- 下一步：" in merged.render(
+        "2026-11-30-0900-claude-code-main-agent"
+    )
+
+
+def test_observations_alone_are_enough(ingest):
+    events, observations = ingest(conversation("zh", CHINESE))
+    alone = summarize([], observations)
+    whole = summarize(events, observations)
+
+    assert alone.topic == whole.topic
+    assert alone.decisions == whole.decisions
+    # Without the event there is no session folder to make paths relative to.
+    assert alone.files == ["/home/dev/code/demo-app/scripts/deploy.sh"]
