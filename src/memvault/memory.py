@@ -21,6 +21,7 @@ from memvault.domain import (
     AppendResult,
     BoardRow,
     Event,
+    NewEvent,
     Observation,
     Session,
     StoreStats,
@@ -30,6 +31,7 @@ from memvault.domain import (
 from memvault.errors import InvalidInput, MemvaultError, StoreFailure
 from memvault.ingest import Envelope, prepare
 from memvault.ingest.envelope import SessionStart, validate
+from memvault.pipeline.service import Pipeline
 from memvault.recall import Recall
 from memvault.store import AppendOutcome, Store, open_store
 from memvault.vault.board import BoardFormatError
@@ -43,6 +45,8 @@ BULK_CHUNK = 1000
 _HOST_ALIASES = {"claude": "claude-code", "claudecode": "claude-code", "cursor-agent": "cursor"}
 # Past this many queued writes the writer is falling behind: health says "degraded".
 WRITE_BACKLOG_LIMIT = 10_000
+# Host events that end a turn: a signal to bring the session's summary up to date.
+TURN_ENDS = frozenset({"stop", "session_end", "subagent_stop"})
 
 
 @dataclass(slots=True)
@@ -111,6 +115,7 @@ class Memory(Recall):
         self._sync_lock = threading.Lock()
         self._board_mark: tuple[int, int] | bool | None = False
         self._registration_locks = tuple(threading.Lock() for _ in range(64))
+        self._pipeline_running = False
 
     @classmethod
     def open(cls, settings: Settings | None = None, **overrides: Any) -> Self:
@@ -133,8 +138,34 @@ class Memory(Recall):
         return cls(settings, store)
 
     def close(self) -> None:
+        self.stop_pipeline()
         self.stop_indexing()
         self.store.close()
+
+    # -- the pipeline ---------------------------------------------------------------------
+
+    @functools.cached_property
+    def pipeline(self) -> Pipeline:
+        return Pipeline(self)
+
+    def start_pipeline(self) -> None:
+        """Process captured events in the background (the server does this)."""
+        if not self._pipeline_running:
+            self.pipeline.worker.start()
+            self._pipeline_running = True
+
+    def stop_pipeline(self) -> None:
+        if self._pipeline_running:
+            self.pipeline.worker.stop()
+            self._pipeline_running = False
+
+    def request_summary(self, session_id: str) -> bool:
+        """A turn ended, or someone asked: bring the session's summary up to date soon."""
+        return self.pipeline.request_summary(session_id)
+
+    def session_summary(self, session_id: str) -> dict | None:
+        stored = self.store.session_summary(session_id)
+        return stored[0] if stored else None
 
     def __enter__(self) -> Self:
         return self
@@ -151,14 +182,19 @@ class Memory(Recall):
         """
         event = prepare(_envelope(envelope))
         result = _single(self.store.submit_events([event]).result())
-        self.nudge_indexer()
+        self._after_ingest(event)
         return result
 
     async def observe_async(self, envelope: Envelope | Mapping[str, Any]) -> ObserveResult:
         event = prepare(_envelope(envelope))
         result = _single(await asyncio.wrap_future(self.store.submit_events([event])))
-        self.nudge_indexer()
+        self._after_ingest(event)
         return result
+
+    def _after_ingest(self, event: NewEvent) -> None:
+        self.nudge_indexer()
+        if event.hook_type in TURN_ENDS and self._pipeline_running:
+            self.request_summary(event.session_id)
 
     def observe_many(self, envelopes: Iterable[Envelope | Mapping[str, Any]]) -> BulkResult:
         """Record many events. Each is validated and stored on its own, so one bad item

@@ -116,3 +116,38 @@ def test_serve_says_when_the_port_is_taken(tmp_path):
 def test_an_empty_board_is_said_to_be_empty(tmp_path):
     result = memvault("session", "list", env={"MEMVAULT_HOME": str(tmp_path)})
     assert result.returncode == 0 and "The board is empty" in result.stdout
+
+
+def test_the_servers_worker_summarizes_a_session_when_a_turn_ends(start_server):
+    running = start_server()
+    session = "turn-end"
+    for n in range(3):
+        httpx.post(f"{running.url}/agentmemory/observe", json=envelope(session, n))
+    queued = httpx.post(f"{running.url}/agentmemory/summarize", json={"sessionId": session})
+    assert queued.status_code == 202 and queued.json()["queued"] in (True, False)
+    from memvault import Memory
+
+    with Memory.open(home=running.home) as memory:
+        assert wait_for(lambda: memory.session(session).summary_revision >= 1, timeout=15)
+
+
+def test_a_separate_worker_process_catches_up_a_quiet_session(start_server):
+    running = start_server()
+    session = "worker-cli"
+    for n in range(3):
+        httpx.post(f"{running.url}/agentmemory/observe", json=envelope(session, n))
+    running.stop()  # nothing summarized yet: three events, not idle for 30 minutes
+    env = {"MEMVAULT_HOME": str(running.home), "MEMVAULT_IDLE_THRESHOLD_MS": "1"}
+    result = memvault("worker", "--once", env=env, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "2 job(s) run" in result.stdout  # the summary, then the fragment extraction
+    from memvault import Memory
+
+    with Memory.open(home=running.home) as memory:
+        assert memory.session(session).summary_revision == 1
+        assert memory.session_summary(session)["commands"]
+
+
+def test_summarize_names_an_unknown_session(server):
+    response = httpx.post(f"{server.url}/agentmemory/summarize", json={"sessionId": "nope"})
+    assert response.status_code == 400 and "nope" in response.json()["error"]

@@ -34,9 +34,11 @@ def create_app(settings: Settings | None = None, memory: Memory | None = None) -
         watcher = BoardWatcher(opened, interval=settings.board_poll_seconds)
         watcher.start()
         opened.start_indexing()
+        opened.start_pipeline()
         try:
             yield
         finally:
+            opened.stop_pipeline()
             opened.stop_indexing()
             watcher.stop()
             if owned:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.background import BackgroundTask
 from starlette.concurrency import run_in_threadpool
 
@@ -128,6 +129,30 @@ async def session_start(request: Request) -> dict[str, Any]:
             part for part in (report.message if report.ok else "", started.context) if part
         ),
     }
+
+
+class SummarizeRequest(BaseModel):
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+    session_id: Annotated[str, Field(alias="sessionId", min_length=1, max_length=256)]
+
+
+@router.post(
+    "/summarize",
+    status_code=202,
+    summary="Bring a session's summary up to date (a turn ended)",
+    description=(
+        "Queues the session's summary; the worker merges the events past its watermark and "
+        "updates its board row and snapshot. Answers at once: nothing waits for the work."
+    ),
+    responses=_ERRORS,
+)
+async def summarize(request: Request, body: SummarizeRequest) -> dict[str, Any]:
+    memory = _memory(request)
+    if await run_in_threadpool(memory.session, body.session_id) is None:
+        raise InvalidInput(f"no session {body.session_id!r}", fields=["sessionId"])
+    queued = await run_in_threadpool(memory.request_summary, body.session_id)
+    return {"success": True, "queued": queued, "sessionId": body.session_id}
 
 
 @router.post(

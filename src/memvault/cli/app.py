@@ -52,6 +52,29 @@ def root(
 
 
 @app.command()
+def worker(
+    once: Annotated[bool, typer.Option("--once", help="Run the jobs due now, then exit.")] = False,
+) -> None:
+    """Process captured events (summaries, fragments) in this process, beside or instead
+    of the server's own worker; several workers share the queue."""
+    import threading
+
+    from memvault.cli.board import open_memory
+
+    with open_memory() as memory:
+        if once:
+            memory.pipeline.signals()  # sessions due by threshold or idleness
+            console.print(f"{memory.pipeline.worker.drain()} job(s) run")
+            return
+        memory.start_pipeline()
+        console.print("worker running; Ctrl-C to stop")
+        try:
+            threading.Event().wait()
+        except KeyboardInterrupt:
+            console.print("stopping")
+
+
+@app.command()
 def serve(
     host: Annotated[str | None, typer.Option(help="Address to bind (default 127.0.0.1).")] = None,
     port: Annotated[int | None, typer.Option(help="Port (default 3111).")] = None,

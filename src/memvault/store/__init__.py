@@ -126,6 +126,10 @@ class Store(ABC):
         one transaction; False (nothing written) if the watermark moved meanwhile."""
 
     @abstractmethod
+    def advance_extraction(self, session_id: str, through: Watermark) -> bool:
+        """Move the fragment-extraction watermark forward (never back); whether it moved."""
+
+    @abstractmethod
     def sessions_to_summarize(
         self, *, threshold: int, idle_before: str, retry_before: str, limit: int
     ) -> list[str]:

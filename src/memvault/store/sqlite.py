@@ -281,6 +281,18 @@ class SQLiteStore(Store):
 
         return self._writer.call(op)
 
+    def advance_extraction(self, session_id: str, through: Watermark) -> bool:
+        return self._writer.call(
+            lambda conn: (
+                conn.execute(
+                    "UPDATE sessions SET extracted_at = ?, extracted_seq = ? "
+                    "WHERE id = ? AND coalesce(extracted_seq, 0) < ?",
+                    (through.at, through.seq, session_id, through.seq),
+                ).rowcount
+                == 1
+            )
+        )
+
     def sessions_to_summarize(
         self, *, threshold: int, idle_before: str, retry_before: str, limit: int
     ) -> list[str]:
