@@ -193,3 +193,34 @@ def test_a_sessions_lessons_become_fragments_once_even_when_the_run_repeats(memo
     assert sorted(p.name for p in folder.glob("*.md")) == written
     # Nothing new past the watermark: nothing more is written.
     assert memory.pipeline.extract_session("zh") == []
+
+
+def test_the_snapshot_keeps_one_current_context_and_stale_rows_wake_only_for_work(memory):
+    started = memory.start_session({"sessionId": "long", "project": "demo-app", "cwd": "/c"})
+    board_id = started.board.session_id
+    for turn in range(4):
+        memory.observe_many(work("long", start=10 * turn))
+        memory.pipeline.summarize_session("long")
+    text = memory.board.snapshot_text(board_id)
+    context = text.split("## Current Context", 1)[1].split("\n## ", 1)[0]
+    assert len([p for p in context.split("\n\n") if p.strip()]) == 1
+    index = memory.board.index_path  # the row went stale (as organize would, days later)
+    index.write_text(index.read_text().replace("| active |", "| stale |"))
+    memory.observe(step("long", 99, "notification", {"message": "permission asked"}))
+    memory.pipeline.summarize_session("long")
+    assert memory.board.board().get(board_id).status == "stale"  # no work in the new events
+    memory.observe_many(work("long", start=100))
+    memory.pipeline.summarize_session("long")
+    assert memory.board.board().get(board_id).status == "active"  # real work wakes it
+
+
+def test_a_stopped_pipeline_starts_again(memory):
+    memory.start_pipeline()
+    memory.stop_pipeline()
+    memory.start_pipeline()
+    memory.observe_many(work("again"))
+    memory.request_summary("again")
+    deadline = time.monotonic() + 10
+    while memory.session("again").summary_revision == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert memory.session("again").summary_revision == 1

@@ -194,7 +194,7 @@ class Memory(Recall):
     def _after_ingest(self, event: NewEvent) -> None:
         self.nudge_indexer()
         if event.hook_type in TURN_ENDS and self._pipeline_running:
-            self.request_summary(event.session_id)
+            self.pipeline.turn_ended(event.session_id)
 
     def observe_many(self, envelopes: Iterable[Envelope | Mapping[str, Any]]) -> BulkResult:
         """Record many events. Each is validated and stored on its own, so one bad item

@@ -118,10 +118,13 @@ class Recall:
         return Weights(s.weight_relevance, s.weight_importance, s.weight_recency, s.recency_decay)
 
     def start_indexing(self) -> None:
-        """Keep the index current in the background (the server does this)."""
+        """Keep the index current in the background (the server does this). The embedding
+        model starts loading now, before the first request needs it."""
         if self._index_worker is None:
             self._index_worker = IndexWorker(self.indexer)
             self._index_worker.start()
+            if self.semantic is not None:
+                self.semantic.warm(wait=False)
 
     def stop_indexing(self) -> None:
         if self._index_worker is not None:

@@ -21,9 +21,10 @@ def test_a_live_job_with_the_same_key_is_not_queued_twice(store):
     assert not store.enqueue_job("summarize", {}, dedupe_key="s1")
     assert store.enqueue_job("extract", {}, dedupe_key="s1")  # another kind
     job = store.claim_job("w", ["summarize"], lease_seconds=60)
-    assert not store.enqueue_job("summarize", {}, dedupe_key="s1")  # running counts
+    # While it runs, a new request queues one more run (what arrived meanwhile needs it)...
+    assert store.enqueue_job("summarize", {}, dedupe_key="s1")
+    assert not store.enqueue_job("summarize", {}, dedupe_key="s1")  # ...but only one
     store.finish_job(job)
-    assert store.enqueue_job("summarize", {}, dedupe_key="s1")  # done: a new one may come
     assert store.enqueue_job("summarize", {}) and store.enqueue_job("summarize", {})  # no key
 
 
@@ -84,3 +85,12 @@ def test_concurrent_workers_never_claim_the_same_job(store):
     for thread in threads:
         thread.join()
     assert sorted(claimed) == list(range(40))
+
+
+def test_finished_jobs_are_pruned_by_age(store):
+    store.enqueue_job("a", {})
+    store.finish_job(store.claim_job("w", ["a"], lease_seconds=60))
+    store.enqueue_job("a", {})  # pending: kept whatever its age
+    assert store.prune_jobs("2000-01-01T00:00:00.000Z") == 0
+    assert store.prune_jobs("2999-01-01T00:00:00.000Z") == 1
+    assert store.claim_job("w", ["a"], lease_seconds=60) is not None

@@ -101,6 +101,14 @@ class LocalEmbedder:
         except ImportError:
             pass
         try:
+            import torch
+
+            # One thread: the model shares the machine with the server it serves; a single
+            # query embeds about as fast, and background embedding leaves a core free.
+            torch.set_num_threads(1)
+        except ImportError:
+            pass
+        try:
             model = SentenceTransformer(source, device="cpu")
         except Exception as error:
             hint = f"; {INSTALL_HINT} ships it" if self._is_default else ""

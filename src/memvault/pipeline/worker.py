@@ -15,6 +15,7 @@ import socket
 import threading
 from collections.abc import Callable, Mapping
 
+from memvault.background import lower_this_threads_priority
 from memvault.domain import Job
 from memvault.store import Store
 
@@ -91,6 +92,7 @@ class Worker:
         return ran
 
     def start(self) -> None:
+        self._stop.clear()
         self.name = worker_name()
         self._thread = threading.Thread(target=self._run, name="memvault-worker", daemon=True)
         self._thread.start()
@@ -105,6 +107,7 @@ class Worker:
             self._thread.join(timeout=30)
 
     def _run(self) -> None:
+        lower_this_threads_priority()
         self.name = worker_name()
         while not self._stop.is_set():
             try:

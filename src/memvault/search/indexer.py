@@ -26,6 +26,7 @@ from pathlib import Path
 
 import watchfiles
 
+from memvault.background import lower_this_threads_priority
 from memvault.domain import DocumentDraft, Observation
 from memvault.search import documents
 from memvault.search.semantic import Semantic
@@ -37,7 +38,7 @@ from memvault.vault.fragments import ARCHIVE, PROJECTS, Fragment
 log = logging.getLogger(__name__)
 
 OBSERVATIONS_CURSOR = "index:observations"
-BATCH = 500
+BATCH = 100  # small write transactions: ingest never queues long behind indexing
 # Two events either side: measured on LoCoMo, ±2 at weight 0.5 beats ±1, ±3 and ±4.
 CONTEXT_BEFORE = 2
 CONTEXT_AFTER = 2
@@ -276,6 +277,7 @@ class IndexWorker:
             thread.join(timeout=10)
 
     def _run(self) -> None:
+        lower_this_threads_priority()
         last_scan = float("-inf")
         failures = 0
         while not self._stop.is_set():

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from memvault.background import lower_this_threads_priority
 from memvault.domain import DOCUMENT_KINDS
 from memvault.search.vectors import VectorIndex, to_blob
 from memvault.store import Store
@@ -85,6 +86,7 @@ class Semantic:
                 self._warming.start()
 
     def _warm_quietly(self) -> None:
+        lower_this_threads_priority()
         try:
             self.embed(["warm up"])
         except Exception:
@@ -141,7 +143,7 @@ class Semantic:
         found.sort(key=lambda hit: hit[1], reverse=True)
         return found[:limit]
 
-    def embed_pending(self, *, batch: int = 64) -> int:
+    def embed_pending(self, *, batch: int = 16) -> int:
         """Embed documents changed since the cursor; returns how many were embedded."""
         cursor = self.store.cursor(self.cursor_name)
         pending = self.store.documents_to_embed(cursor, limit=batch)

@@ -89,8 +89,9 @@ class Store(ABC):
         dedupe_key: str | None = None,
         run_after: str | None = None,
     ) -> bool:
-        """Queue a job (due now unless ``run_after``); False when a pending or running job
-        of the same kind has the same ``dedupe_key``."""
+        """Queue a job (due now unless ``run_after``); False when a pending job of the same
+        kind has the same ``dedupe_key`` (a running one does not count: what arrives while
+        it runs needs another run)."""
 
     @abstractmethod
     def claim_job(self, worker: str, kinds: Sequence[str], *, lease_seconds: float) -> Job | None:
@@ -99,6 +100,10 @@ class Store(ABC):
     @abstractmethod
     def finish_job(self, job: Job) -> bool:
         """Mark a claimed job done; False (and nothing written) if its lease was lost."""
+
+    @abstractmethod
+    def prune_jobs(self, before: str) -> int:
+        """Delete finished and given-up jobs last touched before ``before``."""
 
     @abstractmethod
     def fail_job(self, job: Job, error: str, *, retry_in: float | None) -> bool:

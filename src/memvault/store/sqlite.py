@@ -209,6 +209,9 @@ class SQLiteStore(Store):
     def finish_job(self, job: Job) -> bool:
         return self._writer.call(lambda conn: jobs.finish(conn, job, iso(utc_now()), None))
 
+    def prune_jobs(self, before: str) -> int:
+        return self._writer.call(lambda conn: jobs.prune(conn, before))
+
     def fail_job(self, job: Job, error: str, *, retry_in: float | None) -> bool:
         now = utc_now()
         retry_at = None if retry_in is None else iso(now + timedelta(seconds=retry_in))

@@ -27,7 +27,7 @@ def enqueue(
     run_after: str,
     now: str,
 ) -> bool:
-    """Queue a job; False when a live (pending or running) job has the same key."""
+    """Queue a job; False when a pending job has the same key."""
     cursor = conn.execute(
         "INSERT INTO jobs (kind, dedupe_key, payload, run_after, created_at, updated_at) "
         "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
@@ -93,6 +93,13 @@ def fail(conn: sqlite3.Connection, job: Job, error: str, *, now: str, retry_at: 
             ),
         ).rowcount
     )
+
+
+def prune(conn: sqlite3.Connection, before: str) -> int:
+    """Forget finished jobs (done, or given up) last touched before ``before``."""
+    return conn.execute(
+        "DELETE FROM jobs WHERE state IN ('done', 'failed') AND updated_at < ?", (before,)
+    ).rowcount
 
 
 def _job(row: tuple) -> Job:
