@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -112,18 +114,32 @@ def post(url: str, path: str, body: dict) -> None:
     urllib.request.urlopen(request, timeout=30).close()
 
 
-def latency(busy: bool) -> dict:
+def latency(busy: bool, separate_worker: bool = False) -> dict:
     env = {"MEMVAULT_SUMMARY_THRESHOLD_OBSERVATIONS": "5"} if busy else {}
+    if separate_worker:
+        env["MEMVAULT_WORKER_IN_SERVER"] = "false"
     with running_server(**env) as url:
         time.sleep(WARM_UP_SECONDS)  # the embedding model loads at start
-        if busy:
-            for s in range(SESSIONS):
-                post(
-                    url,
-                    "/agentmemory/observe/bulk",
-                    {"observations": session_events(f"b{s}", EVENTS)},
-                )
-        return asyncio.run(steady(url, 200, 20))
+        worker = None
+        if separate_worker:
+            health = json.loads(urllib.request.urlopen(f"{url}/agentmemory/health").read())
+            home = str(Path(health["store"]["location"]).parent)
+            worker = subprocess.Popen(
+                [sys.executable, "-m", "memvault.cli", "worker"],
+                env={**os.environ, **env, "MEMVAULT_HOME": home},
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        try:
+            if busy:
+                for s in range(SESSIONS):
+                    events = session_events(f"b{s}", EVENTS)
+                    post(url, "/agentmemory/observe/bulk", {"observations": events})
+            return asyncio.run(steady(url, 200, 20))
+        finally:
+            if worker is not None:
+                worker.terminate()
+                worker.wait(30)
 
 
 def main() -> None:
@@ -134,9 +150,10 @@ def main() -> None:
         f"offline: {figures['observations']:,} observations; summarized {summarized:,.0f}/s, "
         f"fragments extracted {extracted:,.0f}/s"
     )
-    for busy in (False, True):
-        result = latency(busy)
+    for busy, separate in ((False, False), (True, False), (True, True)):
+        result = latency(busy, separate)
         label = "worker busy" if busy else "worker idle"
+        label += ", in its own process" if separate else ""
         print(
             f"/observe at 200/s, {label}: p50 {result['p50_ms']:.1f} ms, "
             f"p99 {result['p99_ms']:.1f} ms, failures {result['failures']}"

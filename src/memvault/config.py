@@ -252,6 +252,15 @@ class Settings(BaseSettings):
         description="Every this many revisions a session summary is rebuilt from all events.",
     )
 
+    worker_in_server: bool = Field(
+        True,
+        validation_alias=_alias("MEMVAULT_WORKER_IN_SERVER", "worker_in_server"),
+        description=(
+            "Run the pipeline worker inside the server. Off: run `memvault worker` beside it,"
+            " so processing never competes with requests for the server's interpreter."
+        ),
+    )
+
     @field_validator("fragments_dir")
     @classmethod
     def _fragments_dir_inside_the_vault(cls, value: str) -> str:

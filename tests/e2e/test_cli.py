@@ -151,3 +151,20 @@ def test_a_separate_worker_process_catches_up_a_quiet_session(start_server):
 def test_summarize_names_an_unknown_session(server):
     response = httpx.post(f"{server.url}/agentmemory/summarize", json={"sessionId": "nope"})
     assert response.status_code == 400 and "nope" in response.json()["error"]
+
+
+def test_with_the_worker_outside_the_server_memvault_worker_does_the_work(start_server):
+    running = start_server({"MEMVAULT_WORKER_IN_SERVER": "false"})
+    session = "outside"
+    for n in range(3):
+        httpx.post(f"{running.url}/agentmemory/observe", json=envelope(session, n))
+    httpx.post(f"{running.url}/agentmemory/summarize", json={"sessionId": session})
+    from memvault import Memory
+
+    with Memory.open(home=running.home) as memory:
+        assert memory.session(session).summary_revision == 0  # the server leaves it queued
+    result = memvault("worker", "--once", env={"MEMVAULT_HOME": str(running.home)}, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "2 job(s) run" in result.stdout
+    with Memory.open(home=running.home) as memory:
+        assert memory.session(session).summary_revision == 1

@@ -34,7 +34,8 @@ def create_app(settings: Settings | None = None, memory: Memory | None = None) -
         watcher = BoardWatcher(opened, interval=settings.board_poll_seconds)
         watcher.start()
         opened.start_indexing()
-        opened.start_pipeline()
+        if settings.worker_in_server:
+            opened.start_pipeline()
         try:
             yield
         finally:

@@ -59,6 +59,7 @@ def worker(
     of the server's own worker; several workers share the queue."""
     import threading
 
+    from memvault.background import lower_this_threads_priority
     from memvault.cli.board import open_memory
 
     with open_memory() as memory:
@@ -66,6 +67,7 @@ def worker(
             memory.pipeline.signals()  # sessions due by threshold or idleness
             console.print(f"{memory.pipeline.worker.drain()} job(s) run")
             return
+        lower_this_threads_priority()  # requests come first on a shared machine
         memory.start_pipeline()
         console.print("worker running; Ctrl-C to stop")
         try:
