@@ -119,12 +119,16 @@ class Recall:
 
     def start_indexing(self) -> None:
         """Keep the index current in the background (the server does this). The embedding
-        model starts loading now, before the first request needs it."""
+        model is loaded first: loading it (seconds of imports that hold the interpreter)
+        beside live requests would stall them, so a server starts a little later instead."""
         if self._index_worker is None:
+            if self.semantic is not None:
+                try:
+                    self.semantic.warm()
+                except Exception:  # search stays lexical; the worker retries later
+                    log.warning("the embedding model could not be loaded", exc_info=True)
             self._index_worker = IndexWorker(self.indexer)
             self._index_worker.start()
-            if self.semantic is not None:
-                self.semantic.warm(wait=False)
 
     def stop_indexing(self) -> None:
         if self._index_worker is not None:
