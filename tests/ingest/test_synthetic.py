@@ -84,6 +84,15 @@ def test_failures_are_errors_with_high_importance():
     assert obs.importance >= 7
 
 
+def test_a_cursor_failure_keeps_its_error_message():
+    # Cursor's postToolUseFailure sends `error_message`.
+    obs = compress(
+        "post_tool_failure",
+        {"tool_name": "Shell", "tool_input": {"command": "make"}, "error_message": "exit 2"},
+    )
+    assert obs.title == "Shell failed: exit 2"
+
+
 def test_prompts_and_responses_are_conversation_with_their_own_titles():
     prompt = compress("prompt_submit", {"prompt": "Fix the login bug"})
     response = compress("assistant_response", {"assistantResponse": "Fixed it in auth.py"})

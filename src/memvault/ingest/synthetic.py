@@ -108,7 +108,7 @@ def _tool(hook_type: str, d: dict) -> Built:
 
 def _failure(_: str, d: dict) -> Built:
     tool = _text(d.get("tool_name") or d.get("toolName") or "tool")
-    error = _text(d.get("error") or d.get("errorMessage"))
+    error = _text(d.get("error") or d.get("errorMessage") or d.get("error_message"))
     target = _target(d.get("tool_input", d.get("toolInput")))
     facts = [f"tool: {tool}", f"error: {_clip(error, 200)}"]
     if target:

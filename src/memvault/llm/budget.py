@@ -8,15 +8,10 @@ a transcript says what the work was and the end says where it got to, so the mid
 from __future__ import annotations
 
 import math
-import re
 
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
-_CHARS_PER_TOKEN = 4
+from memvault.search.analyzer import CHARS_PER_TOKEN, CJK_CHAR, estimate_tokens
 
-
-def estimate_tokens(text: str) -> int:
-    cjk = len(_CJK.findall(text))
-    return cjk + math.ceil((len(text) - cjk) / _CHARS_PER_TOKEN)
+__all__ = ["estimate_tokens", "fit"]
 
 
 def fit(text: str, max_tokens: int) -> str:
@@ -38,10 +33,10 @@ def _fitting_length(text: str, max_tokens: int) -> int:
     """How many leading characters of `text` fit in `max_tokens`."""
     cjk = other = 0
     for length, char in enumerate(text):
-        if _CJK.match(char):
+        if CJK_CHAR.match(char):
             cjk += 1
         else:
             other += 1
-        if cjk + math.ceil(other / _CHARS_PER_TOKEN) > max_tokens:
+        if cjk + math.ceil(other / CHARS_PER_TOKEN) > max_tokens:
             return length
     return len(text)

@@ -25,8 +25,10 @@ _CJK = (
     r"\U00020000-\U0003134f"  # CJK extension ideographs B to G
 )
 _TOKEN = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+(?:['’][^\W_{_CJK}]+)?", re.UNICODE)
-_IS_CJK = re.compile(rf"[{_CJK}]")
+CJK_CHAR = re.compile(rf"[{_CJK}]")  # one Chinese, Japanese or Korean character
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+
+CHARS_PER_TOKEN = 4
 
 STOPWORDS = frozenset(
     [
@@ -176,7 +178,7 @@ def tokens(text: str) -> list[str]:
     out: list[str] = []
     for match in _TOKEN.finditer(normal):
         piece = match.group(0)
-        if _IS_CJK.match(piece):
+        if CJK_CHAR.match(piece):
             if len(piece) == 1:
                 out.append(piece)
             else:
@@ -207,3 +209,10 @@ def similarity(a: str, b: str) -> float:
         sum(c * c for c in right.values())
     )
     return dot / norm
+
+
+def estimate_tokens(text: str) -> int:
+    """Tokens a model would read, estimated without its tokenizer: about four characters a
+    token for alphabetic text, one a CJK character (errs on the generous side)."""
+    cjk = len(CJK_CHAR.findall(text))
+    return cjk + math.ceil((len(text) - cjk) / CHARS_PER_TOKEN)

@@ -9,23 +9,17 @@ token for alphabetic text and one per CJK character, which errs on the generous 
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field
 
+from memvault.search.analyzer import estimate_tokens
 from memvault.search.engine import Hit
 from memvault.vault.remember import facts_from
 
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 FACTS_PER_FRAGMENT = 8
 # Where to look when agent memory is not enough, in order; memvault owns only the first.
 SOURCES_HINT = "(not enough? next: the knowledge base, then concepts, then the web)"
 _NAME_PREFIX = re.compile(r"^.+? - \d{4}-\d{2}-\d{2} - ")
-
-
-def estimate_tokens(text: str) -> int:
-    cjk = len(_CJK.findall(text))
-    return cjk + math.ceil((len(text) - cjk) / 4)
 
 
 @dataclass(slots=True)

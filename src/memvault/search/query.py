@@ -12,7 +12,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from memvault.search.analyzer import stem, tokens
+from memvault.search.analyzer import CJK_CHAR, stem, tokens
 
 # What a phrase or prefix must match: the document's own text, not its context.
 OWN_TEXT = "{title body}"
@@ -23,7 +23,6 @@ SEARCHED = "{title body context dates}"
 ANY_DOCUMENT = "scope : (kfragment OR ksummary OR kobservation)"
 _PART = re.compile(r'"([^"]*)"|(\S+)')
 _PREFIX_WORD = re.compile(r"^[^\W_]+$")
-_HAS_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +76,7 @@ def parse(text: str) -> Query:
             else:
                 terms.extend(words)
         elif word.endswith("*") and _PREFIX_WORD.match(start := _fold(word.rstrip("*"))):
-            if _HAS_CJK.search(start):
+            if CJK_CHAR.search(start):
                 # Indexed as character pairs: a CJK prefix is the phrase of its pairs.
                 pairs = tuple(tokens(start))
                 if len(pairs) > 1:
