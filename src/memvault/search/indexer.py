@@ -47,6 +47,7 @@ INGEST_QUIET_SECONDS = 0.5  # no event for this long: the index works flat out
 # Two events either side: measured on LoCoMo, ±2 at weight 0.5 beats ±1, ±3 and ±4.
 CONTEXT_BEFORE = 2
 CONTEXT_AFTER = 2
+SUMMARY_EVENTS = 5  # event ids a session summary carries
 
 
 class Indexer:
@@ -67,6 +68,7 @@ class Indexer:
         self.sessions = sessions
         self.semantic = semantic
         self._lock = threading.Lock()  # one pass at a time per follower set
+        self._first_events: dict[str, list[str]] = {}
 
     # -- observations ---------------------------------------------------------------------
 
@@ -221,10 +223,18 @@ class Indexer:
         return len(changed) + len(gone)
 
     def _session_event_ids(self, session_id: str) -> list[str]:
-        return [
+        """A session summary's provenance: the session's first events. Once there are
+        enough they never change, so each scan does not ask the store again."""
+        known = self._first_events.get(session_id)
+        if known is not None:
+            return known
+        ids = [
             event.client_event_id or f"evt_{event.seq}"
-            for event in self.store.list_events(session_id, limit=5)
+            for event in self.store.list_events(session_id, limit=SUMMARY_EVENTS)
         ]
+        if len(ids) == SUMMARY_EVENTS:
+            self._first_events[session_id] = ids
+        return ids
 
     def paused(self) -> threading.Lock:
         """Hold this to change vault files and their documents with no pass in between."""
