@@ -118,7 +118,7 @@ def test_a_queued_job_is_not_queued_twice_and_the_worker_runs_it(memory):
     memory.observe_many(work("s1"))
     assert memory.request_summary("s1")
     assert not memory.request_summary("s1")
-    assert memory.pipeline.worker.drain() == 2  # the summary, then the extraction it queues
+    assert memory.pipeline.worker.drain() == 3  # the summary, then the extraction and graph
     assert memory.session_summary("s1")["files"]
 
 
@@ -181,7 +181,7 @@ def test_a_sessions_lessons_become_fragments_once_even_when_the_run_repeats(memo
     ]
     memory.observe_many([step("zh", n, hook, data) for n, (hook, data) in enumerate(steps)])
     memory.request_summary("zh")
-    assert memory.pipeline.worker.drain() == 2  # the summary, then the extraction
+    assert memory.pipeline.worker.drain() == 3  # the summary, then extraction and graph
     folder = memory.settings.fragments_path
     written = sorted(p.name for p in folder.glob("*.md"))
     assert written and any("scp" in (folder / name).read_text() for name in written)

@@ -1,12 +1,29 @@
-"""memvault: lasting memory for AI coding agents, kept as markdown in your Obsidian vault."""
+"""memvault: lasting memory for AI coding agents, kept as markdown in your Obsidian vault.
 
-from importlib.metadata import PackageNotFoundError, version
+Attributes load on first use, so the hook command (``memvault.hook``), which imports only
+the standard library, does not pay for the server's imports.
+"""
 
-try:
-    __version__ = version("memvault")
-except PackageNotFoundError:  # running from a source tree that is not installed
-    __version__ = "0.0.0"
+from __future__ import annotations
 
-from memvault.memory import Memory
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from memvault.memory import Memory
 
 __all__ = ["Memory", "__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Memory":
+        from memvault.memory import Memory
+
+        return Memory
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return version("memvault")
+        except PackageNotFoundError:  # a source tree that is not installed
+            return "0.0.0"
+    raise AttributeError(f"module 'memvault' has no attribute {name!r}")

@@ -196,6 +196,30 @@ class Settings(BaseSettings):
         description="Inputs longer than this are cut (estimated tokens) before a call.",
     )
 
+    auto_compress: bool = Field(
+        False,
+        validation_alias=_alias(
+            "MEMVAULT_AUTO_COMPRESS", "AGENTMEMORY_AUTO_COMPRESS", "auto_compress"
+        ),
+        description=(
+            "With an LLM, rewrite tool observations in batches in the background (title,"
+            " narrative, facts, concepts); the synthetic ones stay when off or offline."
+        ),
+    )
+    compress_grace_ms: int = Field(
+        5 * 60 * 1000,
+        ge=0,
+        validation_alias=_alias(
+            "MEMVAULT_COMPRESS_GRACE_MS",
+            "AGENTMEMORY_COMPRESS_UPGRADE_GRACE_MS",
+            "compress_grace_ms",
+        ),
+        description=(
+            "While auto-compress is on, summaries, extraction and the graph wait this long for"
+            " a new observation's upgrade before taking it as it is."
+        ),
+    )
+
     idle_threshold_ms: int = Field(
         30 * 60 * 1000,
         ge=1,
@@ -250,6 +274,16 @@ class Settings(BaseSettings):
             "summary_rebuild_every",
         ),
         description="Every this many revisions a session summary is rebuilt from all events.",
+    )
+
+    job_lease_seconds: float = Field(
+        300.0,
+        gt=0,
+        validation_alias=_alias("MEMVAULT_JOB_LEASE_SECONDS", "job_lease_seconds"),
+        description=(
+            "A worker holds a job this long; a job whose worker died is taken up again after"
+            " it. Longer than the slowest job (LLM calls included)."
+        ),
     )
 
     worker_in_server: bool = Field(

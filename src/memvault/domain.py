@@ -180,6 +180,7 @@ class Session:
     summary_revision: int
     summarized_observation_count: int
     last_sweep_attempt_at: str | None
+    compressed: Watermark = Watermark()
 
 
 @dataclass(frozen=True, slots=True)

@@ -139,6 +139,8 @@ class Memory(Recall):
 
     def close(self) -> None:
         self.stop_pipeline()
+        if "pipeline" in self.__dict__:
+            self.pipeline.close()
         self.stop_indexing()
         self.store.close()
 

@@ -13,6 +13,7 @@ import functools
 import logging
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
@@ -21,6 +22,7 @@ import numpy as np
 
 from memvault.domain import DOCUMENT_KINDS, Document, iso, utc_now
 from memvault.errors import InvalidInput
+from memvault.graph import graph_of_fragment
 from memvault.search import context as packing
 from memvault.search.engine import Hit, Searcher
 from memvault.search.indexer import Indexer, IndexWorker
@@ -29,6 +31,7 @@ from memvault.search.semantic import Semantic
 from memvault.vault import maintain
 from memvault.vault.files import memory_lock
 from memvault.vault.fragments import Fragment
+from memvault.vault.frontmatter import FrontmatterError
 from memvault.vault.remember import (
     Draft,
     FragmentRefused,
@@ -148,6 +151,8 @@ class Recall:
         done = self.indexer.scan_vault()
         while step := self.indexer.index_observations():
             done += step
+        while step := self.indexer.index_changes():
+            done += step
         return done
 
     def _fresh(self) -> None:
@@ -161,6 +166,8 @@ class Recall:
             self.indexer.scan_vault()
             self._vault_scanned = time.monotonic()
         while self.indexer.index_observations():
+            pass
+        while self.indexer.index_changes():
             pass
 
     # -- L0: search -----------------------------------------------------------------------
@@ -319,7 +326,13 @@ class Recall:
 
     # -- writing and forgetting -----------------------------------------------------------
 
-    def remember(self, draft: Draft, *, threshold: float | None = None) -> Remembered:
+    def remember(
+        self,
+        draft: Draft,
+        *,
+        threshold: float | None = None,
+        before_merge: Callable[[Path], None] | None = None,
+    ) -> Remembered:
         """Write a fragment, merged into its project's near-duplicate when there is one
         (semantic similarity when an embedder is configured, lexical otherwise), and index
         it at once.
@@ -332,11 +345,23 @@ class Recall:
                 draft,
                 threshold=self.settings.dedup_threshold if threshold is None else threshold,
                 similar=self._similar_measure(),
+                before_merge=before_merge,
             )
         except FragmentRefused as exc:
             raise InvalidInput(str(exc)) from None
         self.indexer.index_fragment(done.path)
+        self.graph_fragment(done.path)
         return done
+
+    def graph_fragment(self, path: Path) -> None:
+        """Add what a fragment file names (files, concepts, errors, a decision) to the
+        graph; a fragment already counted adds nothing."""
+        try:
+            fragment = Fragment.read(path)
+        except (OSError, UnicodeDecodeError, FrontmatterError):
+            return  # `memvault fragments check` reports files that cannot be read
+        fragment_id = path.relative_to(self.settings.fragments_path).with_suffix("").as_posix()
+        self.store.write_fragment_graph(graph_of_fragment(fragment_id, fragment))
 
     def _similar_measure(self) -> Similarity | None:
         """Semantic similarity for dedup, from the fragments' stored vectors (only a

@@ -140,7 +140,7 @@ def test_a_separate_worker_process_catches_up_a_quiet_session(start_server):
     env = {"MEMVAULT_HOME": str(running.home), "MEMVAULT_IDLE_THRESHOLD_MS": "1"}
     result = memvault("worker", "--once", env=env, timeout=120)
     assert result.returncode == 0, result.stderr
-    assert "2 job(s) run" in result.stdout  # the summary, then the fragment extraction
+    assert "3 job(s) run" in result.stdout  # the summary, then fragment and graph extraction
     from memvault import Memory
 
     with Memory.open(home=running.home) as memory:
@@ -165,6 +165,6 @@ def test_with_the_worker_outside_the_server_memvault_worker_does_the_work(start_
         assert memory.session(session).summary_revision == 0  # the server leaves it queued
     result = memvault("worker", "--once", env={"MEMVAULT_HOME": str(running.home)}, timeout=120)
     assert result.returncode == 0, result.stderr
-    assert "2 job(s) run" in result.stdout
+    assert "3 job(s) run" in result.stdout  # summary, fragments, graph
     with Memory.open(home=running.home) as memory:
         assert memory.session(session).summary_revision == 1

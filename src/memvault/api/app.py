@@ -12,7 +12,7 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
 
 from memvault import __version__
-from memvault.api import board, recall
+from memvault.api import board, graph, recall
 from memvault.api.guards import BearerAuth, BodyLimit, BodyTooLarge
 from memvault.api.responses import JSONResponse
 from memvault.api.routes import router
@@ -60,6 +60,7 @@ def create_app(settings: Settings | None = None, memory: Memory | None = None) -
     app.include_router(router)
     app.include_router(board.router)
     app.include_router(recall.router)
+    app.include_router(graph.router)
 
     @app.exception_handler(InvalidInput)
     async def invalid_input(_: Request, exc: InvalidInput) -> JSONResponse:

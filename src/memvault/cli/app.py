@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from memvault import __version__
-from memvault.cli import board, fragments, recall
+from memvault.cli import board, fragments, graph, recall
 from memvault.config import Settings, is_loopback
 
 app = typer.Typer(
@@ -29,10 +29,12 @@ app.add_typer(board.session_app, name="session")
 app.command("organize")(board.organize)
 app.add_typer(fragments.fragments_app, name="fragments")
 app.command("save")(fragments.save)
+app.add_typer(graph.graph_app, name="graph")
 app.command("search")(recall.search)
 app.command("get")(recall.get)
 app.command("maintain")(recall.maintain)
 app.command("reindex")(recall.reindex)
+app.command("rebuild")(recall.rebuild)
 
 
 def _version(value: bool) -> None:

@@ -1,4 +1,4 @@
-"""``memvault search | get | maintain | reindex``: reading and keeping up memory."""
+"""``memvault search | get | maintain | reindex | rebuild``: reading and keeping up memory."""
 
 from __future__ import annotations
 
@@ -150,3 +150,73 @@ def reindex() -> None:
     with open_memory() as memory:
         done = memory.index_now()
     console.print(f"{done} document(s) indexed or updated")
+
+
+def rebuild(
+    offline: Annotated[
+        bool, typer.Option("--offline", help="Leave the configured LLM out (extractive).")
+    ] = False,
+    force: Annotated[
+        bool,
+        typer.Option("--force", help="Run although a server answers at the configured URL."),
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Re-derive observations, summaries, pipeline-written fragments, the graph and the
+    index from the raw event log. Fragments written by agents or people, and pipeline
+    fragments edited since, are kept. Stop the server and workers first."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from memvault.config import Settings
+    from memvault.pipeline.rebuild import rebuild as run
+
+    url = Settings().server_url
+    if not force and _answers(url):
+        errors.print(
+            f"[red]a memvault server answers at {escape(url)}; stop it (and any "
+            "`memvault worker`) first, or pass --force if it serves another memory[/]"
+        )
+        raise typer.Exit(1)
+    columns = (TextColumn("{task.description:<13}"), BarColumn(), MofNCompleteColumn())
+    with (
+        open_memory() as memory,
+        Progress(*columns, console=console, disable=as_json, transient=False) as bar,
+    ):
+        tasks: dict[str, int] = {}
+
+        def tell(step: str, done: int, total: int | None) -> None:
+            if step not in tasks:
+                tasks[step] = bar.add_task(step, total=total)
+            bar.update(tasks[step], completed=done, total=total)
+
+        report = run(memory, offline=offline, progress=tell)
+    shown = {
+        "events": report.events,
+        "observationsChanged": report.observations_changed,
+        "sessions": report.sessions,
+        "summaries": report.summaries,
+        "fragmentsRemoved": report.fragments_removed,
+        "fragmentsKept": report.fragments_kept,
+        "fragmentsWritten": report.fragments_written,
+        "graphEvents": report.graph_events,
+        "documents": report.documents,
+    }
+    if as_json:
+        console.print_json(json.dumps(shown))
+        return
+    console.print(
+        f"rebuilt {report.sessions} session(s) from {report.events} event(s): "
+        f"{report.observations_changed} observation(s) changed, {report.summaries} summary "
+        f"run(s), {report.fragments_written} fragment write(s) ({report.fragments_removed} "
+        f"removed first, {report.fragments_kept} edited by hand and kept), "
+        f"{report.documents} document(s) indexed"
+    )
+
+
+def _answers(url: str) -> bool:
+    import httpx
+
+    try:
+        return httpx.get(f"{url}/agentmemory/livez", timeout=1.0).status_code == 200
+    except httpx.HTTPError:
+        return False

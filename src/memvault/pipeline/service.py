@@ -19,18 +19,24 @@ path, so sessions where the agent wrote no fragment are caught up.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import logging
 import threading
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memvault.domain import Event, Job, Watermark, iso, utc_now
+from memvault.domain import Event, Job, Observation, Session, Watermark, iso, utc_now
+from memvault.graph import extract_session_graph
+from memvault.llm import LLM, LLMError, open_llm
+from memvault.pipeline.activity import steps
 from memvault.pipeline.extract import extract_fragments
+from memvault.pipeline.llm_tasks import derived_by, llm_fragments, llm_observations, llm_summary
 from memvault.pipeline.summarize import Summary, has_real_work, snapshot_sections, summarize
 from memvault.pipeline.worker import Worker
 from memvault.vault.board import UNSET_TOPIC
-from memvault.vault.remember import Remembered
+from memvault.vault.remember import Draft, Remembered
 from memvault.vault.snapshot import CONTEXT
 
 if TYPE_CHECKING:
@@ -40,24 +46,44 @@ log = logging.getLogger(__name__)
 
 SUMMARIZE = "summarize"
 EXTRACT = "extract"
+GRAPH = "graph"
+COMPRESS = "compress"
+COMPRESSED_HOOKS = frozenset({"post_tool_use", "post_tool_failure"})
+COMPRESS_BATCH = 20  # tool outcomes per LLM call
+COMPRESS_EVENTS = 500  # events looked at per compression run
 MAX_EVENTS = 20_000  # per run; a longer backlog is summarized over several runs
 SIGNALLED_PER_ROUND = 50  # sessions queued per worker round by threshold or idleness
 JOBS_KEPT_DAYS = 7
 
 
 class Pipeline:
-    def __init__(self, memory: Memory) -> None:
+    def __init__(self, memory: Memory, *, offline: bool = False) -> None:
         self.memory = memory
         self.store = memory.store
         self.settings = memory.settings
         self._last_sweep = float("-inf")
         self._turns_ended: set[str] = set()
         self._turn_lock = threading.Lock()
+        self.llm: LLM | None = None if offline else open_llm(self.settings)
+        # While observations are upgraded by an LLM, what reads them waits for the upgrade.
+        self.compressing = self.settings.auto_compress and self.llm is not None
+        handlers = {
+            SUMMARIZE: self._summarize_job,
+            EXTRACT: self._extract_job,
+            GRAPH: self._graph_job,
+        }
+        if self.compressing:
+            handlers[COMPRESS] = self._compress_job
         self.worker = Worker(
             self.store,
-            {SUMMARIZE: self._summarize_job, EXTRACT: self._extract_job},
+            handlers,
             on_idle=self.signals,
+            lease_seconds=self.settings.job_lease_seconds,
         )
+
+    def close(self) -> None:
+        if self.llm is not None:
+            self.llm.close()
 
     # -- signals --------------------------------------------------------------------------
 
@@ -103,50 +129,195 @@ class Pipeline:
             self.store.prune_jobs(iso(now - timedelta(days=JOBS_KEPT_DAYS)))
         for session_id in dict.fromkeys(due):
             self.store.enqueue_job(SUMMARIZE, {"sessionId": session_id}, dedupe_key=session_id)
+        if self.compressing:
+            for session_id in self.store.sessions_to_compress(limit=SIGNALLED_PER_ROUND):
+                self.store.enqueue_job(COMPRESS, {"sessionId": session_id}, dedupe_key=session_id)
 
     # -- work -----------------------------------------------------------------------------
 
     def _summarize_job(self, job: Job) -> None:
         session_id = str(job.payload.get("sessionId") or "")
         try:
-            self.summarize_session(session_id)
+            self.summarize_session(session_id, fallback=self._final(job))
         except Exception:
             # The sweep leaves a failing session alone for a while; its watermark stays.
             self.store.mark_summary_attempt(session_id, iso(utc_now()))
             raise
-        # What the session learned is looked for at the same moments as its summary.
+        # What the session learned, and what it touched, are looked for at the same moments
+        # as its summary.
         self.store.enqueue_job(EXTRACT, {"sessionId": session_id}, dedupe_key=session_id)
+        self.store.enqueue_job(GRAPH, {"sessionId": session_id}, dedupe_key=session_id)
 
     def _extract_job(self, job: Job) -> None:
-        self.extract_session(str(job.payload.get("sessionId") or ""))
+        self.extract_session(str(job.payload.get("sessionId") or ""), fallback=self._final(job))
 
-    def extract_session(self, session_id: str) -> list[Remembered]:
+    def _graph_job(self, job: Job) -> None:
+        self.graph_session(str(job.payload.get("sessionId") or ""))
+
+    def graph_session(self, session_id: str) -> int:
+        """Bring the session's part of the entity graph up to date; how many events it
+        took (a long backlog takes several runs, each queued by the last)."""
+        session = self.store.get_session(session_id)
+        if session is None:
+            return 0
+        events = self.store.events_after(
+            session_id, session.graph_extracted.seq or 0, limit=MAX_EVENTS
+        )
+        ready = self._ready(GRAPH, session, events)
+        if not ready:
+            return 0
+        handled = extract_session_graph(
+            self.store, session_id, limit=MAX_EVENTS, until_seq=ready[-1].seq
+        )
+        if handled == MAX_EVENTS:
+            self.store.enqueue_job(GRAPH, {"sessionId": session_id}, dedupe_key=session_id)
+        return handled
+
+    def _compress_job(self, job: Job) -> None:
+        self.compress_session(str(job.payload.get("sessionId") or ""), give_up=self._final(job))
+
+    def _final(self, job: Job) -> bool:
+        """Whether this is a job's last attempt: then an LLM failure falls back to the
+        offline pipeline instead of failing again, so a session is never left without
+        memory."""
+        return job.attempts >= self.worker.max_attempts
+
+    def _ready(self, kind: str, session: Session, events: list[Event]) -> list[Event]:
+        """The events a run may take now. While auto-compress is on, an event the compressor
+        has not reached yet is waited for until it is ``compress_grace_ms`` old, so no
+        watermark moves past an upgrade still to come; the run takes the events before it
+        and is queued again for when the grace period ends."""
+        if not self.compressing:
+            return events
+        compressed = session.compressed.seq or 0
+        grace = timedelta(milliseconds=self.settings.compress_grace_ms)
+        now = utc_now()
+        for at, event in enumerate(events):
+            arrived = datetime.fromisoformat(event.received_at)
+            if event.seq > compressed and arrived > now - grace:
+                self.store.enqueue_job(
+                    kind,
+                    {"sessionId": session.id},
+                    dedupe_key=session.id,
+                    run_after=iso(arrived + grace),
+                )
+                self.store.enqueue_job(COMPRESS, {"sessionId": session.id}, dedupe_key=session.id)
+                return events[:at]
+        return events
+
+    def compress_session(self, session_id: str, *, give_up: bool = False) -> int:
+        """Upgrade the session's synthetic tool observations with the LLM, a batch per
+        call, each batch written with the watermark past it; how many were upgraded.
+        Events already summarized are not sent. On the last attempt after failures
+        (``give_up``), the watermark moves on without upgrades, so nothing waits forever."""
+        session = self.store.get_session(session_id)
+        if session is None or self.llm is None:
+            return 0
+        start = max(session.compressed.seq or 0, session.summarized.seq or 0)
+        events = self.store.events_after(session_id, start, limit=COMPRESS_EVENTS)
+        if not events:
+            return 0
+        observations = {o.event_seq: o for o in self.store.observations_of([e.seq for e in events])}
+        author = derived_by(self.llm)
+        upgraded = 0
+        batch: list[tuple[Event, Observation]] = []
+        for at, event in enumerate(events):
+            observation = observations.get(event.seq)
+            if (
+                observation is not None
+                and event.hook_type in COMPRESSED_HOOKS
+                and observation.derived_by == "synthetic"
+            ):
+                batch.append((event, observation))
+            if len(batch) < COMPRESS_BATCH and at < len(events) - 1:
+                continue
+            try:
+                upgrades = llm_observations(self.llm, batch) if batch else {}
+            except LLMError:
+                if not give_up:
+                    raise
+                log.warning("session %s: observations left as they are", session_id)
+                upgrades = {}
+            through = Watermark(event.received_at, event.seq)
+            if self.store.upgrade_observations(
+                session_id, sorted(upgrades.items()), derived_by=author, through=through
+            ):
+                upgraded += len(upgrades)
+            batch = []
+        if len(events) == COMPRESS_EVENTS:
+            self.store.enqueue_job(COMPRESS, {"sessionId": session_id}, dedupe_key=session_id)
+        # Runs held back for these upgrades need not wait out the grace period.
+        self.store.hurry_job(SUMMARIZE, session_id)
+        self.store.hurry_job(EXTRACT, session_id)
+        self.store.hurry_job(GRAPH, session_id)
+        return upgraded
+
+    def extract_session(self, session_id: str, *, fallback: bool = True) -> list[Remembered]:
         """Write what the session's new events are worth remembering as fragments (merged
         into near-duplicates), then move its extraction watermark. A run repeated after a
-        crash writes the same facts again, and the merge keeps them once."""
+        crash writes the same facts again, and the merge keeps them once. With an LLM, a
+        failed call fails the run unless ``fallback`` lets the offline extractor answer."""
         session = self.store.get_session(session_id)
         if session is None:
             return []
         events = self.store.events_after(session_id, session.extracted.seq or 0, limit=MAX_EVENTS)
+        events = self._ready(EXTRACT, session, events)
         if not events:
             return []
         observations = self.store.observations_of([event.seq for event in events])
-        written = [
-            self.memory.remember(draft)
-            for draft in extract_fragments(events, observations, project=session.project)
-        ]
+        drafts = None
+        if self.llm is not None:
+            try:
+                drafts = llm_fragments(
+                    self.llm, steps(events, observations), observations, project=session.project
+                )
+            except LLMError:
+                if not fallback:
+                    raise
+                log.warning("session %s: fragments extracted offline", session_id)
+        if drafts is None:
+            drafts = extract_fragments(events, observations, project=session.project)
+        written = [self._remember(draft) for draft in drafts]
         last = events[-1]
         self.store.advance_extraction(session_id, Watermark(last.received_at, last.seq))
         return written
 
-    def summarize_session(self, session_id: str) -> Summary | None:
-        """Bring a session's summary up to date; the new summary, or None if nothing was new."""
+    def _remember(self, draft: Draft) -> Remembered:
+        """Write a fragment and note the content the pipeline left in it, so a rebuild
+        knows the file is still the pipeline's own. A merge into a file the pipeline did
+        not leave as it is (an agent's, a person's, or one edited since) makes no claim on
+        it, and drops an old claim."""
+        vault = self.settings.vault_path
+        found: dict[str, str | None] = {}
+
+        def before_merge(path: Path) -> None:
+            found["before"] = _sha256(path)
+
+        remembered = self.memory.remember(draft, before_merge=before_merge)
+        relative = remembered.path.relative_to(vault).as_posix()
+        ours = remembered.action == "created" or (
+            found.get("before") is not None
+            and self.store.pipeline_fragment(relative) == found["before"]
+        )
+        after = _sha256(remembered.path) if ours else None
+        if after is not None:
+            self.store.record_pipeline_fragment(relative, after)
+        else:
+            self.store.forget_pipeline_fragments([relative])
+        return remembered
+
+    def summarize_session(self, session_id: str, *, fallback: bool = True) -> Summary | None:
+        """Bring a session's summary up to date; the new summary, or None if nothing was new.
+        With an LLM, a failed call fails the run (the watermark stays) unless ``fallback``
+        lets the extractive summarizer answer."""
         session = self.store.get_session(session_id)
         if session is None:
             return None
         stored = self.store.session_summary(session_id)
         watermark = session.summarized.seq or 0
-        new = self.store.events_after(session_id, watermark, limit=MAX_EVENTS)
+        new = self._ready(
+            SUMMARIZE, session, self.store.events_after(session_id, watermark, limit=MAX_EVENTS)
+        )
         if not new:
             return None
         # Every N revisions the summary is rebuilt from all events, when they fit in a run.
@@ -154,10 +325,23 @@ class Pipeline:
             (stored[1] + 1) % self.settings.summary_rebuild_every == 0
             and session.event_count <= MAX_EVENTS
         )
-        events = self.store.events_after(session_id, 0, limit=MAX_EVENTS) if rebuild else new
+        if rebuild:
+            events = self.store.events_after(session_id, 0, limit=MAX_EVENTS)
+            events = [e for e in events if e.seq <= new[-1].seq]
+        else:
+            events = new
         previous = None if rebuild or stored is None else Summary(**stored[0])
         observations = self.store.observations_of([event.seq for event in events])
         summary = summarize(events, observations, previous)
+        if self.llm is not None:
+            try:
+                summary = llm_summary(
+                    self.llm, steps(events, observations), previous, summary, observations
+                )
+            except LLMError:
+                if not fallback:
+                    raise
+                log.warning("session %s: summarized offline", session_id)
         last = events[-1]
         counted = len(observations) + (0 if rebuild else session.summarized_observation_count)
         fresh = new if not rebuild else [e for e in events if e.seq > watermark]
@@ -208,3 +392,10 @@ class Pipeline:
         )
         if not report.ok:
             log.warning("could not update the board row %s: %s", board_session_id, report.message)
+
+
+def _sha256(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None

@@ -59,6 +59,7 @@ class Summary:
     observation_count: int
     edited_files: list[str] = field(default_factory=list)  # the changed subset of ``files``
     commands: list[str] = field(default_factory=list)  # "npm test", "npm test (failed)"
+    derived_by: str = "extractive"  # or "llm:<provider>:<model>"
 
 
 def summarize(

@@ -4,7 +4,8 @@ Three followers, each resumable and each safe to run again:
 
 - observations: new events' observations are indexed in batches, after a cursor moved in
   the same transaction, with their neighbouring events as context (the one before is
-  re-indexed when its next neighbour arrives);
+  re-indexed when its next neighbour arrives); observations rewritten in place are
+  re-indexed by a second cursor over the store's log of changes;
 - the vault: fragments (``agent-memory/``, its ``_archive/`` flagged archived) and session
   summaries (board rows with their snapshots) are compared by mtime and content hash, so a
   hand edit is re-indexed and a deleted file dropped;
@@ -38,6 +39,7 @@ from memvault.vault.fragments import ARCHIVE, PROJECTS, Fragment
 log = logging.getLogger(__name__)
 
 OBSERVATIONS_CURSOR = "index:observations"
+CHANGES_CURSOR = "index:observation-changes"
 BATCH = 100  # small write transactions: ingest never queues long behind indexing
 PAUSE_BETWEEN_BATCHES = 0.02  # seconds: background work leaves room for requests
 YIELD_STEP_SECONDS = 0.005
@@ -83,34 +85,60 @@ class Indexer:
             items = self.store.observations_after(cursor, limit=batch)
             if not items:
                 return 0
-            by_session: dict[str, list[Observation]] = {}
-            for observation, _ in items:
-                by_session.setdefault(observation.session_id, []).append(observation)
-            drafts: dict[str, DocumentDraft] = {}
-            for session_id, new in by_session.items():
-                keys = sorted((o.occurred_at, o.event_seq) for o in new)
-                window = self.store.observation_window(
-                    session_id, keys[0], keys[-1], margin=2 * max(CONTEXT_BEFORE, CONTEXT_AFTER)
-                )
-                position = {o.id: i for i, (o, _) in enumerate(window)}
-                targets: set[int] = set()
-                for observation in new:
-                    at = position[observation.id]
-                    targets.add(at)
-                    for other in range(at - CONTEXT_BEFORE, at + CONTEXT_AFTER + 1):
-                        if 0 <= other < len(window) and window[other][0].event_seq <= cursor:
-                            targets.add(other)
-                for at in sorted(targets):
-                    observation, project = window[at]
-                    around = [o for o, _ in window[max(at - CONTEXT_BEFORE, 0) : at]]
-                    around += [o for o, _ in window[at + 1 : at + 1 + CONTEXT_AFTER]]
-                    drafts[observation.id] = documents.observation_document(
-                        observation, project, around
-                    )
+            drafts = self._observation_drafts([o for o, _ in items], indexed_through=cursor)
             self.store.write_documents(
                 list(drafts.values()), cursor=(OBSERVATIONS_CURSOR, items[-1][0].event_seq)
             )
             return len(items)
+
+    def index_changes(self, *, batch: int = BATCH) -> int:
+        """Re-index observations rewritten in place (an LLM upgrade, a rebuild), with the
+        neighbours that carry them as context; how many changes were taken."""
+        with self._lock:
+            cursor = self.store.cursor(CHANGES_CURSOR)
+            changes = self.store.observation_changes(cursor, limit=batch)
+            if not changes:
+                return 0
+            indexed = self.store.cursor(OBSERVATIONS_CURSOR)
+            seqs = sorted({seq for _, seq in changes if seq <= indexed})
+            # Observations not indexed yet are indexed as they are now when their turn comes.
+            drafts = self._observation_drafts(
+                self.store.observations_of(seqs), indexed_through=indexed
+            )
+            self.store.write_documents(
+                list(drafts.values()), cursor=(CHANGES_CURSOR, changes[-1][0])
+            )
+            return len(changes)
+
+    def _observation_drafts(
+        self, new: list[Observation], *, indexed_through: int
+    ) -> dict[str, DocumentDraft]:
+        """Documents for ``new`` and for their already indexed neighbours."""
+        by_session: dict[str, list[Observation]] = {}
+        for observation in new:
+            by_session.setdefault(observation.session_id, []).append(observation)
+        drafts: dict[str, DocumentDraft] = {}
+        for session_id, mine in by_session.items():
+            keys = sorted((o.occurred_at, o.event_seq) for o in mine)
+            window = self.store.observation_window(
+                session_id, keys[0], keys[-1], margin=2 * max(CONTEXT_BEFORE, CONTEXT_AFTER)
+            )
+            position = {o.id: i for i, (o, _) in enumerate(window)}
+            targets: set[int] = set()
+            for observation in mine:
+                at = position[observation.id]
+                targets.add(at)
+                for other in range(at - CONTEXT_BEFORE, at + CONTEXT_AFTER + 1):
+                    if 0 <= other < len(window) and window[other][0].event_seq <= indexed_through:
+                        targets.add(other)
+            for at in sorted(targets):
+                observation, project = window[at]
+                around = [o for o, _ in window[max(at - CONTEXT_BEFORE, 0) : at]]
+                around += [o for o, _ in window[at + 1 : at + 1 + CONTEXT_AFTER]]
+                drafts[observation.id] = documents.observation_document(
+                    observation, project, around
+                )
+        return drafts
 
     # -- the vault ------------------------------------------------------------------------
 
@@ -254,6 +282,8 @@ class Indexer:
         done = self.scan_vault()
         while (step := self.index_observations()) > 0:
             done += step
+        while (step := self.index_changes()) > 0:
+            done += step
         while (step := self.embed_pending()) > 0:
             done += step
         return done
@@ -312,6 +342,8 @@ class IndexWorker:
                     last_scan = time.monotonic()
                     self.indexer.scan_vault()
                 while self._timed(self.indexer.index_observations) and not self._stop.is_set():
+                    self._yield_to_ingest()
+                while self._timed(self.indexer.index_changes) and not self._stop.is_set():
                     self._yield_to_ingest()
                 while self._timed(self.indexer.embed_pending) and not self._stop.is_set():
                     self._yield_to_ingest()

@@ -9,6 +9,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from concurrent.futures import Future
+from typing import TYPE_CHECKING
 
 from memvault.domain import (
     AppendFailure,
@@ -20,10 +21,14 @@ from memvault.domain import (
     Job,
     NewEvent,
     Observation,
+    ObservationDraft,
     Session,
     StoreStats,
     Watermark,
 )
+
+if TYPE_CHECKING:
+    from memvault.graph.model import GraphDelta, GraphSlice, GraphStats
 
 AppendOutcome = AppendResult | AppendFailure
 
@@ -98,6 +103,11 @@ class Store(ABC):
         """Take the oldest due job of these kinds, or one whose worker's lease ran out."""
 
     @abstractmethod
+    def hurry_job(self, kind: str, dedupe_key: str) -> bool:
+        """Make a pending job that was queued for later (never attempted) due now; False
+        when there is none. A job waiting out a retry backoff keeps its time."""
+
+    @abstractmethod
     def finish_job(self, job: Job) -> bool:
         """Mark a claimed job done; False (and nothing written) if its lease was lost."""
 
@@ -114,6 +124,10 @@ class Store(ABC):
     @abstractmethod
     def events_after(self, session_id: str, seq: int, *, limit: int) -> list[Event]:
         """A session's events that arrived after sequence ``seq``, in arrival order."""
+
+    @abstractmethod
+    def log_after(self, seq: int, *, limit: int) -> list[Event]:
+        """The whole log's events past ``seq``, in sequence order (for rebuilds)."""
 
     @abstractmethod
     def observations_of(self, seqs: Sequence[int]) -> list[Observation]:
@@ -144,6 +158,100 @@ class Store(ABC):
     @abstractmethod
     def mark_summary_attempt(self, session_id: str, at: str) -> None:
         """Remember when a session's summary was last attempted (for the sweep's cooldown)."""
+
+    # -- compression, rebuilds ------------------------------------------------------------
+
+    @abstractmethod
+    def upgrade_observations(
+        self,
+        session_id: str,
+        upgrades: Sequence[tuple[int, ObservationDraft]],
+        *,
+        derived_by: str,
+        through: Watermark,
+    ) -> bool:
+        """Rewrite still-synthetic observations in place (each keyed by its event's sequence)
+        and move the session's compression watermark to ``through``, in one transaction;
+        False, writing nothing, when the watermark is already there."""
+
+    @abstractmethod
+    def rederive_observations(self, drafts: Sequence[tuple[int, ObservationDraft]]) -> int:
+        """Put back the synthetic observation of each event; how many changed."""
+
+    @abstractmethod
+    def observation_changes(self, after: int, *, limit: int) -> list[tuple[int, int]]:
+        """(change id, event seq) of observations rewritten in place, past change ``after``."""
+
+    @abstractmethod
+    def sessions_to_compress(self, *, limit: int) -> list[str]:
+        """Sessions with events past both their compression and summary watermarks."""
+
+    @abstractmethod
+    def record_pipeline_fragment(self, path: str, sha256: str) -> None:
+        """Remember the content the pipeline left in a fragment file (vault-relative path)."""
+
+    @abstractmethod
+    def pipeline_fragment(self, path: str) -> str | None:
+        """The sha256 of what the pipeline left in this fragment file, if it wrote it."""
+
+    @abstractmethod
+    def pipeline_fragments(self) -> dict[str, str]:
+        """Every fragment file the pipeline wrote, with the sha256 of what it left there."""
+
+    @abstractmethod
+    def forget_pipeline_fragments(self, paths: Sequence[str]) -> None:
+        """Stop tracking these fragment files."""
+
+    @abstractmethod
+    def reset_derived(self) -> None:
+        """Drop session summaries and the summary, extraction and compression watermarks,
+        and queued jobs, so the pipeline derives everything again from the raw log."""
+
+    # -- the entity graph -----------------------------------------------------------------
+
+    @abstractmethod
+    def write_graph(
+        self,
+        session_id: str,
+        delta: GraphDelta,
+        *,
+        through: Watermark,
+        after: int | None = None,
+    ) -> bool:
+        """Merge what a session's events up to ``through`` showed into the graph and move
+        its graph watermark there, in one transaction. False, writing nothing, when the
+        watermark is already at or past ``through``, or (given ``after``) no longer at
+        ``after``, where the batch began: a repeated or overtaken run counts nothing twice."""
+
+    @abstractmethod
+    def write_fragment_graph(self, delta: GraphDelta) -> None:
+        """Merge what a fragment showed; a source already recorded on a node or an edge
+        adds no mention, so writing the same fragment again changes no count."""
+
+    @abstractmethod
+    def graph_query(
+        self,
+        *,
+        start: str | None = None,
+        kind: str | None = None,
+        text: str | None = None,
+        depth: int = 1,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> GraphSlice:
+        """A page of nodes and the edges among them: those within ``depth`` hops of the
+        node ``start`` (an id, ``kind:key``), else those whose name contains ``text``,
+        else the most mentioned; ``kind`` keeps one kind. Bounded whatever is asked (see
+        ``memvault.graph.model``)."""
+
+    @abstractmethod
+    def graph_stats(self) -> GraphStats:
+        """Nodes per kind and edges per relation, from counters."""
+
+    @abstractmethod
+    def reset_graph(self) -> GraphStats:
+        """Empty the graph and move every session's graph watermark back to the start, in
+        one transaction; what the graph held."""
 
     # -- the search index -----------------------------------------------------------------
 

@@ -20,6 +20,7 @@ from memvault.domain import (
     Job,
     NewEvent,
     Observation,
+    ObservationDraft,
     Session,
     StoreStats,
     Watermark,
@@ -27,9 +28,20 @@ from memvault.domain import (
     observation_id,
     utc_now,
 )
+from memvault.graph.model import (
+    MAX_DEPTH,
+    MAX_LIMIT,
+    MAX_OFFSET,
+    GraphDelta,
+    GraphSlice,
+    GraphStats,
+    parse_node_id,
+)
 from memvault.store import AppendOutcome, Store, migrations
 from memvault.store import sqlite_documents as docs
+from memvault.store import sqlite_graph as graph
 from memvault.store import sqlite_jobs as jobs
+from memvault.store import sqlite_pipeline as pipeline
 from memvault.store.sqlite_append import append_requests
 from memvault.store.writer import Batched, Writer
 
@@ -46,7 +58,8 @@ _SESSION_COLUMNS = """
 id, project, cwd, agent_id, title, board_session_id, created_at, first_event_at,
 last_event_at, event_count, observation_count, summarized_at, summarized_seq, extracted_at,
 extracted_seq, reflected_at, reflected_seq, graph_extracted_at, graph_extracted_seq,
-summary_revision, summarized_observation_count, last_sweep_attempt_at
+summary_revision, summarized_observation_count, last_sweep_attempt_at, compressed_at,
+compressed_seq
 """
 
 _OBSERVATION_COLUMNS = """
@@ -206,6 +219,19 @@ class SQLiteStore(Store):
             lambda conn: jobs.claim(conn, worker, kinds, now=iso(now), lease_until=until)
         )
 
+    def hurry_job(self, kind: str, dedupe_key: str) -> bool:
+        now = iso(utc_now())
+        return self._writer.call(
+            lambda conn: (
+                conn.execute(
+                    "UPDATE jobs SET run_after = ?, updated_at = ? WHERE kind = ? "
+                    "AND dedupe_key = ? AND state = 'pending' AND attempts = 0 AND run_after > ?",
+                    (now, now, kind, dedupe_key, now),
+                ).rowcount
+                == 1
+            )
+        )
+
     def finish_job(self, job: Job) -> bool:
         return self._writer.call(lambda conn: jobs.finish(conn, job, iso(utc_now()), None))
 
@@ -227,6 +253,15 @@ class SQLiteStore(Store):
             "client_timestamp, occurred_at, received_at, payload FROM events "
             "WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?",
             (session_id, seq, limit),
+        )
+        return [Event(*row[:10], payload=json.loads(row[10])) for row in rows]
+
+    def log_after(self, seq: int, *, limit: int) -> list[Event]:
+        rows = self._reader().execute(
+            "SELECT seq, session_id, client_event_id, hook_type, project, cwd, agent_id, "
+            "client_timestamp, occurred_at, received_at, payload FROM events "
+            "WHERE seq > ? ORDER BY seq LIMIT ?",
+            (seq, limit),
         )
         return [Event(*row[:10], payload=json.loads(row[10])) for row in rows]
 
@@ -315,6 +350,107 @@ class SQLiteStore(Store):
                 "UPDATE sessions SET last_sweep_attempt_at = ? WHERE id = ?", (at, session_id)
             )
         )
+
+    # -- compression, rebuilds ------------------------------------------------------------
+
+    def upgrade_observations(
+        self,
+        session_id: str,
+        upgrades: Sequence[tuple[int, ObservationDraft]],
+        *,
+        derived_by: str,
+        through: Watermark,
+    ) -> bool:
+        upgrades, now = list(upgrades), iso(utc_now())
+        return self._writer.call(
+            lambda conn: pipeline.upgrade_observations(
+                conn, session_id, upgrades, derived_by=derived_by, through=through, now=now
+            )
+        )
+
+    def rederive_observations(self, drafts: Sequence[tuple[int, ObservationDraft]]) -> int:
+        drafts, now = list(drafts), iso(utc_now())
+        return self._writer.call(lambda conn: pipeline.rederive_observations(conn, drafts, now))
+
+    def observation_changes(self, after: int, *, limit: int) -> list[tuple[int, int]]:
+        return pipeline.observation_changes(self._reader(), after, limit)
+
+    def sessions_to_compress(self, *, limit: int) -> list[str]:
+        return pipeline.sessions_to_compress(self._reader(), limit)
+
+    def record_pipeline_fragment(self, path: str, sha256: str) -> None:
+        now = iso(utc_now())
+        self._writer.call(lambda conn: pipeline.record_fragment(conn, path, sha256, now))
+
+    def pipeline_fragment(self, path: str) -> str | None:
+        row = (
+            self._reader()
+            .execute("SELECT sha256 FROM pipeline_fragments WHERE path = ?", (path,))
+            .fetchone()
+        )
+        return row[0] if row else None
+
+    def pipeline_fragments(self) -> dict[str, str]:
+        return dict(self._reader().execute("SELECT path, sha256 FROM pipeline_fragments"))
+
+    def forget_pipeline_fragments(self, paths: Sequence[str]) -> None:
+        rows = [(path,) for path in paths]
+        self._writer.call(
+            lambda conn: conn.executemany("DELETE FROM pipeline_fragments WHERE path = ?", rows)
+        )
+
+    def reset_derived(self) -> None:
+        self._writer.call(pipeline.reset_derived)
+
+    # -- the entity graph -----------------------------------------------------------------
+
+    def write_graph(
+        self,
+        session_id: str,
+        delta: GraphDelta,
+        *,
+        through: Watermark,
+        after: int | None = None,
+    ) -> bool:
+        def op(conn: sqlite3.Connection) -> bool:
+            if not graph.advance(conn, session_id, through, after):
+                return False
+            graph.write(conn, delta)
+            return True
+
+        return self._writer.call(op)
+
+    def write_fragment_graph(self, delta: GraphDelta) -> None:
+        self._writer.call(lambda conn: graph.write(conn, delta))
+
+    def graph_query(
+        self,
+        *,
+        start: str | None = None,
+        kind: str | None = None,
+        text: str | None = None,
+        depth: int = 1,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> GraphSlice:
+        ref = None if start is None else parse_node_id(start)
+        if start is not None and ref is None:
+            return GraphSlice(nodes=[], edges=[])
+        return graph.query(
+            self._reader(),
+            start=ref,
+            kind=kind,
+            text=text,
+            depth=max(0, min(depth, MAX_DEPTH)),
+            limit=max(1, min(limit, MAX_LIMIT)),
+            offset=max(0, min(offset, MAX_OFFSET)),
+        )
+
+    def graph_stats(self) -> GraphStats:
+        return graph.stats(self._reader())
+
+    def reset_graph(self) -> GraphStats:
+        return self._writer.call(graph.reset)
 
     # -- the search index -----------------------------------------------------------------
 
@@ -608,6 +744,7 @@ def _session(row: tuple) -> Session:
         summary_revision=row[19],
         summarized_observation_count=row[20],
         last_sweep_attempt_at=row[21],
+        compressed=Watermark(row[22], row[23]),
     )
 
 

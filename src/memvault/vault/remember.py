@@ -123,11 +123,13 @@ def remember(
     *,
     threshold: float = DEFAULT_THRESHOLD,
     similar: Similarity | None = None,
+    before_merge: Callable[[Path], None] | None = None,
 ) -> Remembered:
     """Write ``draft`` into ``folder``: merged into the most similar fragment of its project
     when that one is more than ``threshold`` alike, else as a new file. ``similar`` scores
     the draft's text against each fragment's (semantic, when vectors exist); lexical cosine
-    otherwise."""
+    otherwise. ``before_merge`` is shown the file a merge is about to change, under the
+    folder's lock."""
     check_draft(draft)
     date = draft.date or dt.date.today().isoformat()
     text = _comparable(draft.summary, draft.facts)
@@ -145,6 +147,8 @@ def remember(
             if score is None or alike > score:
                 best, score = fragment, alike
         if best is not None and score is not None and score > threshold:
+            if before_merge is not None:
+                before_merge(best.path)  # the file as it is, before this merge changes it
             _merge_into(best, draft, date)
             return Remembered("merged", best.path, score)
         path = free_path(

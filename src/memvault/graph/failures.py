@@ -1,0 +1,103 @@
+"""Errors as entities: the recognizable signature of a failure, and where it points.
+
+A failure becomes an error entity only when it says what went wrong in a form that recurs:
+an exception (``KeyError: 'user_id'``, ``requests.exceptions.ConnectionError: …``), a
+compiler code (``error[E0382]``, ``error TS2345``), an errno (``EADDRINUSE``), a missing
+command or module. "exited with status 1" names nothing and is left out.
+
+Two failures are the same error when their signatures match once what varies between runs
+is set aside: numbers, addresses and the folders of paths.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+
+from memvault.graph.code import npm_package, python_package
+
+MAX_ERRORS = 3
+MESSAGE_LIMIT = 120
+_SCANNED_LINES = 2_000
+
+_EXCEPTION = re.compile(
+    r"(?<![\w.])(?:[A-Za-z_]\w*\.)*([A-Z]\w*(?:Error|Exception|Fault))(?::[ \t]+(.+)|[ \t]*$)"
+)
+_RUST = re.compile(r"\berror\[(E\d{4})\]:\s*(.+)")
+_TYPESCRIPT = re.compile(r"\berror (TS\d{4}):\s*(.+)")
+_ERRNO = re.compile(
+    r"\b(E(?:NOENT|ACCES|ADDRINUSE|ADDRNOTAVAIL|CONNREFUSED|CONNRESET|TIMEDOUT|PERM|EXIST|"
+    r"NOTFOUND|RESOLVE|PIPE|MFILE|NOSPC|ISDIR|NOTDIR|NOTEMPTY|AI_AGAIN))\b:?\s*(.*)"
+)
+_NOT_FOUND = re.compile(r"(?<![\w.-])[\w.+-]+: command not found")
+_MISSING_MODULE = re.compile(r"Cannot find module '([^']+)'")
+
+_PY_MISSING = re.compile(r"No module named '?([\w.]+)'?")
+_PY_FRAME = re.compile(r'File "([^"]+)", line \d+')
+_JS_FRAME = re.compile(r"\bat (?:.*? \()?((?:[A-Za-z]:)?[^\s()]+?):\d+:\d+\)?")
+
+_PATH = re.compile(r"(?:[A-Za-z]:)?(?:[\\/][\w.@+-]+){2,}[\\/]?")
+_HEX = re.compile(r"\b0x[0-9a-fA-F]+\b")
+_NUMBER = re.compile(r"\b\d+(?:\.\d+)*\b")
+
+
+@dataclass(frozen=True, slots=True)
+class Signature:
+    name: str  # as shown: the first line of the error, paths shortened
+    key: str  # what recurs: the name without numbers and addresses
+
+
+def signatures(text: str) -> list[Signature]:
+    """The errors ``text`` reports, in order, each once."""
+    found: dict[str, Signature] = {}
+    for line in text.splitlines()[:_SCANNED_LINES]:
+        signature = _signature(line.strip())
+        if signature is not None:
+            found.setdefault(signature.key, signature)
+        if len(found) == MAX_ERRORS:
+            break
+    return list(found.values())
+
+
+def _signature(line: str) -> Signature | None:
+    if match := _RUST.search(line) or _TYPESCRIPT.search(line):
+        return _named(f"error[{match.group(1)}]" if match.re is _RUST else match.group(1), match)
+    if match := _EXCEPTION.search(line):
+        return _named(match.group(1), match)
+    if match := _ERRNO.search(line):
+        return _named(match.group(1), match)
+    if match := _NOT_FOUND.search(line) or _MISSING_MODULE.search(line):
+        name = _short(match.group(0))
+        return Signature(name, name)
+    return None
+
+
+def _named(label: str, match: re.Match) -> Signature:
+    message = _short((match.group(2) or "").strip())
+    name = f"{label}: {message}" if message else label
+    name = name if len(name) <= MESSAGE_LIMIT else name[: MESSAGE_LIMIT - 1].rstrip() + "…"
+    return Signature(name, _NUMBER.sub("N", _HEX.sub("0x", name)))
+
+
+def _short(message: str) -> str:
+    """A message with each path reduced to its last part: the folders differ between
+    machines and temporary directories, the file name is what a reader needs."""
+    return _PATH.sub(
+        lambda m: os.path.basename(m.group(0).rstrip("/\\").replace("\\", "/")), message
+    )
+
+
+def missing_libraries(text: str) -> list[str]:
+    """Libraries a failure says are not installed."""
+    found = [python_package(m.group(1).split(".")[0]) for m in _PY_MISSING.finditer(text)]
+    found += [n for m in _MISSING_MODULE.finditer(text) if (n := npm_package(m.group(1)))]
+    return list(dict.fromkeys(found))
+
+
+def frames(text: str) -> list[str]:
+    """Paths of the stack frames a failure shows, innermost first."""
+    python = [m.group(1) for m in _PY_FRAME.finditer(text)]
+    if python:
+        return python[::-1]  # a Python traceback lists the innermost frame last
+    return [m.group(1) for m in _JS_FRAME.finditer(text)]

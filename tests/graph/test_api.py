@@ -1,0 +1,132 @@
+"""The graph routes against a real server: query, stats, reset."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from memvault.graph import extract_session_graph
+from memvault.store.sqlite import SQLiteStore
+from tests.helpers import Server
+from tests.pipeline.sessions import CHINESE, conversation
+
+
+def start(home):
+    """A server whose store holds the graph of one session (``zh``)."""
+    server = Server(home).start()
+    envelopes = conversation("zh", CHINESE)
+    httpx.post(
+        f"{server.url}/agentmemory/observe/bulk", json={"observations": envelopes}, timeout=10
+    ).raise_for_status()
+    extract(server)
+    return server
+
+
+def extract(server):
+    store = SQLiteStore(server.home / "memvault.db")
+    try:
+        while extract_session_graph(store, "zh", limit=100):
+            pass
+    finally:
+        store.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    running = start(tmp_path_factory.mktemp("graph") / "home")
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def client(server):
+    with httpx.Client(base_url=f"{server.url}/agentmemory", timeout=10) as http:
+        yield http
+
+
+def test_stats_count_nodes_by_type_and_edges_by_relation(client):
+    answer = client.get("/graph/stats").json()
+
+    assert answer["success"] is True
+    assert answer["nodesByType"] == {"decision": 1, "error": 1, "file": 1}
+    assert answer["edgesByType"]["fixes"] == 2 and answer["edgesByType"]["causes"] == 1
+    assert answer["totalNodes"] == 3
+    assert answer["totalEdges"] == sum(answer["edgesByType"].values())
+
+
+def test_a_name_query_answers_in_agentmemorys_node_shape(client):
+    answer = client.post("/graph/query", json={"query": "deploy"}).json()
+
+    assert answer["success"] is True and answer["truncated"] is False
+    (node,) = answer["nodes"]
+    assert node["id"] == "file:scripts/deploy.sh"
+    assert node["type"] == "file" and node["name"] == "scripts/deploy.sh"
+    assert node["properties"]["mentions"] == 2
+    assert node["properties"]["lastSeen"] >= node["properties"]["firstSeen"] == node["createdAt"]
+    assert all(s.startswith("obs_") for s in node["sourceObservationIds"])
+
+
+def test_a_walk_returns_the_nodes_it_reached_and_the_edges_among_them(client):
+    answer = client.post(
+        "/graph/query", json={"startNodeId": "file:scripts/deploy.sh", "maxDepth": 1}
+    ).json()
+
+    reached = {n["id"] for n in answer["nodes"]}
+    assert "error:rsync: command not found" in reached and answer["depth"] == 1
+    assert {(e["type"], e["targetNodeId"]) for e in answer["edges"]} >= {
+        ("causes", "error:rsync: command not found"),
+        ("fixes", "error:rsync: command not found"),
+    }
+    for edge in answer["edges"]:
+        assert {edge["sourceNodeId"], edge["targetNodeId"]} <= reached
+        assert edge["weight"] >= 1 and edge["id"].endswith(f"|{edge['type']}")
+
+
+def test_node_type_keeps_one_type(client):
+    answer = client.post("/graph/query", json={"nodeType": "decision"}).json()
+
+    assert [n["type"] for n in answer["nodes"]] == ["decision"]
+    assert answer["edges"] == []
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"nodeType": "planet"}, "nodeType"),
+        ({"limit": 500}, "limit"),
+        ({"maxDepth": 9}, "maxDepth"),
+        ({"offset": -1}, "offset"),
+    ],
+)
+def test_a_bad_query_answers_400_naming_the_field(client, body, field):
+    response = client.post("/graph/query", json=body)
+
+    assert response.status_code == 400
+    assert response.json()["error"].startswith(f"{field}: ")
+
+
+def test_reset_empties_the_graph_until_it_is_extracted_again(tmp_path):
+    server = start(tmp_path / "home")
+    try:
+        with httpx.Client(base_url=f"{server.url}/agentmemory", timeout=10) as client:
+            held = client.get("/graph/stats").json()
+            assert watermark(client) is not None
+            answer = client.post("/graph/reset").json()
+
+            assert answer == {
+                "success": True,
+                "cleared": {k: v for k, v in held.items() if k != "success"},
+            }
+            assert client.get("/graph/stats").json()["totalNodes"] == 0
+            assert client.post("/graph/query", json={"query": "deploy"}).json()["nodes"] == []
+            assert watermark(client) is None
+
+            extract(server)
+            assert client.get("/graph/stats").json() == held
+    finally:
+        server.stop()
+
+
+def watermark(client):
+    (session,) = client.get("/sessions").json()["sessions"]
+    return session["watermarks"]["graphExtracted"]
