@@ -14,6 +14,7 @@ from rich.table import Table
 
 from memvault import __version__
 from memvault.cli import board, fragments, graph, recall
+from memvault.cli.install import install_app
 from memvault.config import Settings, is_loopback
 
 app = typer.Typer(
@@ -35,6 +36,7 @@ app.command("get")(recall.get)
 app.command("maintain")(recall.maintain)
 app.command("reindex")(recall.reindex)
 app.command("rebuild")(recall.rebuild)
+app.add_typer(install_app, name="install")
 
 
 def _version(value: bool) -> None:

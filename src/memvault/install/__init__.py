@@ -1,0 +1,136 @@
+"""Connecting a host to memvault: its hooks, its MCP server entry, and the agent rules.
+
+``install("cursor")`` or ``install("claude-code")`` merges memvault's entries into the
+host's own config files, user-wide or for one project, and ``uninstall`` takes them out
+again. :mod:`memvault.install.files` owns the merge, backup and restore machinery; one
+module per host knows which files that host reads and their format.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memvault.install import claude_code, cursor
+from memvault.install.commands import Commands
+from memvault.install.files import Backups, ConfigError, Outcome
+from memvault.install.files import install as _install
+from memvault.install.files import uninstall as _uninstall
+
+HOSTS = {cursor.HOST: cursor, claude_code.HOST: claude_code}
+
+__all__ = ["HOSTS", "Commands", "ConfigError", "Report", "install", "uninstall"]
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """What an install or uninstall did (or, in a dry run, would do) to each file."""
+
+    host: str
+    scope: str  # user | project
+    root: Path
+    action: str  # install | uninstall
+    dry_run: bool
+    files: list[Outcome]
+    backups: Path
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return any(o.action not in ("unchanged", "absent") for o in self.files)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "host": self.host,
+            "scope": self.scope,
+            "root": str(self.root),
+            "action": self.action,
+            "dryRun": self.dry_run,
+            "changed": self.changed,
+            "files": [o.to_dict() for o in self.files],
+            "backups": str(self.backups),
+            "notes": self.notes,
+        }
+
+
+def install(
+    host: str,
+    *,
+    home: Path,
+    project: Path | None = None,
+    dry_run: bool = False,
+    commands: Commands | None = None,
+    user_home: Path | None = None,
+) -> Report:
+    """Merge memvault's hooks, MCP server and rules into ``host``'s config files.
+
+    ``home`` is memvault's own folder (backups go under ``home/install``); ``project``
+    selects project scope; ``user_home`` is the user's home folder (default: the current
+    user's). Raises :class:`ConfigError`, with nothing written, when a file is malformed.
+    """
+    commands = commands or Commands.find()
+    notes = _install_notes(host, project)
+    if not commands.found:
+        notes.insert(
+            0,
+            f"{commands.hook} or {commands.memvault} was not found beside this Python or on "
+            "PATH; the configs name them bare, so the host's PATH must include them.",
+        )
+    return _run("install", host, home, project, dry_run, commands, user_home, notes)
+
+
+def uninstall(
+    host: str,
+    *,
+    home: Path,
+    project: Path | None = None,
+    dry_run: bool = False,
+    user_home: Path | None = None,
+) -> Report:
+    """Take memvault's entries out of ``host``'s config files, restoring what was there."""
+    return _run("uninstall", host, home, project, dry_run, Commands.find(), user_home, [])
+
+
+def _run(
+    action: str,
+    host: str,
+    home: Path,
+    project: Path | None,
+    dry_run: bool,
+    commands: Commands,
+    user_home: Path | None,
+    notes: list[str],
+) -> Report:
+    if host not in HOSTS:
+        raise ValueError(f"unknown host {host!r}; known: {', '.join(HOSTS)}")
+    root = project if project is not None else (user_home or Path.home())
+    artifacts = HOSTS[host].artifacts(root, project=project is not None, commands=commands)
+    backups = Backups(home / "install")
+    apply = _install if action == "install" else _uninstall
+    files = apply(artifacts, backups, dry_run=dry_run)
+    scope = "project" if project is not None else "user"
+    return Report(host, scope, root, action, dry_run, files, backups.folder, notes)
+
+
+def _install_notes(host: str, project: Path | None) -> list[str]:
+    if host == cursor.HOST:
+        notes = ["Cursor picks up hooks.json changes by itself; MCP servers may need a reload."]
+        if project is None:
+            notes.append(
+                "Cursor keeps user rules in its settings (Cursor Settings → Rules), not in a "
+                "file: paste the output of `memvault install cursor --print-rules` there, or "
+                "install for a project with --project DIR."
+            )
+        else:
+            notes.append(
+                "Project hooks run only in a trusted workspace, and Cursor asks before it "
+                "starts a project's MCP server."
+            )
+        return notes
+    notes = ["Claude Code reads these at session start: start a new session to use them."]
+    if project is not None:
+        notes.append(
+            "Claude Code asks once before it starts the server in the project's .mcp.json."
+        )
+    return notes
