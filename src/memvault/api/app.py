@@ -12,7 +12,7 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
 
 from memvault import __version__
-from memvault.api import board, graph, recall
+from memvault.api import board, graph, mcp_routes, recall
 from memvault.api.guards import BearerAuth, BodyLimit, BodyTooLarge
 from memvault.api.responses import JSONResponse
 from memvault.api.routes import router
@@ -42,7 +42,8 @@ def create_app(settings: Settings | None = None, memory: Memory | None = None) -
         if settings.worker_in_server:
             opened.start_pipeline()
         try:
-            yield
+            async with mcp_routes.serving(app):
+                yield
         finally:
             opened.stop_pipeline()
             opened.stop_indexing()
@@ -61,6 +62,8 @@ def create_app(settings: Settings | None = None, memory: Memory | None = None) -
     app.include_router(board.router)
     app.include_router(recall.router)
     app.include_router(graph.router)
+    app.include_router(mcp_routes.router)
+    mcp_routes.mount(app, settings)
 
     @app.exception_handler(InvalidInput)
     async def invalid_input(_: Request, exc: InvalidInput) -> JSONResponse:

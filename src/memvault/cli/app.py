@@ -15,6 +15,7 @@ from rich.table import Table
 from memvault import __version__
 from memvault.cli import board, fragments, graph, recall
 from memvault.cli.install import install_app
+from memvault.cli.mcp import mcp
 from memvault.config import Settings, is_loopback
 
 app = typer.Typer(
@@ -37,6 +38,7 @@ app.command("maintain")(recall.maintain)
 app.command("reindex")(recall.reindex)
 app.command("rebuild")(recall.rebuild)
 app.add_typer(install_app, name="install")
+app.command("mcp")(mcp)
 
 
 def _version(value: bool) -> None:
