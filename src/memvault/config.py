@@ -10,9 +10,10 @@ import ipaddress
 from pathlib import Path
 from typing import Literal
 
-from platformdirs import user_data_dir
 from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from memvault.hook.paths import default_home
 
 DEFAULT_PORT = 3111
 
@@ -24,10 +25,12 @@ def _alias(*names: str) -> AliasChoices:
 class Settings(BaseSettings):
     """memvault's configuration, from environment variables (and keyword overrides)."""
 
-    model_config = SettingsConfigDict(extra="ignore", populate_by_name=True)
+    # Names match exactly: matched regardless of case, a field's own name would read the
+    # unrelated HOME, HOST, PORT or URL of the environment.
+    model_config = SettingsConfigDict(extra="ignore", populate_by_name=True, case_sensitive=True)
 
     home: Path = Field(
-        default_factory=lambda: Path(user_data_dir("memvault", appauthor=False)),
+        default_factory=lambda: Path(default_home()),
         validation_alias=_alias("MEMVAULT_HOME", "home"),
         description="Folder holding all state: store file, spool, default vault.",
     )

@@ -18,6 +18,7 @@ from memvault.api.responses import JSONResponse
 from memvault.api.routes import router
 from memvault.config import Settings
 from memvault.errors import InvalidInput, StoreFailure
+from memvault.ingest.spool import SpoolDrain
 from memvault.memory import BoardWatcher, Memory
 from memvault.vault.board import BoardFormatError
 
@@ -41,10 +42,13 @@ def create_app(settings: Settings | None = None, memory: Memory | None = None) -
         opened.start_indexing()
         if settings.worker_in_server:
             opened.start_pipeline()
+        spool = SpoolDrain(opened)  # events hooks kept while the server was away
+        spool.start()
         try:
             async with mcp_routes.serving(app):
                 yield
         finally:
+            spool.stop()
             opened.stop_pipeline()
             opened.stop_indexing()
             watcher.stop()

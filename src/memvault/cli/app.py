@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from memvault import __version__
-from memvault.cli import board, fragments, graph, recall
+from memvault.cli import board, fragments, graph, hook, recall
 from memvault.cli.install import install_app
 from memvault.cli.mcp import mcp
 from memvault.config import Settings, is_loopback
@@ -39,6 +39,7 @@ app.command("reindex")(recall.reindex)
 app.command("rebuild")(recall.rebuild)
 app.add_typer(install_app, name="install")
 app.command("mcp")(mcp)
+app.command("hook")(hook.hook)
 
 
 def _version(value: bool) -> None:

@@ -25,21 +25,17 @@ from memvault.install.files import (
 HOST = "cursor"
 TIMEOUT_SECONDS = 10
 
-# Every agent event Cursor documents. Cursor rejects a hooks.json with a key it does not
+# The agent events memvault records. Cursor rejects a hooks.json with a key it does not
 # know, so nothing undocumented (workspaceOpen) goes in; Tab events are left out because
 # inline completions are not agent work worth remembering.
 EVENTS = (
     "sessionStart",
     "sessionEnd",
     "beforeSubmitPrompt",
-    "preToolUse",
     "postToolUse",
     "postToolUseFailure",
-    "beforeShellExecution",
     "afterShellExecution",
-    "beforeMCPExecution",
     "afterMCPExecution",
-    "beforeReadFile",
     "afterFileEdit",
     "subagentStart",
     "subagentStop",
@@ -48,6 +44,15 @@ EVENTS = (
     "afterAgentResponse",
     "afterAgentThought",
 )
+# Cursor waits for these before the tool runs, and a permission answer from memvault could
+# stand in for the user's own approval; the tool's outcome arrives in its after-hook anyway.
+_BEFORE_THE_TOOL = "runs before the tool, which waits for it; the outcome comes in its after-hook"
+NOT_REGISTERED = {
+    "preToolUse": _BEFORE_THE_TOOL,
+    "beforeShellExecution": _BEFORE_THE_TOOL,
+    "beforeMCPExecution": _BEFORE_THE_TOOL,
+    "beforeReadFile": _BEFORE_THE_TOOL + " (postToolUse reports reads)",
+}
 
 RULE_FRONTMATTER = (
     "---\n"

@@ -1,0 +1,3 @@
+from memvault.hook import main
+
+raise SystemExit(main())

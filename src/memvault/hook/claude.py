@@ -1,0 +1,158 @@
+"""Claude-style hooks: Claude Code, and Codex CLI and Gemini CLI, which copied its format.
+
+PascalCase ``hook_event_name``, ``session_id`` and ``cwd`` in every payload; context goes
+back as ``{"hookSpecificOutput": {"hookEventName", "additionalContext"}}`` on the events
+that take it, and nothing is printed otherwise (no permission decisions: memvault has none
+to make). The three hosts differ in event names and in where they take context; each is one
+``ClaudeStyle`` below.
+
+Cursor also runs the Claude Code hooks it finds in ``~/.claude/settings.json``, with its own
+payloads. Its own hooks already record those events, so a Claude Code hook that receives a
+payload with ``cursor_version`` does nothing.
+"""
+
+from __future__ import annotations
+
+import os
+
+from memvault.hook.envelope import (
+    READ_SESSION,
+    Translation,
+    kept,
+    prompt,
+    snake,
+    stripped,
+)
+
+TYPE_CHECKING = False  # typing is not imported at run time: the hook pays for every module
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+IDENTITY = ("session_id",)
+_TOOL_EVENTS = frozenset({"pre_tool_use", "post_tool_use", "post_tool_failure"})
+
+CLAUDE_EVENTS = {
+    "SessionStart": "session_start",
+    "UserPromptSubmit": "prompt_submit",
+    "PreToolUse": "pre_tool_use",
+    "PostToolUse": "post_tool_use",
+    "PostToolUseFailure": "post_tool_failure",
+    "PermissionRequest": "permission_request",
+    "Notification": "notification",
+    "SubagentStart": "subagent_start",
+    "SubagentStop": "subagent_stop",
+    "TaskCompleted": "task_completed",
+    "Stop": "stop",
+    "StopFailure": "stop_failure",
+    "PreCompact": "pre_compact",
+    "PostCompact": "post_compact",
+    "SessionEnd": "session_end",
+}
+GEMINI_EVENTS = {
+    "SessionStart": "session_start",
+    "BeforeAgent": "prompt_submit",
+    "AfterAgent": "stop",
+    "BeforeTool": "pre_tool_use",
+    "AfterTool": "post_tool_use",
+    "PreCompress": "pre_compact",
+    "Notification": "notification",
+    "SessionEnd": "session_end",
+}
+# Gemini's model hooks carry whole model requests and responses, several per turn: what
+# they say reaches memory through the agent and tool events.
+GEMINI_SKIPPED = frozenset({"BeforeModel", "AfterModel", "BeforeToolSelection"})
+# The host's word for a field → the envelope's.
+RENAMES = {
+    "post_tool_use": {"tool_response": "tool_output"},
+    "subagent_stop": {"last_assistant_message": "last_message"},
+}
+GEMINI_RENAMES = {
+    **RENAMES,
+    "stop": {"prompt_response": "last_assistant_message"},
+}
+
+
+class ClaudeStyle:
+    """One Claude-style host: its event names, renames, and where it takes context."""
+
+    def __init__(
+        self,
+        name: str,
+        events: Mapping[str, str],
+        *,
+        session_context: bool,
+        prompt_context: bool,
+        renames: Mapping[str, Mapping[str, str]] = RENAMES,
+        skipped: frozenset[str] = frozenset(),
+        defers_to_cursor: bool = False,
+    ) -> None:
+        self.name = name
+        self.events = events
+        self.session_context = session_context
+        self.prompt_context = prompt_context
+        self.renames = renames
+        self.skipped = skipped
+        self.defers_to_cursor = defers_to_cursor
+
+    @staticmethod
+    def event_name(payload: Mapping[str, object]) -> str:
+        return stripped(payload.get("hook_event_name"))
+
+    @staticmethod
+    def session_id(payload: Mapping[str, object]) -> str:
+        return stripped(payload.get("session_id"))
+
+    @staticmethod
+    def workspace(payload: Mapping[str, object], environ: Mapping[str, str]) -> str:
+        return (
+            stripped(payload.get("cwd"))
+            or environ.get("CLAUDE_PROJECT_DIR", "").strip()
+            or os.getcwd()
+        )
+
+    def translate(
+        self, event: str, payload: Mapping[str, object], environ: Mapping[str, str]
+    ) -> Translation | None:
+        """The event in the envelope's terms, or None when it is not recorded."""
+        if event in self.skipped or (self.defers_to_cursor and "cursor_version" in payload):
+            return None
+        hook_type = self.events.get(event) or snake(event)
+        data = kept(payload, IDENTITY, rename=self.renames.get(hook_type))
+        if hook_type == "prompt_submit":
+            return prompt(data, injects=self.prompt_context)
+        if hook_type == "session_start":
+            return Translation(hook_type, data, read=READ_SESSION if self.session_context else None)
+        if hook_type == "post_tool_use" and _failed(data.get("tool_output")):
+            hook_type = "post_tool_failure"  # Gemini reports a failed tool in AfterTool
+            data["error"] = data["tool_output"]["error"]
+        key = payload.get("tool_use_id") if hook_type in _TOOL_EVENTS else None
+        return Translation(hook_type, data, key=key)
+
+    def answer(self, event: str, payload: Mapping[str, object], context: str | None) -> dict | None:
+        if not context:
+            return None
+        return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}}
+
+
+def _failed(output: object) -> bool:
+    return isinstance(output, dict) and bool(output.get("error"))
+
+
+CLAUDE_CODE = ClaudeStyle(
+    "claude-code",
+    CLAUDE_EVENTS,
+    session_context=True,
+    prompt_context=True,
+    defers_to_cursor=True,
+)
+# Codex takes additionalContext at SessionStart but not at UserPromptSubmit.
+CODEX = ClaudeStyle("codex", CLAUDE_EVENTS, session_context=True, prompt_context=False)
+# Gemini takes it at BeforeAgent (its prompt event); SessionStart is not documented to.
+GEMINI = ClaudeStyle(
+    "gemini",
+    GEMINI_EVENTS,
+    session_context=False,
+    prompt_context=True,
+    renames=GEMINI_RENAMES,
+    skipped=GEMINI_SKIPPED,
+)
