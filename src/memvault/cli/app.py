@@ -14,6 +14,7 @@ from rich.table import Table
 
 from memvault import __version__
 from memvault.cli import board, fragments, graph, hook, recall
+from memvault.cli.importer import import_app
 from memvault.cli.install import install_app
 from memvault.cli.mcp import mcp
 from memvault.config import Settings, is_loopback
@@ -32,14 +33,15 @@ app.command("organize")(board.organize)
 app.add_typer(fragments.fragments_app, name="fragments")
 app.command("save")(fragments.save)
 app.add_typer(graph.graph_app, name="graph")
+app.add_typer(import_app, name="import")
 app.command("search")(recall.search)
 app.command("get")(recall.get)
 app.command("maintain")(recall.maintain)
 app.command("reindex")(recall.reindex)
 app.command("rebuild")(recall.rebuild)
+app.command("hook")(hook.hook)
 app.add_typer(install_app, name="install")
 app.command("mcp")(mcp)
-app.command("hook")(hook.hook)
 
 
 def _version(value: bool) -> None:
