@@ -9,6 +9,7 @@
    its p50/p99 are compared with the same load on an idle server.
 
     .venv/bin/python bench/pipeline.py
+    .venv/bin/python bench/pipeline.py --offline-only   # part 1 alone
 """
 
 from __future__ import annotations
@@ -99,11 +100,18 @@ def throughput() -> dict:
         for s in range(SESSIONS):
             memory.pipeline.extract_session(f"s{s}")
         extracted = time.perf_counter() - started
+        started = time.perf_counter()
+        for s in range(SESSIONS):
+            memory.pipeline.graph_session(f"s{s}")
+        graphed = time.perf_counter() - started
+        stats = memory.store.graph_stats()
     observations = SESSIONS * EVENTS
     return {
         "observations": observations,
         "summarized_per_s": observations / summarized,
         "extracted_per_s": observations / extracted,
+        "graphed_per_s": observations / graphed,
+        "graph": (stats.total_nodes, stats.total_edges),
     }
 
 
@@ -148,8 +156,12 @@ def main() -> None:
     summarized, extracted = figures["summarized_per_s"], figures["extracted_per_s"]
     print(
         f"offline: {figures['observations']:,} observations; summarized {summarized:,.0f}/s, "
-        f"fragments extracted {extracted:,.0f}/s"
+        f"fragments extracted {extracted:,.0f}/s, graph extracted "
+        f"{figures['graphed_per_s']:,.0f}/s ({figures['graph'][0]:,} nodes, "
+        f"{figures['graph'][1]:,} edges)"
     )
+    if "--offline-only" in sys.argv:
+        return
     for busy, separate in ((False, False), (True, False), (True, True)):
         result = latency(busy, separate)
         label = "worker busy" if busy else "worker idle"

@@ -76,12 +76,11 @@ def state(memory: Memory) -> dict:
             for s in ("s1", "s2")
             if (summary := memory.session_summary(s)) is not None
         },
-        "fragments": {
-            p.name: p.read_text(encoding="utf-8") for p in sorted(folder.rglob("*.md"))
-        },
+        "fragments": {p.name: p.read_text(encoding="utf-8") for p in sorted(folder.rglob("*.md"))},
         "graph": memory.store.graph_stats(),
         "observations": [o.title for s in ("s1", "s2") for o in memory.observations(s)],
         "search": [h.document.key for h in memory.search("rsync deploy", limit=5)],
+        "snapshot": memory.board.snapshot_text(memory.session("s1").board_session_id),
     }
 
 
@@ -166,3 +165,17 @@ def test_the_command_refuses_while_a_server_answers_and_reports_otherwise(tmp_pa
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["sessions"] == 2 and report["events"] == 17
+
+
+def test_forgotten_fragments_stay_forgotten(memory):
+    live(memory)
+    folder = memory.settings.fragments_path
+    about_rsync = [p for p in folder.glob("*.md") if "rsync" in p.read_text("utf-8")]
+    assert about_rsync
+    for path in about_rsync:
+        memory.forget(path.relative_to(folder).with_suffix("").as_posix())
+    rebuild(memory)
+    assert not any("rsync" in p.read_text("utf-8") for p in folder.glob("*.md"))
+    memory.observe(step("s2", 40, "prompt_submit", {"prompt": "thanks"}))
+    memory.pipeline.extract_session("s2")  # a later run over the session brings none back
+    assert not any(p.exists() for p in about_rsync)

@@ -332,6 +332,7 @@ class Recall:
         *,
         threshold: float | None = None,
         before_merge: Callable[[Path], None] | None = None,
+        after_write: Callable[[Path], None] | None = None,
     ) -> Remembered:
         """Write a fragment, merged into its project's near-duplicate when there is one
         (semantic similarity when an embedder is configured, lexical otherwise), and index
@@ -346,6 +347,7 @@ class Recall:
                 threshold=self.settings.dedup_threshold if threshold is None else threshold,
                 similar=self._similar_measure(),
                 before_merge=before_merge,
+                after_write=after_write,
             )
         except FragmentRefused as exc:
             raise InvalidInput(str(exc)) from None
@@ -407,8 +409,12 @@ class Recall:
             )
         path = self.settings.vault_path / document.key
         with self.indexer.paused(), memory_lock(self.settings.fragments_path):
+            learned_from = _events_of(path)
             path.unlink(missing_ok=True)
             self.store.write_documents(deletes=[("fragment", document.key)])
+        # The pipeline does not learn it again from the same events, nor a rebuild.
+        self.store.forget_events(learned_from)
+        self.store.forget_pipeline_fragments([document.key])
         if self.semantic is not None:
             self.semantic.remove([document.id])
         return document
@@ -521,3 +527,12 @@ def _candidate(vault: Path, document: Document) -> maintain.Candidate | None:
         date=day,
         last_used=last_used,
     )
+
+
+def _events_of(path: Path) -> list[str]:
+    """The events a fragment file says it was learned from (its ``events`` property)."""
+    try:
+        events = Fragment.read(path).properties.get("events")
+    except (OSError, UnicodeDecodeError, FrontmatterError):
+        return []
+    return [str(event) for event in events] if isinstance(events, list) else []

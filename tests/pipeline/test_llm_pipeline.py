@@ -4,6 +4,7 @@ completions and records what it was asked."""
 from __future__ import annotations
 
 import json
+import re
 import time
 
 import pytest
@@ -267,3 +268,162 @@ def test_offline_with_no_llm_configured_nothing_is_called(tmp_path, server):
         memory.observe_many(work("s1"))
         assert memory.pipeline.summarize_session("s1").derived_by == "extractive"
     assert server.requests == []
+
+
+# -- answers that must not be taken, and answers that must ------------------------------------
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        {"observations": []},  # nothing upgraded is not an upgrade
+        {"observations": [{"ref": "o0", "title": "t", "narrative": "n"}]},  # numbered from 0
+        {"observations": [{"ref": "o1", "title": "t", "narrative": "n"}]},  # one of two
+        {"observations": [{"ref": "o1", "title": "t"}, {"ref": "o2", "title": "t"}]},
+    ],
+)
+def test_a_compression_answer_that_does_not_cover_the_batch_moves_nothing(tmp_path, server, answer):
+    server.respond.compress = json.dumps(answer)
+    with open_memory(tmp_path, server, auto_compress=True) as memory:
+        memory.observe_many(work("s1"))
+        with pytest.raises(LLMError):
+            memory.pipeline.compress_session("s1")
+        assert memory.session("s1").compressed.seq is None
+        assert {o.derived_by for o in memory.observations("s1")} == {"synthetic"}
+
+
+def test_runs_are_cut_to_the_input_limit_and_every_step_sent_is_covered(tmp_path, server):
+    long_output = "line of test output " * 60  # about 300 tokens a step
+    events = [
+        step(
+            "s1",
+            n,
+            "post_tool_use",
+            {
+                "tool_name": "Bash",
+                "tool_input": {"command": f"make t{n}"},
+                "tool_output": long_output,
+            },
+        )
+        for n in range(12)
+    ]
+    with open_memory(tmp_path, server, llm_max_input_tokens=1500) as memory:
+        memory.observe_many(events)
+        memory.pipeline.extract_session("s1")
+        first = memory.session("s1").extracted.seq
+        prompt = user_text(asked(server, "fragments")[0])
+        shown = [int(tag[2:-1]) for tag in re.findall(r"\[e\d+\]", prompt)]
+        assert 0 < first < 12 and shown == list(range(1, first + 1))
+        assert "characters cut" not in prompt  # nothing cut out of the middle
+        for _ in range(12):  # each run takes what fits
+            memory.pipeline.extract_session("s1")
+        assert memory.session("s1").extracted.seq == 12
+        covered = {
+            int(tag[2:-1])
+            for request in asked(server, "fragments")
+            for tag in re.findall(r"\[e\d+\]", user_text(request))
+        }
+        assert covered == set(range(1, 13))
+
+
+def test_a_repeated_extraction_writes_the_kept_answer_not_a_new_one(tmp_path, server, monkeypatch):
+    first = {
+        "fragments": [
+            {
+                "kind": "decision",
+                "summary": "Passwords use bcrypt",
+                "facts": ["hash: bcrypt"],
+                "events": ["e4"],
+            }
+        ]
+    }
+    server.respond.fragments = first
+    with open_memory(tmp_path, server) as memory:
+        memory.observe_many(work("s1"))
+        store = memory.store
+        real = store.advance_extraction
+        monkeypatch.setattr(store, "advance_extraction", lambda *a, **k: 1 / 0)  # crash
+        with pytest.raises(ZeroDivisionError):
+            memory.pipeline.extract_session("s1")
+        monkeypatch.setattr(store, "advance_extraction", real)
+        server.respond.fragments = {
+            "fragments": [
+                {
+                    "kind": "lesson",
+                    "summary": "Use a slow hash for secrets",
+                    "facts": ["kdf: slow"],
+                    "events": ["e2"],
+                }
+            ]
+        }
+        memory.pipeline.extract_session("s1")
+        files = sorted(memory.settings.fragments_path.glob("*.md"))
+        assert len(files) == 1 and "hash: bcrypt" in files[0].read_text(encoding="utf-8")
+        assert len(asked(server, "fragments")) == 1  # asked once
+        assert store.kept_result("extract", "s1", 4) is None  # dropped with the watermark move
+
+
+@pytest.mark.parametrize(
+    "wrapped",
+    [
+        '<think>the shape is {"a": 1}, keep it short</think>\n{body}',
+        "{body}\n\nNote: I left out {trivial} steps.",
+        'For example {"topic": "x"} would be wrong. Here: {body}',
+    ],
+)
+def test_an_answer_with_braces_around_it_is_read(memory, server, wrapped):
+    server.respond.summary = wrapped.replace("{body}", json.dumps(SUMMARY))
+    memory.observe_many(work("s1"))
+    summary = memory.pipeline.summarize_session("s1", fallback=False)
+    assert summary.current_context == SUMMARY["current_context"]
+
+
+def test_odd_values_in_an_answer_are_dropped_not_fatal(memory, server):
+    server.respond.fragments = (
+        '{"fragments": [{"kind": "decision", "summary": "Use bcrypt", "importance": Infinity,'
+        ' "facts": ["see [[[[Auth notes]]]]", "hash: bcrypt"], "events": ["e4"]}]}'
+    )
+    memory.observe_many(work("s1"))
+    (written,) = memory.pipeline.extract_session("s1", fallback=False)
+    body = written.path.read_text(encoding="utf-8")
+    assert "- see Auth notes" in body and "[[" not in body and "importance: 0.7" in body
+
+
+def test_the_answer_language_follows_the_user(memory, server):
+    memory.observe(step("s1", 0, "prompt_submit", {"prompt": "ログインのテストを直してください"}))
+    memory.pipeline.summarize_session("s1")
+    assert "Japanese" in asked(server, "summary")[0].body["messages"][0]["content"]
+    server.respond.summary = {**SUMMARY, "current_context": "修复了登录测试。"}
+    memory.observe(step("s2", 0, "prompt_submit", {"prompt": "修复登录测试"}))
+    memory.pipeline.summarize_session("s2")
+    memory.observe(
+        step(
+            "s2",
+            1,
+            "post_tool_use",
+            {"tool_name": "Bash", "tool_input": {"command": "pytest"}, "tool_output": "ok"},
+        )
+    )
+    memory.pipeline.summarize_session("s2")  # new steps without a prompt
+    assert "Chinese" in asked(server, "summary")[-1].body["messages"][0]["content"]
+
+
+def test_compression_waits_to_batch_and_is_called_in_when_a_summary_waits(tmp_path, server):
+    knobs = {"auto_compress": True, "compress_grace_ms": 60_000}
+    with open_memory(tmp_path, server, **knobs) as memory:
+        memory.observe_many(work("s1"))
+        memory.pipeline.signals()
+        assert memory.store.claim_job("probe", [COMPRESS], lease_seconds=1) is None  # later
+        assert memory.pipeline.summarize_session("s1") is None  # held: calls it in
+        job = memory.store.claim_job("probe", [COMPRESS], lease_seconds=60)
+        assert job is not None and job.payload == {"sessionId": "s1"}
+
+
+def test_compression_never_waits_behind_what_is_summarized(tmp_path, server):
+    with open_memory(tmp_path, server, auto_compress=True, compress_grace_ms=0) as memory:
+        memory.observe_many(work("s1"))
+        memory.pipeline.summarize_session("s1")  # no grace: summarized before compression
+        assert memory.store.sessions_to_compress(limit=10) == []
+        assert memory.pipeline.compress_session("s1") == 0
+        assert memory.session("s1").compressed.seq == memory.session("s1").summarized.seq
+        assert asked(server, "compress") == []

@@ -12,6 +12,7 @@ result, never from the answer.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import replace
@@ -20,6 +21,7 @@ from typing import Any
 from memvault.domain import Event, Observation, ObservationDraft
 from memvault.ingest.synthetic import NARRATIVE_LIMIT, TITLE_LIMIT
 from memvault.llm import LLM, LLMError
+from memvault.llm.budget import estimate_tokens
 from memvault.pipeline import cues
 from memvault.pipeline.activity import FAILURE, PROMPT, RESPONSE, TOOL, Step
 from memvault.pipeline.summarize import ITEM_LIMIT, LIMITS, TOPIC_LIMIT, Summary
@@ -74,9 +76,24 @@ def transcript(session: Sequence[Step], observations: Sequence[Observation] = ()
     return "\n".join(lines)
 
 
-def _language(session: Sequence[Step]) -> str:
-    said = " ".join(s.text for s in session if s.role == PROMPT)
-    return "Chinese" if cues.is_cjk(said) else "the user's language"
+_KANA = re.compile(r"[\u3040-\u30ff]")
+
+
+def step_costs(session: Sequence[Step], observations: Sequence[Observation] = ()) -> dict[int, int]:
+    """Estimated tokens of each step's transcript line, by event sequence."""
+    lines = transcript(session, observations).split("\n")
+    return {step.seq: estimate_tokens(line) + 1 for step, line in zip(session, lines, strict=True)}
+
+
+def _language(session: Sequence[Step], earlier: str = "") -> str:
+    """The language to answer in: the user's, from their prompts, else from what was
+    written before (a run of tool steps has no prompt of its own)."""
+    said = " ".join(s.text for s in session if s.role == PROMPT) or earlier
+    if _KANA.search(said):
+        return "Japanese"
+    if cues.is_cjk(said):
+        return "Chinese"
+    return "the user's language"
 
 
 # -- summaries --------------------------------------------------------------------------------
@@ -122,8 +139,11 @@ def llm_summary(
     if offline.files:
         parts.append("Files touched: " + ", ".join(offline.files[: LIMITS["files"]]))
     parts.append("New steps:\n" + transcript(session, observations))
-    system = SUMMARY_SYSTEM.replace("{language}", _language(session))
-    answer = parse_object(llm.complete(system, "\n\n".join(parts), max_tokens=800))
+    earlier = previous.current_context if previous is not None else ""
+    system = SUMMARY_SYSTEM.replace("{language}", _language(session, earlier))
+    answer = parse_object(
+        llm.complete(system, "\n\n".join(parts), max_tokens=800), "current_context"
+    )
     context = _text(answer, "current_context", CONTEXT_LIMIT)
     if not context:
         raise UnusableAnswer(f"LLM {llm.name} gave a summary without a current_context")
@@ -169,7 +189,9 @@ def llm_fragments(
     if not session:
         return []
     system = FRAGMENT_SYSTEM.replace("{language}", _language(session))
-    answer = parse_object(llm.complete(system, transcript(session, observations), max_tokens=1200))
+    answer = parse_object(
+        llm.complete(system, transcript(session, observations), max_tokens=1200), "fragments"
+    )
     listed = answer.get("fragments")
     if not isinstance(listed, list):
         raise UnusableAnswer(f"LLM {llm.name} gave no `fragments` list")
@@ -199,7 +221,7 @@ def _fragment(
         cited = [next(iter(by_seq.values()))]
     base, tags = FRAGMENT_KINDS[kind]
     importance = item.get("importance")
-    if not isinstance(importance, int | float) or not 0 <= importance <= 1:
+    if not _number(importance) or not 0 <= importance <= 1:
         importance = base
     return Draft(
         project=project,
@@ -225,8 +247,11 @@ def _cited(value: Any, by_seq: dict[int, Step]) -> list[int]:
 
 
 def _plain(text: str) -> str:
-    """Fragment text without links or heading marks (fragments spec, items 3 and 4)."""
-    return _HEADING.sub("", _WIKILINK.sub(r"\1", text)).strip()
+    """Fragment text without links or heading marks (fragments spec, items 3 and 4);
+    nested brackets are unwrapped until none is left."""
+    while (unlinked := _WIKILINK.sub(r"\1", text)) != text:
+        text = unlinked
+    return _HEADING.sub("", text.replace("[[", "").replace("]]", "")).strip()
 
 
 # -- observations -------------------------------------------------------------------------------
@@ -251,38 +276,31 @@ def llm_observations(
     the synthetic ones (the host said which tool ran on which file)."""
     if not items:
         return {}
-    blocks = []
-    for n, (event, observation) in enumerate(items, 1):
-        data = event.payload if isinstance(event.payload, dict) else {"value": event.payload}
-        tool = data.get("tool_name") or data.get("toolName") or observation.type
-        given = data.get("tool_input", data.get("toolInput"))
-        result = data.get(
-            "tool_output",
-            data.get("tool_response", data.get("error", data.get("error_message"))),
-        )
-        blocks.append(
-            f"[o{n}] {event.hook_type} {tool}\n"
-            f"input: {clip(_dump(given), TOOL_INPUT_LIMIT)}\n"
-            f"result: {clip(_dump(result), TOOL_OUTPUT_LIMIT)}"
-        )
+    blocks = [compress_block(n, event, obs) for n, (event, obs) in enumerate(items, 1)]
     answer = parse_object(
-        llm.complete(COMPRESS_SYSTEM, "\n\n".join(blocks), max_tokens=200 * len(items) + 200)
+        llm.complete(COMPRESS_SYSTEM, "\n\n".join(blocks), max_tokens=200 * len(items) + 200),
+        "observations",
     )
     listed = answer.get("observations")
     if not isinstance(listed, list):
         raise UnusableAnswer(f"LLM {llm.name} gave no `observations` list")
-    upgraded: dict[int, ObservationDraft] = {}
+    by_ref: dict[int, dict] = {}
     for item in listed:
-        if not isinstance(item, dict):
-            continue
-        match = re.fullmatch(r"\[?o?(\d+)\]?", str(item.get("ref") or "").strip())
-        if not match or not 1 <= int(match[1]) <= len(items):
-            continue
-        _, observation = items[int(match[1]) - 1]
+        match = re.fullmatch(r"\[?o?(\d+)\]?", str(_get(item, "ref")).strip())
+        number = int(match[1]) if match else None
+        if number is None or not 1 <= number <= len(items) or number in by_ref:
+            raise UnusableAnswer(f"LLM {llm.name} answered for an item it was not given")
+        if not _text(item, "title", TITLE_LIMIT) or not _text(item, "narrative", NARRATIVE_LIMIT):
+            raise UnusableAnswer(f"LLM {llm.name} left out a title or narrative (o{number})")
+        by_ref[number] = item
+    if len(by_ref) != len(items):
+        # A partial answer cannot be told from a misnumbered one: all or nothing.
+        raise UnusableAnswer(f"LLM {llm.name} answered {len(by_ref)} of {len(items)} items")
+    upgraded: dict[int, ObservationDraft] = {}
+    for number, item in by_ref.items():
+        _, observation = items[number - 1]
         title = _text(item, "title", TITLE_LIMIT)
         narrative = _text(item, "narrative", NARRATIVE_LIMIT)
-        if not title or not narrative:
-            continue
         importance = item.get("importance")
         upgraded[observation.event_seq] = ObservationDraft(
             type=observation.type,
@@ -292,12 +310,34 @@ def llm_observations(
             files=list(observation.files),
             concepts=_texts(item, "concepts", 5, limit=40),
             importance=(
-                min(max(int(importance), 1), 10)
-                if isinstance(importance, int | float)
-                else observation.importance
+                min(max(int(importance), 1), 10) if _number(importance) else observation.importance
             ),
         )
     return upgraded
+
+
+def compress_block(n: int, event: Event, observation: Observation) -> str:
+    """One tool call as the compressor is shown it, numbered ``[o<n>]``."""
+    data = event.payload if isinstance(event.payload, dict) else {"value": event.payload}
+    tool = data.get("tool_name") or data.get("toolName") or observation.type
+    given = data.get("tool_input", data.get("toolInput"))
+    result = data.get(
+        "tool_output",
+        data.get("tool_response", data.get("error", data.get("error_message"))),
+    )
+    return (
+        f"[o{n}] {event.hook_type} {tool}\n"
+        f"input: {clip(_dump(given), TOOL_INPUT_LIMIT)}\n"
+        f"result: {clip(_dump(result), TOOL_OUTPUT_LIMIT)}"
+    )
+
+
+def _get(item: Any, key: str) -> Any:
+    return item.get(key) if isinstance(item, dict) else None
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _dump(value: Any) -> str:
@@ -309,18 +349,25 @@ def _dump(value: Any) -> str:
 # -- answers --------------------------------------------------------------------------------------
 
 
-def parse_object(text: str) -> dict:
-    """The JSON object in an answer, allowing for a code fence or words around it."""
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end <= start:
-        raise UnusableAnswer(f"the LLM's answer holds no JSON object: {clip(text, 120)!r}")
-    try:
-        value = json.loads(text[start : end + 1])
-    except ValueError as error:
-        raise UnusableAnswer(f"the LLM's answer is not valid JSON ({error})") from None
-    if not isinstance(value, dict):
-        raise UnusableAnswer("the LLM's answer is not a JSON object")
-    return value
+def parse_object(text: str, key: str) -> dict:
+    """The JSON object in an answer that holds ``key``, allowing for a code fence, a
+    reasoning block or words around it (which may hold braces of their own)."""
+    decoder = json.JSONDecoder()
+    start = text.find("{")
+    seen_json = False
+    while start >= 0:
+        try:
+            value, _ = decoder.raw_decode(text, start)
+        except ValueError:
+            value = None
+        if isinstance(value, dict):
+            seen_json = True
+            if key in value:
+                return value
+        start = text.find("{", start + 1)
+    if seen_json:
+        raise UnusableAnswer(f"the LLM's answer has no JSON object with `{key}`")
+    raise UnusableAnswer(f"the LLM's answer holds no JSON object: {clip(text, 120)!r}")
 
 
 def _text(item: dict, key: str, limit: int) -> str:
@@ -344,10 +391,12 @@ def _texts(item: dict, key: str, most: int, *, limit: int = ITEM_LIMIT) -> list[
 
 __all__ = [
     "UnusableAnswer",
+    "compress_block",
     "derived_by",
     "llm_fragments",
     "llm_observations",
     "llm_summary",
     "parse_object",
+    "step_costs",
     "transcript",
 ]

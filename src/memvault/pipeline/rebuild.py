@@ -58,7 +58,11 @@ def rebuild(memory: Memory, *, offline: bool = False, progress: Progress | None 
         store.reset_graph()
         _pipeline_fragments(memory, report)
         _sessions(memory, pipeline, report, tell)
-        _fragment_graph(memory, tell)
+        # Fragments' part of the graph went with the reset; the pipeline's own were
+        # counted again as they were written, and count once.
+        tell("fragment graph", 0, None)
+        graphed = pipeline.graph_fragments()
+        tell("fragment graph", graphed, graphed)
         tell("index", 0, None)
         report.documents = memory.index_now()
         tell("index", report.documents, report.documents)
@@ -78,21 +82,6 @@ def _observations(memory: Memory, report: Rebuilt, tell: Progress, total: int) -
         report.events += len(events)
         seq = events[-1].seq
         tell("observations", report.events, total)
-
-
-def _fragment_graph(memory: Memory, tell: Progress) -> None:
-    """Every fragment's part of the graph (the reset cleared it; the pipeline's own were
-    counted as they were written again, and count once)."""
-    folder = memory.settings.fragments_path
-    paths = (
-        sorted(p for p in folder.rglob("*.md") if not p.name.startswith("."))
-        if folder.is_dir()
-        else []
-    )
-    tell("fragment graph", 0, len(paths))
-    for done, path in enumerate(paths, 1):
-        memory.graph_fragment(path)
-        tell("fragment graph", done, len(paths))
 
 
 def _pipeline_fragments(memory: Memory, report: Rebuilt) -> None:

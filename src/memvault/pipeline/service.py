@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import logging
 import threading
 import time
@@ -30,13 +31,25 @@ from typing import TYPE_CHECKING
 from memvault.domain import Event, Job, Observation, Session, Watermark, iso, utc_now
 from memvault.graph import extract_session_graph
 from memvault.llm import LLM, LLMError, open_llm
+from memvault.llm.budget import estimate_tokens
 from memvault.pipeline.activity import steps
 from memvault.pipeline.extract import extract_fragments
-from memvault.pipeline.llm_tasks import derived_by, llm_fragments, llm_observations, llm_summary
+from memvault.pipeline.llm_tasks import (
+    COMPRESS_SYSTEM,
+    FRAGMENT_SYSTEM,
+    SUMMARY_SYSTEM,
+    compress_block,
+    derived_by,
+    llm_fragments,
+    llm_observations,
+    llm_summary,
+    step_costs,
+)
 from memvault.pipeline.summarize import Summary, has_real_work, snapshot_sections, summarize
 from memvault.pipeline.worker import Worker
 from memvault.vault.board import UNSET_TOPIC
-from memvault.vault.remember import Draft, Remembered
+from memvault.vault.fragments import RESERVED
+from memvault.vault.remember import Draft, FragmentRefused, Remembered, check_draft
 from memvault.vault.snapshot import CONTEXT
 
 if TYPE_CHECKING:
@@ -47,9 +60,12 @@ log = logging.getLogger(__name__)
 SUMMARIZE = "summarize"
 EXTRACT = "extract"
 GRAPH = "graph"
+GRAPH_FRAGMENTS = "graph-fragments"
 COMPRESS = "compress"
 COMPRESSED_HOOKS = frozenset({"post_tool_use", "post_tool_failure"})
-COMPRESS_BATCH = 20  # tool outcomes per LLM call
+COMPRESS_BATCH = 20  # tool outcomes per LLM call, at most
+GRAPH_EVENTS = 1000  # events per graph run
+PROMPT_MARGIN = 400  # estimated tokens kept free beside a run's steps
 COMPRESS_EVENTS = 500  # events looked at per compression run
 MAX_EVENTS = 20_000  # per run; a longer backlog is summarized over several runs
 SIGNALLED_PER_ROUND = 50  # sessions queued per worker round by threshold or idleness
@@ -71,6 +87,7 @@ class Pipeline:
             SUMMARIZE: self._summarize_job,
             EXTRACT: self._extract_job,
             GRAPH: self._graph_job,
+            GRAPH_FRAGMENTS: self._graph_fragments_job,
         }
         if self.compressing:
             handlers[COMPRESS] = self._compress_job
@@ -130,8 +147,13 @@ class Pipeline:
         for session_id in dict.fromkeys(due):
             self.store.enqueue_job(SUMMARIZE, {"sessionId": session_id}, dedupe_key=session_id)
         if self.compressing:
+            # Compression waits a while after a session's first new event, so one call takes
+            # what arrived meanwhile; a run held for the upgrade calls it in at once.
+            later = iso(now + timedelta(milliseconds=s.compress_grace_ms / 4))
             for session_id in self.store.sessions_to_compress(limit=SIGNALLED_PER_ROUND):
-                self.store.enqueue_job(COMPRESS, {"sessionId": session_id}, dedupe_key=session_id)
+                self.store.enqueue_job(
+                    COMPRESS, {"sessionId": session_id}, dedupe_key=session_id, run_after=later
+                )
 
     # -- work -----------------------------------------------------------------------------
 
@@ -154,6 +176,31 @@ class Pipeline:
     def _graph_job(self, job: Job) -> None:
         self.graph_session(str(job.payload.get("sessionId") or ""))
 
+    def regraph_fragments(self) -> bool:
+        """Queue one run that adds every fragment file to the graph again (after a reset);
+        False when one is already waiting."""
+        queued = self.store.enqueue_job(GRAPH_FRAGMENTS, {}, dedupe_key="all")
+        self.worker.nudge()
+        return queued
+
+    def _graph_fragments_job(self, job: Job) -> None:
+        self.graph_fragments()
+
+    def graph_fragments(self) -> int:
+        """Every fragment's part of the graph (archived ones and project summaries are
+        not fragments of the live graph); a fragment already counted adds nothing."""
+        folder = self.settings.fragments_path
+        if not folder.is_dir():
+            return 0
+        done = 0
+        for path in sorted(folder.rglob("*.md")):
+            parts = path.relative_to(folder).parts
+            if parts[0] in RESERVED or any(part.startswith(".") for part in parts):
+                continue
+            self.memory.graph_fragment(path)
+            done += 1
+        return done
+
     def graph_session(self, session_id: str) -> int:
         """Bring the session's part of the entity graph up to date; how many events it
         took (a long backlog takes several runs, each queued by the last)."""
@@ -161,15 +208,15 @@ class Pipeline:
         if session is None:
             return 0
         events = self.store.events_after(
-            session_id, session.graph_extracted.seq or 0, limit=MAX_EVENTS
+            session_id, session.graph_extracted.seq or 0, limit=GRAPH_EVENTS
         )
         ready = self._ready(GRAPH, session, events)
         if not ready:
             return 0
         handled = extract_session_graph(
-            self.store, session_id, limit=MAX_EVENTS, until_seq=ready[-1].seq
+            self.store, session_id, limit=GRAPH_EVENTS, until_seq=ready[-1].seq
         )
-        if handled == MAX_EVENTS:
+        if handled == GRAPH_EVENTS:
             self.store.enqueue_job(GRAPH, {"sessionId": session_id}, dedupe_key=session_id)
         return handled
 
@@ -202,25 +249,33 @@ class Pipeline:
                     run_after=iso(arrived + grace),
                 )
                 self.store.enqueue_job(COMPRESS, {"sessionId": session.id}, dedupe_key=session.id)
+                self.store.hurry_job(COMPRESS, session.id)
                 return events[:at]
         return events
 
     def compress_session(self, session_id: str, *, give_up: bool = False) -> int:
         """Upgrade the session's synthetic tool observations with the LLM, a batch per
-        call, each batch written with the watermark past it; how many were upgraded.
-        Events already summarized are not sent. On the last attempt after failures
-        (``give_up``), the watermark moves on without upgrades, so nothing waits forever."""
+        call (sized to the input limit), each batch written with the watermark past it;
+        how many were upgraded. Events already summarized are not sent. On the last attempt
+        after failures (``give_up``), the watermark moves on without upgrades, so nothing
+        waits forever."""
         session = self.store.get_session(session_id)
         if session is None or self.llm is None:
             return 0
-        start = max(session.compressed.seq or 0, session.summarized.seq or 0)
+        summarized = session.summarized
+        if (summarized.seq or 0) > (session.compressed.seq or 0):
+            # What is summarized is never sent: the watermark catches up at once.
+            self.store.upgrade_observations(session_id, [], derived_by="", through=summarized)
+        start = max(session.compressed.seq or 0, summarized.seq or 0)
         events = self.store.events_after(session_id, start, limit=COMPRESS_EVENTS)
         if not events:
             return 0
         observations = {o.event_seq: o for o in self.store.observations_of([e.seq for e in events])}
         author = derived_by(self.llm)
+        room = self.settings.llm_max_input_tokens - estimate_tokens(COMPRESS_SYSTEM) - PROMPT_MARGIN
         upgraded = 0
         batch: list[tuple[Event, Observation]] = []
+        cost = 0
         for at, event in enumerate(events):
             observation = observations.get(event.seq)
             if (
@@ -229,8 +284,17 @@ class Pipeline:
                 and observation.derived_by == "synthetic"
             ):
                 batch.append((event, observation))
-            if len(batch) < COMPRESS_BATCH and at < len(events) - 1:
-                continue
+                cost += estimate_tokens(compress_block(len(batch), event, observation))
+            following = events[at + 1] if at + 1 < len(events) else None
+            if following is not None and len(batch) < COMPRESS_BATCH:
+                upcoming = observations.get(following.seq)
+                # The batch goes before the next item would take it past the input limit.
+                if (
+                    upcoming is None
+                    or cost + estimate_tokens(compress_block(len(batch) + 1, following, upcoming))
+                    <= room
+                ):
+                    continue
             try:
                 upgrades = llm_observations(self.llm, batch) if batch else {}
             except LLMError:
@@ -243,7 +307,7 @@ class Pipeline:
                 session_id, sorted(upgrades.items()), derived_by=author, through=through
             ):
                 upgraded += len(upgrades)
-            batch = []
+            batch, cost = [], 0
         if len(events) == COMPRESS_EVENTS:
             self.store.enqueue_job(COMPRESS, {"sessionId": session_id}, dedupe_key=session_id)
         # Runs held back for these upgrades need not wait out the grace period.
@@ -252,56 +316,122 @@ class Pipeline:
         self.store.hurry_job(GRAPH, session_id)
         return upgraded
 
+    def _within_input_limit(
+        self, kind: str, session_id: str, events: list[Event], reserve: int
+    ) -> list[Event]:
+        """The events whose transcript fits the LLM's input limit beside ``reserve``
+        tokens (at least one event); the run takes those, and the rest is queued for the
+        next run, so no watermark moves past a step the model was not shown."""
+        if self.llm is None or not events:
+            return events
+        costs = step_costs(steps(events, self.store.observations_of([e.seq for e in events])))
+        room = self.settings.llm_max_input_tokens - reserve - PROMPT_MARGIN
+        used = 0
+        for at, event in enumerate(events):
+            used += costs.get(event.seq, 0)
+            if used > room and at > 0:
+                self.store.enqueue_job(kind, {"sessionId": session_id}, dedupe_key=session_id)
+                return events[:at]
+        return events
+
     def extract_session(self, session_id: str, *, fallback: bool = True) -> list[Remembered]:
         """Write what the session's new events are worth remembering as fragments (merged
         into near-duplicates), then move its extraction watermark. A run repeated after a
-        crash writes the same facts again, and the merge keeps them once. With an LLM, a
-        failed call fails the run unless ``fallback`` lets the offline extractor answer."""
+        crash writes the same facts again, and the merge keeps them once: an LLM's answer
+        is kept until the watermark moves, so a repeated run writes that same answer. With
+        an LLM, a failed call fails the run unless ``fallback`` lets the offline extractor
+        answer. What a person forgot is not written again."""
         session = self.store.get_session(session_id)
         if session is None:
             return []
         events = self.store.events_after(session_id, session.extracted.seq or 0, limit=MAX_EVENTS)
         events = self._ready(EXTRACT, session, events)
+        events = self._within_input_limit(
+            EXTRACT, session_id, events, estimate_tokens(FRAGMENT_SYSTEM)
+        )
         if not events:
             return []
         observations = self.store.observations_of([event.seq for event in events])
-        drafts = None
-        if self.llm is not None:
-            try:
-                drafts = llm_fragments(
-                    self.llm, steps(events, observations), observations, project=session.project
-                )
-            except LLMError:
-                if not fallback:
-                    raise
-                log.warning("session %s: fragments extracted offline", session_id)
+        drafts = self._llm_drafts(session, events, observations, fallback=fallback)
         if drafts is None:
             drafts = extract_fragments(events, observations, project=session.project)
-        written = [self._remember(draft) for draft in drafts]
+        written = [self._remember(draft) for draft in self._writable(drafts)]
         last = events[-1]
         self.store.advance_extraction(session_id, Watermark(last.received_at, last.seq))
         return written
+
+    def _llm_drafts(
+        self,
+        session: Session,
+        events: list[Event],
+        observations: list[Observation],
+        *,
+        fallback: bool,
+    ) -> list[Draft] | None:
+        """The LLM's fragments for these events (the kept answer of an unfinished earlier
+        run first); None when there is no LLM, or it failed and ``fallback`` allows the
+        offline extractor."""
+        if self.llm is None:
+            return None
+        through = events[-1].seq
+        kept = self.store.kept_result(EXTRACT, session.id, through)
+        if kept is not None:
+            return [Draft(**draft) for draft in json.loads(kept)]
+        try:
+            drafts = llm_fragments(
+                self.llm, steps(events, observations), observations, project=session.project
+            )
+        except LLMError:
+            if not fallback:
+                raise
+            log.warning("session %s: fragments extracted offline", session.id)
+            return None
+        self.store.keep_result(
+            EXTRACT, session.id, through, json.dumps([dataclasses.asdict(d) for d in drafts])
+        )
+        return drafts
+
+    def _writable(self, drafts: list[Draft]) -> list[Draft]:
+        """Drafts the write path takes, and not learned from events whose fragment was
+        forgotten."""
+        events = [str(e) for d in drafts for e in d.properties.get("events") or []]
+        forgotten = self.store.forgotten_events(events) if events else set()
+        kept = []
+        for draft in drafts:
+            learned_from = {str(e) for e in draft.properties.get("events") or []}
+            if learned_from and learned_from <= forgotten:
+                continue
+            try:
+                check_draft(draft)
+            except FragmentRefused as refused:
+                log.warning("a fragment draft was refused: %s", refused)
+                continue
+            kept.append(draft)
+        return kept
 
     def _remember(self, draft: Draft) -> Remembered:
         """Write a fragment and note the content the pipeline left in it, so a rebuild
         knows the file is still the pipeline's own. A merge into a file the pipeline did
         not leave as it is (an agent's, a person's, or one edited since) makes no claim on
-        it, and drops an old claim."""
+        it, and drops an old claim. Both hashes are taken under the folder's lock, so a
+        write by someone else in between is never taken for the pipeline's."""
         vault = self.settings.vault_path
-        found: dict[str, str | None] = {}
+        seen: dict[str, str | None] = {}
 
         def before_merge(path: Path) -> None:
-            found["before"] = _sha256(path)
+            seen["before"] = _sha256(path)
 
-        remembered = self.memory.remember(draft, before_merge=before_merge)
+        def after_write(path: Path) -> None:
+            seen["after"] = _sha256(path)
+
+        remembered = self.memory.remember(draft, before_merge=before_merge, after_write=after_write)
         relative = remembered.path.relative_to(vault).as_posix()
         ours = remembered.action == "created" or (
-            found.get("before") is not None
-            and self.store.pipeline_fragment(relative) == found["before"]
+            seen.get("before") is not None
+            and self.store.pipeline_fragment(relative) == seen["before"]
         )
-        after = _sha256(remembered.path) if ours else None
-        if after is not None:
-            self.store.record_pipeline_fragment(relative, after)
+        if ours and seen.get("after") is not None:
+            self.store.record_pipeline_fragment(relative, str(seen["after"]))
         else:
             self.store.forget_pipeline_fragments([relative])
         return remembered
@@ -320,17 +450,27 @@ class Pipeline:
         )
         if not new:
             return None
-        # Every N revisions the summary is rebuilt from all events, when they fit in a run.
+        # Every N revisions the summary is rebuilt from all events, when they fit in a run
+        # (and, with an LLM, in its input limit).
         rebuild = stored is None or (
             (stored[1] + 1) % self.settings.summary_rebuild_every == 0
             and session.event_count <= MAX_EVENTS
         )
+        events = new
         if rebuild:
-            events = self.store.events_after(session_id, 0, limit=MAX_EVENTS)
-            events = [e for e in events if e.seq <= new[-1].seq]
-        else:
-            events = new
-        previous = None if rebuild or stored is None else Summary(**stored[0])
+            everything = self.store.events_after(session_id, 0, limit=MAX_EVENTS)
+            everything = [e for e in everything if e.seq <= new[-1].seq]
+            reserve = estimate_tokens(SUMMARY_SYSTEM)
+            fitted = self._within_input_limit(SUMMARIZE, session_id, everything, reserve)
+            if fitted is everything or stored is None:
+                events = fitted
+            else:
+                rebuild = False  # too long to send whole: merged into the stored summary
+        if not rebuild:
+            reserve = estimate_tokens(SUMMARY_SYSTEM) + estimate_tokens(json.dumps(stored[0]))
+            events = self._within_input_limit(SUMMARIZE, session_id, new, reserve)
+            new = events
+        previous = None if rebuild or stored is None else _summary(stored[0])
         observations = self.store.observations_of([event.seq for event in events])
         summary = summarize(events, observations, previous)
         if self.llm is not None:
@@ -379,7 +519,9 @@ class Pipeline:
         topic_unset = row.topic.strip() in ("", UNSET_TOPIC)
         sections = snapshot_sections(summary)
         context = summary.current_context.strip()
-        if previous_context.strip() and previous_context.strip() != context:
+        if row.summary.strip() == context:
+            del sections[CONTEXT]  # said already (a rebuild, a repeated run): not again
+        elif previous_context.strip() and previous_context.strip() != context:
             # The pipeline's own earlier context is replaced, not piled up: the merge policy
             # moves it under Superseded / Resolved.
             sections[CONTEXT] = [context, f"[superseded] {previous_context.strip()}"]
@@ -399,3 +541,9 @@ def _sha256(path: Path) -> str | None:
         return hashlib.sha256(path.read_bytes()).hexdigest()
     except OSError:
         return None
+
+
+def _summary(stored: dict) -> Summary:
+    """A stored summary, ignoring fields this version does not know."""
+    known = {f.name for f in dataclasses.fields(Summary)}
+    return Summary(**{k: v for k, v in stored.items() if k in known})

@@ -203,6 +203,23 @@ class Store(ABC):
         """Stop tracking these fragment files."""
 
     @abstractmethod
+    def keep_result(self, kind: str, session_id: str, through: int, result: str) -> None:
+        """Keep what an LLM answered for a run that ends at event ``through``, until the
+        run's watermark moves (``advance_extraction`` drops it)."""
+
+    @abstractmethod
+    def kept_result(self, kind: str, session_id: str, through: int) -> str | None:
+        """The answer kept for this run, if it ran before and did not finish."""
+
+    @abstractmethod
+    def forget_events(self, event_ids: Sequence[str]) -> None:
+        """Note that the fragment learned from these events was forgotten."""
+
+    @abstractmethod
+    def forgotten_events(self, event_ids: Sequence[str]) -> set[str]:
+        """Which of these event ids a forgotten fragment was learned from."""
+
+    @abstractmethod
     def reset_derived(self) -> None:
         """Drop session summaries and the summary, extraction and compression watermarks,
         and queued jobs, so the pipeline derives everything again from the raw log."""

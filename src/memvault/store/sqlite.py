@@ -320,16 +320,16 @@ class SQLiteStore(Store):
         return self._writer.call(op)
 
     def advance_extraction(self, session_id: str, through: Watermark) -> bool:
-        return self._writer.call(
-            lambda conn: (
-                conn.execute(
-                    "UPDATE sessions SET extracted_at = ?, extracted_seq = ? "
-                    "WHERE id = ? AND coalesce(extracted_seq, 0) < ?",
-                    (through.at, through.seq, session_id, through.seq),
-                ).rowcount
-                == 1
-            )
-        )
+        def op(conn: sqlite3.Connection) -> bool:
+            moved = conn.execute(
+                "UPDATE sessions SET extracted_at = ?, extracted_seq = ? "
+                "WHERE id = ? AND coalesce(extracted_seq, 0) < ?",
+                (through.at, through.seq, session_id, through.seq),
+            ).rowcount
+            pipeline.drop_results(conn, "extract", session_id)
+            return moved == 1
+
+        return self._writer.call(op)
 
     def sessions_to_summarize(
         self, *, threshold: int, idle_before: str, retry_before: str, limit: int
@@ -398,6 +398,22 @@ class SQLiteStore(Store):
         self._writer.call(
             lambda conn: conn.executemany("DELETE FROM pipeline_fragments WHERE path = ?", rows)
         )
+
+    def keep_result(self, kind: str, session_id: str, through: int, result: str) -> None:
+        now = iso(utc_now())
+        self._writer.call(
+            lambda conn: pipeline.keep_result(conn, kind, session_id, through, result, now)
+        )
+
+    def kept_result(self, kind: str, session_id: str, through: int) -> str | None:
+        return pipeline.kept_result(self._reader(), kind, session_id, through)
+
+    def forget_events(self, event_ids: Sequence[str]) -> None:
+        ids, now = list(event_ids), iso(utc_now())
+        self._writer.call(lambda conn: pipeline.forget_events(conn, ids, now))
+
+    def forgotten_events(self, event_ids: Sequence[str]) -> set[str]:
+        return pipeline.forgotten(self._reader(), event_ids)
 
     def reset_derived(self) -> None:
         self._writer.call(pipeline.reset_derived)

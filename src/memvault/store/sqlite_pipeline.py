@@ -97,8 +97,7 @@ def sessions_to_compress(conn: sqlite3.Connection, limit: int) -> list[str]:
     first; what is summarized already is never sent to the LLM."""
     rows = conn.execute(
         "SELECT id FROM sessions INDEXED BY sessions_uncompressed "
-        "WHERE last_event_seq > coalesce(compressed_seq, 0) "
-        "AND last_event_seq > coalesce(summarized_seq, 0) "
+        "WHERE last_event_seq > max(coalesce(compressed_seq, 0), coalesce(summarized_seq, 0)) "
         "ORDER BY last_received_at LIMIT ?",
         (limit,),
     )
@@ -118,9 +117,55 @@ def reset_derived(conn: sqlite3.Connection) -> None:
     """Forget summaries, extraction and compression progress, so the pipeline derives them
     again from the raw log. The graph has its own reset."""
     conn.execute("DELETE FROM session_summaries")
+    conn.execute("DELETE FROM pipeline_results")
     conn.execute(
         "UPDATE sessions SET summarized_at = NULL, summarized_seq = NULL, summary_revision = 0, "
         "summarized_observation_count = 0, extracted_at = NULL, extracted_seq = NULL, "
         "compressed_at = NULL, compressed_seq = NULL, last_sweep_attempt_at = NULL"
     )
     conn.execute("DELETE FROM jobs WHERE state IN ('pending', 'running')")
+
+
+def keep_result(
+    conn: sqlite3.Connection, kind: str, session_id: str, through: int, result: str, now: str
+) -> None:
+    conn.execute(
+        "INSERT INTO pipeline_results (kind, session_id, through, result, created_at) "
+        "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+        (kind, session_id, through, result, now),
+    )
+
+
+def kept_result(conn: sqlite3.Connection, kind: str, session_id: str, through: int) -> str | None:
+    row = conn.execute(
+        "SELECT result FROM pipeline_results WHERE kind = ? AND session_id = ? AND through = ?",
+        (kind, session_id, through),
+    ).fetchone()
+    return row[0] if row else None
+
+
+def drop_results(conn: sqlite3.Connection, kind: str, session_id: str) -> None:
+    conn.execute(
+        "DELETE FROM pipeline_results WHERE kind = ? AND session_id = ?", (kind, session_id)
+    )
+
+
+def forget_events(conn: sqlite3.Connection, event_ids: Sequence[str], now: str) -> None:
+    conn.executemany(
+        "INSERT INTO forgotten_events (event_id, forgotten_at) VALUES (?, ?) "
+        "ON CONFLICT DO NOTHING",
+        [(event_id, now) for event_id in event_ids],
+    )
+
+
+def forgotten(conn: sqlite3.Connection, event_ids: Sequence[str]) -> set[str]:
+    found: set[str] = set()
+    ids = list(event_ids)
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        marks = ", ".join("?" * len(chunk))
+        rows = conn.execute(
+            f"SELECT event_id FROM forgotten_events WHERE event_id IN ({marks})", chunk
+        )
+        found.update(row[0] for row in rows)
+    return found

@@ -124,12 +124,13 @@ def remember(
     threshold: float = DEFAULT_THRESHOLD,
     similar: Similarity | None = None,
     before_merge: Callable[[Path], None] | None = None,
+    after_write: Callable[[Path], None] | None = None,
 ) -> Remembered:
     """Write ``draft`` into ``folder``: merged into the most similar fragment of its project
     when that one is more than ``threshold`` alike, else as a new file. ``similar`` scores
     the draft's text against each fragment's (semantic, when vectors exist); lexical cosine
-    otherwise. ``before_merge`` is shown the file a merge is about to change, under the
-    folder's lock."""
+    otherwise. ``before_merge`` is shown the file a merge is about to change and
+    ``after_write`` the file as written, both under the folder's lock."""
     check_draft(draft)
     date = draft.date or dt.date.today().isoformat()
     text = _comparable(draft.summary, draft.facts)
@@ -150,6 +151,8 @@ def remember(
             if before_merge is not None:
                 before_merge(best.path)  # the file as it is, before this merge changes it
             _merge_into(best, draft, date)
+            if after_write is not None:
+                after_write(best.path)
             return Remembered("merged", best.path, score)
         path = free_path(
             folder, fragment_name(draft.project, date, draft.description or draft.summary)
@@ -160,6 +163,8 @@ def remember(
         except BaseException:
             path.unlink(missing_ok=True)
             raise
+        if after_write is not None:
+            after_write(path)
         return Remembered("created", path, score)
 
 
