@@ -6,15 +6,14 @@ the standard library, does not pay for the server's imports.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: the hook command pays for every import
 if TYPE_CHECKING:
     from memvault.memory import Memory
 
 __all__ = ["Memory", "__version__"]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name == "Memory":
         from memvault.memory import Memory
 

@@ -29,6 +29,8 @@ from memvault.domain import (
     utc_now,
 )
 from memvault.errors import InvalidInput, MemvaultError, StoreFailure
+from memvault.hook import spool
+from memvault.hook.paths import spool_folder
 from memvault.ingest import Envelope, prepare
 from memvault.ingest.envelope import SessionStart, validate
 from memvault.pipeline.service import Pipeline
@@ -101,6 +103,7 @@ class Health:
     pending_writes: int
     rss_bytes: int | None
     pid: int
+    spooled: int = 0  # events hooks kept while the server was away, not drained yet
 
 
 class Memory(Recall):
@@ -460,6 +463,7 @@ class Memory(Recall):
             pending_writes=pending,
             rss_bytes=_rss_bytes(),
             pid=os.getpid(),
+            spooled=len(spool.pending(spool_folder(str(self.settings.home)))),
         )
 
 

@@ -238,3 +238,31 @@ class answering:
     def __exit__(self, *exc: object) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+def test_before_claude_code_edits_a_file_it_is_told_what_memory_says_about_it(server, project):
+    import httpx
+
+    remembered = httpx.post(
+        f"{server.url}/agentmemory/remember",
+        json={
+            "project": project.name,
+            "summary": "auth_tokens.py must refresh tokens before expiry, never after",
+            "facts": ["file: src/auth_tokens.py", "pitfall: refresh after expiry ⇒ 401 storm"],
+        },
+        timeout=10,
+    )
+    assert remembered.status_code == 201, remembered.text
+    payload = placed(fixture("claude-code", "PreToolUse"), project)
+    payload["tool_name"] = "Edit"
+    payload["tool_input"] = {
+        "file_path": str(project / "src" / "auth_tokens.py"),
+        "old_string": "a",
+        "new_string": "b",
+    }
+    said = answer(run_hook("claude-code", payload, hook_env(server.home, server.url)))
+    context = said["hookSpecificOutput"]["additionalContext"]
+    assert said["hookSpecificOutput"]["hookEventName"] == "PreToolUse"
+    assert "refresh tokens before expiry" in context
+    bash = placed(fixture("claude-code", "PreToolUse"), project)  # no file: nothing to say
+    assert answer(run_hook("claude-code", bash, hook_env(server.home, server.url))) is None

@@ -103,7 +103,9 @@ def test_an_event_stored_before_is_cleared_from_the_spool_not_stored_again(tmp_p
         folder = tmp_path / "home" / "spool"
         spool.put(str(folder), json.dumps(envelope("s1", 1)).encode())
         spool.put(str(folder), json.dumps(envelope("s1", 2)).encode())
+        assert memory.health().spooled == 2  # health says what waits in the spool
         drained = drain(memory)
+        assert memory.health().spooled == 0
         assert (drained.delivered, drained.duplicates, drained.set_aside) == (1, 1, 0)
         assert [e.client_event_id for e in memory.events("s1")] == ["s1-e1", "s1-e2"]
         assert spooled(tmp_path / "home") == []

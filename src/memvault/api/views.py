@@ -106,6 +106,7 @@ def health(h: Health) -> dict[str, Any]:
             "jobsPending": s.jobs_pending,
             "jobsRunning": s.jobs_running,
             "jobsFailed": s.jobs_failed,
+            "spooledEvents": h.spooled,
         },
         "process": {"pid": h.pid, "rssBytes": h.rss_bytes},
     }

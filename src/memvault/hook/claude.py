@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 
 from memvault.hook.envelope import (
+    READ_FILES,
     READ_SESSION,
     Translation,
     kept,
@@ -85,6 +86,7 @@ class ClaudeStyle:
         renames: Mapping[str, Mapping[str, str]] = RENAMES,
         skipped: frozenset[str] = frozenset(),
         defers_to_cursor: bool = False,
+        file_context: bool = False,
     ) -> None:
         self.name = name
         self.events = events
@@ -93,6 +95,7 @@ class ClaudeStyle:
         self.renames = renames
         self.skipped = skipped
         self.defers_to_cursor = defers_to_cursor
+        self.file_context = file_context
 
     @staticmethod
     def event_name(payload: Mapping[str, object]) -> str:
@@ -126,7 +129,9 @@ class ClaudeStyle:
             hook_type = "post_tool_failure"  # Gemini reports a failed tool in AfterTool
             data["error"] = data["tool_output"]["error"]
         key = payload.get("tool_use_id") if hook_type in _TOOL_EVENTS else None
-        return Translation(hook_type, data, key=key)
+        # Before a tool touches files, what memory says about them (past errors, lessons).
+        read = READ_FILES if self.file_context and hook_type == "pre_tool_use" else None
+        return Translation(hook_type, data, key=key, read=read)
 
     def answer(self, event: str, payload: Mapping[str, object], context: str | None) -> dict | None:
         if not context:
@@ -144,6 +149,7 @@ CLAUDE_CODE = ClaudeStyle(
     session_context=True,
     prompt_context=True,
     defers_to_cursor=True,
+    file_context=True,
 )
 # Codex takes additionalContext at SessionStart but not at UserPromptSubmit.
 CODEX = ClaudeStyle("codex", CLAUDE_EVENTS, session_context=True, prompt_context=False)

@@ -176,6 +176,15 @@ def _memory_request(translation: envelope.Translation, sent: dict) -> tuple[str,
     if translation.read == envelope.READ_PROMPT:
         query = envelope.stripped(sent["data"].get("prompt"))[: envelope.QUERY_LIMIT]
         return "/agentmemory/context", {**base, "query": query} if query else base
+    if translation.read == envelope.READ_FILES:
+        files = envelope.touched_files(sent["data"])
+        if not files:
+            return None
+        return "/agentmemory/enrich", {
+            **base,
+            "files": files,
+            "toolName": sent["data"].get("tool_name"),
+        }
     return None
 
 

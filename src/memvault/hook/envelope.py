@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 # Ways an invocation reads memory for the agent.
 READ_SESSION = "session"  # /session/start: the Memory Session ID and the project's memory
 READ_PROMPT = "prompt"  # /context for the prompt: a task starts with a read
+READ_FILES = "files"  # /enrich: what memory says about the files a tool is about to touch
 
 TEXT_LIMIT = 8000  # characters per string in data; agentmemory keeps 8,000 of a tool output
 ITEM_LIMIT = 100  # items per list or object in data
@@ -41,7 +42,8 @@ class Translation:
 
     ``key`` is the host's own id for the event (a tool use id) when it has one; without it
     the event id is a hash of the whole payload. ``read`` says whether the agent gets memory
-    back (``READ_SESSION``, ``READ_PROMPT``), and ``note`` is text to show it first.
+    back (``READ_SESSION``, ``READ_PROMPT``, ``READ_FILES``), and ``note`` is text to show it
+    first.
     """
 
     __slots__ = ("data", "hook_type", "key", "note", "read")
@@ -200,6 +202,22 @@ def clip(value: object, text: int = TEXT_LIMIT, items: int = ITEM_LIMIT, depth: 
 def snake(name: str) -> str:
     """``PostToolUse``, ``afterFileEdit`` → ``post_tool_use``, ``after_file_edit``."""
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()[:64] or "unknown"
+
+
+FILE_KEYS = ("file_path", "notebook_path", "path")
+MAX_FILES = 20
+
+
+def touched_files(data: Mapping[str, object]) -> list[str]:
+    """The files a tool call names in its input (an edit's path, a multi-edit's paths)."""
+    given = data.get("tool_input")
+    if not isinstance(given, dict):
+        return []
+    found = [stripped(given.get(key)) for key in FILE_KEYS]
+    edits = given.get("edits")
+    if isinstance(edits, list):
+        found += [stripped(e.get("file_path")) for e in edits if isinstance(e, dict)]
+    return list(dict.fromkeys(f for f in found if f))[:MAX_FILES]
 
 
 def stripped(value: object) -> str:
