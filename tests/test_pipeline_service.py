@@ -8,6 +8,7 @@ import pytest
 
 from memvault import Memory
 from memvault.pipeline import extract_fragments
+from memvault.vault.remember import Draft
 
 
 def step(session: str, n: int, hook: str, data: dict, project: str = "demo-app") -> dict:
@@ -224,3 +225,30 @@ def test_a_stopped_pipeline_starts_again(memory):
     while memory.session("again").summary_revision == 0 and time.monotonic() < deadline:
         time.sleep(0.05)
     assert memory.session("again").summary_revision == 1
+
+
+def test_after_a_graph_reset_the_worker_fills_it_again(memory):
+    memory.observe_many(work("s1"))
+    memory.request_summary("s1")
+    memory.pipeline.worker.drain()
+    memory.remember(
+        Draft(project="demo-app", summary="Deploys go through CI.", facts=["file: ci.yml"])
+    )
+    before = memory.store.graph_stats()
+    assert before.total_nodes > 0
+    memory.store.reset_graph()
+    memory.pipeline.regraph_fragments()
+    assert memory.store.graph_stats().total_nodes == 0
+    memory.pipeline.signals()  # the session's graph is behind its summary now
+    memory.pipeline.worker.drain()
+    assert memory.store.graph_stats() == before
+
+
+def test_a_forgotten_fragment_leaves_the_graph(memory):
+    written = memory.remember(
+        Draft(project="demo-app", summary="Deploys go through CI.", facts=["file: ci.yml"])
+    )
+    assert "file:ci.yml" in {n.id for n in memory.store.graph_query(text="ci.yml").nodes}
+    folder = memory.settings.fragments_path
+    memory.forget(written.path.relative_to(folder).with_suffix("").as_posix())
+    assert memory.store.graph_query(text="ci.yml").nodes == []

@@ -415,6 +415,7 @@ class Recall:
         # The pipeline does not learn it again from the same events, nor a rebuild.
         self.store.forget_events(learned_from)
         self.store.forget_pipeline_fragments([document.key])
+        self.store.forget_graph_source(self.public_id(document))
         if self.semantic is not None:
             self.semantic.remove([document.id])
         return document

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import httpx
 import pytest
 
@@ -130,3 +132,33 @@ def test_reset_empties_the_graph_until_it_is_extracted_again(tmp_path):
 def watermark(client):
     (session,) = client.get("/sessions").json()["sessions"]
     return session["watermarks"]["graphExtracted"]
+
+
+def test_reset_queues_the_fragments_to_be_read_again(tmp_path):
+    server = Server(tmp_path / "home").start()
+    try:
+        with httpx.Client(base_url=f"{server.url}/agentmemory", timeout=10) as client:
+            client.post(
+                "/remember",
+                json={
+                    "project": "demo-app",
+                    "summary": "The deploy script needs scp on CI",
+                    "files": ["scripts/deploy.sh"],
+                    "concepts": ["deploy"],
+                },
+            ).raise_for_status()
+            assert file_node(client) is not None
+
+            assert client.post("/graph/reset").json()["success"] is True
+
+            deadline = time.monotonic() + 20
+            while file_node(client) is None and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert file_node(client)["properties"]["mentions"] == 1
+    finally:
+        server.stop()
+
+
+def file_node(client):
+    found = client.post("/graph/query", json={"startNodeId": "file:scripts/deploy.sh"}).json()
+    return found["nodes"][0] if found["nodes"] else None

@@ -11,6 +11,7 @@ import pytest
 
 from memvault import Memory
 from memvault.graph import extract_session_graph
+from memvault.vault.remember import Draft
 from tests.pipeline.sessions import CHINESE, conversation
 
 
@@ -80,3 +81,28 @@ def test_reset_asks_first_then_empties_the_graph(home):
     assert "3 node(s)" in done.stdout
     assert json.loads(memvault(home, "stats", "--json").stdout)["totalNodes"] == 0
     assert memvault(home, "query").stdout.strip() == "nothing found"
+
+
+def test_reset_queues_the_graph_to_be_read_again(home):
+    with Memory.open(home=home) as memory:
+        memory.remember(
+            Draft(
+                project="demo-app",
+                summary="The deploy script needs scp on CI",
+                facts=["files: .github/workflows/deploy.yml"],
+                tags=["deploy"],
+            )
+        )
+        held = memory.store.graph_stats()
+
+    done = memvault(home, "reset", "--yes")
+    assert done.returncode == 0, done.stderr
+    assert "queued" in done.stdout and "fragments" in done.stdout
+
+    with Memory.open(home=home) as memory:
+        assert memory.store.graph_stats().total_nodes == 0
+        memory.pipeline.worker.drain()  # what a running server's worker does
+        assert memory.store.graph_query(start="file:.github/workflows/deploy.yml").nodes
+        while extract_session_graph(memory.store, "zh", limit=100):
+            pass
+        assert memory.store.graph_stats() == held

@@ -300,13 +300,13 @@ def test_one_observation_adds_a_bounded_number_of_entities_and_links(ingest):
     assert 0 < len(delta.relations) <= LINKS_PER_STEP
 
 
-def test_an_entity_keeps_its_latest_sources_and_counts_them_all(ingest):
-    delta = extract_graph(*ingest("often", [read(f"{ROOT}/src/app.py") for _ in range(30)]))
+def test_an_entity_keeps_every_source_in_order_for_the_store_to_count(ingest):
+    events, observations = ingest("often", [read(f"{ROOT}/src/app.py") for _ in range(30)])
+    delta = extract_graph(events, observations)
 
     (app,) = delta.of_kind("file")
-    assert app.mentions == 30
-    assert len(app.sources) == SOURCES_LIMIT
-    assert app.sources[-1] == f"obs_{max(int(s[4:]) for s in app.sources)}"
+    assert app.mentions == 30 > SOURCES_LIMIT
+    assert app.sources == [f"obs_{e.seq}" for e in events]
 
 
 def test_names_that_differ_in_case_are_one_entity(ingest):

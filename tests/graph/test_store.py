@@ -4,6 +4,7 @@ reset, and bringing a session's graph up to date."""
 from __future__ import annotations
 
 import sqlite3
+import time
 
 import pytest
 
@@ -313,7 +314,9 @@ def test_a_walk_follows_only_the_strongest_edges_of_a_hub(store):
         (sqlite_graph.EDGES_OUT, (1, 50)),
         (sqlite_graph.EDGES_IN, (1, 50)),
         (sqlite_graph.nodes_by_id_query(3), (1, 2, 3)),
-        (sqlite_graph.edges_among_query(3), (1, 2, 3, 1, 2, 3, 1000)),
+        (sqlite_graph.EVENTS_BEFORE, ("s1", 10, 200)),
+        (sqlite_graph.NODE_MEMBERS_OF, ("f1",)),
+        (sqlite_graph.EDGE_MEMBERS_OF, ("f1",)),
     ],
 )
 def test_graph_queries_use_an_index_not_a_table_scan(tmp_path, query, params):
@@ -328,3 +331,63 @@ def test_graph_queries_use_an_index_not_a_table_scan(tmp_path, query, params):
             assert "USING" in step and "INDEX" in step, steps
         else:
             assert "USING" in step or step.startswith("LIST SUBQUERY"), steps
+
+
+def test_the_strongest_edges_are_kept_when_a_cap_cuts_them(store, monkeypatch):
+    monkeypatch.setattr(sqlite_graph, "EDGE_CAP", 3)
+    # Weak edges first in key order (low node ids), the strong ones last.
+    spokes = [f"s{n:02}.py" for n in range(8)]
+    mentions = [("file", "hub.py", "f0"), *[("file", s, "f0") for s in spokes]]
+    for weight in range(1, 9):
+        store.write_fragment_graph(
+            delta_of(
+                *mentions,
+                relations=[
+                    ("hub.py", s, "depends_on", f"f{weight}")
+                    for n, s in enumerate(spokes)
+                    if n + 1 >= weight  # spoke n gets weight n + 1
+                ],
+            )
+        )
+
+    found = store.graph_query(start="file:hub.py", depth=1, limit=MAX_LIMIT)
+    assert [e.weight for e in found.edges] == [8, 7, 6]
+    assert found.truncated
+
+
+def test_sessions_behind_their_graph_are_found_quietest_first(store, memory):
+    for name in ("early", "done", "late", "unsummarized"):  # received in this order
+        memory.observe_many(conversation(name, [read(f"{ROOT}/src/{name}.py")]))
+        time.sleep(0.01)
+    for name in ("early", "done", "late"):  # the graph catches up to the summary
+        memory.pipeline.summarize_session(name)
+    while extract_session_graph(store, "done", limit=100):
+        pass
+
+    assert store.sessions_behind_graph(limit=10) == ["early", "late"]
+    assert store.sessions_behind_graph(limit=1) == ["early"]
+
+    store.reset_graph()
+    assert store.sessions_behind_graph(limit=10) == ["early", "done", "late"]
+
+
+def test_sessions_behind_their_graph_are_found_through_an_index(tmp_path):
+    SQLiteStore(tmp_path / "m.db").close()
+    conn = sqlite3.connect(tmp_path / "m.db")
+    plan = [
+        row[3] for row in conn.execute(f"EXPLAIN QUERY PLAN {sqlite_graph.SESSIONS_BEHIND}", (10,))
+    ]
+    assert any("sessions_graph_behind" in step for step in plan), plan
+    assert not any("TEMP B-TREE" in step for step in plan), plan
+
+
+def test_edges_among_nodes_are_looked_up_pair_by_pair_then_sorted(tmp_path):
+    """The sort is over what the key lookups found: at most (nodes)² pairs, never a scan."""
+    SQLiteStore(tmp_path / "m.db").close()
+    conn = sqlite3.connect(tmp_path / "m.db")
+    query = sqlite_graph.edges_among_query(3)
+    steps = [row[3] for row in conn.execute(f"EXPLAIN QUERY PLAN {query}", (1, 2, 3) * 2 + (9,))]
+    assert steps == [
+        "SEARCH graph_edges USING PRIMARY KEY (src=? AND dst=?)",
+        "USE TEMP B-TREE FOR ORDER BY",
+    ]

@@ -66,5 +66,9 @@ async def stats(request: Request) -> dict[str, Any]:
 
 @router.post("/graph/reset", summary="Empty the graph; the pipeline fills it again")
 async def reset(request: Request) -> dict[str, Any]:
-    cleared = await run_in_threadpool(_store(request).reset_graph)
+    memory = request.app.state.memory
+    cleared = await run_in_threadpool(memory.store.reset_graph)
+    # Sessions are found behind their graph by the worker's signal round; the fragments'
+    # part is one queued job.
+    await run_in_threadpool(memory.pipeline.regraph_fragments)
     return {"success": True, "cleared": cleared.to_dict()}

@@ -105,12 +105,14 @@ def _edges_table(edges: list[dict[str, Any]]) -> Table:
 def reset(
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
 ) -> None:
-    """Empty the graph; the pipeline fills it again from the event log."""
+    """Empty the graph; the pipeline fills it again from the event log and the vault."""
     if not yes:
         typer.confirm("Empty the entity graph?", abort=True)
     with open_memory() as memory:
         cleared = memory.store.reset_graph()
+        memory.pipeline.regraph_fragments()
     console.print(
         f"graph emptied: {cleared.total_nodes} node(s) and {cleared.total_edges} edge(s) "
-        "removed; sessions will be read again"
+        "removed; sessions and fragments are queued to be read again by the server's "
+        "pipeline (`memvault serve`)"
     )

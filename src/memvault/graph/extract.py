@@ -19,11 +19,15 @@ Relations, each backed by the observations (or fragment) that showed it:
 - ``causes``: file → error a failure points at (a stack frame, a file it names);
 - ``fixes``: file changed, or decision made, between a failed command and its next
   successful run → the error it failed with;
-- ``modifies``: decision → files changed in the turn it was made;
+- ``modifies``: decision → files changed in the turn it was made (the nearest before it
+  and after it);
 - ``uses``: decision → library it names;
 - ``related_to``: entities of one observation with nothing more specific between them.
 
-A fix is seen only when the failure and the passing run are in the same batch of events.
+A relation between steps reaches at most ``CONTEXT_EVENTS`` events back. A run is given
+that many of the session's events before its watermark as context: read again, never
+counted again (what a new event shows is all a run returns), so a session's graph is the
+same whether it was read a few events at a time or all at once.
 """
 
 from __future__ import annotations
@@ -38,43 +42,64 @@ from typing import Any
 
 from memvault.domain import Event, Observation, iso, observation_id, utc_now
 from memvault.graph import code, failures
-from memvault.graph.model import GraphDelta, Ref
+from memvault.graph.model import NAME_LIMIT, GraphDelta, Ref
 from memvault.pipeline import cues
 from memvault.pipeline.activity import FAILURE, PROMPT, RESPONSE, TOOL, Step, command_key, steps
 from memvault.pipeline.text import clip
 from memvault.vault.fragments import TAG, Fragment
 from memvault.vault.remember import Draft, facts_from
 
+CONTEXT_EVENTS = 200  # how far back, in a session's events, a relation between steps reaches
 DECISION_LIMIT = 200
+FAILURE_TEXT = 4_000  # characters of a failure's output read: its beginning and its end
 LINKS_PER_STEP = 12
 MAX_PER_STEP = 10  # entities of one kind taken from one observation
-TURN_FILES = 5  # files a decision is said to modify, at most
+NAMED_FILES = 500  # recent files a failure's output is checked for
+TURN_FILES = 5  # files a decision is said to modify, at most, on each side of it
 
 _WRITTEN_KEYS = ("new_string", "content", "contents", "code_edit", "new_str", "file_text")
 _PATCH_KEYS = ("patch", "diff", "input")
 _FRAGMENT_KINDS = frozenset({TAG, "decision", "lesson", "pitfall", "finding", "data"})
 _FILES_FACT = re.compile(r"^files?:\s*(.+)$", re.IGNORECASE)
 _ERROR_FACT = re.compile(r"^error:\s*(.+)$", re.IGNORECASE)
+# A run of the characters paths and package names are made of; a name is a whole run, or
+# a run's beginning up to a dot ("src/app.py." at the end of a sentence).
+_WORD = re.compile(r"@?[A-Za-z0-9_./-]+")
 
 
 @dataclass(frozen=True, slots=True)
 class _Source:
     """One memory (an observation, a fragment) being read: what it mentions and relates is
-    recorded with its id and time."""
+    recorded with its id and time in ``seen``, and in ``out`` when the memory is ``fresh``
+    (not read by an earlier run)."""
 
-    delta: GraphDelta
+    seen: GraphDelta
+    out: GraphDelta
     origin: str
     at: str
+    fresh: bool = True
 
     def add(self, kind: str, names: Sequence[str], key: str | None = None) -> list[Ref]:
-        refs = (
-            self.delta.add(kind, n, source=self.origin, at=self.at, key=key)
-            for n in names[:MAX_PER_STEP]
-        )
-        return [r for r in refs if r is not None]
+        refs = []
+        for name in names[:MAX_PER_STEP]:
+            ref = self.seen.add(kind, name, source=self.origin, at=self.at, key=key)
+            if ref is None:
+                continue
+            refs.append(ref)
+            if self.fresh and self.out is not self.seen:
+                self.out.add(kind, name, source=self.origin, at=self.at, key=key)
+        return refs
 
-    def relate(self, source: Ref, target: Ref, relation: str) -> None:
-        self.delta.relate(source, target, relation, origin=self.origin, at=self.at)
+    def relate(self, source: Ref, target: Ref, relation: str, *, fresh: bool | None = None) -> None:
+        """Record the relation; it is returned when ``fresh`` (by default: when this memory
+        is), with its two ends."""
+        self.seen.relate(source, target, relation, origin=self.origin, at=self.at)
+        if self.out is self.seen or not (self.fresh if fresh is None else fresh):
+            return
+        for end in (source, target):
+            if end in self.seen.entities and end not in self.out.entities:
+                self.out.include(self.seen.entities[end])
+        self.out.relate(source, target, relation, origin=self.origin, at=self.at)
 
 
 @dataclass(slots=True)
@@ -82,57 +107,85 @@ class _Found:
     """What one step contributed, for the relations that span steps."""
 
     step: Step
+    at: int  # the step's place among the session's events
+    source: _Source
+    command: str = ""  # the command's key
+    files: list[Ref] = field(default_factory=list)
     changed: list[Ref] = field(default_factory=list)
     errors: list[Ref] = field(default_factory=list)
     decisions: list[Ref] = field(default_factory=list)
+    libraries: list[Ref] = field(default_factory=list)
+    starts_turn: bool = False  # a task prompt: the turn it asks for begins here
+
+    @property
+    def fresh(self) -> bool:
+        return self.source.fresh
 
 
-def extract_graph(events: Sequence[Event], observations: Sequence[Observation]) -> GraphDelta:
-    """The entities and relations a batch of a session's events shows."""
-    delta = GraphDelta()
+def extract_graph(
+    events: Sequence[Event], observations: Sequence[Observation], *, after: int = 0
+) -> GraphDelta:
+    """The entities and relations a batch of a session's events shows.
+
+    Events up to seq ``after`` are context, read by an earlier run: they are read again
+    for the relations that reach back into them, and only what the events past ``after``
+    show is returned (their mentions; relations whose latest evidence is one of them)."""
+    seen = GraphDelta()
+    out = seen if after <= 0 else GraphDelta()
+    places = {seq: n for n, (_, seq) in enumerate(sorted((e.occurred_at, e.seq) for e in events))}
     cwds = {e.seq: e.cwd for e in events}
     inputs = {e.seq: _tool_input(e.payload) for e in events}
     concepts = {o.event_seq: o.concepts for o in observations}
-    found = [
-        _read_step(delta, s, cwds.get(s.seq, ""), inputs.get(s.seq, {}), concepts.get(s.seq, []))
-        for s in steps(events, observations)
-        if not s.rejected
-    ]
-    _decisions_modify_their_turn(delta, found)
-    _changes_fix_failures(delta, found)
-    _decisions_use_libraries(delta, found)
-    return delta
+    found: list[_Found] = []
+    for step in steps(events, observations):
+        if step.rejected:
+            continue
+        source = _Source(seen, out, observation_id(step.seq), step.occurred_at, step.seq > after)
+        item = _Found(step, places.get(step.seq, len(places)), source)
+        _read_step(item, found, cwds.get(step.seq, ""), inputs.get(step.seq, {}), concepts)
+        found.append(item)
+    _decisions_modify_their_turn(found)
+    _changes_fix_failures(found)
+    _decisions_use_libraries(found)
+    return out
 
 
 def _read_step(
-    delta: GraphDelta, step: Step, cwd: str, tool_input: dict, concepts: list[str]
-) -> _Found:
-    source = _Source(delta, observation_id(step.seq), step.occurred_at)
-    found = _Found(step)
+    item: _Found, before: list[_Found], cwd: str, tool_input: dict, concepts: dict
+) -> None:
+    step, source = item.step, item.source
+    task = step.role == PROMPT and cues.is_task(step.text)
+    item.starts_turn = task
+    item.command = command_key(step.command) if step.command else ""
     paths = [] if step.type == "search" else [file_name(p, cwd) for p in step.files]
-    files = source.add("file", [p for p in paths if p and not p.endswith("/")])
-    refs = [*files, *source.add("concept", concepts)]
+    item.files = source.add("file", [p for p in paths if p and not p.endswith("/")])
+    refs = [*item.files, *source.add("concept", concepts.get(step.seq, []))]
     if step.changes_files:
-        found.changed = files
-        if len(files) == 1:
-            refs += _read_code(source, files[0], _written(tool_input))
+        item.changed = item.files
+        if len(item.files) == 1:
+            refs += _read_code(item, _written(tool_input))
     if step.role == TOOL and step.command:
-        refs += source.add("library", code.installed(step.command))
+        installed = source.add("library", code.installed(step.command))
+        item.libraries += installed
+        refs += installed
     if step.role == FAILURE:
-        found.errors = _read_failure(source, step, cwd, files)
-        refs += found.errors + source.add("library", failures.missing_libraries(step.text))
-    if step.role in (PROMPT, RESPONSE) and (step.role == RESPONSE or cues.is_task(step.text)):
-        found.decisions = source.add("decision", _decisions(step))
-        refs += found.decisions + source.add("function", code.calls(cues.clean(step.text)))
+        text = clip_failure(step.text)
+        item.errors = _read_failure(item, before, text, cwd)
+        missing = source.add("library", failures.missing_libraries(text))
+        item.libraries += missing
+        refs += item.errors + missing
+    if step.role == RESPONSE or task:
+        item.decisions = source.add("decision", _decisions(step))
+        refs += item.decisions + source.add("function", code.calls(cues.clean(step.text)))
     _link(source, refs)
-    return found
 
 
-def _read_code(source: _Source, file: Ref, written: str) -> list[Ref]:
+def _read_code(item: _Found, written: str) -> list[Ref]:
     """Symbols and libraries in the code an edit wrote to one file."""
     if not written:
         return []
-    path = source.delta.entities[file].name
+    source, file = item.source, item.files[0]
+    path = source.seen.entities[file].name
     symbols = source.add("function", code.definitions(path, written))
     imported = source.add("library", code.imports(path, written))
     declared = source.add("library", code.dependencies(path, written))
@@ -140,18 +193,22 @@ def _read_code(source: _Source, file: Ref, written: str) -> list[Ref]:
         source.relate(file, library, "imports")
     for library in declared:
         source.relate(file, library, "depends_on")
+    item.libraries += [*imported, *declared]
     return [*symbols, *imported, *declared]
 
 
-def _read_failure(source: _Source, step: Step, cwd: str, files: list[Ref]) -> list[Ref]:
+def _read_failure(item: _Found, before: list[_Found], text: str, cwd: str) -> list[Ref]:
     """The errors a failure reports, each caused by the files it points at: its own, the
-    session's files it names, and the innermost stack frame inside the project."""
-    errors = _errors(source, step.text)
+    session's recent files it names, and the innermost stack frame inside the project."""
+    source = item.source
+    errors = _errors(source, text)
     if not errors:
         return []
-    named = [e.ref for e in source.delta.of_kind("file") if _names(step.text, e.name)]
-    frames = [p for p in (file_name(f, cwd) for f in failures.frames(step.text)) if _in_project(p)]
-    for file in dict.fromkeys([*files, *named, *source.add("file", frames[:1])]):
+    recent = _recent_files(item, before)
+    words = _Words(text) if recent else None
+    named = [f for f in recent if words and words.names(source.seen.entities[f].name)]
+    frames = [p for p in (file_name(f, cwd) for f in failures.frames(text)) if _in_project(p)]
+    for file in dict.fromkeys([*item.files, *named, *source.add("file", frames[:1])]):
         for error in errors:
             source.relate(file, error, "causes")
     return errors
@@ -159,6 +216,17 @@ def _read_failure(source: _Source, step: Step, cwd: str, files: list[Ref]) -> li
 
 def _errors(source: _Source, text: str) -> list[Ref]:
     return [r for s in failures.signatures(text) for r in source.add("error", [s.name], key=s.key)]
+
+
+def _recent_files(item: _Found, before: list[_Found]) -> list[Ref]:
+    """The files the steps before ``item`` mentioned, within reach and the most recent
+    first, at most ``NAMED_FILES``."""
+    recent: dict[Ref, None] = {}
+    for earlier in reversed(before):
+        if item.at - earlier.at > CONTEXT_EVENTS or len(recent) >= NAMED_FILES:
+            break
+        recent.update(dict.fromkeys(f for f in earlier.files if f not in recent))
+    return list(recent)[:NAMED_FILES]
 
 
 def _decisions(step: Step) -> list[str]:
@@ -174,8 +242,8 @@ def _decisions(step: Step) -> list[str]:
 
 def _link(source: _Source, refs: list[Ref]) -> None:
     """Entities of one memory are related: each to the files it was seen with (or,
-    without a file, to the next one), errors to everything, files in a chain; pairs with
-    a more specific relation are left alone. Bounded per memory."""
+    without a file, to the next one), errors to everything, files in a chain; pairs the
+    memory relates more specifically are left alone. Bounded per memory."""
     refs = list(dict.fromkeys(refs))
     files = [r for r in refs if r[0] == "file"]
     others = [r for r in refs if r[0] != "file"]
@@ -186,76 +254,134 @@ def _link(source: _Source, refs: list[Ref]) -> None:
     for a, b in pairs:
         if budget == 0:
             return
-        if not source.delta.related(a, b, ignoring="related_to"):
+        if not source.seen.related(a, b, origin=source.origin, ignoring="related_to"):
             source.relate(a, b, "related_to")
             budget -= 1
 
 
-def _decisions_modify_their_turn(delta: GraphDelta, found: list[_Found]) -> None:
+def _decisions_modify_their_turn(found: list[_Found]) -> None:
     """A decision modifies the files changed in the turn it was made in (from one task
-    prompt to the next)."""
-    for turn in _turns(found):
-        changed = list(dict.fromkeys(f for item in turn for f in item.changed))[:TURN_FILES]
-        for item in turn:
+    prompt to the next): the nearest ``TURN_FILES`` changed before it and after it, within
+    ``CONTEXT_EVENTS`` events."""
+    for index, item in enumerate(found):
+        if not item.decisions:
+            continue
+        earlier = [] if item.starts_turn else _turn_changes(item, reversed(found[:index]))
+        later = _turn_changes(item, found[index + 1 :])
+        for file, by in [*earlier, *later]:
             for decision in item.decisions:
-                for file in changed:
-                    _source(delta, item).relate(decision, file, "modifies")
+                item.source.relate(decision, file, "modifies", fresh=item.fresh or by.fresh)
 
 
-def _turns(found: list[_Found]) -> list[list[_Found]]:
-    turns: list[list[_Found]] = [[]]
-    for item in found:
-        if item.step.role == PROMPT and cues.is_task(item.step.text) and turns[-1]:
-            turns.append([])
-        turns[-1].append(item)
-    return turns
+def _turn_changes(item: _Found, others: Any) -> list[tuple[Ref, _Found]]:
+    """The first ``TURN_FILES`` files changed among ``others`` (steps going away from
+    ``item``) before the turn ends or reach runs out, each with the step that changed it."""
+    changes: dict[Ref, _Found] = {}
+    for other in others:
+        if abs(other.at - item.at) > CONTEXT_EVENTS:
+            break
+        if other.starts_turn and other.at > item.at:
+            break  # the next turn
+        for file in other.changed:
+            changes.setdefault(file, other)
+            if len(changes) == TURN_FILES:
+                return list(changes.items())
+        if other.starts_turn:
+            break  # this turn's first step
+    return list(changes.items())
 
 
-def _changes_fix_failures(delta: GraphDelta, found: list[_Found]) -> None:
-    """A command failed, something changed, the same command passed: what changed (files,
-    decisions) fixes what it failed with."""
+def _changes_fix_failures(found: list[_Found]) -> None:
+    """A command failed, something changed, the same command passed (within
+    ``CONTEXT_EVENTS`` events): what changed (files, decisions) fixes what it failed
+    with. The passing run is the evidence."""
     for index, failure in enumerate(found):
-        if not (failure.errors and failure.step.command):
+        if not (failure.errors and failure.command):
             continue
-        key = command_key(failure.step.command)
-        later = found[index + 1 :]
-        passed = next(
-            (i for i, item in enumerate(later) if item.step.role == TOOL and _runs(item, key)),
-            None,
-        )
-        if passed is None:
+        for offset, later in enumerate(found[index + 1 :], start=index + 1):
+            if later.at - failure.at > CONTEXT_EVENTS:
+                break
+            if later.step.role == TOOL and later.command == failure.command:
+                for item in found[index + 1 : offset]:
+                    for fix in [*item.changed, *item.decisions]:
+                        for error in failure.errors:
+                            later.source.relate(fix, error, "fixes")
+                break
+
+
+def _decisions_use_libraries(found: list[_Found]) -> None:
+    """A decision uses the libraries it names ("we'll use httpx instead of requests"),
+    seen within ``CONTEXT_EVENTS`` events of it."""
+    for index, item in enumerate(found):
+        if not item.decisions:
             continue
-        verified = _source(delta, later[passed])
-        for item in later[:passed]:
-            for fix in [*item.changed, *item.decisions]:
-                for error in failure.errors:
-                    verified.relate(fix, error, "fixes")
+        near: dict[Ref, bool] = {}  # library → whether a fresh step mentions it
+        for side in (reversed(found[:index]), found[index + 1 :]):
+            for other in side:
+                if abs(other.at - item.at) > CONTEXT_EVENTS:
+                    break
+                for library in other.libraries:
+                    near[library] = near.get(library, False) or other.fresh
+        for library in item.libraries:
+            near[library] = near.get(library, False) or item.fresh
+        seen = item.source.seen
+        for decision in item.decisions if near else []:
+            words = _Words(seen.entities[decision].name)
+            for library, fresh in near.items():
+                if words.names(seen.entities[library].name):
+                    item.source.relate(decision, library, "uses", fresh=item.fresh or fresh)
 
 
-def _runs(item: _Found, key: str) -> bool:
-    return bool(item.step.command) and command_key(item.step.command) == key
+class _Words:
+    """What a text names, read once: every word made of path characters (ASCII letters,
+    digits, ``_ . / -``, a leading ``@``), and each word's beginning up to a dot. Other
+    text (CJK, spaces, punctuation) separates names: ``决定改用httpx替换requests`` names
+    httpx."""
 
+    __slots__ = ("_lowered", "text", "words")
 
-def _decisions_use_libraries(delta: GraphDelta, found: list[_Found]) -> None:
-    """A decision uses the libraries it names ("we'll use httpx instead of requests")."""
-    libraries = delta.of_kind("library")
-    for item in found:
-        for decision in item.decisions:
-            statement = delta.entities[decision].name
-            for library in libraries:
-                if _names(statement, library.name):
-                    _source(delta, item).relate(decision, library.ref, "uses")
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._lowered = text.lower()
+        words = set(_WORD.findall(self._lowered))
+        for word in [w for w in words if "." in w]:
+            dot = word.find(".", 1)
+            while 0 < dot <= NAME_LIMIT:  # no name is longer
+                words.add(word[:dot])
+                dot = word.find(".", dot + 1)
+        self.words = words
 
-
-def _source(delta: GraphDelta, item: _Found) -> _Source:
-    return _Source(delta, observation_id(item.step.seq), item.step.occurred_at)
+    def names(self, name: str) -> bool:
+        """Whether the text names ``name`` as a whole word (case aside)."""
+        if len(name) < 2:
+            return False
+        if _WORD.fullmatch(name):
+            return name.lower() in self.words
+        # A name with other characters (a space, a non-ASCII letter): looked for in full.
+        if name.lower() not in self._lowered:
+            return False
+        pattern = rf"(?<![A-Za-z0-9_/.-]){re.escape(name)}(?![A-Za-z0-9_/-])"
+        return re.search(pattern, self.text, re.IGNORECASE) is not None
 
 
 def _names(text: str, name: str) -> bool:
     """Whether ``text`` names ``name`` as a whole word (case aside)."""
-    if len(name) < 2:
-        return False
-    return re.search(rf"(?<![\w/.-]){re.escape(name)}(?![\w/-])", text, re.IGNORECASE) is not None
+    return _Words(text).names(name)
+
+
+def clip_failure(text: str) -> str:
+    """A failure's output as it is read: whole up to ``FAILURE_TEXT`` characters, else its
+    beginning and its end (where tracebacks and test summaries put the error), cut at
+    line breaks."""
+    if len(text) <= FAILURE_TEXT:
+        return text
+    half = FAILURE_TEXT // 2
+    head, tail = text[:half], text[-half:]
+    if "\n" in head:
+        head = head[: head.rindex("\n")]
+    if "\n" in tail:
+        tail = tail[tail.index("\n") + 1 :]
+    return f"{head}\n{tail}"
 
 
 def file_name(path: str, cwd: str = "") -> str:
@@ -314,7 +440,8 @@ def graph_of_fragment(fragment_id: str, fragment: Fragment | Draft) -> GraphDelt
     source every entity records."""
     summary, facts, tags, properties, day = _fragment_fields(fragment)
     at = f"{day}T00:00:00.000Z" if re.fullmatch(r"\d{4}-\d{2}-\d{2}", day or "") else iso(utc_now())
-    source = _Source(GraphDelta(), fragment_id, at)
+    delta = GraphDelta()
+    source = _Source(delta, delta, fragment_id, at)
     files = source.add("file", [file_name(p) for p in _fragment_files(facts, properties)])
     concepts = _strings(properties.get("concepts")) + [
         t for t in tags if t.casefold() not in _FRAGMENT_KINDS
@@ -328,7 +455,7 @@ def graph_of_fragment(fragment_id: str, fragment: Fragment | Draft) -> GraphDelt
         for file in files[:TURN_FILES]:
             source.relate(decision, file, "modifies")
     _link(source, [*files, *errors, *source.add("concept", concepts), *decisions])
-    return source.delta
+    return delta
 
 
 def _fragment_fields(

@@ -30,12 +30,14 @@ _ERRNO = re.compile(
     r"\b(E(?:NOENT|ACCES|ADDRINUSE|ADDRNOTAVAIL|CONNREFUSED|CONNRESET|TIMEDOUT|PERM|EXIST|"
     r"NOTFOUND|RESOLVE|PIPE|MFILE|NOSPC|ISDIR|NOTDIR|NOTEMPTY|AI_AGAIN))\b:?\s*(.*)"
 )
-_NOT_FOUND = re.compile(r"(?<![\w.-])[\w.+-]+: command not found")
+_NOT_FOUND = re.compile(r"(?<![\w.+-])[\w.+-]+: command not found")
 _MISSING_MODULE = re.compile(r"Cannot find module '([^']+)'")
 
 _PY_MISSING = re.compile(r"No module named '?([\w.]+)'?")
 _PY_FRAME = re.compile(r'File "([^"]+)", line \d+')
-_JS_FRAME = re.compile(r"\bat (?:.*? \()?((?:[A-Za-z]:)?[^\s()]+?):\d+:\d+\)?")
+# "at fn (path:1:2)" or "at path:1:2". The function part stops at a parenthesis and both
+# parts are bounded, so a line of "at x (at x (…" is read in linear time.
+_JS_FRAME = re.compile(r"\bat (?:[^()\n]{0,300}? \()?((?:[A-Za-z]:)?[^\s()]{1,500}?):\d+:\d+\)?")
 
 _PATH = re.compile(r"(?:[A-Za-z]:)?(?:[\\/][\w.@+-]+){2,}[\\/]?")
 _HEX = re.compile(r"\b0x[0-9a-fA-F]+\b")

@@ -3,8 +3,9 @@ what a query returns.
 
 An entity is named by its kind and a normalized key (case-folded, bounded), so the same
 file, library or error said twice, in two sessions or in a fragment, is one node. Every
-entity and relation keeps the memory ids it was seen in (``obs_<seq>`` for an event's
-observation, a fragment's id for a fragment), the most recent ``SOURCES_LIMIT`` of them:
+entity and relation is counted by the memory ids it was seen in (``obs_<seq>`` for an
+event's observation, a fragment's id for a fragment): the store records each of them, so a
+memory read again is never counted twice, and shows the most recent ``SOURCES_LIMIT``:
 enough to trace a node back, never a list that grows with the log.
 """
 
@@ -74,12 +75,15 @@ class Entity:
     name: str
     first_seen: str
     last_seen: str
-    sources: list[str] = field(default_factory=list)  # the latest SOURCES_LIMIT
-    mentions: int = 0  # distinct sources, all of them
+    sources: list[str] = field(default_factory=list)  # every distinct one, in order
 
     @property
     def ref(self) -> Ref:
         return (self.kind, self.key)
+
+    @property
+    def mentions(self) -> int:
+        return len(self.sources)
 
 
 @dataclass(slots=True)
@@ -88,19 +92,24 @@ class Relation:
     target: Ref
     relation: str
     last_seen: str
-    sources: list[str] = field(default_factory=list)  # the latest SOURCES_LIMIT
-    weight: int = 0  # distinct sources, all of them
+    sources: list[str] = field(default_factory=list)  # every distinct one, in order
+
+    @property
+    def weight(self) -> int:
+        return len(self.sources)
 
 
 @dataclass(slots=True)
 class GraphDelta:
     """Entities and relations found in some events or a fragment, ready to be merged into
     the stored graph. Adding the same entity or relation again only records another
-    source; sources are added in the order things happened, so one that has dropped out of
-    the kept list never comes back."""
+    source, in the order things happened; every distinct source is kept (a delta covers
+    one bounded batch), so the store can count each exactly once."""
 
     entities: dict[Ref, Entity] = field(default_factory=dict)
     relations: dict[tuple[Ref, Ref, str], Relation] = field(default_factory=dict)
+    # Sources already recorded on each entity and relation: membership without a scan.
+    _seen: set[tuple[object, str]] = field(default_factory=set, repr=False, compare=False)
 
     def __bool__(self) -> bool:
         return bool(self.entities)
@@ -123,9 +132,9 @@ class GraphDelta:
             entity = self.entities[(kind, key)] = Entity(kind, key, name, at, at)
         entity.first_seen = min(entity.first_seen, at)
         entity.last_seen = max(entity.last_seen, at)
-        if source not in entity.sources:
-            entity.mentions += 1
-        entity.sources = bounded(entity.sources, [source])
+        if ((kind, key), source) not in self._seen:
+            self._seen.add(((kind, key), source))
+            entity.sources.append(source)
         return entity.ref
 
     def relate(self, source: Ref, target: Ref, relation: str, *, origin: str, at: str) -> None:
@@ -137,24 +146,40 @@ class GraphDelta:
             return
         if relation in SYMMETRIC and target < source:
             source, target = target, source
-        found = self.relations.get((source, target, relation))
+        identity = (source, target, relation)
+        found = self.relations.get(identity)
         if found is None:
-            found = self.relations[(source, target, relation)] = Relation(
-                source, target, relation, at
-            )
+            found = self.relations[identity] = Relation(source, target, relation, at)
         found.last_seen = max(found.last_seen, at)
-        if origin not in found.sources:
-            found.weight += 1
-        found.sources = bounded(found.sources, [origin])
+        if (identity, origin) not in self._seen:
+            self._seen.add((identity, origin))
+            found.sources.append(origin)
 
-    def related(self, a: Ref, b: Ref, *, ignoring: str | None = None) -> bool:
-        """Whether a relation (other than ``ignoring``) joins ``a`` and ``b``, either way."""
+    def related(self, a: Ref, b: Ref, *, origin: str, ignoring: str | None = None) -> bool:
+        """Whether ``origin`` showed a relation (other than ``ignoring``) joining ``a`` and
+        ``b``, either way. Only that memory's own relations count, so what one memory adds
+        never depends on what others read before it did."""
         return any(
-            (x, y, r) in self.relations
+            ((x, y, r), origin) in self._seen
             for x, y in ((a, b), (b, a))
             for r in RELATIONS
             if r != ignoring
         )
+
+    def include(self, entity: Entity) -> None:
+        """Take in an entity as another delta holds it, with every source it records."""
+        ref = entity.ref
+        mine = self.entities.get(ref)
+        if mine is None:
+            mine = self.entities[ref] = Entity(
+                entity.kind, entity.key, entity.name, entity.first_seen, entity.last_seen
+            )
+        mine.first_seen = min(mine.first_seen, entity.first_seen)
+        mine.last_seen = max(mine.last_seen, entity.last_seen)
+        for source in entity.sources:
+            if (ref, source) not in self._seen:
+                self._seen.add((ref, source))
+                mine.sources.append(source)
 
     def of_kind(self, kind: str) -> list[Entity]:
         return [e for e in self.entities.values() if e.kind == kind]

@@ -146,6 +146,10 @@ class Pipeline:
             self.store.prune_jobs(iso(now - timedelta(days=JOBS_KEPT_DAYS)))
         for session_id in dict.fromkeys(due):
             self.store.enqueue_job(SUMMARIZE, {"sessionId": session_id}, dedupe_key=session_id)
+        # The graph is caught up on its own after a reset (or for a store older than it);
+        # otherwise its runs follow each summary.
+        for session_id in self.store.sessions_behind_graph(limit=SIGNALLED_PER_ROUND):
+            self.store.enqueue_job(GRAPH, {"sessionId": session_id}, dedupe_key=session_id)
         if self.compressing:
             # Compression waits a while after a session's first new event, so one call takes
             # what arrived meanwhile; a run held for the upgrade calls it in at once.

@@ -270,6 +270,23 @@ class Store(ABC):
         """Empty the graph and move every session's graph watermark back to the start, in
         one transaction; what the graph held."""
 
+    @abstractmethod
+    def forget_graph_source(self, source: str) -> None:
+        """Take one memory id (a forgotten fragment's id, an ``obs_<seq>``) off every node
+        and edge it was seen in, in one transaction: a mention or a unit of weight less
+        each, a node (with its edges) or an edge gone when none is left. Indexed: only the
+        rows the memory touched are read."""
+
+    @abstractmethod
+    def sessions_behind_graph(self, *, limit: int) -> list[str]:
+        """Sessions whose summary is past their graph watermark (after a reset, in a
+        database older than the graph), the quietest first; from an index."""
+
+    @abstractmethod
+    def events_before(self, session_id: str, seq: int, *, limit: int) -> list[Event]:
+        """The session's last ``limit`` events up to ``seq``, in the order they happened:
+        the context a graph run reads again."""
+
     # -- the search index -----------------------------------------------------------------
 
     @abstractmethod

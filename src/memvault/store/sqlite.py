@@ -468,6 +468,15 @@ class SQLiteStore(Store):
     def reset_graph(self) -> GraphStats:
         return self._writer.call(graph.reset)
 
+    def forget_graph_source(self, source: str) -> None:
+        self._writer.call(lambda conn: graph.forget(conn, source))
+
+    def sessions_behind_graph(self, *, limit: int) -> list[str]:
+        return graph.sessions_behind(self._reader(), limit)
+
+    def events_before(self, session_id: str, seq: int, *, limit: int) -> list[Event]:
+        return graph.events_before(self._reader(), session_id, seq, limit)
+
     # -- the search index -----------------------------------------------------------------
 
     def write_documents(

@@ -1,11 +1,13 @@
-"""The entity graph in SQLite: merging deltas, bounded queries, counts and reset.
+"""The entity graph in SQLite: merging deltas, bounded queries, counts, forgetting a
+memory, and reset.
 
-A node is merged by (kind, key) and an edge by (source, target, relation). A mention, or an
-edge's weight, grows only for a source the row has not recorded, so writing the same
-fragment again adds nothing. Every query reads through an index and stops at a bound
-(``memvault.graph.model``): a walk follows at most ``NEIGHBOURS_PER_NODE`` edges out of a
-node and reaches at most ``NODES_PER_HOP`` new nodes per hop; a name search ranks at most
-``MATCH_CAP`` matches.
+A node is merged by (kind, key) and an edge by (source, target, relation). Each records
+every memory id it was seen in (``graph_node_sources``, ``graph_edge_sources``); a mention,
+or an edge's weight, grows only for a memory not recorded yet, so writing the same fragment
+again, or reading a session's events again as context, adds nothing. Every query reads
+through an index and stops at a bound (``memvault.graph.model``): a walk follows at most
+``NEIGHBOURS_PER_NODE`` edges out of a node and reaches at most ``NODES_PER_HOP`` new nodes
+per hop; a name search ranks at most ``MATCH_CAP`` matches.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 
 from memvault import jsontext
-from memvault.domain import Watermark
+from memvault.domain import Event, Watermark
 from memvault.graph.model import (
     EDGE_CAP,
     MATCH_CAP,
@@ -54,8 +56,31 @@ def nodes_by_id_query(count: int) -> str:
 
 
 def edges_among_query(count: int) -> str:
+    """The strongest edges among ``count`` nodes: looked up by key, pair by pair (at most
+    ``count`` squared lookups), then sorted, so a cap keeps the strongest."""
     marks = ", ".join("?" * count)
-    return f"SELECT {_EDGE} FROM graph_edges WHERE src IN ({marks}) AND dst IN ({marks}) LIMIT ?"
+    return (
+        f"SELECT {_EDGE} FROM graph_edges WHERE src IN ({marks}) AND dst IN ({marks}) "
+        "ORDER BY weight DESC, src, dst, relation LIMIT ?"
+    )
+
+
+# Sessions with summarized events the graph has not read (after a reset, in an older
+# database): the graph catches up to the summary.
+SESSIONS_BEHIND = (
+    "SELECT id FROM sessions INDEXED BY sessions_graph_behind "
+    "WHERE coalesce(summarized_seq, 0) > coalesce(graph_extracted_seq, 0) "
+    "ORDER BY last_received_at LIMIT ?"
+)
+# The events just before a watermark, read again as a run's context (newest first).
+EVENTS_BEFORE = (
+    "SELECT seq, session_id, client_event_id, hook_type, project, cwd, agent_id, "
+    "client_timestamp, occurred_at, received_at, payload FROM events "
+    "INDEXED BY events_session_time WHERE session_id = ? AND seq <= ? "
+    "ORDER BY occurred_at DESC, seq DESC LIMIT ?"
+)
+NODE_MEMBERS_OF = "SELECT node_id FROM graph_node_sources WHERE source = ?"
+EDGE_MEMBERS_OF = "SELECT src, dst, relation FROM graph_edge_sources WHERE source = ?"
 
 
 # -- writes -------------------------------------------------------------------------------
@@ -95,31 +120,30 @@ def _merge_node(conn: sqlite3.Connection, entity: Entity) -> int:
     if row is None:
         node = conn.execute(
             "INSERT INTO graph_nodes (kind, key, name, mentions, first_seen, last_seen, sources) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
-            (
-                entity.kind,
-                entity.key,
-                entity.name,
-                entity.mentions,
-                entity.first_seen,
-                entity.last_seen,
-                jsontext.dumps(entity.sources),
-            ),
+            "VALUES (?, ?, ?, 0, ?, ?, '[]') RETURNING id",
+            (entity.kind, entity.key, entity.name, entity.first_seen, entity.last_seen),
         ).fetchone()[0]
         conn.execute("INSERT INTO graph_names (rowid, key) VALUES (?, ?)", (node, entity.key))
         _count(conn, f"node:{entity.kind}")
-        return node
-    node, stored = row[0], json.loads(row[1])
-    added = _new_mentions(entity.mentions, entity.sources, stored)
+        row = (node, "[]")
+    node = row[0]
+    added = [
+        source
+        for source in entity.sources
+        if conn.execute(
+            "INSERT OR IGNORE INTO graph_node_sources (node_id, source) VALUES (?, ?)",
+            (node, source),
+        ).rowcount
+    ]
     if added:
         conn.execute(
             "UPDATE graph_nodes SET mentions = mentions + ?, first_seen = min(first_seen, ?), "
             "last_seen = max(last_seen, ?), sources = ? WHERE id = ?",
             (
-                added,
+                len(added),
                 entity.first_seen,
                 entity.last_seen,
-                jsontext.dumps(_merged(stored, entity.sources)),
+                jsontext.dumps(bounded(json.loads(row[1]), added)),
                 node,
             ),
         )
@@ -134,43 +158,126 @@ def _merge_edge(conn: sqlite3.Connection, src: int, dst: int, relation: Relation
     if row is None:
         conn.execute(
             "INSERT INTO graph_edges (src, dst, relation, weight, last_seen, sources) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (*key, relation.weight, relation.last_seen, jsontext.dumps(relation.sources)),
+            "VALUES (?, ?, ?, 0, ?, '[]')",
+            (*key, relation.last_seen),
         )
         _count(conn, f"edge:{relation.relation}")
-        return
-    stored = json.loads(row[0])
-    added = _new_mentions(relation.weight, relation.sources, stored)
+        row = ("[]",)
+    added = [
+        source
+        for source in relation.sources
+        if conn.execute(
+            "INSERT OR IGNORE INTO graph_edge_sources (src, dst, relation, source) "
+            "VALUES (?, ?, ?, ?)",
+            (*key, source),
+        ).rowcount
+    ]
     if added:
         conn.execute(
             "UPDATE graph_edges SET weight = weight + ?, last_seen = max(last_seen, ?), "
             "sources = ? WHERE src = ? AND dst = ? AND relation = ?",
-            (added, relation.last_seen, jsontext.dumps(_merged(stored, relation.sources)), *key),
+            (
+                len(added),
+                relation.last_seen,
+                jsontext.dumps(bounded(json.loads(row[0]), added)),
+                *key,
+            ),
         )
 
 
-def _new_mentions(count: int, sources: list[str], stored: list[str]) -> int:
-    """Of ``count`` mentions (the latest of them in ``sources``), those not yet recorded."""
-    return count - len(set(sources) & set(stored))
-
-
-def _merged(stored: list[str], sources: list[str]) -> list[str]:
-    return bounded(stored, [s for s in sources if s not in stored])
-
-
-def _count(conn: sqlite3.Connection, name: str) -> None:
+def _count(conn: sqlite3.Connection, name: str, step: int = 1) -> None:
     conn.execute(
-        "INSERT INTO graph_counts (name, value) VALUES (?, 1) "
-        "ON CONFLICT (name) DO UPDATE SET value = value + 1",
-        (name,),
+        "INSERT INTO graph_counts (name, value) VALUES (?, ?) "
+        "ON CONFLICT (name) DO UPDATE SET value = value + excluded.value",
+        (name, step),
     )
+
+
+def forget(conn: sqlite3.Connection, source: str) -> None:
+    """Take the memory ``source`` off every node and edge it was seen in: one mention or
+    one unit of weight less, the row gone at none (a node with its edges). Reads only the
+    rows the memory touched, through indexes."""
+    for src, dst, relation in conn.execute(EDGE_MEMBERS_OF, (source,)).fetchall():
+        conn.execute(
+            "DELETE FROM graph_edge_sources "
+            "WHERE src = ? AND dst = ? AND relation = ? AND source = ?",
+            (src, dst, relation, source),
+        )
+        row = conn.execute(
+            "UPDATE graph_edges SET weight = weight - 1 "
+            "WHERE src = ? AND dst = ? AND relation = ? RETURNING weight, sources",
+            (src, dst, relation),
+        ).fetchone()
+        if row is None:
+            continue
+        if row[0] <= 0:
+            _drop_edge(conn, src, dst, relation)
+        else:
+            conn.execute(
+                "UPDATE graph_edges SET sources = ? WHERE src = ? AND dst = ? AND relation = ?",
+                (_without(row[1], source), src, dst, relation),
+            )
+    for (node,) in conn.execute(NODE_MEMBERS_OF, (source,)).fetchall():
+        conn.execute(
+            "DELETE FROM graph_node_sources WHERE node_id = ? AND source = ?", (node, source)
+        )
+        row = conn.execute(
+            "UPDATE graph_nodes SET mentions = mentions - 1 WHERE id = ? "
+            "RETURNING mentions, sources, kind",
+            (node,),
+        ).fetchone()
+        if row is None:
+            continue
+        if row[0] <= 0:
+            _drop_node(conn, node, row[2])
+        else:
+            conn.execute(
+                "UPDATE graph_nodes SET sources = ? WHERE id = ?", (_without(row[1], source), node)
+            )
+
+
+def _without(sources: str, source: str) -> str:
+    return jsontext.dumps([s for s in json.loads(sources) if s != source])
+
+
+def _drop_edge(conn: sqlite3.Connection, src: int, dst: int, relation: str) -> None:
+    conn.execute(
+        "DELETE FROM graph_edges WHERE src = ? AND dst = ? AND relation = ?", (src, dst, relation)
+    )
+    conn.execute(
+        "DELETE FROM graph_edge_sources WHERE src = ? AND dst = ? AND relation = ?",
+        (src, dst, relation),
+    )
+    _count(conn, f"edge:{relation}", -1)
+
+
+def _drop_node(conn: sqlite3.Connection, node: int, kind: str) -> None:
+    """Delete a node, its members, its name and every edge at either end of it."""
+    edges = conn.execute(
+        "SELECT src, dst, relation FROM graph_edges WHERE src = ? "
+        "UNION SELECT src, dst, relation FROM graph_edges WHERE dst = ?",
+        (node, node),
+    ).fetchall()
+    for edge in edges:
+        _drop_edge(conn, *edge)
+    conn.execute("DELETE FROM graph_node_sources WHERE node_id = ?", (node,))
+    conn.execute("DELETE FROM graph_names WHERE rowid = ?", (node,))
+    conn.execute("DELETE FROM graph_nodes WHERE id = ?", (node,))
+    _count(conn, f"node:{kind}", -1)
 
 
 def reset(conn: sqlite3.Connection) -> GraphStats:
     """Empty the graph and send every session's graph watermark back to the start; what
     the graph held."""
     held = stats(conn)
-    for table in ("graph_nodes", "graph_names", "graph_edges", "graph_counts"):
+    for table in (
+        "graph_nodes",
+        "graph_names",
+        "graph_edges",
+        "graph_counts",
+        "graph_node_sources",
+        "graph_edge_sources",
+    ):
         conn.execute(f"DELETE FROM {table}")
     conn.execute(
         "UPDATE sessions SET graph_extracted_at = NULL, graph_extracted_seq = NULL "
@@ -180,6 +287,17 @@ def reset(conn: sqlite3.Connection) -> GraphStats:
 
 
 # -- reads --------------------------------------------------------------------------------
+
+
+def sessions_behind(conn: sqlite3.Connection, limit: int) -> list[str]:
+    """Sessions with events past their graph watermark, the quietest first."""
+    return [row[0] for row in conn.execute(SESSIONS_BEHIND, (limit,))]
+
+
+def events_before(conn: sqlite3.Connection, session_id: str, seq: int, limit: int) -> list[Event]:
+    """The session's last ``limit`` events up to ``seq``, in the order they happened."""
+    rows = conn.execute(EVENTS_BEFORE, (session_id, seq, limit)).fetchall()
+    return [Event(*row[:10], payload=json.loads(row[10])) for row in reversed(rows)]
 
 
 def stats(conn: sqlite3.Connection) -> GraphStats:
@@ -300,6 +418,7 @@ def _nodes_by_id(conn: sqlite3.Connection, ids: Sequence[int]) -> list[tuple]:
 
 
 def _edges_among(conn: sqlite3.Connection, rows: list[tuple]) -> tuple[list[GraphEdge], bool]:
+    """The edges among the nodes of an answer, the strongest ``EDGE_CAP`` of them."""
     if not rows:
         return [], False
     ids = {row[0]: node_id(row[1], row[2]) for row in rows}
