@@ -204,7 +204,7 @@ def _as_before_0010(path, *, mentions, sources):
         for table in ("graph_node_sources", "graph_edge_sources"):
             conn.execute(f"DROP TABLE {table}")
         conn.execute("DROP INDEX sessions_graph_behind")
-        conn.execute("DELETE FROM schema_migrations WHERE version >= 10")
+        conn.execute("DELETE FROM schema_migrations WHERE version = 10")
         kept = json.dumps(sources)
         for key, kind in (("src/a.py", "file"), ("httpx", "library")):
             node_id = conn.execute(

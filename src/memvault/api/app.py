@@ -12,7 +12,7 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
 
 from memvault import __version__
-from memvault.api import board, graph, mcp_routes, recall
+from memvault.api import archive, board, graph, mcp_routes, recall
 from memvault.api import importer as transcript_import
 from memvault.api.guards import BearerAuth, BodyLimit, BodyTooLarge
 from memvault.api.responses import JSONResponse
@@ -70,6 +70,7 @@ def create_app(settings: Settings | None = None, memory: Memory | None = None) -
     app.include_router(recall.router)
     app.include_router(graph.router)
     app.include_router(transcript_import.router)
+    app.include_router(archive.router)
     app.include_router(mcp_routes.router)
     mcp_routes.mount(app, settings)
 

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from memvault import __version__
-from memvault.cli import board, fragments, graph, hook, recall
+from memvault.cli import archive, board, fragments, graph, hook, recall
 from memvault.cli.importer import import_app
 from memvault.cli.install import install_app
 from memvault.cli.mcp import mcp
@@ -34,6 +34,7 @@ app.add_typer(fragments.fragments_app, name="fragments")
 app.command("save")(fragments.save)
 app.add_typer(graph.graph_app, name="graph")
 app.add_typer(import_app, name="import")
+app.command("export")(archive.export)
 app.command("search")(recall.search)
 app.command("get")(recall.get)
 app.command("maintain")(recall.maintain)

@@ -1,4 +1,5 @@
-"""``memvault import cursor | claude-code``: past conversations from a host's local files."""
+"""``memvault import cursor | claude-code``: past conversations from a host's local files;
+``memvault import memvault``: an export archive (``memvault.cli.archive``)."""
 
 from __future__ import annotations
 
@@ -18,12 +19,14 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from memvault.cli.archive import import_archive
 from memvault.cli.board import errors, open_memory
 from memvault.importers import ImportReport, Transcript, claude_code, cursor, run_import
 
 console = Console(soft_wrap=True)
 import_app = typer.Typer(
-    help="Import past conversations from a host's local transcripts (re-running is safe).",
+    help="Import past conversations from a host's local transcripts, or an export archive "
+    "(re-running is safe).",
     no_args_is_help=True,
 )
 
@@ -39,6 +42,8 @@ Project = Annotated[
 ]
 Json = Annotated[bool, typer.Option("--json", help="Print the report as JSON, no progress.")]
 ERRORS_SHOWN = 20
+
+import_app.command("memvault")(import_archive)
 
 
 @import_app.command("cursor")

@@ -1,0 +1,102 @@
+"""``GET /agentmemory/export`` (the archive, streamed as NDJSON) and ``POST
+/agentmemory/import {exportData, strategy?}`` (agentmemory's route and answer, with
+memvault's report beside them). See docs/export.md."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import StreamingResponse
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.concurrency import run_in_threadpool
+
+from memvault.api.responses import JSONResponse
+from memvault.archive import MEDIA_TYPE, Export, ImportReport, import_document
+from memvault.errors import InvalidInput
+from memvault.ingest.envelope import parse_json, validate
+
+router = APIRouter(prefix="/agentmemory", tags=["export"])
+
+
+class ImportBody(BaseModel):
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+    export_data: Annotated[
+        Any,
+        Field(
+            alias="exportData",
+            description="agentmemory's ExportData object, or a memvault archive: its "
+            "records as a list (header first) or its NDJSON text",
+        ),
+    ]
+    strategy: Literal["merge", "skip", "replace"] = "merge"
+
+
+@router.get(
+    "/export",
+    summary="All memory as a versioned archive (NDJSON, streamed)",
+    description=(
+        "A header line, then sessions, events (with `includeEvents=true`), fragments, the "
+        "session board and snapshots, one JSON record per line, ending with an `end` "
+        "record. Derived data (observations, summaries, graph, index) is not exported."
+    ),
+    response_class=StreamingResponse,
+    responses={200: {"content": {MEDIA_TYPE: {}}, "description": "The archive"}},
+)
+async def export(
+    request: Request,
+    include_events: Annotated[bool, Query(alias="includeEvents")] = False,
+) -> StreamingResponse:
+    archive = Export(request.app.state.memory, events=include_events)
+    return StreamingResponse(
+        archive.chunks(),  # a plain iterator: read on the thread pool, chunk by chunk
+        media_type=MEDIA_TYPE,
+        headers={"Content-Disposition": f'attachment; filename="{archive.file_name}"'},
+    )
+
+
+@router.post(
+    "/import",
+    summary="Import a memvault archive or agentmemory's export",
+    description=(
+        "Events already stored are not stored again, whatever the strategy. `merge` adds "
+        "what is missing and merges near-duplicate fragments; `skip` only adds what is "
+        "missing; `replace` lets the archive's files overwrite the vault's. The body limit "
+        "applies: import bigger archives with `memvault import memvault FILE`."
+    ),
+    responses={
+        400: {"description": "Not an archive or export memvault reads; nothing was written"},
+        413: {"description": "Body larger than the configured limit"},
+    },
+)
+async def import_(request: Request) -> JSONResponse:
+    try:
+        body = validate(ImportBody, parse_json(await request.body()))
+        if body.export_data is None:
+            raise InvalidInput("exportData is required", fields=["exportData"])
+        report = await run_in_threadpool(
+            import_document, request.app.state.memory, body.export_data, strategy=body.strategy
+        )
+    except InvalidInput as exc:  # an ArchiveError too: refused before anything was written
+        return JSONResponse({"success": False, "error": exc.message}, status_code=400)
+    return JSONResponse(answer(report))
+
+
+def answer(report: ImportReport) -> dict[str, Any]:
+    """agentmemory's answer (what was written, what was not) and memvault's report."""
+
+    def written(kind: str) -> int:
+        counts = report.counts.get(kind)
+        return counts.new + counts.merged + counts.replaced if counts else 0
+
+    return {
+        "success": True,
+        "strategy": report.strategy,
+        "sessions": written("session"),
+        "observations": written("event"),
+        "memories": written("memory") + written("fragment"),
+        "summaries": 0,
+        "skipped": report.total("existing") + report.total("skipped"),
+        "report": report.to_dict(),
+    }
