@@ -155,3 +155,13 @@ def test_a_lines_events_are_never_split_across_batches(memory, tmp_path):
     for n in range(5):
         (holding,) = [batch for batch in batches if f"claude-code:PostToolUse:t{n}" in batch]
         assert f"u{n}" in holding
+
+
+def test_text_cut_inside_an_emoji_is_imported_with_a_replacement_character(memory, tmp_path):
+    path = tmp_path / "s-bad.jsonl"
+    cut = prompt("p1", "deployed ok").replace("deployed ok", "deployed ok \\ud83d")
+    path.write_text(cut + "\n")
+    report = run_import(memory, [claude_code.transcript(path)])
+    assert report.errors == []
+    (event,) = events_of(memory, "s-bad")
+    assert event.payload["prompt"] == "deployed ok \ufffd"

@@ -247,3 +247,22 @@ def _transcript(home, slug: str, conversation: str):
     path.write_text(json.dumps(row) + "\n")
     os.utime(path, (1_790_000_000, 1_790_000_000))
     return path
+
+
+def test_parallel_calls_in_a_legacy_transcript_get_their_own_results(memory, home):
+    conversation = "11111111-2222-3333-4444-555555555555"
+    folder = transcripts_folder(home)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{conversation}.txt").write_text(
+        "user:\n<user_query>\ncompare api.ts and index.ts\n</user_query>\n\n"
+        "assistant:\nReading both files.\n"
+        "[Tool call] Read\n  path: src/api.ts\n[Tool call] Read\n  path: src/index.ts\n\n"
+        "[Tool result] Read\nexport const api = 1;\n\n"
+        '[Tool result] Read\nimport { api } from "./api";\n'
+    )
+    import_all(memory)
+    reads = [e.payload for e in events_of(memory, conversation) if e.hook_type == "post_tool_use"]
+    assert [(r["tool_input"], r["tool_output"]) for r in reads] == [
+        ({"path": "src/api.ts"}, "export const api = 1;"),
+        ({"path": "src/index.ts"}, 'import { api } from "./api";'),
+    ]

@@ -56,8 +56,23 @@ def test_secret_assignments_keep_the_name_and_lose_the_value(text):
 
 
 @pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("postgres://app:hunter2secret@db.internal:5432/app", "postgres://app:"),
+        ("git clone https://dev:ghx-pass-123@git.example.com/repo.git", "https://dev:"),
+        ("REDIS_URL=redis://default:s3cr3t@cache:6379", "redis://default:"),
+    ],
+)
+def test_the_password_in_a_connection_url_is_redacted(text, kept):
+    redacted = redact_text(text)
+    assert kept + "[REDACTED:url_password]@" in redacted
+    assert redacted.split("@", 1)[1] == text.split("@", 1)[1]  # the host stays
+
+
+@pytest.mark.parametrize(
     "text",
     [
+        "https://user@host.example/path and http://host.example:8080/a:b@c",
         "the token budget is 2000",
         "password reset flow is broken",
         "ask-someone about the sk- prefix",

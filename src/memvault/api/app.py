@@ -14,10 +14,10 @@ from starlette.exceptions import HTTPException
 from memvault import __version__
 from memvault.api import archive, board, graph, mcp_routes, recall
 from memvault.api import importer as transcript_import
-from memvault.api.guards import BearerAuth, BodyLimit, BodyTooLarge
+from memvault.api.guards import BearerAuth, BodyLimit, BodyTooLarge, BrowserGuard
 from memvault.api.responses import JSONResponse
 from memvault.api.routes import router
-from memvault.config import Settings
+from memvault.config import Settings, is_loopback
 from memvault.errors import InvalidInput, StoreFailure
 from memvault.ingest.spool import SpoolDrain
 from memvault.memory import BoardWatcher, Memory
@@ -117,5 +117,6 @@ def create_app(settings: Settings | None = None, memory: Memory | None = None) -
 
     # Outermost first: size is checked before anything reads the body.
     app.add_middleware(BearerAuth, secret=settings.secret_value())
+    app.add_middleware(BrowserGuard, loopback=is_loopback(settings.host))
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
     return app

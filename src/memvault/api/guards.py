@@ -1,4 +1,5 @@
-"""ASGI guards in front of every route: the bearer secret and the body size limit.
+"""ASGI guards in front of every route: browsers kept out, the bearer secret, and the body
+size limit.
 
 Plain ASGI rather than Starlette's BaseHTTPMiddleware, which costs a task per request on
 the hook path.
@@ -39,6 +40,56 @@ async def send_json(send: Send, status: int, payload: dict[str, Any]) -> None:
         }
     )
     await send({"type": "http.response.body", "body": body})
+
+
+class BrowserGuard:
+    """Keep web pages out of a server meant for local tools.
+
+    A page the user visits can send requests to ``127.0.0.1`` (a "simple" cross-site POST
+    needs no preflight), and through DNS rebinding it can even read the answers. Hooks,
+    the CLI and MCP clients send neither an ``Origin`` header nor a foreign ``Host``. So:
+    a request whose ``Origin`` is not this server's own (same host and port as ``Host``)
+    is refused with 403, and on a loopback bind a ``Host`` that is not a loopback name is
+    refused with 421.
+    """
+
+    def __init__(self, app: ASGIApp, loopback: bool) -> None:
+        self.app = app
+        self.loopback = loopback
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        host = origin = None
+        for name, value in scope["headers"]:
+            if name == b"host":
+                host = value.decode("latin-1").strip().lower()
+            elif name == b"origin":
+                origin = value.decode("latin-1").strip().lower()
+        if self.loopback and host is not None and not _loopback_host(host):
+            await send_json(send, 421, {"error": f"Host {host!r} is not this machine"})
+            return
+        if origin is not None and _netloc(origin) != host:
+            await send_json(
+                send, 403, {"error": f"requests from web pages ({origin}) are not accepted"}
+            )
+            return
+        await self.app(scope, receive, send)
+
+
+def _netloc(origin: str) -> str | None:
+    scheme, _, rest = origin.partition("://")
+    return rest.rstrip("/") if scheme in ("http", "https") and rest else None
+
+
+def _loopback_host(host: str) -> bool:
+    """``localhost``, ``127.x.y.z`` or ``[::1]``, with or without a port."""
+    name = host[: host.find("]") + 1] if host.startswith("[") else host.rsplit(":", 1)[0]
+    if name in ("localhost", "[::1]") or name.endswith(".localhost"):
+        return True
+    parts = name.split(".")
+    return len(parts) == 4 and parts[0] == "127" and all(p.isdigit() for p in parts)
 
 
 class BearerAuth:

@@ -428,7 +428,7 @@ class _Legacy:
         self.clock = clock
         self.role = ""
         self.block: _Block | None = None
-        self.call: _Block | None = None  # a call waiting for its result
+        self.calls: list[_Block] = []  # calls waiting for their results, in order
 
     def line(self, number: int, text: str) -> tuple[list[dict[str, Any]], str | None]:
         """Read one line: the envelopes of the block it closes, and why the line itself
@@ -462,9 +462,7 @@ class _Legacy:
 
     def close(self) -> list[dict[str, Any]]:
         emitted = self._close()
-        if self.call is not None:
-            emitted.append(self._tool(self.call, None))
-            self.call = None
+        emitted += self._unanswered()
         return emitted
 
     def _close(self) -> list[dict[str, Any]]:
@@ -474,15 +472,14 @@ class _Legacy:
         text = "\n".join(block.lines).strip()
         emitted: list[dict[str, Any]] = []
         if block.kind == "call":
-            if self.call is not None:
-                emitted.append(self._tool(self.call, None))
-            self.call = block
+            self.calls.append(block)  # parallel calls all come before their results
         elif block.kind == "result":
-            call, self.call = self.call, None
-            if call is None or call.name != block.name:
-                if call is not None:
-                    emitted.append(self._tool(call, None))
+            # A result answers the oldest waiting call of its tool.
+            at = next((i for i, c in enumerate(self.calls) if c.name == block.name), None)
+            if at is None:
                 call = _Block("call", block.start, name=block.name)
+            else:
+                call = self.calls.pop(at)
             emitted.append(self._tool(call, block))
         elif text and block.kind == "user":
             prompt, when = user_text(text)
@@ -494,6 +491,10 @@ class _Legacy:
             data = {"assistantResponse": clip(text)}
             emitted.append(self._envelope("assistant_response", block, data))
         return emitted
+
+    def _unanswered(self) -> list[dict[str, Any]]:
+        calls, self.calls = self.calls, []
+        return [self._tool(call, None) for call in calls]
 
     def _tool(self, call: _Block, result: _Block | None) -> dict[str, Any]:
         arguments = {}

@@ -8,6 +8,7 @@ a line is imported whole or not at all, and counts what happened.
 
 from __future__ import annotations
 
+import json
 import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -286,12 +287,34 @@ def _parse(number: int, raw: bytes, *, last: bool) -> JsonLine:
     try:
         record = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
-        if last:
-            return JsonLine(number, error="truncated last line (still being written?)")
-        return JsonLine(number, error=f"not JSON: {exc}")
+        record = _with_lone_surrogates(raw)
+        if record is None:
+            if last:
+                return JsonLine(number, error="truncated last line (still being written?)")
+            return JsonLine(number, error=f"not JSON: {exc}")
     if not isinstance(record, dict):
         return JsonLine(number, error=f"a JSON {type(record).__name__}, not an object")
     return JsonLine(number, record)
+
+
+def _with_lone_surrogates(raw: bytes) -> Any:
+    """A line a JavaScript host cut inside an emoji (a lone ``\\ud83d`` escape), which
+    orjson refuses: read by the standard library, each lone half made U+FFFD."""
+    try:
+        value = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return _repaired(value)
+
+
+def _repaired(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, list):
+        return [_repaired(item) for item in value]
+    if isinstance(value, dict):
+        return {_repaired(k): _repaired(v) for k, v in value.items()}
+    return value
 
 
 # -- envelope helpers --------------------------------------------------------------------

@@ -36,6 +36,8 @@ _RULES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("stripe_key", ("_live_",), r"\b(?:sk|rk)_live_[A-Za-z0-9]{16,}"),
     ("jwt", ("eyj",), r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
     ("bearer", ("bearer ",), r"(?i:(?<=bearer ))[A-Za-z0-9._~+/\-]{16,}=*"),
+    # scheme://user:password@host: the password in a connection string or URL.
+    ("url_password", ("://",), r"(?P<keep>\b[a-z][a-z0-9+.\-]*://[^\s:/@]+:)[^\s@/]+(?=@)"),
     # key = value, key: "value" …: the key stays, the value goes.
     (
         "secret",
