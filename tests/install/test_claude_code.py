@@ -4,44 +4,105 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
+
+import pytest
 
 from memvault.install import Commands, claude_code, rules
 from memvault.install.files import BEGIN, END
-from tests.install.support import fixture_events, hook_commands, read_json, tree
+from tests.install.support import fixture_events, hook_commands, read_json, split_hook, tree
 
-# The hook events the Claude Code builds of early 2026 accept; naming any other event makes
-# those builds skip the whole settings.json.
-ACCEPTED_SINCE_EARLY_2026 = {
-    "PreToolUse", "PostToolUse", "PostToolUseFailure", "Notification", "UserPromptSubmit",
-    "SessionStart", "SessionEnd", "Stop", "SubagentStart", "SubagentStop", "PreCompact",
-    "PermissionRequest",
+# The "classic nine" hook events, stable since 2025; naming any other event makes the builds
+# that do not know it skip the whole settings.json.
+CLASSIC_NINE = {
+    "SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Notification", "Stop",
+    "SubagentStop", "PreCompact", "SessionEnd",
 }  # fmt: skip
+MODES = pytest.mark.parametrize("flags", [(), ("--all-events",)], ids=["default", "all-events"])
 
 
-def test_every_recorded_claude_code_event_is_registered_or_deliberately_left_out(home, memvault):
-    memvault("install", "claude-code")
-    registered = set(read_json(home / ".claude" / "settings.json")["hooks"])
-    assert registered == set(claude_code.EVENTS)
-    unaccounted = fixture_events("claude-code") - registered - set(claude_code.NOT_REGISTERED)
+def _hooks(home):
+    return read_json(home / ".claude" / "settings.json")["hooks"]
+
+
+@MODES
+def test_every_recorded_claude_code_event_is_registered_or_deliberately_left_out(
+    home, memvault, flags
+):
+    memvault("install", "claude-code", *flags)
+    registered = set(_hooks(home))
+    assert registered == set(claude_code.events(all_events=bool(flags)))
+    left_out = set(claude_code.NOT_REGISTERED) | (set() if flags else set(claude_code.NEWER_EVENTS))
+    unaccounted = fixture_events("claude-code") - registered - left_out
     assert not unaccounted, f"recorded Claude Code events neither hooked nor excused: {unaccounted}"
-    assert not registered & set(claude_code.NOT_REGISTERED)
+    assert not registered & left_out
     assert all(reason for reason in claude_code.NOT_REGISTERED.values())
 
 
-def test_no_event_is_registered_that_would_make_older_builds_skip_the_settings(home, memvault):
-    memvault("install", "claude-code")
-    assert set(read_json(home / ".claude" / "settings.json")["hooks"]) <= ACCEPTED_SINCE_EARLY_2026
+def test_by_default_only_the_classic_nine_events_are_registered(home, memvault):
+    result = memvault("install", "claude-code")
+    assert set(_hooks(home)) == CLASSIC_NINE
+    assert "--all-events" in result.stdout
 
 
-def test_each_event_gets_one_group_running_the_hook_by_absolute_path(home, memvault):
-    memvault("install", "claude-code")
-    for event, groups in read_json(home / ".claude" / "settings.json")["hooks"].items():
+def test_all_events_adds_tool_failures_and_subagent_starts(home, memvault):
+    memvault("install", "claude-code", "--all-events")
+    assert set(_hooks(home)) == CLASSIC_NINE | {"PostToolUseFailure", "SubagentStart"}
+    memvault("install", "claude-code")  # and back: memvault's newer events go again
+    assert set(_hooks(home)) == CLASSIC_NINE
+
+
+@MODES
+def test_each_event_gets_one_group_running_the_hook_by_absolute_path(home, memvault, flags):
+    memvault("install", "claude-code", *flags)
+    for event, groups in _hooks(home).items():
         ((handler,),) = [g["hooks"] for g in groups]
-        assert "matcher" not in groups[0], event  # every tool, every session source
+        if event == "PreToolUse":
+            assert groups[0]["matcher"] == claude_code.FILE_TOOLS
+        else:
+            assert "matcher" not in groups[0], event  # every tool, every session source
         assert handler["type"] == "command"
-        program, host = handler["command"].rsplit(" ", 1)
+        _, program, host = split_hook(handler["command"])
         assert host == "claude-code" and os.path.isabs(program), handler
+
+
+def test_pre_tool_use_runs_the_hook_for_the_file_tools_only(home, memvault):
+    memvault("install", "claude-code")
+    (group,) = _hooks(home)["PreToolUse"]
+    matcher = group["matcher"]
+    # Letters and `|` only: Claude Code compares each name exactly (a regex in older builds).
+    assert re.fullmatch(r"[A-Za-z]+(\|[A-Za-z]+)*", matcher)
+    assert set(matcher.split("|")) == {"Edit", "Write", "MultiEdit", "NotebookEdit", "Read"}
+    for tool in ("Bash", "Grep", "Glob", "WebFetch", "Agent", "mcp__memvault__memory_save"):
+        assert tool not in matcher.split("|")
+
+
+def test_an_older_pre_tool_use_group_without_matcher_gets_the_file_tools_matcher(home, memvault):
+    (home / ".claude").mkdir()
+    old = {"type": "command", "command": "/old/venv/bin/memvault-hook claude-code"}
+    guard = {"matcher": "Bash", "hooks": [{"type": "command", "command": "guard.sh"}]}
+    (home / ".claude" / "settings.json").write_text(
+        json.dumps({"hooks": {"PreToolUse": [{"hooks": [old]}, guard]}})
+    )
+    memvault("install", "claude-code")
+    groups = _hooks(home)["PreToolUse"]
+    assert groups[1] == guard
+    assert groups[0]["matcher"] == claude_code.FILE_TOOLS
+    assert hook_commands(groups[0]["hooks"]) and len(groups[0]["hooks"]) == 1
+
+
+def test_memvaults_handler_in_a_group_of_the_users_for_other_tools_moves_beside_it(home, memvault):
+    (home / ".claude").mkdir()
+    old = {"type": "command", "command": "/old/venv/bin/memvault-hook claude-code"}
+    theirs = {"type": "command", "command": "guard.sh"}
+    (home / ".claude" / "settings.json").write_text(
+        json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [theirs, old]}]}})
+    )
+    memvault("install", "claude-code")
+    groups = _hooks(home)["PreToolUse"]
+    assert groups[0] == {"matcher": "Bash", "hooks": [theirs]}
+    assert groups[1]["matcher"] == claude_code.FILE_TOOLS and len(groups) == 2
 
 
 def test_user_scope_registers_the_server_in_claude_json_and_keeps_everything_else(home, memvault):
@@ -67,7 +128,8 @@ def test_project_scope_writes_the_projects_files_and_leaves_home_alone(home, mem
     project = tmp_path / "demo-app"
     project.mkdir()
     memvault("install", "claude-code", "--project", str(project))
-    assert set(read_json(project / ".claude" / "settings.json")["hooks"]) == set(claude_code.EVENTS)
+    hooks = read_json(project / ".claude" / "settings.json")["hooks"]
+    assert set(hooks) == set(claude_code.STABLE_EVENTS)
     assert "memvault" in read_json(project / ".mcp.json")["mcpServers"]
     assert BEGIN in (project / "CLAUDE.md").read_text("utf-8")
     assert tree(home) == {}
@@ -145,10 +207,18 @@ def test_settings_already_holding_memvaults_hooks_are_left_alone_whatever_their_
         "command": Commands.find().hook_command("claude-code"),
         "timeout": claude_code.TIMEOUT_SECONDS,
     }
-    document = {"hooks": {event: [{"hooks": [handler]}] for event in claude_code.EVENTS}}
+    document = {
+        "hooks": {
+            event: [{**_matcher(event), "hooks": [handler]}] for event in claude_code.STABLE_EVENTS
+        }
+    }
     layout = json.dumps(document, separators=(",", ":"))
     (home / ".claude").mkdir()
     (home / ".claude" / "settings.json").write_text(layout)
     result = memvault("install", "claude-code", "--json")
     assert (home / ".claude" / "settings.json").read_text() == layout
     assert json.loads(result.stdout)["files"][0]["action"] == "unchanged"
+
+
+def _matcher(event):
+    return {"matcher": claude_code.MATCHERS[event]} if event in claude_code.MATCHERS else {}

@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import os
 
+import pytest
 import yaml
 
 from memvault.install import Commands, cursor, rules
 from memvault.install.files import BEGIN, END
-from tests.install.support import fixture_events, read_json, tree
+from tests.install.support import fixture_events, read_json, registered, split_hook, tree
 
 DOCUMENTED_AGENT_EVENTS = {
     "sessionStart", "sessionEnd", "preToolUse", "postToolUse", "postToolUseFailure",
@@ -17,27 +18,104 @@ DOCUMENTED_AGENT_EVENTS = {
     "beforeMCPExecution", "afterMCPExecution", "beforeReadFile", "afterFileEdit",
     "beforeSubmitPrompt", "preCompact", "stop", "afterAgentResponse", "afterAgentThought",
 }  # fmt: skip
+# The agent events of Cursor's hooks docs of the 1.7 era (October 2025): every Cursor with
+# hooks knows them. A build of January 2026 still rejected sessionStart as unknown.
+KNOWN_SINCE_1_7 = {
+    "beforeShellExecution", "afterShellExecution", "beforeMCPExecution", "afterMCPExecution",
+    "beforeReadFile", "afterFileEdit", "beforeSubmitPrompt", "stop", "afterAgentResponse",
+    "afterAgentThought",
+}  # fmt: skip
+# Cursor fires postToolUse and, for the same action with another id, one of these.
+SAME_ACTION_AS_POST_TOOL_USE = {"afterShellExecution", "afterMCPExecution", "afterFileEdit"}
+MODES = pytest.mark.parametrize("flags", [("--stable-events",), ()], ids=["stable", "default"])
 
 
-def test_every_cursor_event_in_the_recorded_payloads_runs_the_hook(home, memvault):
+def _hooks(home):
+    return read_json(home / ".cursor" / "hooks.json")["hooks"]
+
+
+@MODES
+def test_one_agent_action_runs_the_hook_once_never_post_tool_use_and_its_after_hook(
+    home, memvault, flags
+):
+    memvault("install", "cursor", *flags)
+    events = registered(_hooks(home))
+    if "postToolUse" in events:
+        assert not events & SAME_ACTION_AS_POST_TOOL_USE
+    else:
+        assert events >= SAME_ACTION_AS_POST_TOOL_USE  # then they are how tools are seen
+    assert set(cursor.REPLACED_BY_POST_TOOL_USE) == SAME_ACTION_AS_POST_TOOL_USE
+    assert all(cursor.REPLACED_BY_POST_TOOL_USE.values())
+
+
+def test_stable_events_are_only_those_every_cursor_build_since_1_7_knows(home, memvault):
+    result = memvault("install", "cursor", "--stable-events")
+    hooks = _hooks(home)
+    assert set(hooks) == set(cursor.STABLE_EVENTS)
+    assert set(hooks) <= KNOWN_SINCE_1_7
+    assert "--all-events" in result.stdout
+
+
+def test_by_default_the_newer_events_are_registered_and_tools_go_to_post_tool_use(
+    home, memvault
+):
     memvault("install", "cursor")
+    assert set(_hooks(home)) == {
+        "sessionStart", "sessionEnd", "beforeSubmitPrompt", "postToolUse", "postToolUseFailure",
+        "subagentStart", "subagentStop", "preCompact", "stop", "afterAgentResponse",
+        "afterAgentThought",
+    }  # fmt: skip
+
+
+@MODES
+def test_every_cursor_event_in_the_recorded_payloads_is_hooked_or_deliberately_left_out(
+    home, memvault, flags
+):
+    memvault("install", "cursor", *flags)
     document = read_json(home / ".cursor" / "hooks.json")
     assert document["version"] == 1
     hooks = document["hooks"]
-    missing = fixture_events("cursor") - set(hooks) - set(cursor.NOT_REGISTERED)
+    left_out = set(cursor.NOT_REGISTERED) | set(cursor.NEWER_EVENTS)
+    if not flags:
+        left_out = set(cursor.NOT_REGISTERED) | set(cursor.REPLACED_BY_POST_TOOL_USE)
+    missing = fixture_events("cursor") - set(hooks) - left_out
     assert not missing, f"recorded Cursor events with no memvault hook: {missing}"
-    assert not set(hooks) & set(cursor.NOT_REGISTERED)
+    assert not set(hooks) & left_out
+    assert set(hooks) <= DOCUMENTED_AGENT_EVENTS  # Cursor rejects a file with unknown keys
     for event, handlers in hooks.items():
         (handler,) = handlers
-        program, host = handler["command"].rsplit(" ", 1)
+        _, program, host = split_hook(handler["command"])
         assert host == "cursor", event
         assert os.path.isabs(program) and program.endswith("memvault-hook"), handler
         assert handler["timeout"] == cursor.TIMEOUT_SECONDS
 
 
-def test_only_documented_events_are_written_because_cursor_rejects_unknown_keys(home, memvault):
+def test_going_to_stable_events_removes_only_memvaults_newer_events(home, memvault, tmp_path):
+    (home / ".cursor").mkdir()
+    mine = {"command": "./hooks/greet.sh"}
+    (home / ".cursor" / "hooks.json").write_text(
+        json.dumps({"version": 1, "hooks": {"sessionStart": [mine]}})
+    )
     memvault("install", "cursor")
-    assert set(read_json(home / ".cursor" / "hooks.json")["hooks"]) <= DOCUMENTED_AGENT_EVENTS
+    assert registered(_hooks(home)) == set(cursor.events(all_events=True))
+    memvault("install", "cursor", "--stable-events")
+    hooks = _hooks(home)
+    assert registered(hooks) == set(cursor.STABLE_EVENTS)
+    assert hooks["sessionStart"] == [mine]  # the user's own hook stays
+    assert set(hooks) == set(cursor.STABLE_EVENTS) | {"sessionStart"}  # no empty keys left
+    first = tree(tmp_path)
+    memvault("install", "cursor", "--stable-events")
+    assert tree(tmp_path) == first
+
+
+def test_the_events_of_an_older_install_are_cleaned_up_by_a_new_one(home, memvault):
+    (home / ".cursor").mkdir()
+    old = {"command": "/old/venv/bin/memvault-hook cursor", "timeout": 10}
+    (home / ".cursor" / "hooks.json").write_text(
+        json.dumps({"version": 1, "hooks": {e: [old] for e in DOCUMENTED_AGENT_EVENTS}})
+    )
+    memvault("install", "cursor")
+    assert set(_hooks(home)) == set(cursor.events(all_events=True))
 
 
 def test_the_mcp_server_runs_memvault_mcp_by_absolute_path(home, memvault):
@@ -79,7 +157,7 @@ def test_the_users_hooks_servers_order_keys_and_indentation_are_kept(home, memva
     theirs = {
         "version": 1,
         "hooks": {
-            "sessionEnd": [{"command": ".cursor/hooks/audit.sh"}],
+            "stop": [{"command": ".cursor/hooks/audit.sh"}],
             "beforeShellExecution": [
                 {"command": ".cursor/hooks/gh-guard.sh", "matcher": "(^|\\s)gh(\\s|$)"},
                 {"command": ".cursor/hooks/audit.sh"},
@@ -99,10 +177,10 @@ def test_the_users_hooks_servers_order_keys_and_indentation_are_kept(home, memva
     assert list(merged) == ["version", "hooks", "x-team-note"]
     assert merged["x-team-note"] == {"owner": "platform"}
     hooks = merged["hooks"]
-    assert list(hooks)[:2] == ["sessionEnd", "beforeShellExecution"]
+    assert list(hooks)[:2] == ["stop", "beforeShellExecution"]
     assert hooks["beforeShellExecution"] == theirs["hooks"]["beforeShellExecution"]
-    assert hooks["sessionEnd"][0] == {"command": ".cursor/hooks/audit.sh"}
-    assert len(hooks["sessionEnd"]) == 2
+    assert hooks["stop"][0] == {"command": ".cursor/hooks/audit.sh"}
+    assert len(hooks["stop"]) == 2
 
     servers_text = (folder / "mcp.json").read_text("utf-8")
     assert '\n\t"mcpServers": {' in servers_text and not servers_text.endswith("\n")
@@ -139,7 +217,8 @@ def test_files_already_holding_memvaults_entries_are_left_alone_whatever_their_l
     commands = Commands.find()
     entry = {"command": commands.hook_command("cursor"), "timeout": cursor.TIMEOUT_SECONDS}
     hooks = json.dumps(
-        {"version": 1, "hooks": {event: [entry] for event in cursor.EVENTS}}, separators=(",", ":")
+        {"version": 1, "hooks": {e: [entry] for e in cursor.events(all_events=True)}},
+        separators=(",", ":"),
     )
     server = json.dumps(commands.mcp_server())
     servers = (

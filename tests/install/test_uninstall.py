@@ -90,13 +90,13 @@ def test_an_edit_made_before_a_reinstall_survives_the_uninstall(home, memvault):
     hooks_file = home / ".cursor" / "hooks.json"
     document = read_json(hooks_file)
     document["hooks"]["stop"] = [{"command": "/moved/bin/memvault-hook cursor"}]
-    document["hooks"]["afterFileEdit"].append({"command": "./hooks/fmt.sh"})
+    document["hooks"]["postToolUse"].append({"command": "./hooks/fmt.sh"})
     hooks_file.write_text(json.dumps(document))
     memvault("install", "cursor")  # rewrites the moved hook, so the file changes again
     memvault("install", "cursor", "--uninstall")
     assert read_json(hooks_file) == {
         "version": 1,
-        "hooks": {"afterFileEdit": [{"command": "./hooks/fmt.sh"}]},
+        "hooks": {"postToolUse": [{"command": "./hooks/fmt.sh"}]},
     }
 
 

@@ -36,6 +36,16 @@ Uninstall = Annotated[
 ]
 DryRun = Annotated[bool, typer.Option("--dry-run", help="Show what would change; write nothing.")]
 Json = Annotated[bool, typer.Option("--json", help="Print the report as JSON.")]
+AllEvents = Annotated[
+    bool | None,
+    typer.Option(
+        "--all-events/--stable-events",
+        help="Register every hook event memvault uses, or only those older host builds know "
+        "too (an older build ignores a whole hooks file naming an event it does not know). "
+        "Default: all for Cursor, stable for Claude Code.",
+        show_default=False,
+    ),
+]
 PrintRules = Annotated[
     bool, typer.Option("--print-rules", help="Print the agent rules text and exit.")
 ]
@@ -48,9 +58,10 @@ def cursor(
     dry_run: DryRun = False,
     as_json: Json = False,
     print_rules: PrintRules = False,
+    all_events: AllEvents = None,
 ) -> None:
     """Cursor: hooks.json, mcp.json and (for a project) the rule memvault.mdc."""
-    _run("cursor", project, remove, dry_run, as_json, print_rules)
+    _run("cursor", project, remove, dry_run, as_json, print_rules, all_events)
 
 
 @install_app.command("claude-code")
@@ -60,13 +71,20 @@ def claude_code(
     dry_run: DryRun = False,
     as_json: Json = False,
     print_rules: PrintRules = False,
+    all_events: AllEvents = None,
 ) -> None:
     """Claude Code: settings.json hooks, the MCP server, and the rules in CLAUDE.md."""
-    _run("claude-code", project, remove, dry_run, as_json, print_rules)
+    _run("claude-code", project, remove, dry_run, as_json, print_rules, all_events)
 
 
 def _run(
-    host: str, project: Path | None, remove: bool, dry_run: bool, as_json: bool, print_rules: bool
+    host: str,
+    project: Path | None,
+    remove: bool,
+    dry_run: bool,
+    as_json: bool,
+    print_rules: bool,
+    all_events: bool | None,
 ) -> None:
     if print_rules:
         typer.echo(rules.render(), nl=False)
@@ -76,7 +94,9 @@ def _run(
         if remove:
             report = uninstall(host, home=home, project=project, dry_run=dry_run)
         else:
-            report = install(host, home=home, project=project, dry_run=dry_run)
+            report = install(
+                host, home=home, project=project, dry_run=dry_run, all_events=all_events
+            )
     except ConfigError as exc:
         errors.print(f"[red]{escape(str(exc))}[/]")
         raise typer.Exit(2) from None

@@ -62,22 +62,29 @@ def install(
     dry_run: bool = False,
     commands: Commands | None = None,
     user_home: Path | None = None,
+    all_events: bool | None = None,
 ) -> Report:
     """Merge memvault's hooks, MCP server and rules into ``host``'s config files.
 
     ``home`` is memvault's own folder (backups go under ``home/install``); ``project``
     selects project scope; ``user_home`` is the user's home folder (default: the current
-    user's). Raises :class:`ConfigError`, with nothing written, when a file is malformed.
+    user's); ``all_events`` registers the hook events only newer host builds know as
+    well (by default for Cursor, whose memory block at session start needs one of them;
+    not for Claude Code, whose stable events already carry everything memvault reads).
+    Raises :class:`ConfigError`, with nothing written, when a file is malformed.
     """
+    if all_events is None:
+        all_events = host == cursor.HOST
     commands = commands or Commands.find()
-    notes = _install_notes(host, project)
+    notes = _install_notes(host, project) + _event_notes(host, all_events)
+    notes += _pin_notes(commands)
     if not commands.found:
         notes.insert(
             0,
             f"{commands.hook} or {commands.memvault} was not found beside this Python or on "
             "PATH; the configs name them bare, so the host's PATH must include them.",
         )
-    return _run("install", host, home, project, dry_run, commands, user_home, notes)
+    return _run("install", host, home, project, dry_run, commands, user_home, notes, all_events)
 
 
 def uninstall(
@@ -89,7 +96,7 @@ def uninstall(
     user_home: Path | None = None,
 ) -> Report:
     """Take memvault's entries out of ``host``'s config files, restoring what was there."""
-    return _run("uninstall", host, home, project, dry_run, Commands.find(), user_home, [])
+    return _run("uninstall", host, home, project, dry_run, Commands.find(), user_home, [], False)
 
 
 def _run(
@@ -101,16 +108,59 @@ def _run(
     commands: Commands,
     user_home: Path | None,
     notes: list[str],
+    all_events: bool,
 ) -> Report:
     if host not in HOSTS:
         raise ValueError(f"unknown host {host!r}; known: {', '.join(HOSTS)}")
     root = project if project is not None else (user_home or Path.home())
-    artifacts = HOSTS[host].artifacts(root, project=project is not None, commands=commands)
+    artifacts = HOSTS[host].artifacts(
+        root, project=project is not None, commands=commands, all_events=all_events
+    )
     backups = Backups(home / "install")
     apply = _install if action == "install" else _uninstall
     files = apply(artifacts, backups, dry_run=dry_run)
     scope = "project" if project is not None else "user"
     return Report(host, scope, root, action, dry_run, files, backups.folder, notes)
+
+
+def _event_notes(host: str, all_events: bool) -> list[str]:
+    if all_events:
+        return [
+            f"Registered every hook event memvault uses, the newer ones too: a {_NAMES[host]} "
+            "build that does not know one of them ignores the whole file. For such a build, "
+            "install again with --stable-events."
+        ]
+    if host == cursor.HOST:
+        newer = "session start and end (the memory block at session start), tool failures"
+        newer += ", subagents and compaction"
+        since = "every Cursor build since 1.7 knows"
+    else:
+        newer = "tool failures and subagent starts"
+        since = "every Claude Code build since 2025 knows"
+    return [
+        f"Registered only the hook events {since}. If yours is current, install again "
+        f"with --all-events to record {newer} as well."
+    ]
+
+
+_NAMES = {cursor.HOST: "Cursor", claude_code.HOST: "Claude Code"}
+
+
+def _pin_notes(commands: Commands) -> list[str]:
+    if not commands.pinned:
+        return []
+    pinned = ", ".join(f"{name}={value}" for name, value in commands.pinned)
+    notes = [
+        f"Pinned from this environment, for an editor started from the desktop: {pinned}. "
+        "Install again after changing them."
+    ]
+    if commands.hook_pins_dropped:
+        names = " and ".join(commands.hook_pins_dropped)
+        notes.append(
+            f"On Windows a hook's command line cannot set {names}: set them as user "
+            "environment variables (setx) and restart the editor."
+        )
+    return notes
 
 
 def _install_notes(host: str, project: Path | None) -> list[str]:

@@ -3,48 +3,114 @@
 Hosts start hooks and MCP servers with whatever PATH they were given, often a minimal one,
 so configs name the executables by absolute path: the ones installed beside the Python
 that runs this installer, else the first on PATH, else the bare name.
+
+An editor started from the desktop does not see the shell's environment either, so where
+memvault keeps its state and where its server listens are pinned in the configs too, when
+they are not the defaults: the hook then spools into the folder the server drains, and
+talks to the server the user runs. See :func:`pins`.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import subprocess
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from memvault.config import DEFAULT_PORT, Settings
+from memvault.hook.paths import default_home
 from memvault.install.files import Artifact, Stripped, expect, load_json
 
 HOOK = "memvault-hook"
 MCP_SERVER = "memvault"  # the server's name in every host's MCP config
+DEFAULT_URL = f"http://127.0.0.1:{DEFAULT_PORT}"
+
+# What the hook reads (memvault.hook.command): its spool folder and its server.
+HOOK_VARIABLES = ("MEMVAULT_HOME", "MEMVAULT_URL")
+# What `memvault mcp` reads besides: it opens the store and the vault itself.
+MCP_VARIABLES = (*HOOK_VARIABLES, "MEMVAULT_VAULT")
+
+# Both hosts run a hook's command through a shell on macOS and Linux, where a
+# `NAME=value command` prefix sets the command's environment. No such prefix works in
+# cmd.exe, so on Windows the hook gets no pins (install notes say what to do instead).
+POSIX_SHELL = os.name != "nt"
+
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 
 @dataclass(frozen=True, slots=True)
 class Commands:
-    """Absolute paths of the two executables the configs run (bare names when not found)."""
+    """Absolute paths of the two executables the configs run (bare names when not found),
+    and the environment pinned for them (name, value pairs)."""
 
     hook: str
     memvault: str
+    pinned: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def find(cls) -> Commands:
-        return cls(hook=_executable(HOOK), memvault=_executable("memvault"))
+        return cls(hook=_executable(HOOK), memvault=_executable("memvault"), pinned=pins())
 
     @property
     def found(self) -> bool:
         return os.path.isabs(self.hook) and os.path.isabs(self.memvault)
 
+    @property
+    def hook_pins(self) -> dict[str, str]:
+        """The pins the hook command line carries (none where no shell prefix works)."""
+        if not POSIX_SHELL:
+            return {}
+        return {name: value for name, value in self.pinned if name in HOOK_VARIABLES}
+
+    @property
+    def hook_pins_dropped(self) -> list[str]:
+        """Names the hook should have pinned but its command line cannot carry (Windows)."""
+        return [] if POSIX_SHELL else [n for n, _ in self.pinned if n in HOOK_VARIABLES]
+
     def hook_command(self, host: str) -> str:
         """The shell command line a hook entry runs for ``host``."""
-        if os.name == "nt":
+        if not POSIX_SHELL:
             return subprocess.list2cmdline([self.hook, host])
-        return f"{shlex.quote(self.hook)} {host}"
+        prefix = "".join(f"{name}={shlex.quote(value)} " for name, value in self.hook_pins.items())
+        return f"{prefix}{shlex.quote(self.hook)} {host}"
 
     def mcp_server(self) -> dict[str, Any]:
-        return {"type": "stdio", "command": self.memvault, "args": ["mcp"]}
+        server: dict[str, Any] = {"type": "stdio", "command": self.memvault, "args": ["mcp"]}
+        env = {name: value for name, value in self.pinned if name in MCP_VARIABLES}
+        if env:
+            server["env"] = env
+        return server
+
+
+def pins(environ: Mapping[str, str] = os.environ) -> tuple[tuple[str, str], ...]:
+    """The memvault settings of this environment that an editor would not otherwise see.
+
+    * ``MEMVAULT_HOME``: the home memvault resolves here, as an absolute path, when the
+      environment chooses it (``MEMVAULT_HOME`` set, or an ``XDG_DATA_HOME`` that moves
+      the default); with neither, the hook finds the same default folder by itself.
+    * ``MEMVAULT_URL``: the server's URL (``MEMVAULT_URL``/``AGENTMEMORY_URL``, or built
+      from ``MEMVAULT_HOST``/``MEMVAULT_PORT``) when it is not the default one.
+    * ``MEMVAULT_VAULT`` (the MCP server only): an external vault, when one is set.
+
+    Defaults are left out, so a config holds nothing machine-specific it does not need.
+    """
+    settings = Settings()
+    found = []
+    home = os.path.abspath(settings.home)
+    without_xdg = {k: v for k, v in environ.items() if k != "XDG_DATA_HOME"}
+    if "MEMVAULT_HOME" in environ or home != os.path.abspath(default_home(without_xdg)):
+        found.append(("MEMVAULT_HOME", home))
+    if settings.server_url != DEFAULT_URL:
+        found.append(("MEMVAULT_URL", settings.server_url))
+    if settings.vault is not None:
+        found.append(("MEMVAULT_VAULT", os.path.abspath(settings.vault)))
+    return tuple(found)
 
 
 def _executable(name: str) -> str:
@@ -56,13 +122,16 @@ def _executable(name: str) -> str:
 
 
 def is_memvault_hook(command: object) -> bool:
-    """Whether a hook entry's command runs memvault's hook, wherever it is installed."""
+    """Whether a hook entry's command runs memvault's hook, wherever it is installed, with
+    or without ``NAME=value`` words before it."""
     if not isinstance(command, str) or HOOK not in command:
         return False
     try:
         words = shlex.split(command, posix=os.name != "nt")
     except ValueError:
         words = command.split()
+    while words and _ASSIGNMENT.match(words[0]):
+        words = words[1:]
     if not words:
         return False
     program = words[0].strip("\"'").replace("\\", "/").rsplit("/", 1)[-1].lower()
@@ -70,14 +139,19 @@ def is_memvault_hook(command: object) -> bool:
 
 
 def mcp_servers(path: Path, commands: Commands, role: str = "MCP server") -> Artifact:
-    """The ``memvault`` entry under ``mcpServers`` in a Cursor or Claude Code MCP config."""
+    """The ``memvault`` entry under ``mcpServers`` in a Cursor or Claude Code MCP config.
+
+    The entry is memvault's, except for ``env`` variables other than the ones it pins
+    (``MEMVAULT_SECRET``, say), which are the user's and kept.
+    """
 
     def put(data: bytes | None) -> bytes:
         document, style = load_json(path, data)
         servers = expect(path, document.setdefault("mcpServers", {}), dict, '"mcpServers"')
-        if servers.get(MCP_SERVER) == commands.mcp_server():
+        wanted = _with_users_env(commands.mcp_server(), servers.get(MCP_SERVER))
+        if servers.get(MCP_SERVER) == wanted:
             return data if data is not None else style.dump(document)
-        servers[MCP_SERVER] = commands.mcp_server()
+        servers[MCP_SERVER] = wanted
         return style.dump(document)
 
     def take(data: bytes) -> Stripped:
@@ -89,3 +163,13 @@ def mcp_servers(path: Path, commands: Commands, role: str = "MCP server") -> Art
         return Stripped(style.dump(document), empty=document == {"mcpServers": {}})
 
     return Artifact(path, role, put, take)
+
+
+def _with_users_env(server: dict[str, Any], current: object) -> dict[str, Any]:
+    env = current.get("env") if isinstance(current, dict) else None
+    if not isinstance(env, dict):
+        return server
+    theirs = {name: value for name, value in env.items() if name not in MCP_VARIABLES}
+    if theirs:
+        server["env"] = {**server.get("env", {}), **theirs}
+    return server
