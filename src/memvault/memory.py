@@ -220,13 +220,16 @@ class Memory(Recall):
 
     async def observe_many_async(self, envelopes: list[Any]) -> BulkResult:
         bulk = BulkResult()
-        positions, future = self._submit(bulk, envelopes, 0)
+        positions, future, events = self._submit(bulk, envelopes, 0)
         outcomes = await asyncio.wrap_future(future) if future else []
         _record(bulk, positions, outcomes)
+        self._turns_ended(events, outcomes)
         self.nudge_indexer()
         return bulk
 
-    def _submit(self, bulk: BulkResult, items: list[Any], base: int) -> tuple[list[int], Any]:
+    def _submit(
+        self, bulk: BulkResult, items: list[Any], base: int
+    ) -> tuple[list[int], Any, list[NewEvent]]:
         """Validate and prepare ``items``; queue the valid ones. Invalid ones are recorded."""
         bulk.total += len(items)
         bulk.results.extend([None] * len(items))
@@ -245,11 +248,28 @@ class Memory(Recall):
                 continue
             positions.append(index)
             events.append(prepare(envelope, received_at))
-        return positions, self.store.submit_events(events) if events else None
+        return positions, (self.store.submit_events(events) if events else None), events
 
-    @staticmethod
-    def _collect(bulk: BulkResult, positions: list[int], future: Any) -> None:
-        _record(bulk, positions, future.result() if future else [])
+    def _collect(
+        self, bulk: BulkResult, positions: list[int], future: Any, events: list[NewEvent]
+    ) -> None:
+        outcomes = future.result() if future else []
+        _record(bulk, positions, outcomes)
+        self._turns_ended(events, outcomes)
+
+    def _turns_ended(self, events: list[NewEvent], outcomes: list[AppendOutcome]) -> None:
+        """The turn ends a bulk path stored (``/observe/bulk``, the hook spool's drain,
+        imports) signal their sessions as ``observe`` does; a repeat signalled when it
+        first came."""
+        if not self._pipeline_running:
+            return
+        for event, outcome in zip(events, outcomes, strict=True):
+            if (
+                event.hook_type in TURN_ENDS
+                and isinstance(outcome, AppendResult)
+                and not outcome.deduplicated
+            ):
+                self.pipeline.turn_ended(event.session_id)
 
     def start_session(self, request: SessionStart | Mapping[str, Any]) -> StartedSession:
         """A host starts a session: make sure it exists (its first event would create it

@@ -63,9 +63,11 @@ def test_a_name_query_answers_in_agentmemorys_node_shape(client):
     (node,) = answer["nodes"]
     assert node["id"] == "file:scripts/deploy.sh"
     assert node["type"] == "file" and node["name"] == "scripts/deploy.sh"
-    assert node["properties"]["mentions"] == 2
+    # Two observations name it, and the pitfall fragment the turn end led to names it too.
+    sources = node["sourceObservationIds"]
+    assert node["properties"]["mentions"] == len(sources) >= 2
     assert node["properties"]["lastSeen"] >= node["properties"]["firstSeen"] == node["createdAt"]
-    assert all(s.startswith("obs_") for s in node["sourceObservationIds"])
+    assert sum(s.startswith("obs_") for s in sources) == 2
 
 
 def test_a_walk_returns_the_nodes_it_reached_and_the_edges_among_them(client):

@@ -6,11 +6,13 @@ import json
 import os
 import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 
 from memvault import Memory
 from memvault.domain import Event
+from memvault.hook.envelope import REPEAT_WINDOW
 from tests.helpers import free_port, shared_dir
 
 HOOK_FIXTURES = {
@@ -111,3 +113,11 @@ def stored(home: Path, session_id: str) -> list[Event]:
 def spooled(home: Path) -> list[Path]:
     folder = home / "spool"
     return sorted(folder.glob("*.json")) if folder.is_dir() else []
+
+
+def one_window(needed: float = 6.0) -> None:
+    """Wait, if need be, so the next ``needed`` seconds fall in one slot of the clock: a
+    payload with nothing else to tell it apart is one event within a slot."""
+    left = REPEAT_WINDOW - time.time() % REPEAT_WINDOW
+    if left < needed:
+        time.sleep(left + 0.05)

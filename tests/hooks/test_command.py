@@ -12,15 +12,17 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import httpx
 import pytest
 
 import memvault
-from tests.helpers import Server
+from tests.helpers import Server, wait_for
 from tests.hooks.runner import (
     answer,
     dead_url,
     fixture,
     hook_env,
+    one_window,
     placed,
     run_hook,
     session_of,
@@ -85,9 +87,48 @@ def test_claude_code_hooks_run_by_cursor_record_nothing(server, project):
     assert stored(server.home, session_of(payload)) == []
 
 
+def test_claude_code_hooks_run_by_cursor_without_cursor_version_record_nothing(server, project):
+    """The payload may lack ``cursor_version``; its Cursor-only fields, or Cursor's hook
+    environment, still say who ran the hook."""
+    start = placed(fixture("cursor", "sessionStart"), project)
+    del start["cursor_version"]
+    env = hook_env(server.home, server.url, CURSOR_VERSION="2.4.0")
+    assert run_hook("claude-code", start, env).stdout == b""
+    bare = {
+        "session_id": start["session_id"],
+        "cwd": str(project),
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+    }
+    assert run_hook("claude-code", bare, env).stdout == b""
+    assert stored(server.home, session_of(start)) == []
+    cursor = answer(run_hook("cursor", start, hook_env(server.home, server.url)))
+    assert "Your Memory Session ID is: " in cursor["additional_context"]
+    assert [e.agent_id for e in stored(server.home, session_of(start))] == ["cursor"]
+
+
+def test_claude_code_started_in_cursors_terminal_is_recorded(server, project):
+    payload = placed(fixture("claude-code", "Stop"), project)
+    env = hook_env(server.home, server.url, CURSOR_VERSION="2.4.0", CLAUDECODE="1")
+    run_hook("claude-code", payload, env)
+    assert [e.agent_id for e in stored(server.home, session_of(payload))] == ["claude-code"]
+
+
+def test_text_cut_inside_an_emoji_is_recorded_with_a_replacement_character(server, project):
+    """A JavaScript host cuts a string between the halves of a surrogate pair."""
+    payload = placed(fixture("claude-code", "PostToolUse"), project)
+    raw = json.dumps(payload).replace('"hello-from-tma"', '"release party \\ud83d"')
+    assert "\\ud83d" in raw
+    result = run_hook("claude-code", raw, hook_env(server.home, server.url))
+    assert result.stderr == b""
+    (event,) = stored(server.home, session_of(payload))
+    assert event.payload["tool_output"]["stdout"] == "release party \ufffd"
+
+
 def test_the_same_payload_twice_is_one_event(server, project):
     payload = placed(fixture("cursor", "afterShellExecution"), project)
     env = hook_env(server.home, server.url)
+    one_window()  # nothing but the clock tells this payload from a later one
     for _ in range(2):
         run_hook("cursor", payload, env)
     running = [
@@ -155,15 +196,26 @@ def test_a_silent_server_costs_the_hook_its_timeout_and_the_event_is_spooled(tmp
 
 @pytest.mark.parametrize(
     ("status", "kept"),
-    [(503, True), (500, True), (429, True), (400, False), (401, False), (413, False)],
+    [
+        (503, True),
+        (500, True),
+        (429, True),
+        (401, True),  # a secret missing from a GUI-started editor's environment
+        (403, True),
+        (404, True),
+        (400, False),
+        (413, False),
+        (422, False),
+    ],
 )
-def test_transient_errors_spool_the_event_and_refusals_do_not(status, kept, tmp_path, project):
+def test_only_an_event_the_server_calls_wrong_is_dropped(status, kept, tmp_path, project):
     with answering(status) as url:
         env = hook_env(tmp_path / "home", url)
         result = run_hook("claude-code", placed(fixture("claude-code", "Stop"), project), env)
     assert result.returncode == 0 and result.stdout == b""
     assert f"HTTP {status}: stub says no".encode() in result.stderr
     assert len(spooled(tmp_path / "home")) == (1 if kept else 0)
+    assert (b"waits in" if kept else b"dropped") in result.stderr
 
 
 def test_the_hook_sends_the_shared_secret(tmp_path, project):
@@ -171,11 +223,24 @@ def test_the_hook_sends_the_shared_secret(tmp_path, project):
     try:
         payload = placed(fixture("claude-code", "Stop"), project)
         without = run_hook("claude-code", payload, hook_env(tmp_path / "a", server.url))
-        assert b"HTTP 401" in without.stderr
+        assert b"HTTP 401" in without.stderr and b"MEMVAULT_SECRET" in without.stderr
         assert stored(server.home, session_of(payload)) == []
+        assert len(spooled(tmp_path / "a")) == 1  # kept for a server of that home
         env = hook_env(tmp_path / "b", server.url, AGENTMEMORY_SECRET="hook-secret")
         run_hook("claude-code", payload, env)
         assert len(stored(server.home, session_of(payload))) == 1
+    finally:
+        server.stop()
+
+
+def test_an_event_sent_without_the_secret_reaches_the_server_through_the_spool(tmp_path, project):
+    server = Server(tmp_path / "secured", {"MEMVAULT_SECRET": "hook-secret"}).start()
+    try:
+        payload = placed(fixture("claude-code", "UserPromptSubmit"), project)
+        result = run_hook("claude-code", payload, hook_env(server.home, server.url))
+        assert b"HTTP 401" in result.stderr and b"waits in" in result.stderr
+        wait_for(lambda: stored(server.home, session_of(payload)), timeout=30)
+        assert spooled(server.home) == []
     finally:
         server.stop()
 
@@ -241,8 +306,6 @@ class answering:
 
 
 def test_before_claude_code_edits_a_file_it_is_told_what_memory_says_about_it(server, project):
-    import httpx
-
     remembered = httpx.post(
         f"{server.url}/agentmemory/remember",
         json={
@@ -266,3 +329,37 @@ def test_before_claude_code_edits_a_file_it_is_told_what_memory_says_about_it(se
     assert "refresh tokens before expiry" in context
     bash = placed(fixture("claude-code", "PreToolUse"), project)  # no file: nothing to say
     assert answer(run_hook("claude-code", bash, hook_env(server.home, server.url))) is None
+
+
+def test_a_file_memory_knows_nothing_about_gets_no_memory_block(server, tmp_path):
+    project = tmp_path / "quiet-app"  # a project with no memory at all yet
+    project.mkdir()
+    read = placed(fixture("claude-code", "PreToolUse"), project)
+    read["tool_name"] = "Read"
+    read["tool_input"] = {"file_path": str(project / "src" / "never_seen_before.py")}
+    enriched = httpx.post(
+        f"{server.url}/agentmemory/enrich",
+        json={"files": [read["tool_input"]["file_path"]], "project": project.name},
+        timeout=10,
+    ).json()
+    assert enriched["found"] == 0 and enriched["context"].startswith("📖 agent memory")
+    assert answer(run_hook("claude-code", read, hook_env(server.home, server.url))) is None
+    assert len(stored(server.home, session_of(read))) == 1  # recorded all the same
+
+
+def test_a_search_in_a_folder_is_not_enriched(server, project):
+    """Grep and Glob name a folder with ``path``: memory about it is noise."""
+    remembered = httpx.post(
+        f"{server.url}/agentmemory/remember",
+        json={
+            "project": project.name,
+            "summary": "billing_rules holds the VAT table",
+            "facts": ["folder: src/billing_rules"],
+        },
+        timeout=10,
+    )
+    assert remembered.status_code == 201, remembered.text
+    grep = placed(fixture("claude-code", "PreToolUse"), project)
+    grep["tool_name"] = "Grep"
+    grep["tool_input"] = {"pattern": "VAT", "path": str(project / "billing_rules")}
+    assert answer(run_hook("claude-code", grep, hook_env(server.home, server.url))) is None

@@ -9,7 +9,7 @@ import pytest
 
 from memvault.config import Settings
 from memvault.hook import envelope, paths
-from memvault.hook.claude import CLAUDE_CODE, CODEX, GEMINI
+from memvault.hook.claude import CLAUDE_CODE, CODEX, GEMINI, from_cursor
 from memvault.hook.cursor import Cursor, takes_prompt_context
 from memvault.hook.transport import split_url
 from tests.hooks.runner import fixture
@@ -126,6 +126,50 @@ def test_claude_code_does_nothing_with_a_payload_cursor_sent():
     payload = {**fixture("claude-code", "PostToolUse"), "cursor_version": "3.1.10"}
     assert translate(CLAUDE_CODE, payload) is None
     assert CLAUDE_CODE.answer("PostToolUse", payload, None) is None
+
+
+@pytest.mark.parametrize(
+    ("fields", "environ", "cursor"),
+    [
+        ({"conversation_id": "c1"}, {}, True),
+        ({"workspace_roots": ["/code/app"]}, {}, True),
+        ({"generation_id": "g1"}, {}, True),
+        ({}, {"CURSOR_VERSION": "2.4.0"}, True),
+        ({}, {"CURSOR_VERSION": "2.4.0", "CLAUDECODE": "1"}, False),
+        ({}, {"CURSOR_VERSION": "2.4.0", "CLAUDE_CODE_ENTRYPOINT": "cli"}, False),
+        ({}, {}, False),
+    ],
+)
+def test_claude_code_knows_a_payload_cursor_sent_without_cursor_version(fields, environ, cursor):
+    payload = {**fixture("claude-code", "Stop"), **fields}
+    assert from_cursor(payload, environ) is cursor
+    assert (translate(CLAUDE_CODE, payload, **environ) is None) is cursor
+    # Codex and Gemini are not run by Cursor: their hooks record what they get.
+    assert translate(CODEX, payload, **environ) is not None
+
+
+def test_only_files_are_enriched_not_the_folder_of_a_search():
+    def files(tool_input):
+        return envelope.touched_files({"tool_input": tool_input})
+
+    assert files({"file_path": "/a/b.py", "old_string": "x"}) == ["/a/b.py"]
+    assert files({"notebook_path": "/a/n.ipynb"}) == ["/a/n.ipynb"]
+    assert files({"file_path": "/a/b.py", "edits": [{"file_path": "/a/c.py"}]}) == [
+        "/a/b.py",
+        "/a/c.py",
+    ]
+    assert files({"pattern": "TODO", "path": "/a/src"}) == []
+    assert files({"pattern": "**/*.py", "path": "/a"}) == []
+
+
+def test_lone_surrogates_are_replaced_before_sending():
+    cut = json.loads('{"out": "party \\ud83d", "\\udc00key": ["\\ude00"], "ok": "\\ud83d\\ude00"}')
+    sent = {"hookType": "post_tool_use", "cwd": "/code/\ud800", "data": cut}
+    body = envelope.encode(sent)
+    decoded = json.loads(body.decode("ascii"))
+    assert decoded["data"] == {"out": "party \ufffd", "\ufffdkey": ["\ufffd"], "ok": "😀"}
+    assert decoded["cwd"] == "/code/\ufffd"
+    json.dumps(decoded, ensure_ascii=False).encode("utf-8")  # valid Unicode throughout
 
 
 def test_claude_tool_outputs_and_subagent_messages_use_the_envelope_words():

@@ -163,3 +163,32 @@ def test_the_drain_thread_takes_in_events_spooled_while_it_runs(tmp_path):
             wait_for(lambda: memory.events("late"), timeout=10)
         finally:
             running.stop()
+
+
+def test_turn_ends_taken_from_the_spool_signal_their_sessions(tmp_path, monkeypatch):
+    """A spooled ``stop``, ``session_end`` or ``subagent_stop`` brings its session's summary
+    up to date, as it would have delivered live; one stored before signalled back then."""
+    home = tmp_path / "home"
+    folder = str(home / "spool")
+    with Memory.open(home=home) as memory:
+        memory.observe(envelope("told", 1, hookType="stop"))
+        for n, (session, hook_type) in enumerate(
+            [
+                ("stopped", "stop"),
+                ("ended", "session_end"),
+                ("subagent", "subagent_stop"),
+                ("working", "post_tool_use"),
+                ("told", "stop"),
+            ]
+        ):
+            spool.put(folder, json.dumps(envelope(session, n, hookType=hook_type)).encode())
+        spool.put(folder, json.dumps(envelope("told", 1, hookType="stop")).encode())
+        ended: list[str] = []
+        monkeypatch.setattr(memory.pipeline, "turn_ended", ended.append)
+        monkeypatch.setattr(memory, "_pipeline_running", True)
+        try:
+            drained = drain(memory)
+        finally:
+            monkeypatch.setattr(memory, "_pipeline_running", False)
+    assert (drained.delivered, drained.duplicates) == (5, 1)
+    assert sorted(ended) == ["ended", "stopped", "subagent", "told"]

@@ -27,6 +27,8 @@ router = APIRouter(prefix="/agentmemory", tags=["memory"])
 
 Kind = Annotated[str, Field(pattern=f"^({'|'.join(DOCUMENT_KINDS)})$")]
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+")
+# The blocks of an /enrich answer that are memory about the files (not the report line).
+ENRICH_FOUND = frozenset({"fragment", "observation"})
 
 
 class _Body(BaseModel):
@@ -299,7 +301,13 @@ async def enrich(request: Request, body: EnrichBody) -> dict[str, Any]:
     packed = await run_in_threadpool(
         _memory(request).enrich, files=body.files, terms=body.terms, project=body.project
     )
-    return {"context": packed.text, "truncated": packed.truncated, "tokens": packed.tokens}
+    return {
+        "context": packed.text,
+        "truncated": packed.truncated,
+        "tokens": packed.tokens,
+        # What the block holds about the files; 0 when it is only the report line.
+        "found": sum(b["kind"] in ENRICH_FOUND for b in packed.blocks),
+    }
 
 
 def _first_sentence(text: str) -> str:

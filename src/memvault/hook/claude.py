@@ -7,8 +7,8 @@ to make). The three hosts differ in event names and in where they take context; 
 ``ClaudeStyle`` below.
 
 Cursor also runs the Claude Code hooks it finds in ``~/.claude/settings.json``, with its own
-payloads. Its own hooks already record those events, so a Claude Code hook that receives a
-payload with ``cursor_version`` does nothing.
+payloads. Its own hooks already record those events, so the Claude Code hook does nothing
+with what Cursor sent (``from_cursor``).
 """
 
 from __future__ import annotations
@@ -30,6 +30,10 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
 IDENTITY = ("session_id",)
+# Fields only Cursor's payloads carry (every Cursor event has ``conversation_id``).
+CURSOR_FIELDS = ("cursor_version", "conversation_id", "workspace_roots", "generation_id")
+# What Claude Code puts in the environment of every process it runs.
+CLAUDE_CODE_ENVIRONMENT = ("CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT")
 _TOOL_EVENTS = frozenset({"pre_tool_use", "post_tool_use", "post_tool_failure"})
 
 CLAUDE_EVENTS = {
@@ -96,6 +100,8 @@ class ClaudeStyle:
         self.skipped = skipped
         self.defers_to_cursor = defers_to_cursor
         self.file_context = file_context
+        # Every Claude-style host appends each message to ``transcript_path``.
+        self.transcript_grows = True
 
     @staticmethod
     def event_name(payload: Mapping[str, object]) -> str:
@@ -117,7 +123,7 @@ class ClaudeStyle:
         self, event: str, payload: Mapping[str, object], environ: Mapping[str, str]
     ) -> Translation | None:
         """The event in the envelope's terms, or None when it is not recorded."""
-        if event in self.skipped or (self.defers_to_cursor and "cursor_version" in payload):
+        if event in self.skipped or (self.defers_to_cursor and from_cursor(payload, environ)):
             return None
         hook_type = self.events.get(event) or snake(event)
         data = kept(payload, IDENTITY, rename=self.renames.get(hook_type))
@@ -137,6 +143,20 @@ class ClaudeStyle:
         if not context:
             return None
         return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}}
+
+
+def from_cursor(payload: Mapping[str, object], environ: Mapping[str, str]) -> bool:
+    """Whether Cursor ran this Claude Code hook: its payload has a field only Cursor sends,
+    or Cursor's hook environment (``CURSOR_VERSION``) is there without Claude Code's own.
+
+    Claude Code sets ``CLAUDECODE`` and ``CLAUDE_CODE_ENTRYPOINT`` for everything it runs;
+    a ``claude`` started in Cursor's terminal may inherit ``CURSOR_VERSION`` too, and its
+    hooks are Claude Code's own, to be recorded."""
+    if any(key in payload for key in CURSOR_FIELDS):
+        return True
+    if not environ.get("CURSOR_VERSION", "").strip():
+        return False
+    return not any(environ.get(name) for name in CLAUDE_CODE_ENVIRONMENT)
 
 
 def _failed(output: object) -> bool:

@@ -1,8 +1,9 @@
 """One hook invocation: read the payload, record the event, read memory, answer the host.
 
 The event goes to the server first, with one short deadline for the whole invocation; when
-the server cannot take it (down, slow, a transient error) it goes to the spool instead and
-the server takes it in later. Memory is read only after a delivery, within what is left of
+the server cannot take it (down, slow, a transient error, a missing or wrong secret) it
+goes to the spool instead and the server takes it in later; only an event the server calls
+wrong (400, 413, 422) is dropped. Memory is read only after a delivery, within what is left of
 the deadline. Whatever happens, the answer is the host's neutral one at worst, problems are
 reported on stderr, and the exit status is 0.
 """
@@ -18,7 +19,7 @@ import time
 from memvault.hook import envelope, paths, spool
 from memvault.hook.claude import CLAUDE_CODE, CODEX, GEMINI
 from memvault.hook.cursor import Cursor
-from memvault.hook.transport import Refused, Server, Unavailable
+from memvault.hook.transport import Refused, Server, Unauthorized, Unavailable
 
 TYPE_CHECKING = False  # typing is not imported at run time: the hook pays for every module
 if TYPE_CHECKING:
@@ -106,6 +107,7 @@ def handle(host: Host, payload: dict, environ: Mapping[str, str]) -> dict | None
         payload=payload,
         translation=translation,
         environ=environ,
+        transcript=host.transcript_grows,
     )
     server = connect(environ)
     if not deliver(server, sent, environ):
@@ -139,15 +141,22 @@ def deliver(server: Server, sent: dict, environ: Mapping[str, str]) -> bool:
         server.post("/agentmemory/observe", body)
         return True
     except Unavailable as exc:
+        if isinstance(exc, Unauthorized):
+            problem = (
+                f"the server did not accept the secret ({exc}): is MEMVAULT_SECRET set "
+                "where the editor was started?"
+            )
+        else:
+            problem = f"server unavailable ({exc})"
         folder = paths.spool_folder(paths.home(environ))
         try:
             spool.put(folder, body)
         except OSError as error:
-            warn(f"server unavailable ({exc}) and the spool at {folder} failed ({error}); lost")
+            warn(f"{problem}; the spool at {folder} failed too ({error}); lost")
         else:
-            warn(f"server unavailable ({exc}); the event waits in {folder}")
+            warn(f"{problem}; the event waits in {folder}")
     except Refused as exc:
-        warn(f"the server refused the event ({exc}); not recorded")
+        warn(f"the server refused the event as wrong ({exc}); dropped, not spooled")
     return False
 
 
@@ -158,12 +167,14 @@ def read_memory(server: Server, translation: envelope.Translation, sent: dict) -
     if request is not None:
         path, body = request
         try:
-            answer = server.post(path, json.dumps(body).encode("ascii"))
+            answer = server.post(path, envelope.dumps(body))
         except (Unavailable, Refused) as exc:
             warn(f"no memory for the agent this time ({exc})")
         else:
             found = answer.get("context")
             context = found.strip() if isinstance(found, str) else ""
+            if translation.read == envelope.READ_FILES and answer.get("found") == 0:
+                context = ""  # only the report line that memory has nothing on these files
     text = "\n\n".join(part for part in (translation.note, context) if part)
     return text[:CONTEXT_LIMIT] or None
 

@@ -30,6 +30,9 @@ _CLI_BUILD = re.compile(r"^(\d{4}\.\d{2}\.\d{2})-[0-9a-f]+$")
 
 class Cursor:
     name = "cursor"
+    # Cursor writes its transcript in checkpoints, minutes behind, and often not at all:
+    # its size does not tell one moment of a turn from the next.
+    transcript_grows = False
 
     @staticmethod
     def event_name(payload: Mapping[str, object]) -> str:

@@ -33,7 +33,15 @@ DEPTH_LIMIT = 12
 BODY_LIMIT = 512 * 1024  # bytes; the server's default limit is twice that
 QUERY_LIMIT = 4000  # the longest query /context takes
 KEY_LIMIT = 160
+# Seconds: identical payloads this close together, with nothing else to tell them apart, are
+# taken for one invocation run twice (see ``moment``).
+REPEAT_WINDOW = 10
+# A host's id for the turn: with it, a prompt's payload is unique to that prompt.
+TURN_KEYS = ("prompt_id", "turn_id", "generation_id", "execution_id")
 _PRIVATE = frozenset({"user_email"})
+# A UTF-16 half without its other half: what a JavaScript host writes when it cuts a string
+# inside an emoji. The server refuses such text, so it becomes U+FFFD before it is sent.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _IMAGE_PREFIXES = ("data:image/", "iVBORw0KGgo", "/9j/")
 
 
@@ -41,9 +49,9 @@ class Translation:
     """One host event in the envelope's terms.
 
     ``key`` is the host's own id for the event (a tool use id) when it has one; without it
-    the event id is a hash of the whole payload. ``read`` says whether the agent gets memory
-    back (``READ_SESSION``, ``READ_PROMPT``, ``READ_FILES``), and ``note`` is text to show it
-    first.
+    the event id is a hash of the payload and its moment (``event_id``). ``read`` says
+    whether the agent gets memory back (``READ_SESSION``, ``READ_PROMPT``, ``READ_FILES``),
+    and ``note`` is text to show it first.
     """
 
     __slots__ = ("data", "hook_type", "key", "note", "read")
@@ -119,8 +127,12 @@ def build(
     payload: Mapping[str, object],
     translation: Translation,
     environ: Mapping[str, str],
+    transcript: bool = False,
+    now: float | None = None,
 ) -> dict:
-    """The envelope for one event."""
+    """The envelope for one event. ``transcript``: the host appends every message to the
+    file at the payload's ``transcript_path``, so its size tells turns apart."""
+    when = moment(payload, translation.hook_type, transcript=transcript, now=now)
     return {
         "hookType": translation.hook_type,
         "sessionId": session_id,
@@ -128,7 +140,7 @@ def build(
         "cwd": cwd,
         "timestamp": timestamp(payload),
         "agentId": host,
-        "eventId": event_id(host, event, translation.key, payload),
+        "eventId": event_id(host, event, translation.key, payload, when),
         "data": translation.data,
     }
 
@@ -136,25 +148,63 @@ def build(
 def encode(envelope: dict) -> bytes:
     """The request body: ``data`` clipped, and clipped harder if the whole is still large."""
     for text, items in ((TEXT_LIMIT, ITEM_LIMIT), (1000, 20)):
-        body = _dumps({**envelope, "data": clip(envelope["data"], text, items)})
+        body = dumps({**envelope, "data": clip(envelope["data"], text, items)})
         if len(body) <= BODY_LIMIT:
             return body
-    return _dumps({**envelope, "data": {"omitted": f"a payload of {len(body)} bytes"}})
+    return dumps({**envelope, "data": {"omitted": f"a payload of {len(body)} bytes"}})
 
 
-def event_id(host: str, event: str, key: object, payload: Mapping[str, object]) -> str:
-    """Stable across retries: the host's own id for the event, else a hash of the payload.
+def event_id(
+    host: str, event: str, key: object, payload: Mapping[str, object], when: str = ""
+) -> str:
+    """The host's own id for the event, else a hash of the payload and its ``moment``.
 
-    Hosts give no per-call id to most events, so two payloads equal field for field are one
-    event; real repeats differ in practice (a turn id, a duration, a timestamp).
+    The same invocation run twice (two configs naming the hook, a host's retry) gets one
+    id; two events that only look alike (a second "continue", a second ``Stop`` with the
+    same last message) get two, because their moments differ. A spooled envelope keeps the
+    id it was given, so its deliveries are one event whenever they happen.
     """
     if isinstance(key, str) and key.strip() and len(key.strip()) <= KEY_LIMIT:
         part = key.strip()
     else:
         canonical = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-        digest = hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
-        part = f"sha256-{digest[:32]}"
+        hashed = hashlib.sha256(canonical.encode("utf-8", "surrogatepass"))
+        if when:
+            hashed.update(b"\n" + when.encode("utf-8", "surrogatepass"))
+        part = f"sha256-{hashed.hexdigest()[:32]}"
     return f"{host}:{event[:64]}:{part}"
+
+
+def moment(
+    payload: Mapping[str, object],
+    hook_type: str,
+    *,
+    transcript: bool = False,
+    now: float | None = None,
+) -> str:
+    """What tells this event from an earlier one with the same payload; empty when the
+    payload tells it itself.
+
+    - A payload with the host's ``timestamp`` (Gemini), or a prompt with the host's turn
+      id (``prompt_id``, ``turn_id``, ``generation_id``, ``execution_id``), is unique as it
+      is: nothing is added, and the id is the same at any time.
+    - Where the host appends every message to the transcript (``transcript``: Claude Code,
+      Codex, Gemini) and the file is there, its size: it grows with every prompt, response
+      and tool result, so two turns never share it, and an invocation run twice reads it
+      at the same point of the conversation.
+    - Otherwise the ``REPEAT_WINDOW``-second slot of the clock: identical payloads in one
+      slot are one event; a run twice that straddles two slots is recorded twice.
+    """
+    if stripped(payload.get("timestamp")):
+        return ""
+    if hook_type == "prompt_submit" and any(stripped(payload.get(k)) for k in TURN_KEYS):
+        return ""
+    if transcript:
+        size = _file_size(payload.get("transcript_path"))
+        if size is not None:
+            return f"transcript:{size}"
+    slot = int((time.time() if now is None else now) // REPEAT_WINDOW)
+    return f"time:{slot}"
 
 
 def timestamp(payload: Mapping[str, object]) -> str:
@@ -178,16 +228,19 @@ def project_name(cwd: str, environ: Mapping[str, str]) -> str:
 
 
 def clip(value: object, text: int = TEXT_LIMIT, items: int = ITEM_LIMIT, depth: int = 0) -> object:
-    """``value`` with long strings cut, long lists and objects shortened, images left out."""
+    """``value`` with long strings cut, long lists and objects shortened, images left out,
+    and lone surrogates replaced (``unicode_safe``)."""
     if isinstance(value, str):
         if value.startswith(_IMAGE_PREFIXES) and len(value) > 256:
             return "[image data omitted]"
-        return value if len(value) <= text else value[:text] + "…[truncated]"
+        return unicode_safe(value if len(value) <= text else value[:text] + "…[truncated]")
     if depth >= DEPTH_LIMIT and isinstance(value, (dict, list)):
-        return clip(_dumps(value).decode(), text, items, depth)
+        return clip(dumps(value).decode(), text, items, depth)
     if isinstance(value, dict):
         pairs = list(value.items())
-        kept_pairs = {str(k): clip(v, text, items, depth + 1) for k, v in pairs[:items]}
+        kept_pairs = {
+            unicode_safe(str(k)): clip(v, text, items, depth + 1) for k, v in pairs[:items]
+        }
         if len(pairs) > items:
             kept_pairs["…"] = f"{len(pairs) - items} more fields"
         return kept_pairs
@@ -204,12 +257,15 @@ def snake(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()[:64] or "unknown"
 
 
-FILE_KEYS = ("file_path", "notebook_path", "path")
+# ``path`` is left out: Grep and Glob name a folder with it, and memory about a folder's
+# name is noise before every search.
+FILE_KEYS = ("file_path", "notebook_path")
 MAX_FILES = 20
 
 
 def touched_files(data: Mapping[str, object]) -> list[str]:
-    """The files a tool call names in its input (an edit's path, a multi-edit's paths)."""
+    """The files a tool call names in its input (an edit's path, a notebook, a multi-edit's
+    paths)."""
     given = data.get("tool_input")
     if not isinstance(given, dict):
         return []
@@ -225,8 +281,33 @@ def stripped(value: object) -> str:
     return value.strip() if isinstance(value, str) else ""
 
 
-def _dumps(value: object) -> bytes:
-    return json.dumps(value, separators=(",", ":")).encode("ascii")
+def unicode_safe(text: str) -> str:
+    """``text`` with every lone surrogate replaced by U+FFFD."""
+    return _LONE_SURROGATE.sub("\ufffd", text) if _LONE_SURROGATE.search(text) else text
+
+
+def dumps(value: object) -> bytes:
+    """A request body: compact ASCII JSON, every string and key ``unicode_safe``."""
+    return json.dumps(_safe(value), separators=(",", ":")).encode("ascii")
+
+
+def _safe(value: object) -> object:
+    if isinstance(value, str):
+        return unicode_safe(value)
+    if isinstance(value, dict):
+        return {unicode_safe(str(k)): _safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_safe(v) for v in value]
+    return value
+
+
+def _file_size(path: object) -> int | None:
+    if not isinstance(path, str) or not path.strip():
+        return None
+    try:
+        return os.stat(path.strip()).st_size
+    except (OSError, ValueError):
+        return None
 
 
 def _repository(cwd: str) -> str | None:

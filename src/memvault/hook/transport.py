@@ -15,12 +15,20 @@ import socket
 import time
 
 _HEADER_END = b"\r\n\r\n"
-_RETRY_LATER = frozenset({408, 425, 429})
+# The answers that say the request itself is wrong (malformed, too large, a bad field):
+# sending it again cannot help. Every other failure is worth keeping the event for.
+REFUSALS = frozenset({400, 413, 422})
+UNAUTHORIZED = frozenset({401, 403})
 
 
 class Unavailable(Exception):
-    """The server did not take the request: unreachable, too slow, or a transient error.
-    Worth keeping the event for later."""
+    """The server did not take the request: unreachable, too slow, a transient error, or
+    not this client. Worth keeping the event for later."""
+
+
+class Unauthorized(Unavailable):
+    """The server did not accept the secret (401, 403): usually an editor started from the
+    desktop, without the secret in its environment. The server's spool drain needs none."""
 
 
 class Refused(Exception):
@@ -45,9 +53,11 @@ class Server:
                 decoded = {}
             return decoded if isinstance(decoded, dict) else {}
         reason = f"HTTP {status}: {_error_text(answer)}"
-        if status >= 500 or status in _RETRY_LATER:
-            raise Unavailable(reason)
-        raise Refused(reason)
+        if status in REFUSALS:
+            raise Refused(reason)
+        if status in UNAUTHORIZED:
+            raise Unauthorized(reason)
+        raise Unavailable(reason)
 
     def _exchange(self, path: str, body: bytes) -> tuple[int, bytes]:
         try:

@@ -3,10 +3,11 @@
 A hook that cannot reach the server keeps its event in ``$MEMVAULT_HOME/spool``, one file
 each (``memvault.hook.spool`` owns the format and says why). The server takes them in when
 it starts and every few seconds after, in the order they were spooled, through the same
-path as ``/observe/bulk``. A file is deleted only once its event is stored (or found stored
-already), so a crash in between delivers it again and its event id makes that a no-op. A
-file that does not hold a valid envelope is moved to ``spool/bad/`` with a log line saying
-why: never dropped silently.
+path as ``/observe/bulk`` (``Memory.observe_many``, which also signals the turn ends it
+stores, as a live ``/observe`` does). A file is deleted only once its event is stored (or
+found stored already), so a crash in between delivers it again and its event id makes that
+a no-op. A file that does not hold a valid envelope is moved to ``spool/bad/`` with a log
+line saying why: never dropped silently.
 """
 
 from __future__ import annotations
