@@ -293,9 +293,8 @@ class Settings(BaseSettings):
         True,
         validation_alias=_alias("MEMVAULT_WORKER_IN_SERVER", "worker_in_server"),
         description=(
-            "Run the pipeline and the indexer inside the server. Off: run one `memvault worker`"
-            " beside it, which indexes, embeds and runs the pipeline, so no background work"
-            " competes with requests for the server's interpreter."
+            "Run the pipeline worker inside the server. Off: run `memvault worker` beside it,"
+            " so processing never competes with requests for the server's interpreter."
         ),
     )
 

@@ -27,7 +27,7 @@ from memvault.search import context as packing
 from memvault.search.engine import Hit, Searcher
 from memvault.search.indexer import Indexer, IndexWorker
 from memvault.search.ranking import Weights, recency
-from memvault.search.semantic import Semantic, VectorFollower
+from memvault.search.semantic import Semantic
 from memvault.vault import maintain
 from memvault.vault.files import memory_lock
 from memvault.vault.fragments import Fragment
@@ -83,9 +83,7 @@ class Recall:
     settings: Settings
     store: Store
     _index_worker: IndexWorker | None = None
-    _follower: VectorFollower | None = None
     _vault_scanned: float = float("-inf")
-    _following = False  # another process keeps the index
 
     def sync_board(self) -> bool:  # provided by Memory
         raise NotImplementedError
@@ -135,28 +133,10 @@ class Recall:
             self._index_worker = IndexWorker(self.indexer)
             self._index_worker.start()
 
-    def follow_index(self) -> None:
-        """Search an index another process keeps (``memvault worker`` beside a server that
-        leaves it all background work): nothing is indexed here, on a request or behind
-        one; the vectors it stores are taken in as they come. The model still loads
-        first, for queries."""
-        if self._follower is None and self._index_worker is None:
-            if self.semantic is not None:
-                try:
-                    self.semantic.warm()
-                except Exception:  # search stays lexical until the model answers
-                    log.warning("the embedding model could not be loaded", exc_info=True)
-                self._follower = VectorFollower(self.semantic)
-                self._follower.start()
-            self._following = True
-
     def stop_indexing(self) -> None:
         if self._index_worker is not None:
             self._index_worker.stop()
             self._index_worker = None
-        if self._follower is not None:
-            self._follower.stop()
-            self._follower = None
 
     def nudge_indexer(self) -> None:
         if self._index_worker is not None:
@@ -179,7 +159,7 @@ class Recall:
         """Without a background worker (CLI, library use), index what is new first: new
         events always (cheap when there are none), the vault at most every
         ``VAULT_SCAN_SECONDS`` (a scan looks at every file)."""
-        if self._index_worker is not None or self._following:
+        if self._index_worker is not None:
             return
         now = time.monotonic()
         if now - self._vault_scanned >= VAULT_SCAN_SECONDS:

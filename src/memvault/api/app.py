@@ -40,11 +40,9 @@ def create_app(settings: Settings | None = None, memory: Memory | None = None) -
         app.state.memory = opened = memory or Memory.open(settings)
         watcher = BoardWatcher(opened, interval=settings.board_poll_seconds)
         watcher.start()
+        opened.start_indexing()
         if settings.worker_in_server:
-            opened.start_indexing()
             opened.start_pipeline()
-        else:  # `memvault worker` indexes, embeds and runs the pipeline beside the server
-            opened.follow_index()
         spool = SpoolDrain(opened)  # events hooks kept while the server was away
         spool.start()
         try:

@@ -65,9 +65,8 @@ def root(
 def worker(
     once: Annotated[bool, typer.Option("--once", help="Run the jobs due now, then exit.")] = False,
 ) -> None:
-    """Process captured events (summaries, fragments, the graph) and keep the search index
-    in this process, beside or instead of the server's own worker; several workers share
-    the queue."""
+    """Process captured events (summaries, fragments) in this process, beside or instead
+    of the server's own worker; several workers share the queue."""
     import threading
 
     from memvault.background import lower_this_threads_priority
@@ -79,7 +78,6 @@ def worker(
             console.print(f"{memory.pipeline.worker.drain()} job(s) run")
             return
         lower_this_threads_priority()  # requests come first on a shared machine
-        memory.start_indexing()  # the server leaves indexing to its worker as well
         memory.start_pipeline()
         console.print("worker running; Ctrl-C to stop")
         try:

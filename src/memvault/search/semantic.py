@@ -18,7 +18,7 @@ import numpy as np
 
 from memvault.background import lower_this_threads_priority
 from memvault.domain import DOCUMENT_KINDS
-from memvault.search.vectors import VectorIndex, from_blob, to_blob
+from memvault.search.vectors import VectorIndex, to_blob
 from memvault.store import Store
 
 if TYPE_CHECKING:
@@ -37,7 +37,6 @@ class Semantic:
         self._ready = threading.Event()
         self._warming: threading.Thread | None = None
         self._embed_query = functools.lru_cache(maxsize=256)(self._embed_one)
-        self._stamp = 0  # the newest stored vector taken in
 
     @property
     def model(self) -> str:
@@ -50,8 +49,6 @@ class Semantic:
     def _loaded(self) -> dict[str, VectorIndex]:
         with self._lock:
             if self._indexes is None:
-                # Read first: a vector written while the rest load is taken in again later.
-                self._stamp = self.store.vector_stamp(self.model)
                 dim = self.embedder.dim
                 by_kind: dict[str, tuple[list[int], list[bytes]]] = {
                     kind: ([], []) for kind in DOCUMENT_KINDS
@@ -146,18 +143,6 @@ class Semantic:
         found.sort(key=lambda hit: hit[1], reverse=True)
         return found[:limit]
 
-    def follow(self, *, batch: int = 1000) -> int:
-        """Take in the vectors another process stored since the last look (a server whose
-        embedding runs in `memvault worker`); how many."""
-        self._loaded()
-        rows = self.store.vectors_after(self.model, self._stamp, limit=batch)
-        if not rows:
-            return 0
-        dim = self.embedder.dim
-        self.add([(doc_id, kind, from_blob(blob, dim)) for _, doc_id, kind, blob in rows])
-        self._stamp = rows[-1][0]
-        return len(rows)
-
     def embed_pending(self, *, batch: int = 16) -> int:
         """Embed documents changed since the cursor; returns how many were embedded."""
         cursor = self.store.cursor(self.cursor_name)
@@ -182,29 +167,3 @@ class Semantic:
             ]
         )
         return len(pending)
-
-
-class VectorFollower:
-    """Keeps a process's vectors in step with the store while another process embeds."""
-
-    def __init__(self, semantic: Semantic, *, interval: float = 1.0) -> None:
-        self.semantic = semantic
-        self.interval = interval
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="memvault-vectors", daemon=True)
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join(timeout=10)
-
-    def _run(self) -> None:
-        lower_this_threads_priority()
-        while not self._stop.wait(self.interval):
-            try:
-                while self.semantic.follow() and not self._stop.is_set():
-                    pass
-            except Exception:  # the store went away for a moment; the next look retries
-                log.warning("could not read new vectors", exc_info=True)

@@ -386,16 +386,6 @@ class Store(ABC):
         """(document id, kind, vector) of every stored vector of a model."""
 
     @abstractmethod
-    def vectors_after(
-        self, model: str, stamp: int, *, limit: int
-    ) -> list[tuple[int, int, str, bytes]]:
-        """(stamp, document id, kind, vector) of vectors written after ``stamp``, in order."""
-
-    @abstractmethod
-    def vector_stamp(self, model: str) -> int:
-        """The stamp of the newest vector of ``model`` (0 without any)."""
-
-    @abstractmethod
     def document_kinds(self, ids: Sequence[int]) -> dict[int, str]:
         """The kind of each of these documents that still exists."""
 

@@ -599,14 +599,6 @@ class SQLiteStore(Store):
     def vectors(self, model: str) -> list[tuple[int, str, bytes]]:
         return list(docs.iter_vectors(self._reader(), model))
 
-    def vectors_after(
-        self, model: str, stamp: int, *, limit: int
-    ) -> list[tuple[int, int, str, bytes]]:
-        return docs.vectors_after(self._reader(), model, stamp, limit)
-
-    def vector_stamp(self, model: str) -> int:
-        return docs.vector_stamp(self._reader(), model)
-
     def document_kinds(self, ids: Sequence[int]) -> dict[int, str]:
         return docs.document_kinds(self._reader(), list(ids))
 

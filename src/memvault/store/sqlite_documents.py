@@ -256,20 +256,17 @@ def write_vectors(
     vectors: Sequence[tuple[int, int, bytes]],
     cursor: tuple[str, int],
 ) -> None:
-    """Store vectors for documents still at the revision they were computed from, each
-    stamped after every vector written before it."""
-    stamp = conn.execute("SELECT coalesce(max(stamp), 0) FROM document_vectors").fetchone()[0]
+    """Store vectors for documents still at the revision they were computed from."""
     for doc_id, revision, blob in vectors:
         current = conn.execute(
             "SELECT 1 FROM documents WHERE id = ? AND revision = ?", (doc_id, revision)
         ).fetchone()
         if current:
-            stamp += 1
             conn.execute(
-                "INSERT INTO document_vectors (document_id, model, vector, stamp) "
-                "VALUES (?, ?, ?, ?) ON CONFLICT (document_id) DO UPDATE SET "
-                "model = excluded.model, vector = excluded.vector, stamp = excluded.stamp",
-                (doc_id, model, blob, stamp),
+                "INSERT INTO document_vectors (document_id, model, vector) VALUES (?, ?, ?) "
+                "ON CONFLICT (document_id) DO UPDATE SET model = excluded.model, "
+                "vector = excluded.vector",
+                (doc_id, model, blob),
             )
     set_cursor(conn, *cursor)
 
@@ -280,24 +277,6 @@ def iter_vectors(conn: sqlite3.Connection, model: str) -> Iterator[tuple[int, st
         "JOIN documents d ON d.id = v.document_id WHERE v.model = ?",
         (model,),
     )
-
-
-def vectors_after(
-    conn: sqlite3.Connection, model: str, stamp: int, limit: int
-) -> list[tuple[int, int, str, bytes]]:
-    return conn.execute(
-        "SELECT v.stamp, v.document_id, d.kind, v.vector FROM document_vectors v "
-        "JOIN documents d ON d.id = v.document_id WHERE v.model = ? AND v.stamp > ? "
-        "ORDER BY v.stamp LIMIT ?",
-        (model, stamp, limit),
-    ).fetchall()
-
-
-def vector_stamp(conn: sqlite3.Connection, model: str) -> int:
-    row = conn.execute(
-        "SELECT max(stamp) FROM document_vectors WHERE model = ?", (model,)
-    ).fetchone()
-    return row[0] or 0
 
 
 def document_kinds(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, str]:
