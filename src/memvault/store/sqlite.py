@@ -98,6 +98,7 @@ class SQLiteStore(Store):
         if mode.lower() != "wal":
             raise RuntimeError(f"could not switch {self.path} to WAL (got {mode})")
         conn.execute(f"PRAGMA synchronous = {self._synchronous}")
+        conn.execute("PRAGMA busy_timeout = 0")  # the writer waits in short steps itself
         return conn
 
     def _reader(self) -> sqlite3.Connection:

@@ -13,6 +13,7 @@ import logging
 import queue
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -38,6 +39,8 @@ class Batched:
 Operation = Callable[[sqlite3.Connection], Any] | Batched
 
 log = logging.getLogger(__name__)
+
+LOCK_WAIT_SECONDS = 30.0  # how long a write waits for another process's to finish
 
 _STOP = object()
 
@@ -155,7 +158,7 @@ class Writer:
         if not live:
             return
         try:
-            conn.execute("BEGIN IMMEDIATE")
+            begin(conn)
             results = _execute(conn, [op for op, _ in live])
             conn.execute("COMMIT")
         except Exception:
@@ -172,7 +175,7 @@ class Writer:
     @staticmethod
     def _run_alone(conn: sqlite3.Connection, op: Operation, fut: Future) -> None:
         try:
-            conn.execute("BEGIN IMMEDIATE")
+            begin(conn)
             (result,) = _execute(conn, [op])
             conn.execute("COMMIT")
         except BaseException as exc:
@@ -181,6 +184,32 @@ class Writer:
             fut.set_exception(exc)
         else:
             fut.set_result(result)
+
+
+def begin(conn: sqlite3.Connection, *, wait: float = LOCK_WAIT_SECONDS) -> None:
+    """Start a write transaction, waiting in steps of a few milliseconds while another
+    process (``memvault worker`` beside the server) holds the write lock. SQLite's own busy
+    handler sleeps up to 100 ms between tries, long after the lock is free, and a request
+    waiting on it would feel every one of them; so the connection's busy timeout is 0 and
+    the wait is here."""
+    deadline = time.monotonic() + wait
+    pause = 0.0005
+    while True:
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            return
+        except sqlite3.OperationalError as exc:
+            if conn.in_transaction or not _locked(exc) or time.monotonic() > deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.005)
+
+
+def _locked(exc: sqlite3.OperationalError) -> bool:
+    return getattr(exc, "sqlite_errorcode", None) in (
+        sqlite3.SQLITE_BUSY,
+        sqlite3.SQLITE_LOCKED,
+    ) or ("locked" in str(exc) or "busy" in str(exc))
 
 
 def _fail(items: list[tuple[Operation, Future]], exc: BaseException) -> None:
