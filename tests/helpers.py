@@ -128,11 +128,18 @@ def agentmemory_package() -> Path:
     root = cache / f"agentmemory-{AGENTMEMORY_VERSION}"
     if (root / "plugin" / "scripts" / "post-tool-use.mjs").exists():
         return root
-    cache.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(dir=cache))
+    npm_pack(npm, f"@agentmemory/agentmemory@{AGENTMEMORY_VERSION}", root)
+    return root
+
+
+def npm_pack(npm: str, spec: str, target: Path) -> None:
+    """Fetch the npm package ``spec`` and unpack it as the folder ``target``, whole or not
+    at all (a run stopped half-way leaves no half a package behind)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(dir=target.parent))
     try:
         subprocess.run(
-            [npm, "pack", f"@agentmemory/agentmemory@{AGENTMEMORY_VERSION}", "--silent"],
+            [npm, "pack", spec, "--silent"],
             cwd=work,
             check=True,
             capture_output=True,
@@ -141,10 +148,9 @@ def agentmemory_package() -> Path:
         (tarball,) = work.glob("*.tgz")
         with tarfile.open(tarball) as archive:
             archive.extractall(work, filter="data")
-        os.replace(work / "package", root)
+        os.replace(work / "package", target)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    return root
 
 
 def shared_dir() -> Path:

@@ -11,11 +11,6 @@ The official Python MCP client drives it.
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
-import tarfile
-import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -25,7 +20,7 @@ import pytest
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from tests.helpers import agentmemory_package, require_tool
+from tests.helpers import agentmemory_package, npm_pack, require_tool
 from tests.mcp.clients import TOOL_NAMES, call, text
 
 
@@ -35,24 +30,8 @@ def agentmemory_shim() -> Path:
     root = agentmemory_package()
     target = root / "node_modules" / "picocolors"
     if not (target / "package.json").exists():
-        npm = require_tool("npm")
         wanted = json.loads((root / "package.json").read_text())["dependencies"]["picocolors"]
-        work = Path(tempfile.mkdtemp(dir=root.parent))
-        try:
-            subprocess.run(
-                [npm, "pack", f"picocolors@{wanted}", "--silent"],
-                cwd=work,
-                check=True,
-                capture_output=True,
-                timeout=300,
-            )
-            (tarball,) = work.glob("*.tgz")
-            with tarfile.open(tarball) as archive:
-                archive.extractall(work, filter="data")
-            target.parent.mkdir(exist_ok=True)
-            os.replace(work / "package", target)
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
+        npm_pack(require_tool("npm"), f"picocolors@{wanted}", target)
     return root / "dist" / "standalone.mjs"
 
 
