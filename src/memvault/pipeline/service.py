@@ -48,7 +48,7 @@ from memvault.pipeline.llm_tasks import (
 from memvault.pipeline.summarize import Summary, has_real_work, snapshot_sections, summarize
 from memvault.pipeline.worker import Worker
 from memvault.vault.board import UNSET_TOPIC
-from memvault.vault.fragments import RESERVED
+from memvault.vault.fragments import live_fragment_files
 from memvault.vault.remember import Draft, FragmentRefused, Remembered, check_draft
 from memvault.vault.snapshot import CONTEXT
 
@@ -193,17 +193,10 @@ class Pipeline:
     def graph_fragments(self) -> int:
         """Every fragment's part of the graph (archived ones and project summaries are
         not fragments of the live graph); a fragment already counted adds nothing."""
-        folder = self.settings.fragments_path
-        if not folder.is_dir():
-            return 0
-        done = 0
-        for path in sorted(folder.rglob("*.md")):
-            parts = path.relative_to(folder).parts
-            if parts[0] in RESERVED or any(part.startswith(".") for part in parts):
-                continue
+        paths = live_fragment_files(self.settings.fragments_path)
+        for path in paths:
             self.memory.graph_fragment(path)
-            done += 1
-        return done
+        return len(paths)
 
     def graph_session(self, session_id: str) -> int:
         """Bring the session's part of the entity graph up to date; how many events it

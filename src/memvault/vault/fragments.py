@@ -25,6 +25,7 @@ ARCHIVE = "_archive"
 PROJECTS = "_projects"
 RESERVED = (ARCHIVE, PROJECTS)
 FORBIDDEN_FIELDS = ("type", "related_fragments")
+
 NAME_LIMIT = 180  # bytes before the extension: room for a suffix, well under 255
 PROJECT_LIMIT = 80  # bytes of the name a project may take
 
@@ -118,6 +119,19 @@ class CheckReport:
     @property
     def errors(self) -> list[Problem]:
         return [p for p in self.problems if p.severity == "error"]
+
+
+def live_fragment_files(folder: Path) -> list[Path]:
+    """The fragment files of ``folder`` in name order: not the archive, not the projects'
+    summaries, nothing in hidden folders (an editor's or a sync tool's, not ours)."""
+    if not folder.is_dir():
+        return []
+    found = []
+    for path in sorted(folder.rglob("*.md")):
+        parts = path.relative_to(folder).parts
+        if parts[0] not in RESERVED and not any(part.startswith(".") for part in parts):
+            found.append(path)
+    return found
 
 
 def check_folder(folder: Path, root: Path | None = None) -> CheckReport:

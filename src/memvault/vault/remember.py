@@ -22,11 +22,11 @@ from memvault.vault import frontmatter
 from memvault.vault.files import memory_lock, read_text, write_atomic
 from memvault.vault.fragments import (
     FORBIDDEN_FIELDS,
-    RESERVED,
     TAG,
     Fragment,
     fragment_name,
     free_path,
+    live_fragment_files,
 )
 
 DEFAULT_THRESHOLD = 0.8
@@ -170,10 +170,7 @@ def remember(
 
 def _project_fragments(folder: Path, project: str) -> list[Fragment]:
     found = []
-    for path in sorted(folder.rglob("*.md")):
-        parts = path.relative_to(folder).parts
-        if parts[0] in RESERVED or any(part.startswith(".") for part in parts):
-            continue  # archived fragments are not merged into; hidden folders are not ours
+    for path in live_fragment_files(folder):  # archived fragments are not merged into
         try:
             fragment = Fragment.read(path)
         except (OSError, UnicodeDecodeError, frontmatter.FrontmatterError):
