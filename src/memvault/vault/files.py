@@ -1,11 +1,12 @@
-"""File primitives for the vault: one lock for the memory folder, atomic replace, reads."""
+"""File primitives for the vault: one lock for the memory folder, atomic replace, reads,
+and the check that a name stays inside its folder."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import tempfile
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from filelock import FileLock
 
@@ -41,3 +42,29 @@ def write_atomic(path: Path, text: str) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temp)
         raise
+
+
+class OutsideFolder(ValueError):
+    """A name that becomes a path (an id, a key, an archive record's path) would lead
+    outside the folder it belongs to."""
+
+
+def inside(folder: Path, relative: str | PurePath) -> Path:
+    """``folder / relative``, when it names something inside ``folder``; ``OutsideFolder``
+    naming ``relative`` otherwise.
+
+    The check is on the resolved path, so ``..`` parts, an absolute path and a symbolic
+    link that leads elsewhere are all caught, whether or not the file exists yet. The path
+    returned keeps ``folder`` as it was given (callers take paths relative to it)."""
+    name = str(relative)
+    if not name or "\x00" in name:
+        raise OutsideFolder(f"{name!r} is not a file name: it is empty or holds a NUL character")
+    parts = PurePath(relative).parts
+    if PurePath(relative).is_absolute() or ".." in parts:
+        raise OutsideFolder(f"{name!r} leads outside {folder.name}/")
+    target = folder.joinpath(*parts)
+    root = folder.resolve()
+    resolved = target.resolve()
+    if resolved == root or not resolved.is_relative_to(root):
+        raise OutsideFolder(f"{name!r} leads outside {folder.name}/")
+    return target
