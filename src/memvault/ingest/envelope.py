@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
@@ -41,7 +42,12 @@ class SessionStart(BaseModel):
 
 
 def parse_json(body: bytes) -> Any:
-    """Decode a request body, with an error that says what is wrong with it."""
+    """Decode a request body, with an error that says what is wrong with it.
+
+    The one way memvault reads a JSON body (the routes FastAPI validates are decoded here
+    too, and so are spooled events), so every body meets the same limits: UTF-8, well
+    formed, at most ``jsontext.MAX_DEPTH`` levels deep, integers of at most
+    ``jsontext.MAX_INT_DIGITS`` digits, no lone surrogates."""
     if not body.strip():
         raise InvalidInput("request body is empty; expected a JSON object")
     try:
@@ -51,7 +57,10 @@ def parse_json(body: bytes) -> Any:
     try:
         return jsontext.loads(text)
     except jsontext.NotUnicode as exc:
-        raise InvalidInput(f"request body is not valid Unicode: {exc}") from None
+        fields = [exc.field] if exc.field else []
+        raise InvalidInput(f"request body is not valid Unicode: {exc}", fields=fields) from None
+    except jsontext.Refused as exc:
+        raise InvalidInput(f"request body refused: {exc}") from None
     except json.JSONDecodeError as exc:
         raise InvalidInput(
             f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
@@ -70,13 +79,18 @@ def validate(model: type[BaseModel], value: Any, *, where: str = "") -> Any:
 
 
 def invalid_from(exc: ValidationError, *, where: str = "") -> InvalidInput:
+    return invalid_from_errors(exc.errors(include_url=False), where=where)
+
+
+def invalid_from_errors(errors: Sequence[Any], *, where: str = "") -> InvalidInput:
+    """One ``InvalidInput`` naming every field of pydantic's ``errors``."""
     problems, fields = [], []
-    for error in exc.errors(include_url=False):
+    for error in errors:
         field = ".".join(str(part) for part in error["loc"])
         if where:
             field = f"{where}.{field}" if field else where
-        fields.append(field)
-        problems.append(f"{field}: {_describe(error)}")
+        fields.append(field or "body")
+        problems.append(f"{field or 'body'}: {_describe(error)}")
     return InvalidInput("; ".join(problems), fields=fields)
 
 

@@ -6,8 +6,10 @@ it starts and every few seconds after, in the order they were spooled, through t
 path as ``/observe/bulk`` (``Memory.observe_many``, which also signals the turn ends it
 stores, as a live ``/observe`` does). A file is deleted only once its event is stored (or
 found stored already), so a crash in between delivers it again and its event id makes that
-a no-op. A file that does not hold a valid envelope is moved to ``spool/bad/`` with a log
-line saying why: never dropped silently.
+a no-op. A file that cannot be read as a valid envelope, for whatever reason (not JSON,
+nested too deep, not UTF-8, unreadable), is moved to ``spool/bad/`` with a log line saying
+why, and the files after it are taken in the same pass: never dropped silently, and never
+in the way of the rest.
 """
 
 from __future__ import annotations
@@ -68,10 +70,15 @@ def _take(memory: Memory, folder: Path, names: list[str], drained: Drained) -> i
     for name in names:
         path = folder / name
         try:
-            waiting.append((path, validate(Envelope, parse_json(path.read_bytes()))))
+            content = path.read_bytes()
         except FileNotFoundError:
             continue  # another server sharing this home took it
-        except InvalidInput as exc:
+        except OSError as exc:  # a folder in its place, no permission, a failing disk…
+            _set_aside(folder, name, f"could not be read: {exc.strerror or exc}", drained)
+            continue
+        try:
+            waiting.append((path, validate(Envelope, parse_json(content))))
+        except InvalidInput as exc:  # not an envelope: not JSON, too deep, a bad field…
             _set_aside(folder, name, exc.message, drained)
     bulk = memory.observe_many(envelope for _, envelope in waiting)
     for error in bulk.errors:
