@@ -64,6 +64,16 @@ class Settings(BaseSettings):
         validation_alias=_alias("MEMVAULT_SQLITE_SYNCHRONOUS", "sqlite_synchronous"),
         description="FULL survives power loss; NORMAL survives process crashes only.",
     )
+    lock_wait_seconds: float = Field(
+        5.0,
+        gt=0,
+        le=300,
+        validation_alias=_alias("MEMVAULT_LOCK_WAIT_SECONDS", "lock_wait_seconds"),
+        description=(
+            "How long a write waits while another process holds the database's lock before"
+            " the request fails with 503 (a hook spools the event and it is delivered later)."
+        ),
+    )
     access_log: bool = Field(False, validation_alias=_alias("MEMVAULT_ACCESS_LOG", "access_log"))
     agent_name: str = Field(
         "main-agent",

@@ -438,15 +438,24 @@ class Store(ABC):
     def write_failure(self) -> BaseException | None:
         """Why the store can no longer write, if it cannot."""
 
+    def write_trouble(self) -> str | None:
+        """Why writes fail for now (a full disk, a lock another process holds), if they do:
+        the last write's failure, checked again with a small write, so it clears by itself
+        once writes pass."""
+        return None
+
     @abstractmethod
     def close(self) -> None: ...
 
 
-def open_store(url: str, *, synchronous: str = "FULL") -> Store:
-    """Open a store from a location: a SQLite file path (``sqlite:///path`` or a bare path)."""
+def open_store(url: str, *, synchronous: str = "FULL", lock_wait: float | None = None) -> Store:
+    """Open a store from a location: a SQLite file path (``sqlite:///path`` or a bare path).
+    ``lock_wait`` bounds how long a write waits for another process's lock."""
     if url.startswith(("postgresql://", "postgres://")):
         raise ValueError("the PostgreSQL engine is not available in this version")
     from memvault.store.sqlite import SQLiteStore
+    from memvault.store.writer import LOCK_WAIT_SECONDS
 
     path = url.removeprefix("sqlite:///") if url.startswith("sqlite:///") else url
-    return SQLiteStore(path, synchronous=synchronous)
+    wait = LOCK_WAIT_SECONDS if lock_wait is None else lock_wait
+    return SQLiteStore(path, synchronous=synchronous, lock_wait=wait)

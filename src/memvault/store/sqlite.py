@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 import threading
 from collections.abc import Sequence
@@ -28,6 +29,7 @@ from memvault.domain import (
     observation_id,
     utc_now,
 )
+from memvault.errors import StoreFailure
 from memvault.graph.model import (
     MAX_DEPTH,
     MAX_LIMIT,
@@ -43,7 +45,7 @@ from memvault.store import sqlite_graph as graph
 from memvault.store import sqlite_jobs as jobs
 from memvault.store import sqlite_pipeline as pipeline
 from memvault.store.sqlite_append import append_requests
-from memvault.store.writer import Batched, Writer
+from memvault.store.writer import LOCK_WAIT_SECONDS, Batched, Writer
 
 _ENSURE_SESSION = """
 INSERT INTO sessions (id, project, cwd, agent_id, title, created_at, updated_at,
@@ -71,25 +73,39 @@ o.title, o.narrative, o.facts, o.files, o.concepts, o.importance, o.derived_by, 
 class SQLiteStore(Store):
     engine = "sqlite"
 
-    def __init__(self, path: str | os.PathLike[str], *, synchronous: str = "FULL") -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        synchronous: str = "FULL",
+        lock_wait: float = LOCK_WAIT_SECONDS,
+    ) -> None:
         if synchronous not in ("FULL", "NORMAL"):
             raise ValueError(f"synchronous must be FULL or NORMAL, not {synchronous!r}")
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._synchronous = synchronous
+        self._lock_wait = lock_wait
         self._readers: list[sqlite3.Connection] = []
         self._readers_lock = threading.Lock()
         self._local = threading.local()
-        self._writer = Writer(self._connect_writer, name="memvault-sqlite-writer")
+        self._writer = Writer(
+            self._connect_writer,
+            name="memvault-sqlite-writer",
+            location=str(self.path),
+            lock_wait=lock_wait,
+        )
         self._writer.call(_migrate)
 
     # -- connections ----------------------------------------------------------------------
 
     def _connect(self) -> sqlite3.Connection:
+        # Readers of a WAL database wait for a lock only in rare moments (another process
+        # recovering the WAL index); no longer than a write would.
         conn = sqlite3.connect(
-            self.path, isolation_level=None, check_same_thread=False, timeout=30.0
+            self.path, isolation_level=None, check_same_thread=False, timeout=self._lock_wait
         )
-        conn.execute("PRAGMA busy_timeout = 30000")
+        conn.execute(f"PRAGMA busy_timeout = {int(self._lock_wait * 1000)}")
         return conn
 
     def _connect_writer(self) -> sqlite3.Connection:
@@ -710,12 +726,45 @@ class SQLiteStore(Store):
     def write_failure(self) -> BaseException | None:
         return self._writer.failure
 
+    def write_trouble(self) -> str | None:
+        locked_for = self._writer.locked_for
+        if locked_for is not None and locked_for >= PROBE_WAIT:
+            return (
+                f"the database {self.path} is locked by another process; writes have "
+                f"waited {locked_for:.1f} s"
+            )
+        free = shutil.disk_usage(self.path.parent).free
+        if free < LOW_SPACE_BYTES:
+            return f"the disk holding {self.path} is full ({free // 1024} KiB free)"
+        if self._writer.trouble is None:
+            return None
+        # The last write failed: try a small one, so the answer changes as soon as writes
+        # pass again, not only after the next request's write does.
+        try:
+            self._writer.submit(_probe, wait=PROBE_WAIT).result(self._lock_wait + 1)
+        except StoreFailure as exc:
+            return str(exc)
+        except TimeoutError:
+            trouble = self._writer.trouble
+            return None if trouble is None else str(trouble)
+        return None
+
     def close(self) -> None:
         self._writer.close()
         with self._readers_lock:
             for conn in self._readers:
                 conn.close()
             self._readers.clear()
+
+
+PROBE_WAIT = 0.2  # seconds a health check's write waits for another process's lock
+# Less room than this left on the database's disk, and the next larger write fails.
+LOW_SPACE_BYTES = 1024 * 1024
+
+
+def _probe(conn: sqlite3.Connection) -> None:
+    """A write of one page, as small as a write gets: it needs the lock and room in the WAL."""
+    conn.execute("UPDATE counters SET value = value WHERE name = 'sessions'")
 
 
 def _migrate(conn: sqlite3.Connection) -> None:

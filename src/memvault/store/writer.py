@@ -5,6 +5,11 @@ writer drains whatever is queued, runs it all in one transaction and commits onc
 burst of hook events costs one fsync instead of one each. If anything in a batch fails, the
 batch is rolled back and its operations are retried one transaction each, so one bad write
 fails alone and nothing is half-written.
+
+A write the database cannot take for now (a full disk, another process holding the lock, a
+disk that refuses writes) fails as ``StoreUnavailable`` naming the cause. Every write waits
+for another process's lock at most ``lock_wait`` seconds from when it was queued, also when
+it was queued behind others waiting for the same lock.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from memvault.errors import StoreFailure
+from memvault.errors import StoreFailure, StoreUnavailable
 
 T = TypeVar("T")
 
@@ -37,10 +42,12 @@ class Batched:
 
 
 Operation = Callable[[sqlite3.Connection], Any] | Batched
+# The operation, its caller's future, when it was queued, when its wait for a lock ends.
+Item = tuple[Operation, Future, float, float]
 
 log = logging.getLogger(__name__)
 
-LOCK_WAIT_SECONDS = 30.0  # how long a write waits for another process's to finish
+LOCK_WAIT_SECONDS = 5.0  # how long a write waits for another process's to finish
 
 _STOP = object()
 
@@ -56,9 +63,15 @@ class Writer:
         *,
         max_batch: int = 2000,
         name: str = "memvault-writer",
+        location: str = "the database",
+        lock_wait: float = LOCK_WAIT_SECONDS,
     ) -> None:
         self._connect = connect
         self._max_batch = max_batch
+        self._location = location
+        self._lock_wait = lock_wait
+        self._trouble: StoreUnavailable | None = None  # the last write's, until one passes
+        self._locked_since: float | None = None
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._closed = False
         self._gate = threading.Lock()  # closing and queueing never interleave
@@ -80,19 +93,37 @@ class Writer:
         """The error that stopped the writer thread, if one did."""
         return self._failure
 
-    def submit(self, op: Callable[[sqlite3.Connection], T] | Batched) -> Future[T]:
-        return self.submit_many([op])[0]
+    @property
+    def trouble(self) -> StoreUnavailable | None:
+        """Why the last write failed, while no write has passed since."""
+        return self._trouble
 
-    def submit_many(self, ops: Iterable[Operation]) -> list[Future[Any]]:
-        """Queue several operations together, so they commit in the same transaction."""
-        items = [(op, Future()) for op in ops]
+    @property
+    def locked_for(self) -> float | None:
+        """How long the writer has been waiting for another process's lock, if it is."""
+        since = self._locked_since
+        return None if since is None else time.monotonic() - since
+
+    def submit(
+        self, op: Callable[[sqlite3.Connection], T] | Batched, *, wait: float | None = None
+    ) -> Future[T]:
+        return self.submit_many([op], wait=wait)[0]
+
+    def submit_many(
+        self, ops: Iterable[Operation], *, wait: float | None = None
+    ) -> list[Future[Any]]:
+        """Queue several operations together, so they commit in the same transaction.
+        ``wait`` bounds how long they wait for another process's lock (``lock_wait``)."""
+        queued = time.monotonic()
+        deadline = queued + (self._lock_wait if wait is None else wait)
+        items = [(op, Future(), queued, deadline) for op in ops]
         with self._gate:
             if self._failure is not None:
                 raise WriterClosed(f"the store's writer stopped: {self._failure!r}")
             if self._closed:
                 raise WriterClosed("the store is closed")
             self._queue.put(items)
-        return [future for _, future in items]
+        return [future for _, future, _, _ in items]
 
     def call(self, op: Callable[[sqlite3.Connection], T]) -> T:
         return self.submit(op).result()
@@ -113,7 +144,7 @@ class Writer:
             self._started.set()
             return
         self._started.set()
-        batch: list[tuple[Operation, Future]] = []
+        batch: list[Item] = []
         try:
             while True:
                 first = self._queue.get()
@@ -153,56 +184,112 @@ class Writer:
             if item is not _STOP:
                 _fail(item, exc)
 
-    def _commit(self, conn: sqlite3.Connection, batch: list[tuple[Operation, Future]]) -> None:
-        live = [(op, fut) for op, fut in batch if fut.set_running_or_notify_cancel()]
+    def _commit(self, conn: sqlite3.Connection, batch: list[Item]) -> None:
+        live = [item for item in batch if item[1].set_running_or_notify_cancel()]
+        live = self._begin(conn, live)
         if not live:
             return
         try:
-            begin(conn)
-            results = _execute(conn, [op for op, _ in live])
+            results = _execute(conn, [op for op, *_ in live])
             conn.execute("COMMIT")
         except Exception:
             _rollback(conn)
-            if len(live) == 1:
-                self._run_alone(conn, *live[0])
-            else:
-                for op, fut in live:
-                    self._run_alone(conn, op, fut)
+            for item in live:
+                self._run_alone(conn, item)
             return
-        for (_, fut), result in zip(live, results, strict=True):
+        self._trouble = None
+        for (_, fut, _, _), result in zip(live, results, strict=True):
             fut.set_result(result)
 
-    @staticmethod
-    def _run_alone(conn: sqlite3.Connection, op: Operation, fut: Future) -> None:
+    def _begin(self, conn: sqlite3.Connection, live: list[Item]) -> list[Item]:
+        """Start the batch's transaction. While another process holds the write lock, wait
+        in steps of a few milliseconds (SQLite's own busy handler sleeps up to 100 ms between
+        tries, long after the lock is free, so the connection's busy timeout is 0), failing
+        each operation whose wait has run out; the ones still waiting."""
+        pause = 0.0005
+        while live:
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                if conn.in_transaction or not _locked(exc):
+                    self._fail_all(live, exc)
+                    return []
+            else:
+                self._locked_since = None
+                return live
+            now = time.monotonic()
+            if self._locked_since is None:
+                self._locked_since = now
+            for _, fut, queued, deadline in live:
+                if deadline <= now:
+                    fut.set_exception(self._note(self._lock_failure(now - queued)))
+            live = [item for item in live if item[3] > now]
+            time.sleep(pause)
+            pause = min(pause * 2, 0.005)
+        self._locked_since = None
+        return live
+
+    def _run_alone(self, conn: sqlite3.Connection, item: Item) -> None:
+        op, fut, _, _ = item
+        if not self._begin(conn, [item]):
+            return
         try:
-            begin(conn)
             (result,) = _execute(conn, [op])
             conn.execute("COMMIT")
         except BaseException as exc:
             _rollback(conn)
             log.debug("write failed: %s", exc)
-            fut.set_exception(exc)
+            fut.set_exception(self._unavailable(exc) or exc)
         else:
+            self._trouble = None
             fut.set_result(result)
 
+    def _fail_all(self, items: list[Item], exc: BaseException) -> None:
+        failure = self._unavailable(exc) or exc
+        for _, fut, _, _ in items:
+            fut.set_exception(failure)
 
-def begin(conn: sqlite3.Connection, *, wait: float = LOCK_WAIT_SECONDS) -> None:
-    """Start a write transaction, waiting in steps of a few milliseconds while another
-    process (``memvault worker`` beside the server) holds the write lock. SQLite's own busy
-    handler sleeps up to 100 ms between tries, long after the lock is free, and a request
-    waiting on it would feel every one of them; so the connection's busy timeout is 0 and
-    the wait is here."""
-    deadline = time.monotonic() + wait
-    pause = 0.0005
-    while True:
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-            return
-        except sqlite3.OperationalError as exc:
-            if conn.in_transaction or not _locked(exc) or time.monotonic() > deadline:
-                raise
-        time.sleep(pause)
-        pause = min(pause * 2, 0.005)
+    def _unavailable(self, exc: BaseException) -> StoreUnavailable | None:
+        """``exc`` as the cause a user can act on, when it is the database's state and not
+        the write's: the first SQLite error code in its chain (a failed ``ROLLBACK TO`` after
+        a full disk carries the disk's error as its context)."""
+        seen: BaseException | None = exc
+        while seen is not None:
+            code = getattr(seen, "sqlite_errorcode", None)
+            if isinstance(code, int):
+                primary = code & 0xFF
+                if primary == sqlite3.SQLITE_FULL:
+                    return self._note(
+                        StoreUnavailable(
+                            f"the disk holding {self._location} is full; nothing was written"
+                        )
+                    )
+                if primary in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+                    return self._note(self._lock_failure(None))
+                if primary in (
+                    sqlite3.SQLITE_READONLY,
+                    sqlite3.SQLITE_IOERR,
+                    sqlite3.SQLITE_CANTOPEN,
+                ):
+                    return self._note(
+                        StoreUnavailable(
+                            f"the database {self._location} cannot be written ({seen}); "
+                            "nothing was written"
+                        )
+                    )
+            seen = seen.__cause__ or seen.__context__
+        return None
+
+    def _lock_failure(self, waited: float | None) -> StoreUnavailable:
+        waited_for = "" if waited is None else f"; waited {max(waited, 0.1):.1f} s"
+        return StoreUnavailable(
+            f"the database {self._location} is locked by another process{waited_for}; "
+            "nothing was written"
+        )
+
+    def _note(self, failure: StoreUnavailable) -> StoreUnavailable:
+        self._trouble = failure
+        return failure
 
 
 def _locked(exc: sqlite3.OperationalError) -> bool:
@@ -212,8 +299,8 @@ def _locked(exc: sqlite3.OperationalError) -> bool:
     ) or ("locked" in str(exc) or "busy" in str(exc))
 
 
-def _fail(items: list[tuple[Operation, Future]], exc: BaseException) -> None:
-    for _, future in items:
+def _fail(items: list[Item], exc: BaseException) -> None:
+    for _, future, _, _ in items:
         if not future.done():
             future.set_exception(WriterClosed(f"the store's writer stopped: {exc!r}"))
 

@@ -1,0 +1,102 @@
+"""Writes the database cannot take for now fail as ``StoreUnavailable`` naming the cause,
+bounded in time, with nothing written; writes pass again by themselves once it is gone."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from memvault.domain import NewEvent
+from memvault.errors import StoreUnavailable
+from memvault.ingest import prepare
+from memvault.ingest.envelope import Envelope, validate
+from memvault.store.sqlite import SQLiteStore
+from tests.helpers import envelope
+from tests.store.faults import fill, locked_by_another_process, small_disk
+
+LOCK_WAIT = 0.3
+
+
+def event(session: str, n: int, **overrides) -> NewEvent:
+    return prepare(validate(Envelope, envelope(session, n, **overrides)))
+
+
+@pytest.fixture
+def store(tmp_path):
+    opened = SQLiteStore(tmp_path / "memvault.db", lock_wait=LOCK_WAIT)
+    yield opened
+    opened.close()
+
+
+def test_a_write_behind_another_process_lock_fails_naming_the_locked_database(store):
+    with locked_by_another_process(store.path):
+        with pytest.raises(StoreUnavailable) as failed:
+            store.ensure_session("s1", project="p", cwd="/p")
+        assert f"the database {store.path} is locked by another process" in str(failed.value)
+        assert "waited" in str(failed.value)
+        assert store.write_trouble() is not None
+    assert store.get_session("s1") is None  # nothing of it was written
+    store.ensure_session("s1", project="p", cwd="/p")
+    assert store.get_session("s1") is not None
+    assert store.write_trouble() is None
+
+
+def test_every_write_queued_behind_a_held_lock_gets_its_own_bounded_failure(store):
+    """Writes queued while the writer waits for the lock fail each after its own wait, not
+    one whole wait after another: all of them have failed while the lock is still held."""
+    with locked_by_another_process(store.path):
+        futures = []
+        for n in range(6):
+            futures.append(store.submit_events([event("s1", n)]))
+            threading.Event().wait(LOCK_WAIT / 3)
+        for future in futures:
+            # Far beyond one bound; the wait of six writes one after another (and the old
+            # 30 s wait of even one) would pass it.
+            with pytest.raises(StoreUnavailable, match="locked by another process"):
+                future.result(timeout=LOCK_WAIT * 5)
+    assert store.stats().events == 0
+    assert store.append_events([event("s1", 9)])[0].event_seq == 1
+
+
+def test_every_kind_of_write_fails_as_unavailable_while_the_lock_is_held(store):
+    with locked_by_another_process(store.path):
+        writes = {
+            "session": lambda: store.ensure_session("s1", project="p", cwd="/p"),
+            "board": lambda: store.replace_board_rows([]),
+            "job": lambda: store.enqueue_job("summarize", {"session": "s1"}),
+            "documents": lambda: store.write_documents(cursor=("observations", 1)),
+            "events": lambda: store.append_events([event("s1", 1)]),
+        }
+        for name, write in writes.items():
+            try:
+                write()
+            except StoreUnavailable as exc:
+                assert "locked by another process" in str(exc), name
+            else:
+                pytest.fail(f"the {name} write did not fail")
+
+
+def test_a_full_disk_fails_writes_naming_it_and_they_resume_when_space_returns(tmp_path):
+    with small_disk(tmp_path / "disk") as disk:
+        store = SQLiteStore(disk / "memvault.db", lock_wait=LOCK_WAIT)
+        try:
+            store.append_events([event("s1", 0)])
+            filler = fill(disk)
+            big = {
+                "tool_name": "Bash",
+                "tool_input": {"command": "x"},
+                "tool_output": "y" * 600_000,
+            }
+            with pytest.raises(StoreUnavailable) as failed:
+                store.append_events([event("s1", 1, data=big)])
+            assert str(failed.value) == (
+                f"the disk holding {store.path} is full; nothing was written"
+            )
+            assert store.write_trouble() is not None
+            assert store.stats().events == 1
+            filler.unlink()
+            assert store.write_trouble() is None  # health's small write passes again
+            assert store.append_events([event("s1", 1, data=big)])[0].event_seq == 2
+        finally:
+            store.close()
