@@ -7,11 +7,13 @@ import functools
 import logging
 import os
 import re
+import shutil
 import sys
 import threading
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Self
 
 from memvault import __version__
@@ -47,6 +49,8 @@ BULK_CHUNK = 1000
 _HOST_ALIASES = {"claude": "claude-code", "claudecode": "claude-code", "cursor-agent": "cursor"}
 # Past this many queued writes the writer is falling behind: health says "degraded".
 WRITE_BACKLOG_LIMIT = 10_000
+# Less room than this on a vault folder's disk, and the next write may fail.
+LOW_SPACE_BYTES = 1024 * 1024
 # Host events that end a turn: a signal to bring the session's summary up to date.
 TURN_ENDS = frozenset({"stop", "session_end", "subagent_stop"})
 
@@ -104,6 +108,7 @@ class Health:
     rss_bytes: int | None
     pid: int
     spooled: int = 0  # events hooks kept while the server was away, not drained yet
+    reasons: tuple[str, ...] = ()  # why the status is not ok
 
 
 class Memory(Recall):
@@ -467,14 +472,23 @@ class Memory(Recall):
         return check_folder(folder, root=self.settings.vault_path)
 
     def health(self) -> Health:
+        """ok, degraded (writes fail or lag, with the reasons) or critical (the store
+        cannot write at all). Each reason is checked afresh, so it clears by itself."""
         stats = self.store.stats()
         pending = self.store.pending_writes
-        if self.store.write_failure is not None:
-            status = "critical"
-        elif pending > WRITE_BACKLOG_LIMIT:
-            status = "degraded"
-        else:
-            status = "ok"
+        reasons: list[str] = []
+        stopped = self.store.write_failure
+        if stopped is not None:
+            reasons.append(f"the store's writer stopped: {stopped!r}")
+        trouble = self.store.write_trouble()
+        if trouble is not None:
+            reasons.append(trouble)
+        if pending > WRITE_BACKLOG_LIMIT:
+            reasons.append(f"{pending} writes are queued: the store is falling behind")
+        reasons += _vault_reasons(
+            [self.settings.fragments_path, self.settings.vault_path / "memory"]
+        )
+        status = "critical" if stopped is not None else "degraded" if reasons else "ok"
         return Health(
             status=status,
             version=__version__,
@@ -484,7 +498,24 @@ class Memory(Recall):
             rss_bytes=_rss_bytes(),
             pid=os.getpid(),
             spooled=len(spool.pending(spool_folder(str(self.settings.home)))),
+            reasons=tuple(reasons),
         )
+
+
+def _vault_reasons(folders: list[Path]) -> list[str]:
+    """Why the vault's folders cannot take a write now: read-only, or on a full disk."""
+    reasons: list[str] = []
+    for folder in folders:
+        existing = next((p for p in (folder, *folder.parents) if p.is_dir()), None)
+        if existing is None:
+            continue
+        if not os.access(existing, os.W_OK):
+            reasons.append(f"the vault folder {existing} cannot be written")
+            continue
+        free = shutil.disk_usage(existing).free
+        if free < LOW_SPACE_BYTES:
+            reasons.append(f"the disk holding {folder} is full ({free // 1024} KiB free)")
+    return reasons
 
 
 def _envelope(value: Envelope | Mapping[str, Any], *, where: str = "") -> Envelope:

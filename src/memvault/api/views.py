@@ -89,6 +89,7 @@ def health(h: Health) -> dict[str, Any]:
     s = h.store
     return {
         "status": h.status,
+        "reasons": list(h.reasons),
         "service": "memvault",
         "version": h.version,
         "uptimeSeconds": h.uptime_seconds,
