@@ -19,12 +19,14 @@ from memvault.api.responses import JSONResponse
 from memvault.api.routes import router
 from memvault.config import Settings, is_loopback
 from memvault.errors import InvalidInput, StoreFailure
+from memvault.ingest.envelope import invalid_from_errors
 from memvault.ingest.spool import SpoolDrain
 from memvault.memory import BoardWatcher, Memory
 from memvault.vault.board import BoardFormatError
 
 log = logging.getLogger("memvault.api")
 SWITCH_INTERVAL = 0.001  # seconds; Python's default is 0.005
+_SOURCES = frozenset({"query", "body", "path", "header", "cookie"})  # where, not which field
 
 
 def create_app(settings: Settings | None = None, memory: Memory | None = None) -> FastAPI:
@@ -80,15 +82,13 @@ def create_app(settings: Settings | None = None, memory: Memory | None = None) -
         return JSONResponse(payload, status_code=400)
 
     @app.exception_handler(RequestValidationError)
-    async def invalid_request(_: Request, exc: RequestValidationError) -> JSONResponse:
-        problems = []
-        for error in exc.errors():
-            loc = list(error["loc"])
-            if loc and loc[0] in ("query", "body", "path", "header"):
-                loc = loc[1:]  # where it came from, not which field
-            where = ".".join(str(p) for p in loc) or "body"
-            problems.append(f"{where}: {error['msg']}")
-        return JSONResponse({"error": "; ".join(problems)}, status_code=400)
+    async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+        # Each field named as /observe names it, with the same words.
+        errors = [
+            {**e, "loc": tuple(e["loc"])[1:]} if e["loc"] and e["loc"][0] in _SOURCES else e
+            for e in exc.errors()
+        ]
+        return await invalid_input(request, invalid_from_errors(errors))
 
     @app.exception_handler(BoardFormatError)
     async def board_format(_: Request, exc: BoardFormatError) -> JSONResponse:

@@ -11,12 +11,13 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
+from memvault.api.guards import DecodedBodyRoute
 from memvault.api.responses import JSONResponse
 from memvault.archive import MEDIA_TYPE, Export, ImportReport, import_document
 from memvault.errors import InvalidInput
 from memvault.ingest.envelope import parse_json, validate
 
-router = APIRouter(prefix="/agentmemory", tags=["export"])
+router = APIRouter(prefix="/agentmemory", tags=["export"], route_class=DecodedBodyRoute)
 
 
 class ImportBody(BaseModel):

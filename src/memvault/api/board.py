@@ -13,13 +13,18 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from memvault.api import views
+from memvault.api.guards import DecodedBodyRoute
 from memvault.api.responses import JSONResponse
 from memvault.errors import InvalidInput
 from memvault.memory import Memory
 from memvault.triggers import recognise
 from memvault.vault.lifecycle import Report
 
-router = APIRouter(prefix="/agentmemory/board", tags=["session board"])
+MAX_STALE_DAYS = 3650  # ten years, as the MCP tool takes
+
+router = APIRouter(
+    prefix="/agentmemory/board", tags=["session board"], route_class=DecodedBodyRoute
+)
 
 
 class _Body(BaseModel):
@@ -64,7 +69,7 @@ class Archive(_Body):
 
 class Organize(_Body):
     dry_run: Annotated[bool, Field(alias="dryRun")] = False
-    stale_days: Annotated[int | None, Field(alias="staleDays", ge=1)] = None
+    stale_days: Annotated[int | None, Field(alias="staleDays", ge=1, le=MAX_STALE_DAYS)] = None
 
 
 class Prompt(_Body):

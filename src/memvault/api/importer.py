@@ -18,6 +18,7 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
+from memvault.api.guards import DecodedBodyRoute
 from memvault.api.responses import JSONResponse
 from memvault.background import lower_this_threads_priority
 from memvault.domain import iso, utc_now
@@ -27,7 +28,7 @@ from memvault.ingest.envelope import parse_json, validate
 from memvault.memory import Memory
 
 log = logging.getLogger(__name__)
-router = APIRouter(prefix="/agentmemory", tags=["import"])
+router = APIRouter(prefix="/agentmemory", tags=["import"], route_class=DecodedBodyRoute)
 
 MAX_FILES_DEFAULT = 200
 MAX_FILES_UPPER_BOUND = 1000

@@ -17,6 +17,7 @@ from typing import Any
 from fastapi import APIRouter, FastAPI, Request
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 
+from memvault.api.guards import DecodedBodyRoute
 from memvault.api.responses import JSONResponse
 from memvault.config import Settings
 from memvault.ingest.envelope import parse_json
@@ -26,7 +27,7 @@ from memvault.mcp_server.answers import NotFound, Refused
 MCP_PATH = "/mcp"
 
 log = logging.getLogger(__name__)
-router = APIRouter(prefix="/agentmemory/mcp", tags=["mcp"])
+router = APIRouter(prefix="/agentmemory/mcp", tags=["mcp"], route_class=DecodedBodyRoute)
 
 
 def mount(app: FastAPI, settings: Settings) -> None:

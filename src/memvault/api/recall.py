@@ -14,7 +14,9 @@ from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
+from memvault.api.guards import DecodedBodyRoute
 from memvault.api.responses import JSONResponse
+from memvault.api.routes import MAX_OFFSET
 from memvault.domain import DOCUMENT_KINDS, Document
 from memvault.errors import InvalidInput
 from memvault.memory import Memory
@@ -23,7 +25,7 @@ from memvault.search.engine import Hit
 from memvault.search.ranking import RELEVANCE_ONLY
 from memvault.vault.remember import Draft, facts_from
 
-router = APIRouter(prefix="/agentmemory", tags=["memory"])
+router = APIRouter(prefix="/agentmemory", tags=["memory"], route_class=DecodedBodyRoute)
 
 Kind = Annotated[str, Field(pattern=f"^({'|'.join(DOCUMENT_KINDS)})$")]
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+")
@@ -237,7 +239,7 @@ def memories(
     project: str | None = None,
     include_archived: Annotated[bool, Query(alias="includeArchived")] = False,
     limit: Annotated[int, Query(ge=1, le=1000)] = 50,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
 ) -> dict[str, Any]:
     memory = _memory(request)
     found = memory.memories(

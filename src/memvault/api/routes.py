@@ -15,14 +15,17 @@ from starlette.concurrency import run_in_threadpool
 
 from memvault import __version__
 from memvault.api import views
+from memvault.api.guards import DecodedBodyRoute
 from memvault.api.responses import JSONResponse
 from memvault.errors import InvalidInput
 from memvault.ingest.envelope import Envelope, SessionStart, parse_json, validate
 from memvault.memory import Memory
 
 BULK_LIMIT = 500
+# The furthest a listing pages: past any real store, and inside SQLite's 64-bit integers.
+MAX_OFFSET = 10**12
 
-router = APIRouter(prefix="/agentmemory")
+router = APIRouter(prefix="/agentmemory", route_class=DecodedBodyRoute)
 
 
 def _memory(request: Request) -> Memory:
@@ -172,7 +175,7 @@ def sessions(
     request: Request,
     agent_id: Annotated[str | None, Query(alias="agentId")] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
 ) -> dict[str, Any]:
     found = _memory(request).sessions(limit=limit, offset=offset, agent_id=agent_id)
     return {"sessions": [views.session(s) for s in found]}
@@ -183,7 +186,7 @@ def observations(
     request: Request,
     session_id: Annotated[str, Query(alias="sessionId", min_length=1)],
     limit: Annotated[int, Query(ge=1, le=5000)] = 1000,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
 ) -> dict[str, Any]:
     found = _memory(request).observations(session_id, limit=limit, offset=offset)
     return {"observations": [views.observation(o) for o in found]}
