@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from memvault import Memory
-from memvault.vault import board_files, lifecycle
+from memvault.vault import board_files, lifecycle, shared_file
 from memvault.vault.board import Board
 from memvault.vault.snapshot import CONTEXT, SUPERSEDED, Snapshot
 from tests.helpers import envelope
@@ -55,8 +55,13 @@ def fail_board_writes(monkeypatch):
             raise OSError("disk full")
         write(path, text)
 
+    def refuse_append(self, data):
+        raise OSError("disk full")
+
     monkeypatch.setattr(board_files, "write_atomic", refuse_index)
     monkeypatch.setattr(lifecycle, "write_atomic", refuse_index)
+    monkeypatch.setattr(shared_file, "write_atomic", refuse_index)
+    monkeypatch.setattr(shared_file.SharedFile, "_append_bytes", refuse_append)
 
 
 def test_a_failed_board_write_puts_the_snapshot_back(board, monkeypatch, vault):

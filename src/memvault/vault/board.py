@@ -173,6 +173,16 @@ class Board:
     def render(self) -> str:
         return "".join(self.lines)
 
+    @property
+    def ends_file(self) -> bool:
+        """The table is the end of the file as it is on disk, so a new row is an append."""
+        return self.table_end == len(self.lines) and self.render() == self.text
+
+    def appended_line(self, row: BoardRow) -> str:
+        """What appending ``row`` to a board that ``ends_file`` adds to the file."""
+        line = format_row(row_cells(row)) + self.newline
+        return line if not self.lines or self.lines[-1].endswith("\n") else self.newline + line
+
     def appended(self, row: BoardRow) -> str:
         lines = list(self.lines)
         if lines and self.table_end > 0 and not lines[self.table_end - 1].endswith("\n"):
@@ -221,23 +231,61 @@ def _lines(text: str) -> list[str]:
     return out
 
 
+_FENCE = re.compile(r"\s{0,3}(`{3,}|~{3,})")
+_CONFLICT = re.compile(r"(<{7}|>{7})(\s|$)|={7}\s*$")
+LOOKALIKE_COLUMNS = 6  # a table naming this many board columns is a misspelt board
+_BOARD_WORDS = {" ".join(c.lower().split()) for c in COLUMNS}
+
+
 def _find_header(lines: list[str]) -> int | None:
-    for index, line in enumerate(lines[:-1]):
-        cells = split_row(line)
-        if cells is None or [c.lower() for c in cells] != [c.lower() for c in COLUMNS]:
+    """The line of the board's header, None if the file has no board table yet.
+
+    Tables inside code fences are examples, not the board. A table that looks like the
+    board but is not exactly it (a renamed or respaced column, a missing one), conflict
+    markers, or CR-only line endings are refused with the line to fix: adding a second
+    table would hide the rows of the first."""
+    if len(lines) == 1 and "\r" in lines[0].rstrip("\r"):
+        raise BoardFormatError(
+            "memory/index.md: the file uses old Mac (CR-only) line endings; save it with "
+            "LF or CRLF line endings"
+        )
+    header, fence = None, None
+    for index, line in enumerate(lines):
+        if opening := _FENCE.match(line):
+            marker = opening.group(1)
+            if fence is None:
+                fence = marker
+            elif (
+                marker[0] == fence[0]
+                and len(marker) >= len(fence)
+                and not line.strip()[len(marker) :].strip(marker[0] + " \t")
+            ):
+                fence = None
             continue
-        separator = split_row(lines[index + 1])
-        if separator is None or not is_separator(separator) or len(separator) != len(COLUMNS):
-            raise BoardFormatError("memory/index.md: the board header has no separator row")
-        return index
-    for line in lines:
-        cells = split_row(line)
-        if cells and cells[0].lower() == "session id" and len(cells) != len(COLUMNS):
+        if fence is not None:
+            continue
+        if _CONFLICT.match(line):
             raise BoardFormatError(
-                "memory/index.md: the board table must have exactly these columns: "
-                + " | ".join(COLUMNS)
+                f"memory/index.md line {index + 1}: a merge-conflict marker; resolve the "
+                "conflict before memvault changes the board"
             )
-    return None
+        if header is not None or (cells := split_row(line)) is None:
+            continue
+        if [c.lower() for c in cells] == [c.lower() for c in COLUMNS]:
+            separator = split_row(lines[index + 1]) if index + 1 < len(lines) else None
+            if separator is None or not is_separator(separator) or len(separator) != len(COLUMNS):
+                raise BoardFormatError(
+                    f"memory/index.md line {index + 2}: the board header has no separator row"
+                )
+            header = index
+            continue
+        named = {" ".join(c.lower().split()) for c in cells} & _BOARD_WORDS
+        if "session id" in named or len(named) >= LOOKALIKE_COLUMNS:
+            raise BoardFormatError(
+                f"memory/index.md line {index + 1}: the board table must have exactly these "
+                "columns, in this order: " + " | ".join(COLUMNS)
+            )
+    return header
 
 
 def _with_new_table(lines: list[str], newline: str) -> tuple[list[str], int]:

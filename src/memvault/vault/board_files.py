@@ -19,17 +19,20 @@ from memvault.vault.board import (
     SESSION_ID,
     UNSET_TOPIC,
     Board,
+    BoardFormatError,
     parse_time,
     row_cells,
     rows_in,
 )
-from memvault.vault.files import memory_lock, read_text, write_atomic
+from memvault.vault.files import OutsideFolder, inside, memory_lock, read_text, write_atomic
+from memvault.vault.shared_file import NotText, SharedFile
 from memvault.vault.snapshot import CONTINUES, Snapshot, dropped, merge, topic_of
 from memvault.vault.table import cell_text
 
 Clock = Callable[[], datetime]
 RowChange = Callable[[BoardRow], BoardRow]
 _STATUS_ORDER = {"active": 0, "stale": 1, "idle": 2}
+APPEND_TRIES = 5  # appends that find the file grown since it was read; the last rewrites
 
 
 def local_now() -> datetime:
@@ -65,15 +68,29 @@ class BoardFiles:
     # -- reading ---------------------------------------------------------------------------
 
     def board(self) -> Board:
-        return Board.parse(read_text(self.index_path))
+        return Board.parse(self._board_text())
 
     def snapshot_path(self, session_id: str) -> Path:
+        """Where a session's snapshot lives; ``BoardError`` for anything that is not a
+        Memory Session ID or would lead outside ``memory/sessions/`` (a hand-edited or
+        imported row can carry any text in its first cell)."""
         if not SESSION_ID.fullmatch(session_id):
             raise BoardError(f"{session_id!r} is not a Memory Session ID (YYYY-MM-DD-HHMM-agent)")
-        return self.sessions_dir / f"{session_id}.md"
+        try:
+            return inside(self.sessions_dir, f"{session_id}.md")
+        except OutsideFolder as exc:
+            raise BoardError(str(exc)) from None
+
+    def archive_path(self, session_id: str) -> Path:
+        """``memory/archive/<id>/``, checked as ``snapshot_path`` is."""
+        self.snapshot_path(session_id)
+        try:
+            return inside(self.archive_dir, session_id)
+        except OutsideFolder as exc:
+            raise BoardError(str(exc)) from None
 
     def snapshot_text(self, session_id: str) -> str | None:
-        return read_text(self.sessions_dir / f"{session_id}.md")
+        return read_text(self.snapshot_path(session_id))
 
     def snapshot(self, session_id: str) -> Snapshot | None:
         text = read_text(self.snapshot_path(session_id))
@@ -166,48 +183,116 @@ class BoardFiles:
         Changes are functions of the row as the file has it at the moment of writing. If
         someone edited the file since it was read (people and other tools do not take our
         lock), the changes are applied again to their version, so their edits to other rows
-        and other fields stay. A row that vanished meanwhile is an error, never a guess."""
+        and other fields stay. A row that vanished meanwhile is an error, never a guess.
+        A new row at the end of the table is appended to the file; anything else is a
+        rewrite that carries over what others appended meanwhile (``SharedFile``). If the
+        written rows do not verify, the change is undone and the board is as it was."""
         edit = edit or {}
         remove = list(remove)
-        for _ in range(5):
-            rows = []
-            for session_id, change in edit.items():
-                current = board.get(session_id)
-                if current is None:
-                    raise BoardError(f"{session_id} left the board while memvault was changing it")
-                rows.append(change(current))
-            gone = [
-                sid for sid in remove if (row := board.get(sid)) is not None and remove_when(row)
-            ]
-            if append is None:
-                text = board.changed(rows, set(gone))
-            elif rows or gone:
-                text = Board.parse(board.changed(rows, set(gone))).appended(append)
-            else:
-                text = board.appended(append)
-            on_disk = read_text(self.index_path) or ""
-            if on_disk != board.text:
-                board = Board.parse(on_disk)
-                continue
-            write_atomic(self.index_path, text)
-            self._verify_board(text, [*rows, *([append] if append else [])], gone)
+        for attempt in range(APPEND_TRIES):
+            with self._shared_index() as shared:
+                if shared.text != board.text:
+                    board = Board.parse(shared.text)
+                before, rows, gone = {}, [], []
+                for session_id, change in edit.items():
+                    current = board.get(session_id)
+                    if current is None:
+                        raise BoardError(
+                            f"{session_id} left the board while memvault was changing it"
+                        )
+                    before[session_id] = current
+                    rows.append(change(current))
+                for sid in remove:
+                    if (row := board.get(sid)) is not None and remove_when(row):
+                        gone.append(sid)
+                last_try = attempt == APPEND_TRIES - 1
+                if append is not None and not rows and not gone and board.ends_file:
+                    line = board.appended_line(append)
+                    if not last_try and not shared.append(line):
+                        continue  # someone added to it since: read it again
+                    written = shared.text + line
+                    if last_try:
+                        shared.replace(written)
+                else:
+                    written = board.changed(rows, set(gone))
+                    if append is not None:
+                        written = Board.parse(written).appended(append)
+                    shared.replace(written)
+                wanted = [*rows, *([append] if append else [])]
+                try:
+                    self._verify_board(wanted, gone)
+                except BaseException:
+                    self._undo_board(board, before, wanted, gone, written)
+                    raise
             return rows, gone
-        raise BoardError("memory/index.md kept changing while memvault tried to write it")
+        raise AssertionError("unreachable: the last try rewrites")
 
-    def _verify_board(self, text: str, rows: list[BoardRow], gone: list[str]) -> None:
-        """The file holds exactly what was meant; in it each changed row is there once with
-        its new values, and each removed one is gone."""
-        if read_text(self.index_path) != text:
-            raise BoardError("memory/index.md changed under the write; nothing was verified")
+    def _shared_index(self) -> SharedFile:
+        try:
+            return SharedFile(self.index_path)
+        except NotText as exc:
+            raise BoardFormatError(f"memory/{exc}") from None
+
+    def _verify_board(self, rows: list[BoardRow], gone: list[str]) -> None:
+        """The file holds what was meant: each changed row there once with its new values,
+        each removed one gone. Lines others added meanwhile are theirs, not a failure."""
+        text = self._board_text()
         found = rows_in(text, {row.session_id for row in rows} | set(gone))
         for row in rows:
-            if [row_cells(r) for r in found[row.session_id]] != [
-                [cell_text(c) for c in row_cells(row)]
-            ]:
-                raise BoardError(f"could not verify the row of {row.session_id}")
+            wanted = [cell_text(c) for c in row_cells(row)]
+            readings = [row_cells(r) for r in found[row.session_id]]
+            if readings != [wanted]:
+                raise BoardError(
+                    f"could not verify the row of {row.session_id}: "
+                    + (
+                        f"it reads back as {readings[0]}"
+                        if len(readings) == 1
+                        else f"{len(readings)} rows carry its id"
+                    )
+                )
         for session_id in gone:
             if found[session_id]:
                 raise BoardError(f"could not verify the removal of {session_id}")
+
+    def _undo_board(
+        self,
+        board: Board,
+        before: dict[str, BoardRow],
+        wanted: list[BoardRow],
+        gone: list[str],
+        written: str,
+    ) -> None:
+        """Take back a board change that did not verify, keeping what others wrote since:
+        the board as it was plus their additions, or, if they changed it otherwise, each
+        row memvault wrote put back (only where it is still as memvault wrote it)."""
+        with self._shared_index() as shared:
+            if shared.text.startswith(written):
+                shared.replace(board.text + shared.text[len(written) :])
+                return
+            now = Board.parse(shared.text)
+            mine = {row.session_id: row for row in wanted}
+            restore, drop = [], set()
+            for session_id, row in mine.items():
+                try:
+                    current = now.get(session_id)
+                except BoardFormatError:
+                    continue
+                if current is None or row_cells(current) != [cell_text(c) for c in row_cells(row)]:
+                    continue
+                if session_id in before:
+                    restore.append(before[session_id])
+                else:
+                    drop.add(session_id)
+            text = now.changed(restore, drop)
+            for session_id in gone:
+                if session_id not in now.row_lines and session_id in board.row_lines:
+                    text = Board.parse(text).appended(board.get(session_id))
+            if text != shared.text:
+                shared.replace(text)
+
+    def _board_text(self) -> str:
+        with self._shared_index() as shared:
+            return shared.text
 
     def _write_snapshot(
         self,

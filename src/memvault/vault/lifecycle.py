@@ -128,8 +128,8 @@ class SessionBoard(BoardFiles):
         candidate, n = base, 1
         while (
             candidate in board.row_lines
-            or (self.sessions_dir / f"{candidate}.md").exists()
-            or (self.archive_dir / candidate).exists()
+            or self.snapshot_path(candidate).exists()
+            or self.archive_path(candidate).exists()
             or self.is_taken(candidate)
         ):
             n += 1
@@ -382,7 +382,7 @@ class SessionBoard(BoardFiles):
             )
         snapshot = self.snapshot(session_id) or Snapshot()
         sources = [s for s in snapshot.items(CONTINUES) if s != session_id]
-        folder = self.archive_dir / session_id
+        folder = self.archive_path(session_id)
         if folder.exists():
             raise BoardError(f"{folder.relative_to(self.vault)} already exists")
         stamp = format_time(self.clock())
