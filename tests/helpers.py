@@ -153,12 +153,24 @@ def npm_pack(npm: str, spec: str, target: Path) -> None:
         shutil.rmtree(work, ignore_errors=True)
 
 
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def fixtures_dir() -> Path:
+    """Host payloads, transcripts and an Obsidian vault, kept in the repository
+    (``tests/fixtures/README.md`` says where each comes from)."""
+    return FIXTURES
+
+
 def shared_dir() -> Path:
-    """The shared fixtures folder beside the repository."""
+    """The folder beside the repository that holds licensed benchmark data (LoCoMo), which
+    may not be committed; tests that need it skip without it (and fail in CI)."""
     here = Path(__file__).resolve().parents[1]
     path = here.parent / "shared"
     if not path.is_dir():
-        message = f"the shared fixtures folder is missing (expected {path.name}/ beside the repo)"
+        message = (
+            f"the licensed benchmark data is not here (expected {path.name}/ beside the repository)"
+        )
         if IN_CI:
             pytest.fail(message)
         pytest.skip(message)

@@ -14,7 +14,7 @@ import uuid
 import httpx
 import pytest
 
-from tests.helpers import agentmemory_package, require_tool, shared_dir, wait_for
+from tests.helpers import agentmemory_package, fixtures_dir, require_tool, wait_for
 
 SCRIPTS = {
     "SessionStart": "session-start.mjs",
@@ -43,7 +43,7 @@ def project(tmp_path):
 
 
 def payloads() -> list[dict]:
-    folder = shared_dir() / "fixtures" / "claude-code" / "hooks"
+    folder = fixtures_dir() / "claude-code" / "hooks"
     found = []
     for name in ("tmux-agents-captures.jsonl", "docs-examples.jsonl"):
         for line in (folder / name).read_text().splitlines():
@@ -140,7 +140,7 @@ def test_session_start_alone_creates_the_session(scripts, server, project):
 
 def test_session_end_replays_transcript_prompts_as_prompt_events(scripts, server, project):
     session_id = f"cc-{uuid.uuid4()}"
-    transcripts = shared_dir() / "fixtures" / "cursor" / "transcripts" / "projects"
+    transcripts = fixtures_dir() / "cursor" / "transcripts" / "projects"
     (transcript,) = transcripts.glob("*/agent-transcripts/*/*.jsonl")
     end = next(p for p in payloads() if p["hook_event_name"] == "SessionEnd")
     payload = {

@@ -13,7 +13,7 @@ from pathlib import Path
 from memvault import Memory
 from memvault.domain import Event
 from memvault.hook.envelope import REPEAT_WINDOW
-from tests.helpers import free_port, shared_dir
+from tests.helpers import fixtures_dir, free_port
 
 HOOK_FIXTURES = {
     "cursor": ("tmux-agents-captures.jsonl", "cursor-ide-audit.jsonl", "docs-examples.jsonl"),
@@ -26,7 +26,7 @@ SESSION_KEYS = ("session_id", "conversation_id")
 
 def fixture_payloads(host: str) -> list[tuple[str, dict]]:
     """Every captured or documented payload of ``host``, with an id ``file:line``."""
-    folder = shared_dir() / "fixtures" / host / "hooks"
+    folder = fixtures_dir() / host / "hooks"
     found = []
     for name in HOOK_FIXTURES[host]:
         for number, line in enumerate((folder / name).read_text().splitlines(), 1):

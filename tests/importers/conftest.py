@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from memvault.domain import Event
-from tests.helpers import shared_dir
+from tests.helpers import fixtures_dir
 
 CLAUDE_SPOTTER = "-home-marco-projects-spotter"
 CLAUDE_WORKTREE = "-home-USER-projects-spotter-worktrees-spotter-dov"
@@ -24,7 +24,7 @@ WORKSPACE = "3f1c9a7e2b5d4c8e9a0b1c2d3e4f5a6b"
 
 @pytest.fixture
 def fixtures() -> Path:
-    return shared_dir() / "fixtures"
+    return fixtures_dir()
 
 
 @pytest.fixture

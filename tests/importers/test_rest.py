@@ -8,7 +8,7 @@ import json
 import httpx
 import pytest
 
-from tests.helpers import Server, shared_dir, wait_for
+from tests.helpers import Server, fixtures_dir, wait_for
 from tests.importers.conftest import COMPACTED_SESSION, lay_out_home
 
 SHORT = "55604662-cf2a-4331-851a-ec234028f8ca"
@@ -17,7 +17,7 @@ TOOL_HEAVY = "d6e0bada-1959-4eec-a9d2-0bfade768d8f"
 
 @pytest.fixture(scope="module")
 def user_home(tmp_path_factory):
-    home = lay_out_home(tmp_path_factory.mktemp("rest") / "user", shared_dir() / "fixtures")
+    home = lay_out_home(tmp_path_factory.mktemp("rest") / "user", fixtures_dir())
     _long_transcript(home / "big" / "long-session.jsonl", turns=6_000)
     return home
 

@@ -6,7 +6,7 @@ import json
 import shlex
 from pathlib import Path
 
-from tests.helpers import shared_dir
+from tests.helpers import fixtures_dir
 
 
 def tree(root: Path) -> dict[str, bytes | None]:
@@ -24,7 +24,7 @@ def read_json(path: Path) -> dict:
 def fixture_events(host: str) -> set[str]:
     """Every hook event name in the recorded payloads of ``host``."""
     events = set()
-    for recording in sorted((shared_dir() / "fixtures" / host / "hooks").glob("*.jsonl")):
+    for recording in sorted((fixtures_dir() / host / "hooks").glob("*.jsonl")):
         for line in recording.read_text("utf-8").splitlines():
             if line.strip():
                 events.add(json.loads(line)["hook_event_name"])

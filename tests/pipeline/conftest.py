@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from memvault.domain import Event, Observation
-from tests.helpers import shared_dir
+from tests.helpers import fixtures_dir
 
 Session = tuple[list[Event], list[Observation]]
 
@@ -27,4 +27,4 @@ def ingest(memory) -> Callable[[list[dict]], Session]:
 
 @pytest.fixture
 def fixtures() -> Path:
-    return shared_dir() / "fixtures"
+    return fixtures_dir()

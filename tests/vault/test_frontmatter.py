@@ -7,7 +7,7 @@ import datetime as dt
 import pytest
 
 from memvault.vault import frontmatter as fm
-from tests.helpers import shared_dir
+from tests.helpers import fixtures_dir
 
 NOTE = """---
 title: API naming   # a comment a person wrote
@@ -73,7 +73,7 @@ def test_unreadable_properties_are_named(bad):
 
 
 def test_the_shared_obsidian_notes_round_trip_byte_for_byte():
-    for path in (shared_dir() / "fixtures" / "obsidian" / "vault").rglob("*.md"):
+    for path in (fixtures_dir() / "obsidian" / "vault").rglob("*.md"):
         text = path.read_text(encoding="utf-8")
         props = fm.read(text)
         if props:
