@@ -9,6 +9,7 @@ inline or as blocks) stays as it was.
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
 from typing import Any
 
@@ -103,30 +104,123 @@ def replace_body(text: str, body: str) -> str:
 
 
 def render_property(key: str, value: Any) -> str:
-    """One property as YAML lines, the way Obsidian writes it (lists as block sequences)."""
+    """One property as YAML lines, the way Obsidian writes it: a plain key, lists as block
+    sequences, nested lists and mappings in flow style. Every string is written so that
+    PyYAML (YAML 1.1), js-yaml and npm ``yaml`` (YAML 1.2, what Obsidian and its plugins
+    read) all read back the same text: plain when it cannot be taken for anything else,
+    single-quoted when it is one printable line, else double-quoted with escapes.
+
+    ``key`` must be a property name (see ``key_problem``): ``FrontmatterError`` otherwise."""
+    problem = key_problem(key)
+    if problem:
+        raise FrontmatterError(problem)
     if isinstance(value, list | tuple):
         if not value:
             return f"{key}: []"
-        items = "\n".join(f"  - {_scalar(item)}" for item in value)
+        items = "\n".join(f"  - {_value(item, flow=False)}" for item in value)
         return f"{key}:\n{items}"
-    return f"{key}: {_scalar(value)}"
+    rendered = _value(value, flow=False)
+    return f"{key}: {rendered}" if rendered else f"{key}:"
 
 
-def _scalar(value: Any) -> str:
+def key_problem(key: Any) -> str | None:
+    """Why ``key`` cannot be a property name memvault writes, or None when it can.
+
+    Keys are checked, not quoted: Obsidian's Properties view, its property types and the
+    Dataview-style queries people write all work with plain names, and a quoted key holding
+    a newline, ``: `` or ``#`` would be a property nobody can type. So a key is one line of
+    letters, digits, ``_``, ``-``, ``.`` and inner spaces, starting with a letter, digit or
+    ``_``, that every YAML reader takes for that same string."""
+    if not isinstance(key, str):
+        return f"a property name must be a string, not {key!r}"
+    if not key:
+        return "a property name must not be empty"
+    if len(key) > KEY_LIMIT:
+        return f"property name {key[:40]!r}… is longer than {KEY_LIMIT} characters"
+    if not _PLAIN_KEY.fullmatch(key) or _YAML12_SPECIAL.fullmatch(key):
+        return (
+            f"property name {key!r} is not a plain name: use letters, digits, _, - and . "
+            "(spaces inside), on one line, starting with a letter, digit or _"
+        )
+    try:
+        loaded = yaml.safe_load(f"{key}: 0")
+    except yaml.YAMLError:
+        loaded = None
+    if loaded != {key: 0} or not isinstance(next(iter(loaded)), str):
+        return f"property name {key!r} would be read as something else than that name"
+    return None
+
+
+KEY_LIMIT = 100
+_PLAIN_KEY = re.compile(r"[^\W][\w.-]*(?: +[\w.-]+)*")
+# A string written as it is: it starts with a letter and holds only characters no YAML
+# reader gives a meaning to in a block value (no `: `, ` #`, quotes at the start, flow
+# brackets, escapes…).
+_PLAIN = re.compile(r"[^\W\d_][\w./()+=~',-]*(?: +[\w./()+=~',-]+)*")
+# Characters a single-quoted scalar cannot hold as they are: line breaks to YAML 1.1
+# (NEL, U+2028, U+2029 as well as CR and LF), tabs, other control characters, the BOM,
+# non-characters and lone surrogates.
+_UNQUOTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]")
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r", "\x00": "\\0"}
+NESTING_LIMIT = 8
+
+
+def _value(value: Any, *, flow: bool, depth: int = 0) -> str:
+    """``value`` as a YAML value; ``flow`` inside a flow collection, where commas and
+    brackets mean something and every string is quoted."""
+    if depth > NESTING_LIMIT:
+        raise FrontmatterError(f"a property value is nested deeper than {NESTING_LIMIT} levels")
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return ".nan"
+        if math.isinf(value):
+            return ".inf" if value > 0 else "-.inf"
+        text = repr(value)
+        if "e" in text and "." not in text:
+            mantissa, exponent = text.split("e")
+            text = f"{mantissa}.0e{exponent}"  # YAML 1.1 reads a float only with a dot
+        return text
     if isinstance(value, dt.date):
         return value.isoformat()  # unquoted: Obsidian's date and datetime types
     if value is None:
-        return ""
-    text = str(value)
-    if _YAML12_SPECIAL.fullmatch(text):
+        return "null" if flow else ""
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_value(v, flow=True, depth=depth + 1) for v in value) + "]"
+    if isinstance(value, dict):
+        items = (
+            f"{_quoted(str(k))}: {_value(v, flow=True, depth=depth + 1)}" for k, v in value.items()
+        )
+        return "{" + ", ".join(items) + "}"
+    return _string(str(value), flow=flow)
+
+
+def _string(text: str, *, flow: bool) -> str:
+    if not flow and _PLAIN.fullmatch(text) and not _YAML12_SPECIAL.fullmatch(text):
+        return text
+    if not flow and text and not _UNQUOTABLE.search(text):
         return "'" + text.replace("'", "''") + "'"
-    dumped = yaml.safe_dump(text, allow_unicode=True, default_flow_style=True, width=10**9)
-    dumped = dumped.removesuffix("\n...\n").rstrip("\n")
-    return dumped
+    return _quoted(text)
+
+
+def _quoted(text: str) -> str:
+    """A double-quoted scalar: every character that is not printable as it is to both
+    YAML 1.1 and 1.2 readers escaped; a lone surrogate (not text) becomes U+FFFD."""
+    out = []
+    for char in text:
+        if char in _ESCAPES:
+            out.append(_ESCAPES[char])
+        elif "\ud800" <= char <= "\udfff":
+            out.append("\ufffd")
+        elif _UNQUOTABLE.fullmatch(char):
+            code = ord(char)
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+        else:
+            out.append(char)
+    return '"' + "".join(out) + '"'
 
 
 def _key_spans(lines: list[str]) -> dict[str, tuple[int, int]]:

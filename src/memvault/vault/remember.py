@@ -100,11 +100,7 @@ def check_draft(draft: Draft) -> None:
             problems.append("a fact is empty")
         elif "\n" in fact.strip():
             problems.append(f"a fact is one line (split it into several): {fact[:40]!r}")
-    for name in FORBIDDEN_FIELDS:
-        if name in draft.properties:
-            problems.append(f"`{name}` is not used in fragments")
-    for name in sorted(set(draft.properties) & MANAGED):
-        problems.append(f"`{name}` is set by its own field, not through properties")
+    problems += property_problems(draft.properties)
     links = _WIKILINK.findall(" ".join([draft.summary, *draft.facts]))
     if links:
         problems.append(f"fragments are plain text, without [[wikilinks]]: {', '.join(links)}")
@@ -115,6 +111,30 @@ def check_draft(draft: Draft) -> None:
         problems.append(f"date must be YYYY-MM-DD, not {draft.date!r}")
     if problems:
         raise FragmentRefused("; ".join(problems))
+
+
+def property_problems(properties: dict[Any, Any]) -> list[str]:
+    """What is wrong with a draft's other properties: names that are not plain property
+    names, or that would shadow or restate a fragment's own fields (Obsidian takes
+    property names without regard to case, so neither may ``Importance``), and values
+    that cannot be written as YAML."""
+    problems = []
+    for name, value in properties.items():
+        problem = frontmatter.key_problem(name)
+        if problem is not None:
+            problems.append(problem)
+            continue
+        folded = name.casefold()
+        if folded in FORBIDDEN_FIELDS:
+            problems.append(f"`{name}` is not used in fragments")
+        elif folded in MANAGED:
+            problems.append(f"`{name}` is set by its own field, not through properties")
+        else:
+            try:
+                frontmatter.render_property(name, value)
+            except frontmatter.FrontmatterError as exc:
+                problems.append(f"property `{name}`: {exc}")
+    return problems
 
 
 def remember(
