@@ -10,7 +10,7 @@ import ipaddress
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field, SecretStr, field_validator
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from memvault.hook.paths import default_home
@@ -359,3 +359,25 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
+
+
+def settings_problems(exc: ValidationError) -> list[str]:
+    """One line per setting that cannot be used: its environment name, what was given, and
+    what it accepts (for a person at a terminal, instead of a validation traceback)."""
+    lines = []
+    for error in exc.errors(include_url=False):
+        where = str(error["loc"][0]) if error["loc"] else "settings"
+        field = Settings.model_fields.get(where)
+        if field is not None and isinstance(field.validation_alias, AliasChoices):
+            where = str(field.validation_alias.choices[0])  # the field's MEMVAULT_ name
+        given = error.get("input")
+        shown = f" (got {given!r})" if isinstance(given, str | int | float) else ""
+        ctx = error.get("ctx") or {}
+        if error["type"] == "literal_error":
+            problem = f"must be one of {ctx['expected']}"
+        elif error["msg"].startswith("Input should be "):
+            problem = "must be " + error["msg"].removeprefix("Input should be ")
+        else:
+            problem = error["msg"]
+        lines.append(f"{where}{shown}: {problem}")
+    return lines

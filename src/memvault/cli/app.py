@@ -9,6 +9,7 @@ import urllib.request
 from typing import Annotated, Any
 
 import typer
+from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
@@ -17,7 +18,7 @@ from memvault.cli import archive, board, fragments, graph, hook, recall
 from memvault.cli.importer import import_app
 from memvault.cli.install import install_app
 from memvault.cli.mcp import mcp
-from memvault.config import Settings, is_loopback
+from memvault.config import Settings, is_loopback, settings_problems
 
 app = typer.Typer(
     name="memvault",
@@ -89,7 +90,7 @@ def worker(
 @app.command()
 def serve(
     host: Annotated[str | None, typer.Option(help="Address to bind (default 127.0.0.1).")] = None,
-    port: Annotated[int | None, typer.Option(help="Port (default 3111).")] = None,
+    port: Annotated[int | None, typer.Option(min=1, max=65535, help="Port (default 3111).")] = None,
 ) -> None:
     """Start the memory server (REST API under /agentmemory/)."""
     import uvicorn
@@ -216,4 +217,9 @@ def _duration(seconds: float) -> str:
 
 
 def main() -> None:
-    app()
+    try:
+        app()
+    except ValidationError as exc:  # a setting from the environment that cannot be used
+        for line in settings_problems(exc):
+            errors.print(f"[red]{line}[/]", highlight=False)
+        raise SystemExit(2) from None
