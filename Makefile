@@ -4,17 +4,30 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test lint format bench clean
+LINKS  := $(HOME)/.local/bin
 
-install: $(STAMP)
+.PHONY: install run test lint format bench fuzz clean
+
+install: $(STAMP) $(LINKS)/memvault $(LINKS)/memvault-hook
 
 $(STAMP): pyproject.toml
+	@echo "==> [1/4] creating $(VENV) with $(PYTHON)"
 	$(PYTHON) -m venv $(VENV)
+	@echo "==> [2/4] upgrading pip"
 	$(BIN)/python -m pip install --quiet --upgrade pip
 # The CPU build of torch goes in first, so the `local` extra does not pull a CUDA build.
-	$(BIN)/python -m pip install --quiet torch==2.13.0
-	$(BIN)/python -m pip install --quiet -e '.[dev,local,openai,anthropic]'
+	@echo "==> [3/4] installing PyTorch (CPU build), for the local embedding model"
+	$(BIN)/python -m pip install --progress-bar on torch==2.13.0
+	@echo "==> [4/4] installing memvault and its dependencies"
+	$(BIN)/python -m pip install --progress-bar on -e '.[dev,local,openai,anthropic]'
 	touch $(STAMP)
+
+# The commands the README uses, on PATH: links into ~/.local/bin (the XDG user bin folder).
+$(LINKS)/%: $(STAMP)
+	@mkdir -p $(LINKS)
+	@ln -sf "$(abspath $(BIN))/$*" "$@"
+	@echo "==> $* is $@ -> $(abspath $(BIN))/$*"
+	@case ":$$PATH:" in *":$(LINKS):"*) ;; *) echo "    add $(LINKS) to your PATH to run it as \`$*\`";; esac
 
 run: install
 	$(BIN)/memvault serve
