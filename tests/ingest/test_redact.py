@@ -99,11 +99,13 @@ def test_dict_values_under_secret_keys_are_redacted():
     assert value == {"password": "[REDACTED:secret]"}
 
 
-def test_a_private_block_spanning_two_strings_is_not_a_block():
+def test_a_private_block_cut_across_two_strings_is_redacted_from_its_opener():
     data = ["<private>first half", {"b": "second half</private>"}]
     value, text = redact_json(data)
     assert json.loads(text) == value
-    assert value == data  # neither string holds a whole block, so nothing is removed
+    # Each string is redacted on its own: the opener's string loses everything after it,
+    # and a closer with no opener before it is ordinary text.
+    assert value == ["[REDACTED:private]", {"b": "second half</private>"}]
 
 
 def test_clean_values_come_back_unchanged():
@@ -139,3 +141,76 @@ def test_values_under_secret_named_keys_are_redacted(key):
 def test_keys_that_only_mention_tokens_keep_their_values():
     data = {"tokens": 5, "token_budget": "2000", "max_tokens": "4096"}
     assert redact_json(data)[0] == data
+
+
+def test_an_unclosed_private_block_is_redacted_to_the_end_of_the_string():
+    text = "before <private>my home address\nand phone, and the closer was cut off"
+    assert redact_text(text) == "before [REDACTED:private]"
+
+
+def test_an_unclosed_private_key_block_is_redacted_to_the_end_of_the_string():
+    key = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n"
+    assert redact_text(f"$ head -2 id_ed25519\n{key}") == (
+        "$ head -2 id_ed25519\n[REDACTED:private_key]"
+    )
+
+
+MIB = 1 << 20
+
+
+def _filled(unit: str, size: int = MIB) -> str:
+    return unit * (size // len(unit))
+
+
+@pytest.mark.parametrize(
+    ("opener", "marker"),
+    [
+        ("<private>x", "[REDACTED:private]"),
+        ("<PRIVATE>", "[REDACTED:private]"),
+        ("-----BEGIN RSA PRIVATE KEY-----\n", "[REDACTED:private_key]"),
+    ],
+)
+def test_a_mebibyte_of_openers_with_no_closer_is_redacted_from_the_first(opener, marker):
+    assert redact_text("kept " + _filled(opener)) == "kept " + marker
+
+
+# Each rule's worst case: a mebibyte of text that looks like the start of a match again and
+# again but never completes one. The filler stays as it is, and a real secret after it is
+# still found.
+WORST_CASES = {
+    "anthropic_key": ("-sk-ant-" + "a" * 12 + " ", SECRETS["anthropic_key"]),
+    "openai_key": ("sk-" + "a" * 19 + " ", SECRETS["openai_key"]),
+    "github_token": ("-ghp_" + "a" * 29 + " ", SECRETS["github_token"]),
+    "aws_access_key": ("AKIA" + "A" * 15 + " ", SECRETS["aws_access_key"]),
+    "slack_token": ("-xoxb-" + "a" * 9 + " ", SECRETS["slack_token"]),
+    "google_api_key": ("-AIza" + "x" * 34 + " ", SECRETS["google_api_key"]),
+    "stripe_key": ("sk_live_" + "a" * 15 + " ", SECRETS["stripe_key"]),
+    "jwt": ("-eyJ", SECRETS["jwt"]),
+    "bearer": ("bearer ", "Bearer abcdefghijklmnop1234"),
+    "url_password": ("a.", "postgres://app:hunter2secret@db.internal"),
+    "secret": ("password" + " " * 60 + "\n", "password=hunter2hunter2"),
+}
+
+
+@pytest.mark.parametrize(("kind", "case"), WORST_CASES.items(), ids=list(WORST_CASES))
+def test_each_rules_worst_case_filler_is_kept_and_the_secret_after_it_found(kind, case):
+    unit, secret = case
+    filler = _filled(unit)
+    redacted = redact_text(f"{filler} {secret} end")
+    assert redacted.startswith(filler + " ")
+    assert f"[REDACTED:{kind}]" in redacted[len(filler) :]
+    assert redacted.endswith(" end")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        _filled("api_key password secret_key client auth access "),
+        _filled("apiapi"),
+        _filled("eyJabcdefgh.-"),
+        _filled("x://y:z:"),
+        _filled("Bearer short "),
+    ],
+)
+def test_a_mebibyte_of_trigger_words_with_nothing_to_redact_comes_back_unchanged(text):
+    assert redact_text(text) == text
