@@ -29,7 +29,7 @@ from memvault.search.indexer import Indexer, IndexWorker
 from memvault.search.ranking import Weights, recency
 from memvault.search.semantic import Semantic
 from memvault.vault import maintain
-from memvault.vault.files import memory_lock
+from memvault.vault.files import OutsideFolder, inside, memory_lock
 from memvault.vault.fragments import Fragment
 from memvault.vault.frontmatter import FrontmatterError
 from memvault.vault.remember import (
@@ -206,16 +206,32 @@ class Recall:
         return str(relative.with_suffix(""))
 
     def _document(self, memory_id: str) -> Document | None:
+        """The document an id names. A fragment id names a file in the fragments folder and
+        a Session ID a snapshot in ``memory/sessions/``: an id that would lead out of its
+        folder names no memory, and nothing is looked up for it."""
         if _OBSERVATION_ID.match(memory_id):
             return self.store.document("observation", memory_id)
-        parts = PurePosixPath(memory_id).parts
-        if parts and ".." not in parts and not memory_id.startswith("/"):
-            # Only keys the index holds are looked up, so an id cannot reach other files.
-            key = f"{PurePosixPath(self.settings.fragments_dir) / memory_id}.md"
-            found = self.store.document("fragment", key)
-            if found is not None:
-                return found
+        sessions = self.settings.vault_path / "memory" / "sessions"
+        try:
+            inside(self.settings.fragments_path, f"{memory_id}.md")
+            inside(sessions, f"{memory_id}.md")
+        except OutsideFolder:
+            return None
+        key = f"{PurePosixPath(self.settings.fragments_dir) / memory_id}.md"
+        found = self.store.document("fragment", key)
+        if found is not None:
+            return found
         return self.store.document("summary", memory_id)
+
+    def _fragment_file(self, document: Document) -> Path:
+        """The file of an indexed fragment, checked to be inside the fragments folder."""
+        relative = PurePosixPath(document.key).relative_to(
+            PurePosixPath(self.settings.fragments_dir)
+        )
+        try:
+            return inside(self.settings.fragments_path, relative)
+        except OutsideFolder as exc:
+            raise InvalidInput(f"fragment {document.key!r}: {exc}", fields=["memoryId"]) from None
 
     # -- L1: get --------------------------------------------------------------------------
 
@@ -227,8 +243,9 @@ class Recall:
             return None
         if document.kind != "fragment":
             return Entry(self.public_id(document), document, document.body)
+        path = self._fragment_file(document)
         try:
-            fragment = Fragment.read(self.settings.vault_path / document.key)
+            fragment = Fragment.read(path)
         except (OSError, ValueError):
             return None  # the file went away since it was indexed
         self._accessed([document])
@@ -407,7 +424,7 @@ class Recall:
                 f"{memory_id!r} is a {document.kind}; only fragments can be forgotten",
                 fields=["memoryId"],
             )
-        path = self.settings.vault_path / document.key
+        path = self._fragment_file(document)
         with self.indexer.paused(), memory_lock(self.settings.fragments_path):
             learned_from = _events_of(path)
             path.unlink(missing_ok=True)
@@ -451,7 +468,11 @@ class Recall:
         by_project: dict[str, list[maintain.Candidate]] = {}
         stale = []
         for document in self._all_fragments():
-            candidate = _candidate(s.vault_path, document)
+            try:
+                path = self._fragment_file(document)
+            except InvalidInput:
+                continue  # a key no scan of the fragments folder could have given
+            candidate = _candidate(path, document)
             if candidate is None:
                 continue
             if maintain.should_archive(
@@ -510,7 +531,7 @@ def _kinds(kinds: list[str] | tuple[str, ...] | None) -> list[str]:
     return list(kinds)
 
 
-def _candidate(vault: Path, document: Document) -> maintain.Candidate | None:
+def _candidate(path: Path, document: Document) -> maintain.Candidate | None:
     day = (document.meta.get("date") or document.updated_at or "")[:10]
     try:
         date = dt.date.fromisoformat(day)
@@ -521,7 +542,7 @@ def _candidate(vault: Path, document: Document) -> maintain.Candidate | None:
         with contextlib.suppress(ValueError):
             last_used = max(last_used, dt.date.fromisoformat(document.last_accessed[:10]))
     return maintain.Candidate(
-        path=vault / document.key,
+        path=path,
         project=document.project or "",
         summary=document.summary,
         importance=document.importance,

@@ -18,6 +18,7 @@ from typing import Any
 
 from memvault.archive.format import (
     BOARD_PATH,
+    SESSIONS_FOLDER,
     UnsafePath,
     relative_path,
     snapshot_path,
@@ -28,7 +29,7 @@ from memvault.memory import Memory
 from memvault.search.analyzer import similarity
 from memvault.vault import frontmatter
 from memvault.vault.board import Board, BoardFormatError
-from memvault.vault.files import memory_lock, read_text, write_atomic
+from memvault.vault.files import OutsideFolder, inside, memory_lock, read_text, write_atomic
 from memvault.vault.fragments import (
     FORBIDDEN_FIELDS,
     PROJECTS,
@@ -41,6 +42,7 @@ from memvault.vault.remember import MANAGED, Draft, facts_from
 MISSING, SAME, DIFFERENT = "missing", "same", "different"
 KEPT = "a different file is already at its path: kept"
 BOARD_ATTEMPTS = 5
+SESSIONS = Path(*SESSIONS_FOLDER)
 
 
 class VaultFiles:
@@ -166,6 +168,11 @@ class VaultFiles:
         except BoardFormatError as exc:
             self.report.refuse("board", str(exc), at)
             return
+        strays = [_stray_id(self.vault, sid) for sid in imported.row_lines]
+        strays = [problem for problem in strays if problem]
+        if strays:
+            self.report.refuse("board", "; ".join(strays[:5]), at)
+            return
         target = self.vault / BOARD_PATH
         with memory_lock(target.parent):
             for _ in range(BOARD_ATTEMPTS):
@@ -275,6 +282,18 @@ def with_rows(text: str, lines: list[str]) -> str:
         out[end - 1] += board.newline
     out[end:end] = [line.rstrip("\r\n") + board.newline for line in lines]
     return "".join(out)
+
+
+def _stray_id(vault: Path, session_id: str) -> str | None:
+    """Why a board row's Session ID cannot be imported, or None: each one names a snapshot,
+    ``memory/sessions/<id>.md``, so it must be a single name inside that folder."""
+    try:
+        inside(vault / SESSIONS, f"{session_id}.md")
+    except OutsideFolder as exc:
+        return f"board row {session_id!r} is refused: its snapshot {exc}"
+    if "/" in session_id or "\\" in session_id:
+        return f"board row {session_id!r} is refused: a Session ID is one name, without /"
+    return None
 
 
 def _row_ids(text: str) -> set[str]:

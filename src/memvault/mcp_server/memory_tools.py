@@ -20,9 +20,9 @@ from memvault.api.recall import document_view, entry_view, hit_view
 from memvault.errors import InvalidInput
 from memvault.mcp_server.answers import NotFound, answer
 from memvault.memory import Memory
+from memvault.vault.board import SESSION_ID
 from memvault.vault.remember import Draft, facts_from
 
-_SESSION_ID = re.compile(r"^\d{4}-\d{2}-\d{2}-\d{4}-")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
 
 Kind = Literal["fragment", "summary", "observation"]
@@ -91,7 +91,9 @@ def memory_get(
     """Read one memory whole (L1): a fragment's facts and frontmatter, a session's board row
     with its snapshot, or one observation. Use it when a search result looks relevant; a
     fragment read this way counts as used, which keeps it from being archived."""
-    board = memory.board.board() if _SESSION_ID.match(id) else None
+    # Only a whole Session ID names a board row and its snapshot: a row whose id merely
+    # starts like one (a hand edit, an import) must not lead the read out of sessions/.
+    board = memory.board.board() if SESSION_ID.fullmatch(id) else None
     row = board.get(id) if board is not None else None
     if row is not None:
         snapshot = memory.board.snapshot_text(id)

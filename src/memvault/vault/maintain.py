@@ -16,7 +16,7 @@ from pathlib import Path
 
 from memvault.search.analyzer import similarity
 from memvault.vault import frontmatter
-from memvault.vault.files import memory_lock, read_text, write_atomic
+from memvault.vault.files import OutsideFolder, inside, memory_lock, read_text, write_atomic
 from memvault.vault.fragments import ARCHIVE, PROJECTS, free_path, safe_part
 
 SUMMARY_TAG = "agent-memory-summary"
@@ -42,13 +42,23 @@ def archive(folder: Path, candidates: list[Candidate]) -> list[tuple[Path, Path]
     target = folder / ARCHIVE
     with memory_lock(folder):
         for candidate in candidates:
-            if not candidate.path.exists():
+            source = _own(folder, candidate.path)
+            if not source.exists():
                 continue
             target.mkdir(exist_ok=True)
-            destination = free_path(target, candidate.path.name)
-            candidate.path.rename(destination)
+            destination = free_path(target, source.name)
+            source.rename(destination)
             moved.append((candidate.path, destination))
     return moved
+
+
+def _own(folder: Path, path: Path) -> Path:
+    """``path``, checked to be a file of ``folder`` (``OutsideFolder`` otherwise)."""
+    try:
+        relative = path.relative_to(folder)
+    except ValueError:
+        raise OutsideFolder(f"{str(path)!r} is not in {folder.name}/") from None
+    return inside(folder, relative)
 
 
 def should_archive(
@@ -69,7 +79,7 @@ def summary_path(folder: Path, project: str) -> Path:
             " "
             + hashlib.blake2b(project.encode("utf-8", "surrogatepass"), digest_size=3).hexdigest()
         )
-    return folder / PROJECTS / f"{name}.md"
+    return inside(folder / PROJECTS, f"{name}.md")
 
 
 def read_summary(folder: Path, project: str) -> str | None:
