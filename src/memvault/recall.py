@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from memvault.domain import DOCUMENT_KINDS, Document, iso, utc_now
-from memvault.errors import InvalidInput
+from memvault.errors import InvalidInput, StoreUnavailable, VaultUnwritable
 from memvault.graph import graph_of_fragment
 from memvault.search import context as packing
 from memvault.search.engine import Hit, Searcher
@@ -355,11 +355,15 @@ class Recall:
         (semantic similarity when an embedder is configured, lexical otherwise), and index
         it at once.
 
-        Raises ``InvalidInput`` (naming every problem) when the fragment breaks a rule;
-        nothing is written then."""
+        Raises ``InvalidInput`` (naming every problem) when the fragment breaks a rule, and
+        ``VaultUnwritable`` (naming the folder) when the folder cannot be written (a full
+        disk, a read-only folder); nothing is written then. A fragment written while the
+        index cannot be is kept (the vault is what is remembered): the index takes it in
+        from the vault once it can write again."""
+        folder = self.settings.fragments_path
         try:
             done = remember(
-                self.settings.fragments_path,
+                folder,
                 draft,
                 threshold=self.settings.dedup_threshold if threshold is None else threshold,
                 similar=self._similar_measure(),
@@ -368,8 +372,13 @@ class Recall:
             )
         except FragmentRefused as exc:
             raise InvalidInput(str(exc)) from None
-        self.indexer.index_fragment(done.path)
-        self.graph_fragment(done.path)
+        except OSError as exc:
+            raise VaultUnwritable.of(folder, exc) from exc
+        try:
+            self.indexer.index_fragment(done.path)
+            self.graph_fragment(done.path)
+        except StoreUnavailable as exc:
+            log.warning("%s written, not indexed yet: %s", done.path.name, exc)
         return done
 
     def graph_fragment(self, path: Path) -> None:
