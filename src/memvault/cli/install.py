@@ -128,6 +128,9 @@ def _show(report: Report) -> None:
         if outcome.detail:
             line += f": {escape(outcome.detail)}"
         console.print(line)
+        for change in outcome.diff.splitlines():
+            style = {"+": "green", "-": "red", "@": "cyan"}.get(change[:1], "")
+            console.print(change, style=style, markup=False, highlight=False, soft_wrap=True)
     for note in report.notes:
         console.print(f"[dim]note:[/] {escape(note)}")
     if report.action == "install" and report.changed and not report.dry_run:

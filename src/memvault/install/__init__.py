@@ -75,15 +75,20 @@ def install(
     """
     if all_events is None:
         all_events = host == cursor.HOST
-    commands = commands or Commands.find()
     notes = _install_notes(host, project) + _event_notes(host, all_events)
-    notes += _pin_notes(commands)
-    if not commands.found:
-        notes.insert(
-            0,
-            f"{commands.hook} or {commands.memvault} was not found beside this Python or on "
-            "PATH; the configs name them bare, so the host's PATH must include them.",
-        )
+    if project is not None:
+        # A project's files are committed and shared: no path or setting of this machine.
+        commands = commands or Commands.portable()
+        notes += _portable_notes(commands)
+    else:
+        commands = commands or Commands.find()
+        notes += _pin_notes(commands)
+        if not commands.found:
+            notes.insert(
+                0,
+                f"{commands.hook} or {commands.memvault} was not found beside this Python or "
+                "on PATH; the configs name them bare, so the host's PATH must include them.",
+            )
     return _run("install", host, home, project, dry_run, commands, user_home, notes, all_events)
 
 
@@ -159,6 +164,24 @@ def _pin_notes(commands: Commands) -> list[str]:
         notes.append(
             f"On Windows a hook's command line cannot set {names}: set them as user "
             "environment variables (setx) and restart the editor."
+        )
+    return notes
+
+
+def _portable_notes(commands: Commands) -> list[str]:
+    notes = []
+    if not commands.on_path:
+        notes.append(
+            f"The project's files run `{commands.hook}` and `{commands.memvault}` by name, "
+            "and they are not on this PATH: put them there (`make install` links them into "
+            "~/.local/bin), or the editor cannot start them."
+        )
+    left_out = Commands.find().pinned
+    if left_out:
+        settings = ", ".join(f"{name}={value}" for name, value in left_out)
+        notes.append(
+            f"Not written into the project's files, which others share: {settings}. Set them "
+            "in the environment the editor starts with, or install for your user as well."
         )
     return notes
 

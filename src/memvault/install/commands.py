@@ -57,6 +57,16 @@ class Commands:
     def find(cls) -> Commands:
         return cls(hook=_executable(HOOK), memvault=_executable("memvault"), pinned=pins())
 
+    @classmethod
+    def portable(cls) -> Commands:
+        """For a project's files, which a team commits and every clone shares: the bare
+        command names, found on each person's PATH, and nothing of this machine pinned."""
+        return cls(hook=HOOK, memvault="memvault")
+
+    @property
+    def on_path(self) -> bool:
+        return all(shutil.which(name) for name in (self.hook, self.memvault))
+
     @property
     def found(self) -> bool:
         return os.path.isabs(self.hook) and os.path.isabs(self.memvault)
@@ -160,7 +170,9 @@ def mcp_servers(path: Path, commands: Commands, role: str = "MCP server") -> Art
         if not isinstance(servers, dict) or MCP_SERVER not in servers:
             return Stripped(data, empty=False)
         del servers[MCP_SERVER]
-        return Stripped(style.dump(document), empty=document == {"mcpServers": {}})
+        if not servers:  # an empty mcpServers was memvault's alone
+            del document["mcpServers"]
+        return Stripped(style.dump(document), empty=not document)
 
     return Artifact(path, role, put, take)
 

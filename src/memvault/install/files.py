@@ -12,6 +12,7 @@ memvault's part, keeping the user's later edits.
 from __future__ import annotations
 
 import contextlib
+import difflib
 import hashlib
 import json
 import os
@@ -187,14 +188,31 @@ class Outcome:
     role: str
     action: str  # created | updated | unchanged | restored | removed | stripped | absent
     detail: str = ""
+    diff: str = ""  # in a dry run: the change as a unified diff
 
     def to_dict(self) -> dict[str, str]:
-        return {
+        found = {
             "path": str(self.path),
             "role": self.role,
             "action": self.action,
             "detail": self.detail,
         }
+        if self.diff:
+            found["diff"] = self.diff
+        return found
+
+
+def unified_diff(path: Path, before: bytes | None, after: bytes | None) -> str:
+    """What changes in ``path``, as ``diff -u`` shows it (``/dev/null`` for no file)."""
+    old = (before or b"").decode("utf-8", errors="replace").splitlines(keepends=True)
+    new = (after or b"").decode("utf-8", errors="replace").splitlines(keepends=True)
+    lines = difflib.unified_diff(
+        old,
+        new,
+        fromfile=str(path) if before is not None else "/dev/null",
+        tofile=str(path) if after is not None else "/dev/null",
+    )
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
 # --- Backups ---------------------------------------------------------------------------------
@@ -283,7 +301,8 @@ def install(artifacts: list[Artifact], backups: Backups, *, dry_run: bool) -> li
         action = "created" if current is None else "updated"
         if not dry_run:
             _write_keeping_backup(target, current, new, backups)
-        outcomes.append(Outcome(artifact.path, artifact.role, action))
+        diff = unified_diff(artifact.path, current, new) if dry_run else ""
+        outcomes.append(Outcome(artifact.path, artifact.role, action, diff=diff))
     return outcomes
 
 
@@ -328,6 +347,10 @@ def _undo(
     path, role = artifact.path, artifact.role
     if current is None:
         return Outcome(path, role, "absent", "not there; nothing to do")
+
+    def diff(after: bytes | None) -> str:
+        return unified_diff(path, current, after) if dry_run else ""
+
     if stripped is None:  # still exactly what memvault wrote
         assert backup is not None
         if not dry_run:
@@ -336,8 +359,14 @@ def _undo(
             else:
                 target.unlink()
         if backup.existed:
-            return Outcome(path, role, "restored", "put back as it was before install")
-        return Outcome(path, role, "removed", "memvault created it; deleted")
+            return Outcome(
+                path,
+                role,
+                "restored",
+                "put back as it was before install",
+                diff(backup.original or b""),
+            )
+        return Outcome(path, role, "removed", "memvault created it; deleted", diff(None))
     if stripped.data == current:
         return Outcome(path, role, "unchanged", "nothing of memvault's in it")
     why = (
@@ -348,10 +377,11 @@ def _undo(
     if stripped.empty and backup is not None and not backup.existed:
         if not dry_run:
             target.unlink()
-        return Outcome(path, role, "removed", "memvault created it and nothing else is in it")
+        detail = "memvault created it and nothing else is in it"
+        return Outcome(path, role, "removed", detail, diff(None))
     if not dry_run:
         write_atomically(target, stripped.data, _mode(target))
-    return Outcome(path, role, "stripped", why)
+    return Outcome(path, role, "stripped", why, diff(stripped.data))
 
 
 def _write_keeping_backup(
