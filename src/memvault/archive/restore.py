@@ -21,6 +21,7 @@ from memvault.domain import Watermark
 from memvault.errors import InvalidInput
 from memvault.ingest.envelope import SessionStart, validate
 from memvault.memory import Memory
+from memvault.vault.board import SESSION_ID
 
 STRATEGIES = ("merge", "skip", "replace")
 EVENT_BATCH = 500
@@ -68,6 +69,14 @@ class Restore:
         board = record.get("boardSessionId")
         if board is not None and (not isinstance(board, str) or not board.strip()):
             self.report.refuse("session", "`boardSessionId` must be a string or null", at)
+            return
+        if board is not None and not SESSION_ID.fullmatch(board):
+            # It names the session's snapshot, memory/sessions/<id>.md, later on.
+            self.report.refuse(
+                "session",
+                f"`boardSessionId` {board!r} is not a Memory Session ID (YYYY-MM-DD-HHMM-agent)",
+                at,
+            )
             return
         through = record.get("extractedThrough")
         if isinstance(through, str) and through:

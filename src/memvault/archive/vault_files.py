@@ -63,8 +63,8 @@ class VaultFiles:
 
     def fragment(self, record: dict[str, Any], at: At) -> None:
         try:
-            target = relative_path(record.get("path"), under=self.folder)
-        except UnsafePath as exc:
+            target = _within(self.folder, relative_path(record.get("path"), under=self.folder))
+        except (UnsafePath, OutsideFolder) as exc:
             self.report.refuse("fragment", str(exc), at)
             return
         text = record.get("text")
@@ -227,8 +227,8 @@ class VaultFiles:
 
     def snapshot(self, record: dict[str, Any], at: At) -> None:
         try:
-            target = snapshot_path(record.get("path"), vault=self.vault)
-        except UnsafePath as exc:
+            target = _within(self.vault, snapshot_path(record.get("path"), vault=self.vault))
+        except (UnsafePath, OutsideFolder) as exc:
             self.report.refuse("snapshot", str(exc), at)
             return
         text = record.get("text")
@@ -282,6 +282,12 @@ def with_rows(text: str, lines: list[str]) -> str:
         out[end - 1] += board.newline
     out[end:end] = [line.rstrip("\r\n") + board.newline for line in lines]
     return "".join(out)
+
+
+def _within(folder: Path, target: Path) -> Path:
+    """``target``, checked once more with the file itself resolved: a file of the vault
+    that is a link to elsewhere is neither read nor written through."""
+    return inside(folder, target.relative_to(folder))
 
 
 def _stray_id(vault: Path, session_id: str) -> str | None:
