@@ -171,3 +171,28 @@ def test_a_hook_event_sent_while_the_database_is_locked_is_spooled_and_delivered
             return len(found["observations"]) == 1 and not spooled(server.home)
 
         wait_for(delivered, timeout=PATIENCE)
+
+
+def test_a_read_only_memory_folder_makes_board_changes_503_naming_it_and_changes_nothing(
+    start_server,
+):
+    server = start_server()
+    memory = server.home / "vault" / "memory"
+    with api(server) as client:
+        registered = client.post("/board/register", json={"manual": True, "topic": "auth"})
+        assert registered.status_code == 200, registered.text
+        session = registered.json()["sessionId"]
+        before = {p.name: p.read_bytes() for p in memory.rglob("*.md")}
+        with read_only(memory):
+            update = client.post(
+                f"/board/sessions/{session}/update",
+                json={"sections": {"Decisions": ["use PKCE"]}},
+            )
+            assert update.status_code == 503, update.text
+            assert f"the folder {memory} cannot be written" in update.json()["error"]
+            again = client.post("/board/register", json={"manual": True})
+            assert again.status_code == 503, again.text
+        assert {p.name: p.read_bytes() for p in memory.rglob("*.md")} == before
+        assert client.post(
+            f"/board/sessions/{session}/update", json={"sections": {"Decisions": ["x"]}}
+        ).json()["ok"]

@@ -19,6 +19,7 @@ from memvault.cli.importer import import_app
 from memvault.cli.install import install_app
 from memvault.cli.mcp import mcp
 from memvault.config import Settings, is_loopback, settings_problems
+from memvault.errors import StoreFailure
 
 app = typer.Typer(
     name="memvault",
@@ -223,3 +224,6 @@ def main() -> None:
         for line in settings_problems(exc):
             errors.print(f"[red]{line}[/]", highlight=False)
         raise SystemExit(2) from None
+    except StoreFailure as exc:  # a full disk, a locked database, a read-only vault
+        errors.print(f"[red]{exc}[/]", highlight=False, markup=True)
+        raise SystemExit(1) from None

@@ -8,6 +8,7 @@ if the operation fails.
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -15,6 +16,7 @@ from datetime import datetime
 from pathlib import Path
 
 from memvault.domain import BoardRow
+from memvault.errors import VaultUnwritable
 from memvault.vault.board import (
     SESSION_ID,
     UNSET_TOPIC,
@@ -32,6 +34,7 @@ from memvault.vault.table import cell_text
 Clock = Callable[[], datetime]
 RowChange = Callable[[BoardRow], BoardRow]
 _STATUS_ORDER = {"active": 0, "stale": 1, "idle": 2}
+_UNWRITABLE = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EIO}
 APPEND_TRIES = 5  # appends that find the file grown since it was read; the last rewrites
 
 
@@ -145,8 +148,16 @@ class BoardFiles:
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
-        with memory_lock(self.memory_dir, timeout=self.lock_timeout):
-            yield
+        """Hold the memory lock. A folder that cannot be written (a full disk, a read-only
+        vault) fails the operation as ``VaultUnwritable``, which callers answer with 503:
+        it is not a refusal, and the same operation succeeds once the cause is gone."""
+        try:
+            with memory_lock(self.memory_dir, timeout=self.lock_timeout):
+                yield
+        except OSError as exc:
+            if exc.errno not in _UNWRITABLE:
+                raise
+            raise VaultUnwritable.of(self.memory_dir, exc) from None
 
     @contextmanager
     def _restoring(self, *paths: Path) -> Iterator[None]:
