@@ -225,5 +225,5 @@ def main() -> None:
             errors.print(f"[red]{line}[/]", highlight=False)
         raise SystemExit(2) from None
     except StoreFailure as exc:  # a full disk, a locked database, a read-only vault
-        errors.print(f"[red]{exc}[/]", highlight=False, markup=True)
+        errors.print(str(exc), style="red", highlight=False, markup=False)
         raise SystemExit(1) from None
