@@ -8,6 +8,8 @@ import datetime as dt
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memvault.vault import frontmatter, maintain
 from memvault.vault.fragments import TAG
@@ -206,3 +208,44 @@ def test_js_yaml_and_npm_yaml_read_every_frontmatter_as_memvault_meant_it(writte
             if read != {"value": meant}:
                 wrong.append((reader, _yaml_of(path), meant, read))
     assert not wrong, f"{len(wrong)} misread, for example: {wrong[:3]}"
+
+
+def _collections(children):
+    mappings = st.dictionaries(st.text(max_size=5), children, max_size=3)
+    return st.lists(children, max_size=3) | mappings
+
+
+NAME_ALPHABET = "aZé日_-. 09:#'\"[]{}!&*?|>%@`\t\n\x85\u2028"
+
+
+def _names() -> list[str]:
+    picked = random.Random(20261201)
+    made = ["".join(picked.choices(NAME_ALPHABET, k=picked.randint(1, 8))) for _ in range(2000)]
+    fixed = ["note", "created at", "dg-publish", "状态", "_id", "v1.2", "a-b_c.d", "yes", "1e3"]
+    return list(dict.fromkeys(fixed + made))
+
+
+def test_every_property_name_memvault_accepts_is_read_as_that_name_by_every_reader():
+    accepted = [name for name in _names() if frontmatter.key_problem(name) is None]
+    refused = [name for name in _names() if frontmatter.key_problem(name) is not None]
+    assert len(accepted) > 20 and "yes" in refused and "1e3" in refused
+    document = "\n".join(frontmatter.render_property(name, n) for n, name in enumerate(accepted))
+    meant = {name: n for n, name in enumerate(accepted)}
+    assert frontmatter.read(f"---\n{document}\n---\n") == meant
+    (answer,) = read_with_node([document])
+    assert answer == {"js-yaml": {"value": meant}, "yaml": {"value": meant}}
+
+
+def test_a_name_memvault_refuses_is_never_written():
+    for name in _names():
+        if frontmatter.key_problem(name) is not None:
+            with pytest.raises(frontmatter.FrontmatterError):
+                frontmatter.render_property(name, 1)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=st.text(), nested=st.recursive(st.text(), _collections, max_leaves=6))
+def test_any_text_or_nesting_written_as_a_property_reads_back_the_same(value, nested):
+    text = frontmatter.with_properties("body\n", {"v": value, "l": [value], "n": nested})
+    assert frontmatter.read(text) == {"v": value, "l": [value], "n": nested}
+    assert frontmatter.split(text)[1] == "body\n"
