@@ -9,6 +9,7 @@ inline or as blocks) stays as it was.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import math
 import re
 from typing import Any
@@ -123,6 +124,7 @@ def render_property(key: str, value: Any) -> str:
     return f"{key}: {rendered}" if rendered else f"{key}:"
 
 
+@functools.lru_cache(maxsize=4096)  # the same few names are written again and again
 def key_problem(key: Any) -> str | None:
     """Why ``key`` cannot be a property name memvault writes, or None when it can.
 
