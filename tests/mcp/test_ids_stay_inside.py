@@ -118,3 +118,25 @@ def test_memory_get_refuses_a_fragment_id_that_climbs_out_of_the_fragments_folde
             assert result.is_error and "../../x/note" in text(result), text(result)
 
     anyio.run(main)
+
+
+def test_memory_get_does_not_follow_a_snapshot_that_links_out_of_the_vault(server):
+    _plant_outside(server)
+    session_id = "2026-01-02-0000-linked"
+    sessions = server.home / "vault" / "memory" / "sessions"
+    link = sessions / f"{session_id}.md"
+    link.symlink_to(server.home.parent / "x" / "note.md")
+    board = server.home / "vault" / "memory" / "index.md"
+    board.write_text(_board_with(session_id), encoding="utf-8")
+
+    async def main() -> None:
+        async with http(server.url) as client:
+            result = await client.call_tool("memory_get", {"id": session_id})
+            assert SECRET.strip() not in text(result)
+            assert result.is_error and session_id in text(result), text(result)
+
+    try:
+        anyio.run(main)
+    finally:
+        board.unlink()
+        link.unlink()

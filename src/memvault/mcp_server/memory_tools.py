@@ -21,6 +21,7 @@ from memvault.errors import InvalidInput
 from memvault.mcp_server.answers import NotFound, answer
 from memvault.memory import Memory
 from memvault.vault.board import SESSION_ID
+from memvault.vault.board_files import BoardError
 from memvault.vault.remember import Draft, facts_from
 
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
@@ -96,7 +97,10 @@ def memory_get(
     board = memory.board.board() if SESSION_ID.fullmatch(id) else None
     row = board.get(id) if board is not None else None
     if row is not None:
-        snapshot = memory.board.snapshot_text(id)
+        try:
+            snapshot = memory.board.snapshot_text(id)
+        except BoardError as exc:  # its snapshot would be read from outside the vault
+            raise ToolError(f"session {id}: {exc}") from None
         data = {"kind": "session", "id": id, "session": views.board_row(row), "snapshot": snapshot}
         heading = f"[session] {id} · {row.status} · {row.topic}\n{row.summary}"
         return answer(data, f"{heading}\n\n{snapshot or '(no snapshot yet)'}")
