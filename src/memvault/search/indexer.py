@@ -33,6 +33,7 @@ from memvault.search import documents
 from memvault.search.semantic import Semantic
 from memvault.store import Store
 from memvault.vault import frontmatter
+from memvault.vault.board_files import snapshot_file
 from memvault.vault.files import read_text
 from memvault.vault.fragments import ARCHIVE, PROJECTS, Fragment
 
@@ -228,17 +229,21 @@ class Indexer:
         seen: set[str] = set()
         for row in self.store.board_rows(limit=100_000):
             seen.add(row.session_id)
-            snapshot_path = self.sessions / f"{row.session_id}.md"
             try:
+                snapshot_path = snapshot_file(self.sessions, row.session_id)
                 snapshot = read_text(snapshot_path)
-            except (OSError, UnicodeDecodeError):
-                snapshot = None
+            except (OSError, UnicodeDecodeError, ValueError):  # ValueError: not a session id
+                snapshot_path, snapshot = None, None
             link = links.get(row.session_id)
             event_ids = self._session_event_ids(link[0]) if link else []
             draft = documents.summary_document(
                 row,
                 snapshot=frontmatter.split(snapshot)[1] if snapshot else None,
-                path=self._key(snapshot_path if snapshot else self.sessions.parent / "index.md"),
+                path=self._key(
+                    snapshot_path
+                    if snapshot_path and snapshot
+                    else self.sessions.parent / "index.md"
+                ),
                 project=link[1] if link else None,
                 event_ids=event_ids,
                 mtime=None,

@@ -46,6 +46,18 @@ class BoardError(ValueError):
     """An operation could not be done; nothing was changed."""
 
 
+def snapshot_file(sessions_dir: Path, session_id: str) -> Path:
+    """Where a session's snapshot lives; ``BoardError`` for anything that is not a Memory
+    Session ID or would lead outside ``memory/sessions/`` (a hand-edited or imported row
+    can carry any text in its first cell)."""
+    if not SESSION_ID.fullmatch(session_id):
+        raise BoardError(f"{session_id!r} is not a Memory Session ID (YYYY-MM-DD-HHMM-agent)")
+    try:
+        return inside(sessions_dir, f"{session_id}.md")
+    except OutsideFolder as exc:
+        raise BoardError(str(exc)) from None
+
+
 class BoardFiles:
     """``memory/index.md``, ``memory/sessions/`` and ``memory/archive/`` of one vault."""
 
@@ -74,15 +86,7 @@ class BoardFiles:
         return Board.parse(self._board_text())
 
     def snapshot_path(self, session_id: str) -> Path:
-        """Where a session's snapshot lives; ``BoardError`` for anything that is not a
-        Memory Session ID or would lead outside ``memory/sessions/`` (a hand-edited or
-        imported row can carry any text in its first cell)."""
-        if not SESSION_ID.fullmatch(session_id):
-            raise BoardError(f"{session_id!r} is not a Memory Session ID (YYYY-MM-DD-HHMM-agent)")
-        try:
-            return inside(self.sessions_dir, f"{session_id}.md")
-        except OutsideFolder as exc:
-            raise BoardError(str(exc)) from None
+        return snapshot_file(self.sessions_dir, session_id)
 
     def archive_path(self, session_id: str) -> Path:
         """``memory/archive/<id>/``, checked as ``snapshot_path`` is."""
