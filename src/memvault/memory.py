@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
 
-from memvault import __version__
+from memvault import __version__, jsontext
 from memvault.config import Settings
 from memvault.domain import (
     AppendFailure,
@@ -33,7 +33,7 @@ from memvault.domain import (
 from memvault.errors import InvalidInput, MemvaultError, StoreFailure
 from memvault.hook import spool
 from memvault.hook.paths import spool_folder
-from memvault.ingest import Envelope, prepare
+from memvault.ingest import INLINE_DATA_CHARS, Envelope, Redactor, prepare
 from memvault.ingest.envelope import SessionStart, validate
 from memvault.pipeline.service import Pipeline
 from memvault.recall import Recall
@@ -117,6 +117,15 @@ class Memory(Recall):
     def __init__(self, settings: Settings, store: Store) -> None:
         self.settings = settings
         self.store = store
+        # The server's own secrets are redacted from every event like any other secret.
+        self.redactor = Redactor(
+            {
+                "memvault_secret": settings.secret_value(),
+                "llm_api_key": settings.llm_api_key and settings.llm_api_key.get_secret_value(),
+                "embedding_api_key": settings.embedding_api_key
+                and settings.embedding_api_key.get_secret_value(),
+            }
+        )
         self._started = time.monotonic()
         self._linked: set[str] = set()
         self._registering: set[str] = set()
@@ -190,13 +199,22 @@ class Memory(Recall):
 
         Raises ``InvalidInput`` naming the bad field; nothing is written then.
         """
-        event = prepare(_envelope(envelope))
+        event = prepare(_envelope(envelope), redactor=self.redactor)
         result = _single(self.store.submit_events([event]).result())
         self._after_ingest(event)
         return result
 
     async def observe_async(self, envelope: Envelope | Mapping[str, Any]) -> ObserveResult:
-        event = prepare(_envelope(envelope))
+        """``observe`` for the event loop: a large event is prepared on a thread, so that
+        redacting it holds up no other request."""
+        envelope = _envelope(envelope)
+        data_text = jsontext.dumps(envelope.data)
+        if len(data_text) <= INLINE_DATA_CHARS:
+            event = prepare(envelope, redactor=self.redactor, data_text=data_text)
+        else:
+            event = await asyncio.to_thread(
+                prepare, envelope, redactor=self.redactor, data_text=data_text
+            )
         result = _single(await asyncio.wrap_future(self.store.submit_events([event])))
         self._after_ingest(event)
         return result
@@ -224,8 +242,10 @@ class Memory(Recall):
         return bulk
 
     async def observe_many_async(self, envelopes: list[Any]) -> BulkResult:
+        """``observe_many`` for the event loop: the batch is validated and prepared on a
+        thread (up to 500 events: always long enough to hold up other requests)."""
         bulk = BulkResult()
-        positions, future, events = self._submit(bulk, envelopes, 0)
+        positions, future, events = await asyncio.to_thread(self._submit, bulk, envelopes, 0)
         outcomes = await asyncio.wrap_future(future) if future else []
         _record(bulk, positions, outcomes)
         self._turns_ended(events, outcomes)
@@ -252,7 +272,7 @@ class Memory(Recall):
                 )
                 continue
             positions.append(index)
-            events.append(prepare(envelope, received_at))
+            events.append(prepare(envelope, received_at, redactor=self.redactor))
         return positions, (self.store.submit_events(events) if events else None), events
 
     def _collect(

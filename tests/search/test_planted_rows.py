@@ -14,7 +14,7 @@ def test_a_row_whose_id_climbs_out_of_the_sessions_folder_indexes_nothing_outsid
     (vault / "private" / "note.md").write_text("plantedsecretword\n", encoding="utf-8")
     (vault / "memory" / "sessions" / "2026-01-01-0000-x").mkdir(parents=True)
     row = (
-        "| 2026-01-01-0000-x/../../private/note | a | planted | row | k | active | - "
+        "| 2026-01-01-0000-x/../../../private/note | a | planted | row | k | active | - "
         "| 2026-01-01 00:00 | 2026-01-01 00:00 |\n"
     )
     (vault / "memory" / "index.md").write_text("# Memory Index\n\n" + HEADER + row, "utf-8")
