@@ -11,7 +11,8 @@ HEADER = "| " + " | ".join(COLUMNS) + " |\n|" + "---|" * len(COLUMNS) + "\n"
 def test_a_row_whose_id_climbs_out_of_the_sessions_folder_indexes_nothing_outside(memory):
     vault = memory.settings.vault_path
     (vault / "private").mkdir(parents=True)
-    (vault / "private" / "note.md").write_text("plantedsecretword\n", encoding="utf-8")
+    note = "# Note\n\n## Decisions\n- plantedsecretword\n"
+    (vault / "private" / "note.md").write_text(note, encoding="utf-8")
     (vault / "memory" / "sessions" / "2026-01-01-0000-x").mkdir(parents=True)
     row = (
         "| 2026-01-01-0000-x/../../../private/note | a | planted | row | k | active | - "
@@ -19,4 +20,6 @@ def test_a_row_whose_id_climbs_out_of_the_sessions_folder_indexes_nothing_outsid
     )
     (vault / "memory" / "index.md").write_text("# Memory Index\n\n" + HEADER + row, "utf-8")
     assert memory.search("plantedsecretword") == []
-    assert [hit.document.kind for hit in memory.search("planted row")] == ["summary"]
+    (hit,) = memory.search("planted row")
+    assert hit.document.kind == "summary"
+    assert hit.document.path == "memory/index.md"  # the row itself, no file it names
