@@ -178,3 +178,24 @@ def test_a_row_id_that_leads_outside_the_sessions_folder_is_never_read(board, va
         board.snapshot_text(evil)  # … but its id never becomes a path
     assert not board.archive(evil, force=True).ok
     assert (vault / "x" / "note.md").exists()
+
+
+def test_session_show_names_a_row_id_that_is_no_session_id_instead_of_reading_it(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    vault = tmp_path / "home" / "vault"
+    (vault / "memory").mkdir(parents=True)
+    evil = "2026-01-01-0000-x/../../../x/note"
+    row = HAND_ROW.replace("2026-11-01-0900-hand-agent", evil)
+    (vault / "memory" / "index.md").write_text("# Memory Index\n\n" + HEADER + row, "utf-8")
+    result = subprocess.run(
+        [sys.executable, "-m", "memvault.cli", "session", "show", evil],
+        env={**os.environ, "MEMVAULT_HOME": str(tmp_path / "home")},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr and "is not a Memory Session ID" in result.stderr

@@ -16,6 +16,7 @@ from memvault.config import Settings
 from memvault.errors import MemvaultError
 from memvault.memory import Memory
 from memvault.vault.board import format_references
+from memvault.vault.board_files import BoardError
 from memvault.vault.lifecycle import Report
 
 console = Console()
@@ -192,7 +193,11 @@ def show(
     """A session's board row and its snapshot."""
     with open_memory() as memory:
         row = memory.board.board().get(session_id)
-        snapshot = memory.board.snapshot_text(session_id) if row else None
+        try:
+            snapshot = memory.board.snapshot_text(session_id) if row else None
+        except BoardError as exc:  # a hand-edited row whose id is no Memory Session ID
+            errors.print(f"[red]{escape(str(exc))}[/]")
+            raise typer.Exit(1) from None
     if row is None:
         errors.print(f"[red]{session_id} is not on the board[/] (memory/index.md)")
         raise typer.Exit(1)
