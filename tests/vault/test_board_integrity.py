@@ -3,6 +3,10 @@ a look-alike table, a code example or a merge conflict for itself."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 from memvault.vault import board_files, shared_file
@@ -181,10 +185,6 @@ def test_a_row_id_that_leads_outside_the_sessions_folder_is_never_read(board, va
 
 
 def test_session_show_names_a_row_id_that_is_no_session_id_instead_of_reading_it(tmp_path):
-    import os
-    import subprocess
-    import sys
-
     vault = tmp_path / "home" / "vault"
     (vault / "memory").mkdir(parents=True)
     evil = "2026-01-01-0000-x/../../../x/note"
