@@ -151,7 +151,11 @@ class Memory(Recall):
                 "existing Obsidian vault, or unset it to use $MEMVAULT_HOME/vault"
             )
         settings.home.mkdir(parents=True, exist_ok=True)
-        store = open_store(str(settings.store_path), synchronous=settings.sqlite_synchronous)
+        store = open_store(
+            str(settings.store_path),
+            synchronous=settings.sqlite_synchronous,
+            lock_wait=settings.lock_wait_seconds,
+        )
         return cls(settings, store)
 
     def close(self) -> None:

@@ -135,6 +135,8 @@ def test_every_request_behind_a_locked_database_answers_503_within_the_bound(sta
             for response in answers:
                 assert response.status_code == 503, response.text
                 assert "is locked by another process" in response.json()["error"]
+                # MEMVAULT_LOCK_WAIT_SECONDS is the bound, not the store's default of 5 s
+                assert "waited 1." in response.json()["error"], response.text
             started = client.post(
                 "/session/start", json={"sessionId": "locked-new", "project": "p", "cwd": "/p"}
             )
