@@ -61,6 +61,7 @@ def test_secret_assignments_keep_the_name_and_lose_the_value(text):
         ("postgres://app:hunter2secret@db.internal:5432/app", "postgres://app:"),
         ("git clone https://dev:ghx-pass-123@git.example.com/repo.git", "https://dev:"),
         ("REDIS_URL=redis://default:s3cr3t@cache:6379", "redis://default:"),
+        ("HTTPS://admin:Sup3rS3cret@example.com", "HTTPS://admin:"),
     ],
 )
 def test_the_password_in_a_connection_url_is_redacted(text, kept):
@@ -214,3 +215,14 @@ def test_each_rules_worst_case_filler_is_kept_and_the_secret_after_it_found(kind
 )
 def test_a_mebibyte_of_trigger_words_with_nothing_to_redact_comes_back_unchanged(text):
     assert redact_text(text) == text
+
+
+def test_a_character_whose_lowercase_is_longer_does_not_shift_what_is_removed():
+    text = "İstanbul password=hunter2hunter2 İ <private>x</private> kept"
+    assert redact_text(text) == "İstanbul password=[REDACTED:secret] İ [REDACTED:private] kept"
+
+
+def test_an_assigned_value_that_another_rule_removed_keeps_that_rules_marker():
+    assert redact_text("OPENAI_API_KEY=" + SECRETS["openai_key"]) == (
+        "OPENAI_API_KEY=[REDACTED:openai_key]"
+    )

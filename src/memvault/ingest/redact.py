@@ -46,7 +46,12 @@ def _lowered(text: str) -> str:
     lowered = text.lower()
     if len(lowered) != len(text):
         lowered = text.replace("\u0130", "i").lower()
+        if len(lowered) != len(text):  # a character Unicode may yet give a longer lowercase
+            lowered = text.translate(_ASCII_LOWER)
     return lowered
+
+
+_ASCII_LOWER = {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}
 
 
 @dataclass(frozen=True, slots=True)
