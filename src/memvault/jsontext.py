@@ -71,7 +71,7 @@ def loads(text: str | bytes) -> Any:
         value = orjson.loads(text)
     except orjson.JSONDecodeError:
         value = _standard_loads(text)  # the standard library's error says where and what
-    if _deeper_than(value, MAX_DEPTH):
+    if _brackets(text) > MAX_DEPTH and _deeper_than(value, MAX_DEPTH):
         raise TooDeep(f"JSON nested deeper than {MAX_DEPTH} levels, the most memvault reads")
     try:
         orjson.dumps(value)  # fails on a lone surrogate (and on integers beyond 64 bits)
@@ -116,6 +116,14 @@ def _number(text: str) -> float:
 
 def _not_a_number(name: str) -> Any:
     raise Refused(f"{name} is not a JSON value")
+
+
+def _brackets(text: str | bytes) -> int:
+    """How many arrays and objects the text opens at most: fewer than the limit cannot nest
+    beyond it, and counting (in C) is much cheaper than walking the value."""
+    if isinstance(text, str):
+        return text.count("[") + text.count("{")
+    return text.count(b"[") + text.count(b"{")
 
 
 def _deeper_than(value: Any, limit: int) -> bool:

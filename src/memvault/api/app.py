@@ -6,6 +6,7 @@ import logging
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -27,6 +28,46 @@ from memvault.vault.board import BoardFormatError
 log = logging.getLogger("memvault.api")
 SWITCH_INTERVAL = 0.001  # seconds; Python's default is 0.005
 _SOURCES = frozenset({"query", "body", "path", "header", "cookie"})  # where, not which field
+
+
+# Answers any route may give, from the guards and handlers in front of them all.
+_ERROR_BODY = {
+    "type": "object",
+    "required": ["error"],
+    "properties": {
+        "error": {"type": "string", "description": "What was wrong, in words a user can act on"},
+        "fields": {"type": "array", "items": {"type": "string"}},
+    },
+}
+COMMON_ANSWERS = {
+    "400": "Invalid input: `error` names the problem and `fields` the fields; nothing was written",
+    "401": "Missing or wrong bearer secret (when the server has one)",
+    "403": "A request from a web page (a foreign `Origin`)",
+    "413": "Body larger than the configured limit",
+    "421": "A foreign `Host` on a loopback bind",
+    "503": "The store could not write; nothing of the request was kept, and it may be retried",
+}
+
+
+def _document_common_answers(app: FastAPI) -> None:
+    """Say in the OpenAPI document what every route may answer, once for all. FastAPI's
+    own 422 is never sent: invalid input is a 400, as the hand-read routes answer it."""
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        document = generate()  # built once, then FastAPI's cached copy
+        for operations in document.get("paths", {}).values():
+            for operation in operations.values():
+                answers = operation.setdefault("responses", {})
+                answers.pop("422", None)
+                for status, description in COMMON_ANSWERS.items():
+                    answers.setdefault(status, {"description": description})
+                    answers[status].setdefault(
+                        "content", {"application/json": {"schema": _ERROR_BODY}}
+                    )
+        return document
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def create_app(settings: Settings | None = None, memory: Memory | None = None) -> FastAPI:
@@ -73,6 +114,7 @@ def create_app(settings: Settings | None = None, memory: Memory | None = None) -
     app.include_router(archive.router)
     app.include_router(mcp_routes.router)
     mcp_routes.mount(app, settings)
+    _document_common_answers(app)
 
     @app.exception_handler(InvalidInput)
     async def invalid_input(_: Request, exc: InvalidInput) -> JSONResponse:

@@ -15,6 +15,7 @@ from starlette.concurrency import run_in_threadpool
 from memvault.api import views
 from memvault.api.guards import DecodedBodyRoute
 from memvault.api.responses import JSONResponse
+from memvault.api.routes import link
 from memvault.errors import InvalidInput
 from memvault.memory import Memory
 from memvault.triggers import recognise
@@ -76,6 +77,23 @@ class Prompt(_Body):
     prompt: str
 
 
+def _row_link(method: str, path: str, **kwargs: Any) -> dict[str, Any]:
+    return link(method, f"/agentmemory/board{path}", **kwargs)
+
+
+# What can be done with a board row, from the answer that registered it.
+_ROW = "$response.body#/sessionId"
+_ROW_LINKS = {
+    "row": _row_link("get", "/sessions/{session_id}", parameters={"session_id": _ROW}),
+    "update": _row_link("post", "/sessions/{session_id}/update", parameters={"session_id": _ROW}),
+    "archive": _row_link("post", "/sessions/{session_id}/archive", parameters={"session_id": _ROW}),
+    "continue": _row_link("post", "/continue", request_body={"source": _ROW}),
+}
+_REPORTS: dict[int | str, dict[str, Any]] = {
+    409: {"description": "Refused or not completed; `error` says why, the files are as they were"}
+}
+
+
 def _memory(request: Request) -> Memory:
     return request.app.state.memory
 
@@ -100,7 +118,11 @@ def sessions(request: Request) -> dict[str, Any]:
     return {"sessions": [views.board_row(row) for row in _memory(request).board_rows()]}
 
 
-@router.get("/sessions/{session_id}", summary="One board row and its snapshot")
+@router.get(
+    "/sessions/{session_id}",
+    summary="One board row and its snapshot",
+    responses={404: {"description": "No such row on the board"}},
+)
 def session(request: Request, session_id: str) -> JSONResponse:
     memory = _memory(request)
     row = memory.board.board().get(session_id)
@@ -110,7 +132,11 @@ def session(request: Request, session_id: str) -> JSONResponse:
     return JSONResponse({"session": views.board_row(row), "snapshot": snapshot})
 
 
-@router.post("/register", summary="Register a session (idle, or manual: active with a snapshot)")
+@router.post(
+    "/register",
+    summary="Register a session (idle, or manual: active with a snapshot)",
+    responses={200: {"description": "The report", "links": _ROW_LINKS}, **_REPORTS},
+)
 async def register(request: Request, body: Register) -> JSONResponse:
     return await _run(
         _memory(request).register_session,
@@ -123,7 +149,11 @@ async def register(request: Request, body: Register) -> JSONResponse:
     )
 
 
-@router.post("/sessions/{session_id}/update", summary="Merge into the snapshot, update the row")
+@router.post(
+    "/sessions/{session_id}/update",
+    summary="Merge into the snapshot, update the row",
+    responses=_REPORTS,
+)
 async def update(request: Request, session_id: str, body: Content) -> JSONResponse:
     return await _run(
         _memory(request).update_session,
@@ -135,25 +165,31 @@ async def update(request: Request, session_id: str, body: Content) -> JSONRespon
     )
 
 
-@router.post("/continue", summary="Continue a source session from the current one")
+@router.post(
+    "/continue", summary="Continue a source session from the current one", responses=_REPORTS
+)
 async def continue_(request: Request, body: Continue) -> JSONResponse:
     return await _run(
         _memory(request).continue_session, body.current, body.source, agent=body.agent_name
     )
 
 
-@router.post("/release", summary="Release the current session's reference to a source")
+@router.post(
+    "/release", summary="Release the current session's reference to a source", responses=_REPORTS
+)
 async def release(request: Request, body: Release) -> JSONResponse:
     return await _run(_memory(request).release_session, body.current, body.source)
 
 
-@router.post("/sessions/{session_id}/archive", summary="Archive one session")
+@router.post("/sessions/{session_id}/archive", summary="Archive one session", responses=_REPORTS)
 async def archive(request: Request, session_id: str, body: Archive | None = None) -> JSONResponse:
     force = body.force if body else False
     return await _run(_memory(request).archive_session, session_id, force=force)
 
 
-@router.post("/organize", summary="Delete idle rows, mark overdue active rows stale")
+@router.post(
+    "/organize", summary="Delete idle rows, mark overdue active rows stale", responses=_REPORTS
+)
 async def organize(request: Request, body: Organize | None = None) -> JSONResponse:
     body = body or Organize()
     return await _run(_memory(request).organize, dry_run=body.dry_run, stale_days=body.stale_days)

@@ -61,6 +61,11 @@ async def tools(request: Request) -> dict[str, Any]:
 @router.post(
     "/call",
     summary="Call an MCP tool: {name, arguments}",
+    responses={
+        404: {"description": "An id not in memory"},
+        409: {"description": "A board operation that was refused: `{error, report}`"},
+        500: {"description": "The tool failed: a fault in memvault, logged"},
+    },
     description=(
         "Answers the tool's result (`content` and `structuredContent`). A call without a "
         "name, with arguments the tool does not take, or for an unknown tool is `400 "

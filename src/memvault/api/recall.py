@@ -16,7 +16,7 @@ from starlette.concurrency import run_in_threadpool
 
 from memvault.api.guards import DecodedBodyRoute
 from memvault.api.responses import JSONResponse
-from memvault.api.routes import MAX_OFFSET
+from memvault.api.routes import MAX_OFFSET, link
 from memvault.domain import DOCUMENT_KINDS, Document
 from memvault.errors import InvalidInput
 from memvault.memory import Memory
@@ -59,7 +59,25 @@ class SmartSearchBody(_Body):
     project: str | None = None
 
 
+_TEXT = {"type": "string", "pattern": r"\S"}
+
+
+def _what_remember_requires(schema: dict[str, Any]) -> None:
+    """What the fragment write path requires, said in the schema (for clients, and so
+    generated requests reach it): a project, and content, or a summary and facts."""
+    schema["required"] = ["project"]
+    schema["anyOf"] = [
+        {"required": ["content"], "properties": {"content": _TEXT}},
+        {
+            "required": ["summary", "facts"],
+            "properties": {"summary": _TEXT, "facts": {"type": "array", "contains": _TEXT}},
+        },
+    ]
+
+
 class RememberBody(_Body):
+    model_config = ConfigDict(json_schema_extra=_what_remember_requires)
+
     content: Annotated[str | None, Field(max_length=20_000)] = None
     summary: Annotated[str | None, Field(max_length=1000)] = None
     facts: Annotated[list[str] | None, Field(max_length=200)] = None
@@ -96,6 +114,25 @@ class EnrichBody(_Body):
     project: str | None = None
     session_id: Annotated[str | None, Field(alias="sessionId")] = None
     tool_name: Annotated[str | None, Field(alias="toolName")] = None
+
+
+_NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"description": "No such memory"}}
+# What can be done with a fragment, from the answer that wrote it.
+_FRAGMENT_LINKS = {
+    "memory": link(
+        "get",
+        "/agentmemory/memories/{memory_id}",
+        parameters={"memory_id": "$response.body#/memory/id"},
+    ),
+    "fragment": link(
+        "get",
+        "/agentmemory/fragments/{fragment_id}",
+        parameters={"fragment_id": "$response.body#/memory/id"},
+    ),
+    "forget": link(
+        "post", "/agentmemory/forget", request_body={"memoryId": "$response.body#/memory/id"}
+    ),
+}
 
 
 def _memory(request: Request) -> Memory:
@@ -185,7 +222,13 @@ async def smart_search(request: Request, body: SmartSearchBody) -> dict[str, Any
 
 
 @router.post(
-    "/remember", status_code=201, summary="Write a fragment (merged into a near-duplicate)"
+    "/remember",
+    status_code=201,
+    summary="Write a fragment (merged into a near-duplicate)",
+    responses={
+        201: {"description": "A new fragment", "links": _FRAGMENT_LINKS},
+        200: {"description": "Merged into a near-duplicate", "links": _FRAGMENT_LINKS},
+    },
 )
 async def remember(request: Request, body: RememberBody) -> JSONResponse:
     memory = _memory(request)
@@ -260,12 +303,16 @@ def _entry(request: Request, memory_id: str, kinds: tuple[str, ...]) -> JSONResp
     return JSONResponse({"memory": entry_view(memory, entry)})
 
 
-@router.get("/memories/{memory_id:path}", summary="One memory whole (L1), any kind")
+@router.get(
+    "/memories/{memory_id:path}", summary="One memory whole (L1), any kind", responses=_NOT_FOUND
+)
 def memory_entry(request: Request, memory_id: str) -> JSONResponse:
     return _entry(request, memory_id, DOCUMENT_KINDS)
 
 
-@router.get("/fragments/{fragment_id:path}", summary="One fragment whole (L1)")
+@router.get(
+    "/fragments/{fragment_id:path}", summary="One fragment whole (L1)", responses=_NOT_FOUND
+)
 def fragment(request: Request, fragment_id: str) -> JSONResponse:
     return _entry(request, fragment_id, ("fragment",))
 

@@ -50,6 +50,44 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
 _ENVELOPE_SCHEMA = Envelope.model_json_schema(by_alias=True)
 
 
+def link(
+    method: str,
+    path: str,
+    *,
+    parameters: dict[str, str] | None = None,
+    request_body: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """An OpenAPI link from an answer to the operation ``method path``: which of the
+    answer's values that operation takes, for clients and for stateful testing."""
+    pointer = path.replace("~", "~0").replace("/", "~1")
+    target: dict[str, Any] = {"operationRef": f"#/paths/{pointer}/{method}"}
+    if parameters:
+        target["parameters"] = parameters
+    if request_body:
+        target["requestBody"] = request_body
+    return target
+
+
+# A session's events, from the answer to any of its events.
+_SESSION_LINKS = {
+    "observations": link(
+        "get",
+        "/agentmemory/observations",
+        parameters={"sessionId": "$request.body#/sessionId"},
+    ),
+    "summarize": link(
+        "post", "/agentmemory/summarize", request_body={"sessionId": "$request.body#/sessionId"}
+    ),
+}
+# What an agent learned while working on the session's project.
+_OBSERVE_LINKS = {
+    **_SESSION_LINKS,
+    "remember": link(
+        "post", "/agentmemory/remember", request_body={"project": "$request.body#/project"}
+    ),
+}
+
+
 @router.post(
     "/observe",
     status_code=201,
@@ -60,7 +98,7 @@ _ENVELOPE_SCHEMA = Envelope.model_json_schema(by_alias=True)
         "the answer says `deduplicated` and carries the original ids."
     ),
     openapi_extra=_body_schema(_ENVELOPE_SCHEMA),
-    responses=_ERRORS,
+    responses={201: {"description": "Stored", "links": _OBSERVE_LINKS}, **_ERRORS},
 )
 async def observe(request: Request) -> JSONResponse:
     envelope = validate(Envelope, parse_json(await request.body()))
@@ -119,7 +157,20 @@ async def observe_bulk(request: Request) -> JSONResponse:
     "/session/start",
     summary="Declare a session and get its Memory Session ID (optional: events create it)",
     openapi_extra=_body_schema(SessionStart.model_json_schema(by_alias=True)),
-    responses=_ERRORS,
+    responses={
+        200: {
+            "description": "The session, its board row's id and the memory block to inject",
+            "links": {
+                **_OBSERVE_LINKS,
+                "boardRow": link(
+                    "get",
+                    "/agentmemory/board/sessions/{session_id}",
+                    parameters={"session_id": "$response.body#/memorySessionId"},
+                ),
+            },
+        },
+        **_ERRORS,
+    },
 )
 async def session_start(request: Request) -> dict[str, Any]:
     start = validate(SessionStart, parse_json(await request.body()))
