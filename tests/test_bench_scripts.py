@@ -63,3 +63,9 @@ def test_locomo_recall_does_not_regress_on_two_conversations(tmp_path):
 def test_search_latency_bench_runs_at_a_small_scale():
     out = _run("search.py", "--observations", "2000", "--fragments", "200")
     assert "hybrid" in out and "lexical" in out and "p95" in out
+
+
+def test_redaction_bench_runs_at_a_small_scale():
+    out = _run("redact.py", "--size", "4096", "--runs", "1")
+    assert "slowest worst case" in out and "ordinary tool output" in out
+    assert "72 KB of <private> openers" in out
