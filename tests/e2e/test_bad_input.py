@@ -213,6 +213,16 @@ def test_json_as_deep_as_the_limit_is_stored_and_redacted_whole(client, server):
     assert stored == {"note": "password=[REDACTED:secret]"}
 
 
+def test_an_integer_as_long_as_the_limit_is_stored_exactly(client, server):
+    sid = f"long-{uuid.uuid4().hex[:6]}"
+    number = int("7" * MAX_INT_DIGITS)
+    body = json.dumps(envelope(sid, data={"count": number}))
+    assert client.post("/observe", content=body.encode()).status_code == 201
+    with Memory.open(home=server.home) as memory:
+        (event,) = memory.events(sid)
+    assert event.payload == {"count": number}
+
+
 @pytest.mark.parametrize(
     ("path", "params"),
     [
