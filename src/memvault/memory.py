@@ -306,12 +306,13 @@ class Memory(Recall):
         when the row was verified on disk."""
         if not isinstance(request, SessionStart):
             request = validate(SessionStart, request)
+        redact = self.redactor.redact_text
         self.store.ensure_session(
             request.session_id,
-            project=request.project,
-            cwd=request.cwd,
+            project=redact(request.project),
+            cwd=redact(request.cwd),
             agent_id=request.agent_id,
-            title=request.title,
+            title=redact(request.title) if request.title else request.title,
         )
         report = self.register_host_session(request.session_id, request.agent_id)
         session = self.store.get_session(request.session_id)

@@ -112,3 +112,19 @@ def test_a_redactor_without_configured_secrets_still_applies_every_pattern():
     text = "token: Bearer abcdefghijklmnop1234"
     assert Redactor().redact_text(text) == "token: Bearer [REDACTED:bearer]"
     assert Redactor({"memvault_secret": None}).redact_text(text) == Redactor().redact_text(text)
+
+
+def test_a_session_start_stores_no_configured_secret(tmp_path):
+    home = tmp_path / "home"
+    with Memory.open(home=home, secret=SECRET) as memory:
+        memory.start_session(
+            {
+                "sessionId": "s2",
+                "project": f"demo-{SECRET}",
+                "cwd": f"/home/dev/{SECRET}",
+                "title": f"fix {SECRET}",
+            }
+        )
+        session = memory.session("s2")
+    assert session.project == "demo-[REDACTED:memvault_secret]"
+    assert SECRET.encode() not in _database_bytes(home)
