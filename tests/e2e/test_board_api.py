@@ -212,3 +212,17 @@ def test_a_board_memvault_will_not_change_is_a_409_naming_the_file(start_server,
     response = httpx.get(f"{server.url}/agentmemory/board/{route}")
     assert response.status_code == 409
     assert "memory/index.md" in response.json()["error"]
+
+
+def test_a_board_with_a_byte_that_is_not_utf8_answers_409_naming_the_line(start_server):
+    server = start_server()
+    with httpx.Client(base_url=f"{server.url}/agentmemory/board", timeout=30) as http:
+        assert http.post("/register", json={"manual": True}).status_code == 200
+        index = server.home / "vault" / "memory" / "index.md"
+        with index.open("ab") as handle:
+            handle.write(b"| caf\xe9 |\n")
+        listed = http.get("/sessions")
+        assert listed.status_code == 409, listed.text
+        assert "not UTF-8" in listed.json()["error"] and "line 6" in listed.json()["error"]
+        registered = http.post("/register", json={"manual": True})
+        assert registered.status_code == 409, registered.text
