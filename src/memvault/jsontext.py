@@ -71,8 +71,13 @@ def loads(text: str | bytes) -> Any:
         value = orjson.loads(text)
     except orjson.JSONDecodeError:
         value = _standard_loads(text)  # the standard library's error says where and what
+        _check_unicode(value)  # orjson refuses lone surrogates itself; this parser does not
     if _brackets(text) > MAX_DEPTH and _deeper_than(value, MAX_DEPTH):
         raise TooDeep(f"JSON nested deeper than {MAX_DEPTH} levels, the most memvault reads")
+    return value
+
+
+def _check_unicode(value: Any) -> None:
     try:
         orjson.dumps(value)  # fails on a lone surrogate (and on integers beyond 64 bits)
     except (orjson.JSONEncodeError, TypeError):
@@ -83,7 +88,6 @@ def loads(text: str | bytes) -> Any:
             raise NotUnicode(
                 f"{where} a lone surrogate ({char!r}), which UTF-8 text cannot store", field
             ) from None
-    return value
 
 
 def _standard_loads(text: str | bytes) -> Any:
@@ -127,20 +131,20 @@ def _brackets(text: str | bytes) -> int:
 
 
 def _deeper_than(value: Any, limit: int) -> bool:
-    """Whether ``value`` nests more than ``limit`` levels: level by level, without
-    recursion, visiting each container once."""
-    level = [value] if isinstance(value, dict | list) else []
+    """Whether ``value`` (as decoded: plain dicts and lists) nests more than ``limit``
+    levels: level by level, without recursion, visiting each container once."""
+    level = [value] if type(value) is dict or type(value) is list else []
     depth = 0
     while level:
         depth += 1
         if depth > limit:
             return True
-        level = [
-            child
-            for container in level
-            for child in (container.values() if isinstance(container, dict) else container)
-            if isinstance(child, dict | list)
-        ]
+        inner = []
+        for container in level:
+            for child in container.values() if type(container) is dict else container:
+                if type(child) is dict or type(child) is list:
+                    inner.append(child)
+        level = inner
     return False
 
 
