@@ -48,5 +48,9 @@ bench: install
 	$(BIN)/python bench/ingest.py
 	$(BIN)/python bench/board.py
 
+# A longer property-based run over the whole API (make test runs a short one).
+fuzz: install
+	MEMVAULT_FUZZ_EXAMPLES=1000 $(BIN)/pytest tests/fuzz -p no:cacheprovider --timeout=3600
+
 clean:
 	rm -rf $(VENV) build src/*.egg-info .pytest_cache .ruff_cache

@@ -164,3 +164,21 @@ def test_reset_queues_the_fragments_to_be_read_again(tmp_path):
 def file_node(client):
     found = client.post("/graph/query", json={"startNodeId": "file:scripts/deploy.sh"}).json()
     return found["nodes"][0] if found["nodes"] else None
+
+
+def test_a_query_holding_a_nul_character_is_answered_not_a_server_error(server):
+    answer = httpx.post(
+        f"{server.url}/agentmemory/graph/query", json={"query": "abc\u0000"}, timeout=10
+    )
+    assert answer.status_code == 200, answer.text
+
+
+def test_a_graph_query_body_that_is_not_utf8_is_the_same_clear_400_as_observe(server):
+    answer = httpx.post(
+        f"{server.url}/agentmemory/graph/query",
+        content=b'{"query": "caf\xe9"}',
+        headers={"content-type": "application/json"},
+        timeout=10,
+    )
+    assert answer.status_code == 400
+    assert answer.json()["error"].startswith("request body is not valid UTF-8")

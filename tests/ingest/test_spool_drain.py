@@ -120,3 +120,18 @@ def test_a_spool_file_without_read_permission_is_set_aside_and_the_rest_drain(tm
         assert (drained.delivered, drained.set_aside) == (1, 1)
     assert set_aside(folder) == [name]
     assert "Permission denied" in caplog.text
+
+
+def test_a_folder_named_like_a_spooled_event_is_set_aside_and_the_rest_drain(tmp_path, caplog):
+    home = tmp_path / "home"
+    folder = home / "spool"
+    spool.put(str(folder), json.dumps(envelope("s1", 1)).encode())
+    name = spool.put(str(folder), b"{}")
+    (folder / name).unlink()
+    (folder / name).mkdir()  # a name in its place in the order, but a folder
+    spool.put(str(folder), json.dumps(envelope("s1", 2)).encode())
+    with caplog.at_level(logging.WARNING), Memory.open(home=home) as memory:
+        drained = drain(memory)
+        assert (drained.delivered, drained.set_aside) == (2, 1)
+    assert set_aside(folder) == [name]
+    assert spool.pending(str(folder)) == []

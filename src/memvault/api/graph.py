@@ -10,10 +10,11 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
+from memvault.api.guards import DecodedBodyRoute
 from memvault.graph.model import KINDS, MAX_DEPTH, MAX_LIMIT, MAX_OFFSET
 from memvault.store import Store
 
-router = APIRouter(prefix="/agentmemory", tags=["graph"])
+router = APIRouter(prefix="/agentmemory", tags=["graph"], route_class=DecodedBodyRoute)
 
 NodeType = Annotated[str, Field(pattern=f"^({'|'.join(KINDS)})$")]
 

@@ -57,7 +57,7 @@ def pending(folder: str, limit: int | None = None) -> list[str]:
             names = [
                 e.name
                 for e in entries
-                if e.name.endswith(SUFFIX) and not e.name.startswith(".") and e.is_file()
+                if e.name.endswith(SUFFIX) and not e.name.startswith(".")
             ]
     except FileNotFoundError:
         return []

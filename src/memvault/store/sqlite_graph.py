@@ -396,7 +396,8 @@ def _named(conn: sqlite3.Connection, folded: str) -> tuple[list[tuple], bool]:
     """Nodes whose key contains ``folded`` (3+ characters) or starts with it (shorter),
     the exact name first, then the most mentioned."""
     if len(folded) >= 3:
-        phrase = '"' + folded.replace('"', '""') + '"'
+        # FTS5 reads a NUL as the end of the query text ("unterminated string").
+        phrase = '"' + folded.replace("\x00", " ").replace('"', '""') + '"'
         ids = [r[0] for r in conn.execute(NAMES_CONTAINING, (phrase, MATCH_CAP + 1))]
         rows = _nodes_by_id(conn, ids[:MATCH_CAP])
         cut = len(ids) > MATCH_CAP
