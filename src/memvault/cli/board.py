@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Annotated
 
@@ -47,9 +48,25 @@ def _show(report: Report, as_json: bool) -> None:
         )
         for key, value in report.details.items():
             if value not in ([], {}, None) and key != "dryRun":
-                console.print(f"  {key}: {escape(str(value))}", highlight=False)
+                console.print(f"  {_words(key)}: {escape(_human(value))}", highlight=False)
     if not report.ok:
         raise typer.Exit(1)
+
+
+def _words(key: str) -> str:
+    """``keptActive`` → ``kept active``: a report's keys as a person reads them."""
+    return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", key).lower()
+
+
+def _human(value: object) -> str:
+    """A report value as text: lists joined, mappings as ``a (b, c)``, yes and no."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list | tuple):
+        return ", ".join(_human(item) for item in value)
+    if isinstance(value, dict):
+        return "; ".join(f"{key} ({_human(item)})" for key, item in value.items())
+    return str(value)
 
 
 @session_app.command("register")
@@ -168,6 +185,14 @@ def list_(as_json: Json = False) -> None:
         return
     if not rows:
         console.print(f"The board is empty: {memory.board.index_path} has no sessions yet.")
+        return
+    if not console.is_terminal:  # piped: one row a line, tab-separated, for scripts
+        print(
+            "\t".join(["Session ID", "Status", "Topic", "Summary", "Referenced By", "Updated At"])
+        )
+        for r in rows:
+            cells = [r.session_id, r.status, r.topic, r.summary]
+            print("\t".join([*cells, format_references(r.referenced_by), r.updated_at]))
         return
     table = Table("Status", "Topic", "Summary", "Referenced By", "Updated At")
     table.columns.insert(0, Column("Session ID", no_wrap=True))
