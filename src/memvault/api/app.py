@@ -15,6 +15,7 @@ from starlette.exceptions import HTTPException
 from memvault import __version__
 from memvault.api import archive, board, graph, mcp_routes, recall
 from memvault.api import importer as transcript_import
+from memvault.api.docs import serve_docs
 from memvault.api.guards import BearerAuth, BodyLimit, BodyTooLarge, BrowserGuard
 from memvault.api.responses import JSONResponse
 from memvault.api.routes import router
@@ -105,7 +106,10 @@ def create_app(settings: Settings | None = None, memory: Memory | None = None) -
         summary="Lasting memory for AI coding agents (agentmemory-compatible REST).",
         lifespan=lifespan,
         default_response_class=JSONResponse,
+        docs_url=None,  # served with local assets instead: the docs work offline
+        redoc_url=None,
     )
+    serve_docs(app)
     app.include_router(router)
     app.include_router(board.router)
     app.include_router(recall.router)

@@ -24,6 +24,7 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 PUBLIC_PATHS = frozenset({"/agentmemory/livez", "/docs", "/redoc", "/openapi.json"})
+PUBLIC_PREFIX = "/docs/"  # the docs pages' scripts and styles
 
 
 class BodyTooLarge(Exception):
@@ -105,7 +106,7 @@ class BearerAuth:
         self.expected = f"Bearer {secret}".encode() if secret else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if self.expected is None or scope["type"] != "http" or scope["path"] in PUBLIC_PATHS:
+        if self.expected is None or scope["type"] != "http" or _public(scope["path"]):
             await self.app(scope, receive, send)
             return
         given = b""
@@ -117,6 +118,10 @@ class BearerAuth:
             await send_json(send, 401, {"error": "unauthorized"})
             return
         await self.app(scope, receive, send)
+
+
+def _public(path: str) -> bool:
+    return path in PUBLIC_PATHS or path.startswith(PUBLIC_PREFIX)
 
 
 class BodyLimit:
