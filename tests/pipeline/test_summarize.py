@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memvault.pipeline import Summary, has_real_work, snapshot_sections, summarize
+from memvault.pipeline.activity import steps
 from memvault.vault import snapshot
 from tests.pipeline import transcripts
 from tests.pipeline.sessions import (
@@ -201,3 +202,39 @@ def test_observations_alone_are_enough(ingest):
     assert alone.decisions == whole.decisions
     # Without the event there is no session folder to make paths relative to.
     assert alone.files == ["/home/dev/code/demo-app/scripts/deploy.sh"]
+
+
+def test_files_a_shell_command_writes_are_the_sessions_files(ingest):
+    events = conversation(
+        "shell",
+        [
+            prompt("write a note and set up the package"),
+            bash("echo hello > note.txt", ""),
+            bash("mkdir -p src/pkg && touch src/pkg/__init__.py", ""),
+            bash("git mv old.md docs/new.md", ""),
+            bash("npm test > /dev/null 2>&1", "3 passed"),
+        ],
+    )
+    summary = summarize(*ingest(events))
+    written = ["note.txt", "src/pkg", "src/pkg/__init__.py", "docs/new.md"]
+    assert [f for f in summary.files if f in written] == written
+    sections = snapshot_sections(summary)
+    merged = snapshot.merge(snapshot.Snapshot(), snapshot.as_snapshot(sections))
+    assert "note.txt" in merged.items(snapshot.FILES)
+
+
+def test_the_hosts_own_tools_are_not_work_the_session_did(ingest):
+    def host_tool(name: str) -> tuple[str, dict]:
+        return "post_tool_use", {"tool_name": name, "tool_input": {"query": "select:Read"}}
+
+    events = conversation(
+        "internal",
+        [prompt("hi"), host_tool("ToolSearch"), host_tool("WaitForMcpServers")],
+    )
+    observed = ingest(events)
+    assert [step.role for step in steps(*observed)] == ["prompt"]
+    assert {o.type for o in observed[1]} == {"conversation", "host_internal"}
+    summary = summarize(*observed)
+    assert not has_real_work(summary)
+    assert "ToolSearch" not in summary.current_context
+    assert summary.commands == [] and summary.files == []

@@ -13,6 +13,7 @@ from typing import Any
 
 from memvault import jsontext
 from memvault.domain import ObservationDraft
+from memvault.ingest.shell import written_files
 
 TITLE_LIMIT = 80
 NARRATIVE_LIMIT = 400
@@ -46,13 +47,21 @@ _TYPE_IMPORTANCE = {
     "search": 3,
     "file_read": 3,
     "tool": 4,
+    "host_internal": 0,
 }
 
 _FILE_KEYS = ("file_path", "filePath", "path", "file", "notebook_path", "target_file")
 
 
+# Tools a host calls for itself (finding its deferred tools, waiting for MCP servers to
+# connect): not work the session did, so no step of its summary and no fragment.
+HOST_INTERNAL_TOOLS = frozenset({"ToolSearch", "WaitForMcpServers"})
+
+
 @functools.lru_cache(maxsize=1024)
 def infer_tool_type(tool_name: str) -> str:
+    if tool_name in HOST_INTERNAL_TOOLS:
+        return "host_internal"
     if tool_name.lower().startswith("mcp"):
         return "mcp_call"
     words = {word.lower() for word in _WORDS.findall(tool_name)}
@@ -114,6 +123,8 @@ def _failure(_: str, d: dict) -> Built:
     if target:
         facts.insert(1, f"target: {_clip(target, 200)}")
     narrative = " | ".join(part for part in (target, error) if part)
+    if tool in HOST_INTERNAL_TOOLS:
+        return "host_internal", f"{tool} failed: {error}", narrative, facts, 0
     return "error", f"{tool} failed: {error}", narrative, facts, 7
 
 
@@ -210,6 +221,14 @@ def _files(d: dict) -> list[str]:
             if isinstance(edit, dict):
                 candidates += [edit.get(key) for key in _FILE_KEYS]
     candidates += [d.get(key) for key in _FILE_KEYS]
+    command = tool_input.get("command") if isinstance(tool_input, dict) else None
+    tool = d.get("tool_name") or d.get("toolName")
+    if (
+        isinstance(command, str)
+        and isinstance(tool, str)
+        and infer_tool_type(tool) == "command_run"
+    ):
+        candidates += written_files(command)  # echo … > note.txt, cp, mv, touch, mkdir …
     files = d.get("files")
     if isinstance(files, list):
         candidates += files

@@ -51,7 +51,10 @@ class Step:
 
     @property
     def changes_files(self) -> bool:
-        return self.role == TOOL and self.type in CHANGE_TYPES
+        # A command's files are the ones its command line writes (ingest/shell.py).
+        return self.role == TOOL and (
+            self.type in CHANGE_TYPES or (self.type == "command_run" and bool(self.files))
+        )
 
 
 def steps(events: Sequence[Event], observations: Sequence[Observation]) -> list[Step]:
@@ -91,6 +94,8 @@ def _step(seq: int, event: Event | None, observation: Observation | None) -> Ste
         kind, narrative, files = draft.type, draft.narrative, draft.files
     else:
         kind, narrative, files = observation.type, observation.narrative, observation.files
+    if kind == "host_internal":
+        return None  # the host's own bookkeeping, not the session's work
     cwd = event.cwd if event is not None else ""
     base = {
         "seq": seq,
