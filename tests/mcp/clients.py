@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -19,17 +20,27 @@ from memvault.mcp_server import TOOLS
 TOOL_NAMES = {entry.name for entry in TOOLS}
 
 
+# What a host runs: the console script's light entry point, not the full CLI.
+RELAY = [sys.executable, "-m", "memvault.cli.entry", "mcp"]
+
+
+def relay_env(home: Path, **settings: str) -> dict[str, str]:
+    """A clean environment naming ``home``: none of the runner's own memvault settings."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMVAULT_", "AGENTMEMORY_"))}
+    return {**env, "MEMVAULT_HOME": str(home), "MEMVAULT_EMBEDDINGS": "none", **settings}
+
+
 @asynccontextmanager
-async def stdio(home: Path, **env: str) -> AsyncIterator[Client]:
-    """``memvault mcp`` as a host starts it: a child process speaking MCP on stdio."""
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "memvault.cli", "mcp"],
-        env={"MEMVAULT_HOME": str(home), "MEMVAULT_EMBEDDINGS": "none", **env},
-    )
+async def stdio(
+    home: Path, *, mode: str = "legacy", log: str = "mcp-stderr.log", **settings: str
+) -> AsyncIterator[Client]:
+    """``memvault mcp`` as a host starts it: a child process speaking MCP on stdio, relaying
+    to the server that ``settings`` (MEMVAULT_URL, MEMVAULT_PORT) name for ``home``."""
+    env = relay_env(home, **settings)
+    params = StdioServerParameters(command=RELAY[0], args=RELAY[1:], env=env)
     home.mkdir(parents=True, exist_ok=True)
-    with (home / "mcp-stderr.log").open("w") as errors:
-        async with Client(stdio_client(params, errlog=errors), mode="legacy") as client:
+    with (home / log).open("w") as errors:
+        async with Client(stdio_client(params, errlog=errors), mode=mode) as client:
             yield client
 
 

@@ -1,34 +1,45 @@
-"""`memvault mcp` over stdio, driven by the official MCP client as a host would drive it."""
+"""`memvault mcp` over stdio, driven by the official MCP client as a host would drive it:
+the relay in front of a server of the test's own."""
 
 from __future__ import annotations
 
 import anyio
+import pytest
 
+from tests.helpers import Server
 from tests.mcp.clients import call, remember_and_register, stdio, text
 
 
-def test_save_search_get_register_update_over_stdio(tmp_path):
-    home = tmp_path / "home"
+@pytest.fixture
+def own_server(tmp_path):
+    """A server for one test, whose vault holds only what that test wrote."""
+    running = Server(tmp_path / "home").start()
+    yield running
+    running.stop()
+
+
+def test_save_search_get_register_update_over_stdio(own_server):
+    home = own_server.home
 
     async def main() -> None:
-        async with stdio(home) as client:
+        async with stdio(home, MEMVAULT_URL=own_server.url) as client:
             assert client.server_info is not None and client.server_info.name == "memvault"
             await remember_and_register(client, home / "vault", "stdio-app")
 
     anyio.run(main)
 
 
-def test_a_second_process_sees_what_the_first_wrote(tmp_path):
-    home = tmp_path / "home"
+def test_a_second_process_sees_what_the_first_wrote(own_server):
+    home, url = own_server.home, own_server.url
 
     async def main() -> None:
-        async with stdio(home) as first:
+        async with stdio(home, MEMVAULT_URL=url) as first:
             await call(
                 first,
                 "memory_save",
                 {"project": "shared-app", "facts": ["db: postgres 16 in production"]},
             )
-        async with stdio(home) as second:
+        async with stdio(home, MEMVAULT_URL=url) as second:
             found = await call(second, "memory_search", {"query": "postgres production"})
             assert [r["project"] for r in found.structured_content["results"]] == ["shared-app"]
 
@@ -41,12 +52,12 @@ async def _error(client, name: str, arguments: dict) -> str:
     return text(result)
 
 
-def test_bad_input_is_a_tool_error_that_names_the_problem(tmp_path):
-    home = tmp_path / "home"
+def test_bad_input_is_a_tool_error_that_names_the_problem(own_server):
+    home = own_server.home
     vault = home / "vault"
 
     async def main() -> None:
-        async with stdio(home) as client:
+        async with stdio(home, MEMVAULT_URL=own_server.url) as client:
             missing = await _error(client, "memory_get", {})
             assert missing == "Error executing tool memory_get: id: Field required"
 
@@ -90,12 +101,12 @@ def test_bad_input_is_a_tool_error_that_names_the_problem(tmp_path):
     assert not (vault / "memory" / "index.md").exists()  # nothing was registered
 
 
-def test_fragments_breaking_the_rules_are_refused_with_the_write_paths_errors(tmp_path):
-    home = tmp_path / "home"
+def test_fragments_breaking_the_rules_are_refused_with_the_write_paths_errors(own_server):
+    home = own_server.home
     folder = home / "vault" / "agent-memory"
 
     async def main() -> None:
-        async with stdio(home) as client:
+        async with stdio(home, MEMVAULT_URL=own_server.url) as client:
             typed = await _error(
                 client,
                 "memory_save",

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from memvault.cli.board import open_memory
-
 
 def mcp() -> None:
-    """Serve the MCP tools over stdio, for Cursor, Claude Code and other MCP hosts.
+    """Relay MCP over stdio to the memvault server, for Cursor, Claude Code and other hosts.
 
-    The host starts this command and speaks MCP on its stdin and stdout; it opens the
-    memory the environment configures, like every other command. Logs go to stderr.
+    The host starts this command and speaks MCP on its stdin and stdout; the tools run in
+    the server (``memvault serve``), which this command starts when none is running. It
+    opens no store and loads no model. Diagnostics go to stderr.
     """
-    # The SDK loads only when this command runs: other commands start faster without it.
-    from memvault.mcp_server import build_server
+    from memvault.relay import main
 
-    with open_memory() as memory:
-        build_server(memory).run("stdio")
+    raise SystemExit(main())

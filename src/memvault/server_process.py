@@ -1,0 +1,275 @@
+"""The one memvault server on this machine: finding it, starting it when none runs, and
+stopping it, with the standard library only.
+
+The server is the only process that opens the store, the vault writer and an embedding
+model; the MCP relay, the hook and the CLI are its clients. When a client that needs the
+server finds none answering, it starts one detached, under a lock in ``MEMVAULT_HOME`` so
+that editor windows opening at once start exactly one. Files in ``MEMVAULT_HOME``:
+
+- ``server.pid``: the server's pid on the first line, its URL on the second; written by
+  whoever starts it (so a second client waits instead of starting another) and again by
+  the server once it listens; removed when the server stops.
+- ``server.lock``: held while a client checks for a server and starts one.
+- ``logs/server.log``: a started server's output, rotated at start when over 5 MiB
+  (``server.log.1`` … ``server.log.3`` are kept).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import time
+
+from memvault.hook import paths
+from memvault.hook.transport import Unavailable, split_url
+from memvault.relay.http import Connection
+
+TYPE_CHECKING = False  # typing is not imported at run time: a host waits for every import
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from subprocess import Popen
+
+DEFAULT_URL = "http://127.0.0.1:3111"
+PID_FILE = "server.pid"
+LOCK_FILE = "server.lock"
+LOG_FILE = os.path.join("logs", "server.log")
+LOG_LIMIT = 5 * 1024 * 1024
+LOG_KEEP = 3
+START_SECONDS = 30.0  # the embedding model loads before the server listens
+STOP_SECONDS = 10.0
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+class StartFailed(Exception):
+    """No server answers, and none could be started; the message says why and where to look."""
+
+
+def server_url(environ: Mapping[str, str] = os.environ) -> str:
+    """Where clients find the server, as the server's settings compute it: ``MEMVAULT_URL``
+    (or ``AGENTMEMORY_URL``), else ``MEMVAULT_HOST`` and ``MEMVAULT_PORT``."""
+    url = environ.get("MEMVAULT_URL") or environ.get("AGENTMEMORY_URL")
+    if url:
+        return url.rstrip("/")
+    host = environ.get("MEMVAULT_HOST") or "127.0.0.1"
+    port = environ.get("MEMVAULT_PORT") or environ.get("III_REST_PORT") or "3111"
+    if host in ("0.0.0.0", "::"):
+        host = "127.0.0.1"
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
+def server_secret(environ: Mapping[str, str] = os.environ) -> str | None:
+    secret = (environ.get("MEMVAULT_SECRET") or environ.get("AGENTMEMORY_SECRET") or "").strip()
+    return secret or None
+
+
+def answers(url: str, seconds: float = 1.0) -> bool:
+    """Whether a memvault server answers ``GET /agentmemory/livez`` at ``url``."""
+    try:
+        answer = Connection(url, None, time.monotonic() + seconds).exchange(
+            "GET", "/agentmemory/livez", headers={"Accept": "application/json"}
+        )
+    except Unavailable:
+        return False
+    return answer.status == 200 and b'"memvault"' in answer.body
+
+
+def ensure_running(environ: Mapping[str, str] = os.environ, seconds: float = START_SECONDS) -> str:
+    """The URL of a server that answers: the running one, or one started now."""
+    url = server_url(environ)
+    if answers(url):
+        return url
+    home = paths.home(environ)
+    os.makedirs(os.path.join(home, "logs"), exist_ok=True)
+    deadline = time.monotonic() + seconds
+    lock = _lock(os.path.join(home, LOCK_FILE), deadline + seconds)
+    try:
+        if answers(url):  # another client started it while this one waited for the lock
+            return url
+        log = os.path.join(home, LOG_FILE)
+        recorded = read_pid_file(home)
+        if recorded is not None and running(recorded[0]):
+            _wait(url, deadline, log, pid=recorded[0])  # one is starting: not a second
+            return url
+        command = serve_command(url, environ)
+        _rotate(log)
+        child = _spawn(command, log, environ)
+        write_pid_file(home, child.pid, url)
+        _wait(url, deadline, log, child=child)
+        return url
+    finally:
+        os.close(lock)
+
+
+def serve_command(url: str, environ: Mapping[str, str]) -> list[str]:
+    """``python -m memvault.cli serve`` for a server at ``url``, which must be on this machine."""
+    command = [sys.executable, "-m", "memvault.cli", "serve"]
+    if not (environ.get("MEMVAULT_URL") or environ.get("AGENTMEMORY_URL")):
+        return command  # the server reads MEMVAULT_HOST and MEMVAULT_PORT itself
+    try:
+        scheme, host, port, prefix = split_url(url)
+    except ValueError as exc:
+        raise StartFailed(str(exc)) from None
+    if scheme != "http" or prefix or not (host in LOOPBACK or host.startswith("127.")):
+        raise StartFailed(
+            f"no memvault server answers at {url}, and memvault starts one only at an "
+            "http:// address of this machine with no path: start it there yourself"
+        )
+    return [*command, "--host", host, "--port", str(port)]
+
+
+def read_pid_file(home: str) -> tuple[int, str] | None:
+    """``(pid, url)`` from ``server.pid``; None when there is none or it is unreadable."""
+    try:
+        with open(os.path.join(home, PID_FILE), encoding="utf-8") as file:
+            lines = file.read().splitlines()
+    except OSError:
+        return None
+    if not lines or not lines[0].strip().isdigit():
+        return None
+    return int(lines[0]), (lines[1].strip() if len(lines) > 1 else "")
+
+
+def write_pid_file(home: str, pid: int, url: str) -> None:
+    """Write ``server.pid`` whole (a reader never sees half of it)."""
+    path = os.path.join(home, PID_FILE)
+    partial = f"{path}.{os.getpid()}.tmp"
+    with open(partial, "w", encoding="utf-8") as file:
+        file.write(f"{pid}\n{url}\n")
+    os.replace(partial, path)
+
+
+def remove_pid_file(home: str, pid: int) -> None:
+    """Remove ``server.pid`` if it still names ``pid`` (and not a server started since)."""
+    recorded = read_pid_file(home)
+    if recorded is not None and recorded[0] == pid:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(os.path.join(home, PID_FILE))
+
+
+def running(pid: int) -> bool:
+    """Whether ``pid`` is a live memvault process (a reused pid of another program is not)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # alive, someone else's
+    except OSError:
+        return False
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            if stat.read().rpartition(b")")[2].split()[:1] == [b"Z"]:
+                return False  # exited, not yet reaped
+        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+            return b"memvault" in cmdline.read()
+    except OSError:
+        return True  # no /proc (macOS, Windows): the signal's answer is all there is
+
+
+def stop(home: str, seconds: float = STOP_SECONDS) -> tuple[bool, str]:
+    """Ask the server ``server.pid`` names to stop (SIGTERM), and wait for it to go:
+    (whether no server runs now, what happened)."""
+    import signal
+
+    recorded = read_pid_file(home)
+    pid_path = os.path.join(home, PID_FILE)
+    if recorded is None:
+        return True, f"no memvault server is running (no {PID_FILE} in {home})"
+    pid, url = recorded
+    if not running(pid):
+        remove_pid_file(home, pid)
+        return True, f"no memvault server is running (removed a stale {pid_path}, pid {pid})"
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + seconds
+    while running(pid):
+        if time.monotonic() > deadline:
+            return False, f"the server (pid {pid}) is still running {seconds:g} s after SIGTERM"
+        time.sleep(0.1)
+    remove_pid_file(home, pid)  # gone without removing it (killed, or a crash)
+    return True, f"stopped the memvault server at {url or 'its address'} (pid {pid})"
+
+
+def _spawn(command: list[str], log: str, environ: Mapping[str, str]) -> Popen:
+    import subprocess
+
+    detached: dict[str, object] = {"start_new_session": True}
+    if sys.platform == "win32":
+        flags = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP
+        detached = {"creationflags": flags}
+    with open(log, "ab") as output:
+        return subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            env=dict(environ),
+            close_fds=True,
+            **detached,  # type: ignore[arg-type]
+        )
+
+
+def _wait(
+    url: str, deadline: float, log: str, *, child: Popen | None = None, pid: int | None = None
+) -> None:
+    while not answers(url):
+        if child is not None and child.poll() is not None:
+            raise StartFailed(
+                f"the memvault server started for {url} exited with status "
+                f"{child.returncode}; see {log}:\n{_tail(log)}"
+            )
+        if pid is not None and not running(pid):
+            raise StartFailed(f"the memvault server starting for {url} exited; see {log}")
+        if time.monotonic() > deadline:
+            raise StartFailed(
+                f"the memvault server at {url} did not answer within {START_SECONDS:g} s "
+                f"of starting; see {log}"
+            )
+        time.sleep(0.1)
+
+
+def _lock(path: str, deadline: float) -> int:
+    """An exclusive lock on ``path``, held until the descriptor returned is closed."""
+    descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    while True:
+        try:
+            if sys.platform == "win32":
+                import msvcrt
+
+                msvcrt.locking(descriptor, msvcrt.LK_NBLCK, 1)
+            else:
+                import fcntl
+
+                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return descriptor
+        except OSError:
+            if time.monotonic() > deadline:
+                os.close(descriptor)
+                raise StartFailed(f"another client holds {path} and has not let go") from None
+            time.sleep(0.05)
+
+
+def _rotate(log: str) -> None:
+    """Keep the log under ``LOG_LIMIT``: over it, ``server.log`` becomes ``server.log.1``
+    and older files move one along, the oldest beyond ``LOG_KEEP`` dropped."""
+    try:
+        if os.path.getsize(log) <= LOG_LIMIT:
+            return
+    except OSError:
+        return
+    for n in range(LOG_KEEP - 1, 0, -1):
+        if os.path.exists(f"{log}.{n}"):
+            os.replace(f"{log}.{n}", f"{log}.{n + 1}")
+    os.replace(log, f"{log}.1")
+
+
+def _tail(log: str, lines: int = 20) -> str:
+    try:
+        with open(log, "rb") as file:
+            file.seek(max(0, os.path.getsize(log) - 8192))
+            text = file.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+    return "\n".join(text.splitlines()[-lines:])
