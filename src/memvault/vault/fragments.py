@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from memvault.vault import frontmatter
-from memvault.vault.files import read_text
+from memvault.vault.files import OutsideFolder, inside, read_text
 
 TAG = "agent-memory"
 # Folders of the fragments folder that hold no live fragments: the archive and the
@@ -31,6 +31,8 @@ PROJECT_LIMIT = 80  # bytes of the name a project may take
 
 _UNSAFE = re.compile(r'[\\/:*?"<>|#^\[\]\x00-\x1f\x7f.]+')
 _WIKILINK = re.compile(r"\[\[[^\]\n]+\]\]")
+# Obsidian's tags are letters, digits, _, - and / (nested tags); spaces end a tag.
+_NOT_IN_TAGS = re.compile(r"[^\w/-]+")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _NAME = re.compile(r"^(?P<project>.+?) - (?P<date>\d{4}-\d{2}-\d{2}) - (?P<description>.+)$")
 # Report-style heading trees the compressed form replaces (现象 / 根因 / 经验教训 and kin).
@@ -45,20 +47,45 @@ def safe_part(text: str) -> str:
     return " ".join(text.split()).strip(" -")
 
 
+def tag_name(tag: str) -> str:
+    """``tag`` as Obsidian takes a tag: no leading ``#``, no spaces (``needs review`` is
+    ``needs-review``), only letters, digits, ``_``, ``-`` and ``/`` (anything else becomes
+    ``-``), and not only digits. ``ValueError`` naming the tag when nothing like a tag is
+    left of it (``2026``, ``#``, ``!!``)."""
+    text = unicodedata.normalize("NFC", tag).strip().lstrip("#")
+    text = _NOT_IN_TAGS.sub("-", text)
+    text = re.sub(r"-{2,}", "-", re.sub(r"/{2,}", "/", text)).strip("-/")
+    if not text or text.isdigit():
+        raise ValueError(
+            f"tag {tag!r} is not a tag Obsidian takes: use letters, digits, _, - and /, "
+            "not only digits"
+        )
+    return text
+
+
 def fragment_name(project: str, date: str, description: str) -> str:
     """``{project} - {date} - {description}.md``, made safe and bounded."""
     if not _DATE.fullmatch(date):
         raise ValueError(f"date must be YYYY-MM-DD, not {date!r}")
     project_part = _bounded(safe_part(project) or "general", PROJECT_LIMIT)
     room = NAME_LIMIT - len(f"{project_part} - {date} - ".encode())
-    description_part = _bounded(safe_part(description) or "note", room)
+    description_part = _bounded(_unpunctuated(safe_part(description)) or "note", room)
     return f"{project_part} - {date} - {description_part}.md"
 
 
 def _bounded(text: str, limit: int) -> str:
     """``text`` cut to at most ``limit`` UTF-8 bytes, on a character boundary."""
-    cut = text.encode()[:limit].decode("utf-8", errors="ignore").rstrip(" -")
-    return cut or text[:1]
+    cut = text.encode()[:limit].decode("utf-8", errors="ignore")
+    return _unpunctuated(cut) or text[:1]
+
+
+def _unpunctuated(text: str) -> str:
+    """``text`` without the punctuation (of any script: ``。``, ``！``, ``、``, ``…``),
+    spaces and dashes it ends with: a sentence's full stop is no part of a title."""
+    end = len(text)
+    while end and (text[end - 1] in " -" or unicodedata.category(text[end - 1])[0] == "P"):
+        end -= 1
+    return text[:end]
 
 
 def free_path(folder: Path, name: str) -> Path:
@@ -135,13 +162,18 @@ def live_fragment_files(folder: Path) -> list[Path]:
 
 
 def check_folder(folder: Path, root: Path | None = None) -> CheckReport:
-    """Check every ``.md`` file under ``folder`` (the archive included)."""
+    """Check every ``.md`` file under ``folder`` (the archive included); a link leading
+    out of the folder is not followed."""
     report = CheckReport()
     root = root or folder
     for path in sorted(folder.rglob("*.md")):
         parts = path.relative_to(folder).parts
         if parts[0] == PROJECTS or any(part.startswith(".") for part in parts):
             continue
+        try:
+            inside(folder, path.relative_to(folder))
+        except OutsideFolder:
+            continue  # a link to a note of the vault's elsewhere: a person's, not a fragment
         report.files += 1
         report.problems += check_file(path, root)
     return report

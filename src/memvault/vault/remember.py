@@ -27,6 +27,7 @@ from memvault.vault.fragments import (
     fragment_name,
     free_path,
     live_fragment_files,
+    tag_name,
 )
 
 DEFAULT_THRESHOLD = 0.8
@@ -100,6 +101,7 @@ def check_draft(draft: Draft) -> None:
             problems.append("a fact is empty")
         elif "\n" in fact.strip():
             problems.append(f"a fact is one line (split it into several): {fact[:40]!r}")
+    problems += tag_problems(draft.tags)
     problems += property_problems(draft.properties)
     links = _WIKILINK.findall(" ".join([draft.summary, *draft.facts]))
     if links:
@@ -111,6 +113,22 @@ def check_draft(draft: Draft) -> None:
         problems.append(f"date must be YYYY-MM-DD, not {draft.date!r}")
     if problems:
         raise FragmentRefused("; ".join(problems))
+
+
+def tag_problems(tags: list[str]) -> list[str]:
+    """The tags nothing like an Obsidian tag is left of once normalised (``tag_name``)."""
+    problems = []
+    for tag in tags:
+        try:
+            tag_name(tag)
+        except ValueError as exc:
+            problems.append(str(exc))
+    return problems
+
+
+def normal_tags(tags: list[str]) -> list[str]:
+    """``tags`` as Obsidian takes them, each once, in order (``tag_problems`` first)."""
+    return list(dict.fromkeys(tag_name(tag) for tag in tags))
 
 
 def property_problems(properties: dict[Any, Any]) -> list[str]:
@@ -206,7 +224,7 @@ def _comparable(summary: str, facts: list[str]) -> str:
 
 def _new_fragment(draft: Draft, date: str) -> str:
     properties: dict[str, Any] = {
-        "tags": [TAG, *[t for t in draft.tags if t != TAG]],
+        "tags": [TAG, *[t for t in normal_tags(draft.tags) if t != TAG]],
         "project": draft.project,
         "date": dt.date.fromisoformat(date),
         "summary": " ".join(draft.summary.split()),
@@ -236,7 +254,7 @@ def _merge_into(fragment: Fragment, draft: Draft, date: str) -> None:
     if summary != str(props.get("summary") or ""):
         changes["summary"] = summary  # a merge is an update: the newer summary says it now
     tags = _tag_list(props.get("tags"))
-    new_tags = [t for t in [TAG, *draft.tags] if t not in tags]
+    new_tags = [t for t in [TAG, *normal_tags(draft.tags)] if t not in tags]
     if new_tags or not isinstance(props.get("tags"), list):
         changes["tags"] = [*tags, *new_tags]
     for name in ("importance", "confidence"):
