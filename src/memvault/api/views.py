@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from memvault.domain import BoardRow, Observation, Session, Watermark
-from memvault.memory import BulkResult, Health, ObserveResult
+from memvault.memory import BulkResult, EmbedderState, Health, LLMState, ObserveResult
+from memvault.search.indexer import Backlog
 from memvault.vault.board import format_references
 
 
@@ -110,6 +111,46 @@ def health(h: Health) -> dict[str, Any]:
             "spooledEvents": h.spooled,
         },
         "process": {"pid": h.pid, "rssBytes": h.rss_bytes},
+        "vault": {
+            "path": h.vault,
+            "fragmentsFolder": h.fragments_folder,
+            "boardRows": h.board_rows,
+            "fragments": h.fragments,
+            "archivedFragments": h.archived_fragments,
+        },
+        "embedder": _embedder(h.embedder),
+        "llm": _llm(h.llm),
+        "index": _backlog(h.backlog),
+    }
+
+
+def _embedder(state: EmbedderState | None) -> dict[str, Any] | None:
+    if state is None:
+        return None
+    return {
+        "provider": state.provider,
+        "model": state.model,
+        "dimension": state.dimension,
+        "loaded": state.loaded,
+        "reason": state.reason,
+    }
+
+
+def _llm(state: LLMState | None) -> dict[str, Any] | None:
+    if state is None:
+        return None
+    return {"provider": state.provider, "model": state.model, "reason": state.reason}
+
+
+def _backlog(backlog: Backlog | None) -> dict[str, Any] | None:
+    if backlog is None:
+        return None
+    return {
+        "lastEventSeq": backlog.last_event_seq,
+        "indexedThroughSeq": backlog.indexed_through,
+        "eventsNotIndexed": backlog.events_not_indexed,
+        "documentsNotEmbedded": backlog.documents_not_embedded,
+        "caughtUp": backlog.caught_up,
     }
 
 

@@ -14,6 +14,10 @@ the session's board row and snapshot, which are promoted to active only for real
 After each summary, an extraction run looks at the same new events for what is worth
 keeping (decisions, lessons, findings, data) and writes it through the fragment write
 path, so sessions where the agent wrote no fragment are caught up.
+
+The pipeline is handed what it works from (see ``Sources``): the store, the settings, the
+session board and the fragment write path. It keeps those parts and never the object that
+handed them, so nothing here calls back up into ``Memory``.
 """
 
 from __future__ import annotations
@@ -24,10 +28,12 @@ import json
 import logging
 import threading
 import time
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from memvault.config import Settings
 from memvault.domain import Event, Job, Observation, Session, Watermark, iso, utc_now
 from memvault.graph import extract_session_graph
 from memvault.llm import LLM, LLMError, open_llm
@@ -47,13 +53,12 @@ from memvault.pipeline.llm_tasks import (
 )
 from memvault.pipeline.summarize import Summary, has_real_work, snapshot_sections, summarize
 from memvault.pipeline.worker import Worker
+from memvault.store import Store
 from memvault.vault.board import UNSET_TOPIC
 from memvault.vault.fragments import live_fragment_files
+from memvault.vault.lifecycle import SessionBoard
 from memvault.vault.remember import Draft, FragmentRefused, Remembered, check_draft
-from memvault.vault.snapshot import CONTEXT
-
-if TYPE_CHECKING:
-    from memvault.memory import Memory
+from memvault.vault.snapshot import CONTEXT, as_snapshot
 
 log = logging.getLogger(__name__)
 
@@ -72,11 +77,41 @@ SIGNALLED_PER_ROUND = 50  # sessions queued per worker round by threshold or idl
 JOBS_KEPT_DAYS = 7
 
 
+class Sources(Protocol):
+    """What the pipeline works from. ``Memory`` is one; the pipeline takes these parts from
+    it once and keeps them, not it."""
+
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def board(self) -> SessionBoard: ...
+
+    def remember(
+        self,
+        draft: Draft,
+        *,
+        before_merge: Callable[[Path], None] | None = None,
+        after_write: Callable[[Path], None] | None = None,
+    ) -> Remembered:
+        """The fragment write path: merge or create, then index and graph the file."""
+        ...
+
+    def graph_fragment(self, path: Path) -> None:
+        """Add what a fragment file names to the graph."""
+        ...
+
+
 class Pipeline:
-    def __init__(self, memory: Memory, *, offline: bool = False) -> None:
-        self.memory = memory
-        self.store = memory.store
-        self.settings = memory.settings
+    def __init__(self, sources: Sources, *, offline: bool = False) -> None:
+        self.store = sources.store
+        self.settings = sources.settings
+        self.board = sources.board
+        self._write_fragment = sources.remember
+        self._graph_fragment = sources.graph_fragment
         self._last_sweep = float("-inf")
         self._turns_ended: set[str] = set()
         self._turn_lock = threading.Lock()
@@ -195,7 +230,7 @@ class Pipeline:
         not fragments of the live graph); a fragment already counted adds nothing."""
         paths = live_fragment_files(self.settings.fragments_path)
         for path in paths:
-            self.memory.graph_fragment(path)
+            self._graph_fragment(path)
         return len(paths)
 
     def graph_session(self, session_id: str) -> int:
@@ -421,7 +456,7 @@ class Pipeline:
         def after_write(path: Path) -> None:
             seen["after"] = _sha256(path)
 
-        remembered = self.memory.remember(draft, before_merge=before_merge, after_write=after_write)
+        remembered = self._write_fragment(draft, before_merge=before_merge, after_write=after_write)
         relative = remembered.path.relative_to(vault).as_posix()
         ours = remembered.action == "created" or (
             seen.get("before") is not None
@@ -506,7 +541,7 @@ class Pipeline:
         one."""
         if not board_session_id:
             return
-        row = self.memory.board.board().get(board_session_id)
+        row = self.board.board().get(board_session_id)
         if row is None:
             return
         if row.status != "active":
@@ -522,9 +557,9 @@ class Pipeline:
             # The pipeline's own earlier context is replaced, not piled up: the merge policy
             # moves it under Superseded / Resolved.
             sections[CONTEXT] = [context, f"[superseded] {previous_context.strip()}"]
-        report = self.memory.update_session(
+        report = self.board.update(
             board_session_id,
-            sections,
+            as_snapshot(sections),
             topic=(summary.topic or None) if topic_unset else None,
             summary=summary.current_context or None,
             keywords=(", ".join(summary.keywords) or None) if not row.keywords.strip() else None,

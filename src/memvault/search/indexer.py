@@ -23,6 +23,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import watchfiles
@@ -51,6 +52,20 @@ INGEST_QUIET_SECONDS = 0.5  # no event for this long: the index works flat out
 CONTEXT_BEFORE = 2
 CONTEXT_AFTER = 2
 SUMMARY_EVENTS = 5  # event ids a session summary carries
+
+
+@dataclass(frozen=True, slots=True)
+class Backlog:
+    """How far the index is behind: what a search cannot find yet."""
+
+    last_event_seq: int  # the newest event stored
+    indexed_through: int  # the newest event whose observation is indexed
+    events_not_indexed: int
+    documents_not_embedded: int | None  # None: no embedder, nothing to wait for
+
+    @property
+    def caught_up(self) -> bool:
+        return not self.events_not_indexed and not self.documents_not_embedded
 
 
 class Indexer:
@@ -281,6 +296,17 @@ class Indexer:
         return self.semantic.embed_pending()
 
     # -- everything -----------------------------------------------------------------------
+
+    def backlog(self) -> Backlog:
+        """What is stored but not searchable yet: events past the cursor, documents past
+        the embedder's cursor. Counted over the backlog only, never a whole table."""
+        indexed = self.store.cursor(OBSERVATIONS_CURSOR)
+        return Backlog(
+            last_event_seq=self.store.last_event_seq(),
+            indexed_through=indexed,
+            events_not_indexed=self.store.observations_since(indexed),
+            documents_not_embedded=None if self.semantic is None else self.semantic.pending(),
+        )
 
     def catch_up(self) -> int:
         """Run every follower until none has work left; how much was done."""

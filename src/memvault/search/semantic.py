@@ -37,6 +37,7 @@ class Semantic:
         self._ready = threading.Event()
         self._warming: threading.Thread | None = None
         self._embed_query = functools.lru_cache(maxsize=256)(self._embed_one)
+        self.failure: str | None = None  # why the model last failed to embed, if it did
 
     @property
     def model(self) -> str:
@@ -93,9 +94,23 @@ class Semantic:
             log.warning("the embedding model could not be loaded", exc_info=True)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        vectors = self.embedder.embed(list(texts))
+        try:
+            vectors = self.embedder.embed(list(texts))
+        except Exception as exc:
+            self.failure = f"{type(exc).__name__}: {exc}"
+            raise
+        self.failure = None
         self._ready.set()
         return vectors
+
+    @property
+    def dim(self) -> int | None:
+        """The vectors' dimension, once the model answered (asking earlier would load it)."""
+        return self.embedder.dim if self._ready.is_set() else None
+
+    def pending(self) -> int:
+        """Documents changed since the last ones embedded: the embedding backlog."""
+        return self.store.documents_since(self.store.cursor(self.cursor_name))
 
     def _embed_one(self, text: str) -> np.ndarray:
         return self.embedder.embed([text])[0]

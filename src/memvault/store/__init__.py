@@ -428,6 +428,28 @@ class Store(ABC):
     @abstractmethod
     def stats(self) -> StoreStats: ...
 
+    # -- counts for health (each from an index or a counter: health is polled) --------------
+
+    @abstractmethod
+    def last_event_seq(self) -> int:
+        """The sequence number of the newest event; 0 when there is none."""
+
+    @abstractmethod
+    def observations_since(self, seq: int) -> int:
+        """How many observations belong to events after ``seq``: a follower's backlog."""
+
+    @abstractmethod
+    def documents_since(self, revision: int) -> int:
+        """How many documents changed after ``revision``: the embedding backlog."""
+
+    @abstractmethod
+    def fragment_counts(self) -> tuple[int, int]:
+        """Indexed fragments: (live, archived)."""
+
+    @abstractmethod
+    def board_row_count(self) -> int:
+        """Rows of the mirrored session board."""
+
     @property
     @abstractmethod
     def pending_writes(self) -> int:
@@ -446,6 +468,19 @@ class Store(ABC):
 
     @abstractmethod
     def close(self) -> None: ...
+
+
+def schema_versions(url: str) -> tuple[int, int] | None:
+    """(applied, newest known) schema versions of the store at ``url``, read without
+    opening it for writing or migrating it; None when there is no store there yet."""
+    from memvault.store import migrations
+    from memvault.store.sqlite import applied_schema_version
+
+    path = url.removeprefix("sqlite:///") if url.startswith("sqlite:///") else url
+    applied = applied_schema_version(path)
+    if applied is None:
+        return None
+    return applied, migrations.load("sqlite")[-1].version
 
 
 def open_store(url: str, *, synchronous: str = "FULL", lock_wait: float | None = None) -> Store:

@@ -718,6 +718,31 @@ class SQLiteStore(Store):
             schema_version=version or 0,
         )
 
+    def last_event_seq(self) -> int:
+        row = self._reader().execute("SELECT max(seq) FROM events").fetchone()
+        return row[0] or 0
+
+    def observations_since(self, seq: int) -> int:
+        # A range of the primary key: as long as the backlog, not the table.
+        query = "SELECT count(*) FROM observations WHERE event_seq > ?"
+        return self._reader().execute(query, (seq,)).fetchone()[0]
+
+    def documents_since(self, revision: int) -> int:
+        query = "SELECT count(*) FROM documents WHERE revision > ?"  # documents_revision
+        return self._reader().execute(query, (revision,)).fetchone()[0]
+
+    def fragment_counts(self) -> tuple[int, int]:
+        counts = dict(
+            self._reader().execute(
+                "SELECT archived, count(*) FROM documents WHERE kind = 'fragment' GROUP BY archived"
+            )
+        )
+        return counts.get(0, 0), counts.get(1, 0)
+
+    def board_row_count(self) -> int:
+        # The board is a file a person reads: hundreds of rows, not the event log's millions.
+        return self._reader().execute("SELECT count(*) FROM board_rows").fetchone()[0]
+
     @property
     def pending_writes(self) -> int:
         return self._writer.pending
@@ -765,6 +790,22 @@ LOW_SPACE_BYTES = 1024 * 1024
 def _probe(conn: sqlite3.Connection) -> None:
     """A write of one page, as small as a write gets: it needs the lock and room in the WAL."""
     conn.execute("UPDATE counters SET value = value WHERE name = 'sessions'")
+
+
+def applied_schema_version(path: str | os.PathLike[str]) -> int | None:
+    """The newest migration applied to the database at ``path``, read only (0 when it has
+    none); None when there is no database file."""
+    if not Path(path).is_file():
+        return None
+    conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True, timeout=5)
+    try:
+        return conn.execute("SELECT max(version) FROM schema_migrations").fetchone()[0] or 0
+    except sqlite3.OperationalError as exc:
+        if "no such table" in str(exc):
+            return 0
+        raise
+    finally:
+        conn.close()
 
 
 def _migrate(conn: sqlite3.Connection) -> None:
