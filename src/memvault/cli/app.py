@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
 import urllib.error
 import urllib.request
@@ -13,7 +14,7 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
-from memvault import __version__
+from memvault import __version__, server_process
 from memvault.cli import archive, board, fragments, graph, hook, recall
 from memvault.cli.importer import import_app
 from memvault.cli.install import install_app
@@ -127,7 +128,7 @@ def serve(
         f"memvault {__version__} on [bold]http://{settings.host}:{settings.port}[/]  "
         f"store {settings.store_path}  vault {settings.vault_path}"
     )
-    uvicorn.run(
+    config = uvicorn.Config(
         create_app(settings),
         host=settings.host,
         port=settings.port,
@@ -135,6 +136,43 @@ def serve(
         log_level="info",
         timeout_graceful_shutdown=10,
     )
+    _serve_recorded(config, settings)
+
+
+def _serve_recorded(config: Any, settings: Settings) -> None:
+    """Run uvicorn, recorded in ``$MEMVAULT_HOME/server.pid`` while it listens, so clients
+    (``memvault stop``, a relay about to start a server) find the one server of this home."""
+    import uvicorn
+
+    home, pid = str(settings.home), os.getpid()
+
+    class Listening(uvicorn.Server):
+        async def startup(self, sockets: Any = None) -> None:
+            await super().startup(sockets)
+            if self.started:
+                server_process.write_pid_file(home, pid, settings.server_url)
+
+        async def shutdown(self, sockets: Any = None) -> None:
+            # Here, not only after run(): uvicorn raises the signal that stopped it again
+            # once it has shut down, which ends the process before run() returns.
+            try:
+                await super().shutdown(sockets)
+            finally:
+                server_process.remove_pid_file(home, pid)
+
+    try:
+        Listening(config).run()
+    finally:
+        server_process.remove_pid_file(home, pid)
+
+
+@app.command()
+def stop() -> None:
+    """Stop the memory server running for this MEMVAULT_HOME (the one its server.pid names)."""
+    stopped, report = server_process.stop(str(Settings().home))
+    typer.echo(report, err=not stopped)  # whole lines: a path is never wrapped
+    if not stopped:
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -183,7 +221,7 @@ def _health_table(report: dict[str, Any], url: str) -> Table:
     store, queue, process = report["store"], report["queue"], report["process"]
     table = Table(title=f"memvault {report['version']} at {url}", show_header=False)
     table.add_column(style="bold")
-    table.add_column(overflow="fold")  # a path wraps, never loses its middle
+    table.add_column()
     table.add_row("status", f"[{colour}]{report['status']}[/]")
     table.add_row("uptime", _duration(report["uptimeSeconds"]))
     table.add_row("store", f"{store['engine']} {store['location']}")
@@ -199,48 +237,7 @@ def _health_table(report: dict[str, Any], url: str) -> Table:
     )
     rss = process.get("rssBytes")
     table.add_row("server memory", _bytes(rss) if rss is not None else "unknown")
-    for reason in report.get("reasons", []):
-        table.add_row("why", f"[{colour}]{reason}[/]")
-    vault = report.get("vault")
-    if vault:
-        table.add_row("vault", vault["path"])
-        table.add_row("fragments folder", vault["fragmentsFolder"])
-        table.add_row("board rows", f"{vault['boardRows']:,}")
-        table.add_row(
-            "fragments", f"{vault['fragments']:,} ({vault['archivedFragments']:,} archived)"
-        )
-    if report.get("embedder"):
-        table.add_row("embedder", _embedder_words(report["embedder"]))
-    if report.get("llm"):
-        llm = report["llm"]
-        table.add_row(
-            "LLM",
-            f"{llm['provider']} {llm['model'] or ''}".strip()
-            if llm["provider"] != "none"
-            else f"none ({llm['reason']})",
-        )
-    if report.get("index"):
-        table.add_row("search index", _index_words(report["index"]))
-    table.add_row("spooled events", f"{queue.get('spooledEvents', 0):,}")
     return table
-
-
-def _embedder_words(embedder: dict[str, Any]) -> str:
-    if embedder["provider"] == "none":
-        return f"none ({embedder['reason']}): search is lexical"
-    name = f"{embedder['provider']} {embedder['model'] or ''}".strip()
-    if embedder["loaded"]:
-        return f"{name}, {embedder['dimension']} dimensions, loaded"
-    return f"{name}, not loaded: {embedder['reason']}"
-
-
-def _index_words(index: dict[str, Any]) -> str:
-    if index["caughtUp"]:
-        return f"caught up (through event {index['lastEventSeq']:,})"
-    behind = [f"{index['eventsNotIndexed']:,} events not indexed yet"]
-    if index["documentsNotEmbedded"]:
-        behind.append(f"{index['documentsNotEmbedded']:,} documents not embedded yet")
-    return ", ".join(behind)
 
 
 def _bytes(n: int) -> str:
