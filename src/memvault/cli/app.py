@@ -221,7 +221,7 @@ def _health_table(report: dict[str, Any], url: str) -> Table:
     store, queue, process = report["store"], report["queue"], report["process"]
     table = Table(title=f"memvault {report['version']} at {url}", show_header=False)
     table.add_column(style="bold")
-    table.add_column()
+    table.add_column(overflow="fold")  # a path wraps, never loses its middle
     table.add_row("status", f"[{colour}]{report['status']}[/]")
     table.add_row("uptime", _duration(report["uptimeSeconds"]))
     table.add_row("store", f"{store['engine']} {store['location']}")
@@ -237,7 +237,48 @@ def _health_table(report: dict[str, Any], url: str) -> Table:
     )
     rss = process.get("rssBytes")
     table.add_row("server memory", _bytes(rss) if rss is not None else "unknown")
+    for reason in report.get("reasons", []):
+        table.add_row("why", f"[{colour}]{reason}[/]")
+    vault = report.get("vault")
+    if vault:
+        table.add_row("vault", vault["path"])
+        table.add_row("fragments folder", vault["fragmentsFolder"])
+        table.add_row("board rows", f"{vault['boardRows']:,}")
+        table.add_row(
+            "fragments", f"{vault['fragments']:,} ({vault['archivedFragments']:,} archived)"
+        )
+    if report.get("embedder"):
+        table.add_row("embedder", _embedder_words(report["embedder"]))
+    if report.get("llm"):
+        llm = report["llm"]
+        table.add_row(
+            "LLM",
+            f"{llm['provider']} {llm['model'] or ''}".strip()
+            if llm["provider"] != "none"
+            else f"none ({llm['reason']})",
+        )
+    if report.get("index"):
+        table.add_row("search index", _index_words(report["index"]))
+    table.add_row("spooled events", f"{queue.get('spooledEvents', 0):,}")
     return table
+
+
+def _embedder_words(embedder: dict[str, Any]) -> str:
+    if embedder["provider"] == "none":
+        return f"none ({embedder['reason']}): search is lexical"
+    name = f"{embedder['provider']} {embedder['model'] or ''}".strip()
+    if embedder["loaded"]:
+        return f"{name}, {embedder['dimension']} dimensions, loaded"
+    return f"{name}, not loaded: {embedder['reason']}"
+
+
+def _index_words(index: dict[str, Any]) -> str:
+    if index["caughtUp"]:
+        return f"caught up (through event {index['lastEventSeq']:,})"
+    behind = [f"{index['eventsNotIndexed']:,} events not indexed yet"]
+    if index["documentsNotEmbedded"]:
+        behind.append(f"{index['documentsNotEmbedded']:,} documents not embedded yet")
+    return ", ".join(behind)
 
 
 def _bytes(n: int) -> str:
