@@ -29,13 +29,15 @@ from memvault.search.ranking import Weights, recency
 from memvault.search.semantic import Semantic
 from memvault.vault import maintain
 from memvault.vault.files import OutsideFolder, inside, memory_lock
-from memvault.vault.fragments import Fragment
+from memvault.vault.fragments import PROJECTS, Fragment
 from memvault.vault.frontmatter import FrontmatterError
 from memvault.vault.remember import (
     Draft,
+    Edit,
     FragmentRefused,
     Remembered,
     Similarity,
+    edit_fragment,
     facts_from,
     remember,
 )
@@ -69,6 +71,15 @@ class ProjectMemory:
     summary: str | None  # the maintained L2 summary, when the project has one
     fragments: list[Document]
     total: int
+
+
+@dataclass(frozen=True, slots=True)
+class Deleted:
+    """A fragment deleted: its id, its file (relative to the vault) and its summary."""
+
+    id: str
+    path: str
+    summary: str
 
 
 @dataclass(slots=True)
@@ -452,6 +463,92 @@ class Recall:
         if self.semantic is not None:
             self.semantic.remove([document.id])
         return document
+
+    def edit_fragment(self, memory_id: str, edit: Edit) -> Entry:
+        """Change a fragment's summary, facts, importance or tags in its file (the truth),
+        keeping everything else in it as it is now, hand edits included; index the result
+        at once. ``InvalidInput`` naming the id when it names no fragment file, another
+        kind of memory, or a path out of the fragments folder, or naming what is wrong
+        with the edit; ``VaultUnwritable`` when the folder cannot be written."""
+        path = self.fragment_path(memory_id)
+        folder = self.settings.fragments_path
+        try:
+            edit_fragment(folder, path, edit)
+        except FragmentRefused as exc:
+            raise InvalidInput(f"fragment {memory_id!r} not edited: {exc}") from None
+        except FileNotFoundError:
+            raise InvalidInput(f"no fragment {memory_id!r}", fields=["memoryId"]) from None
+        except OSError as exc:
+            raise VaultUnwritable.of(folder, exc) from exc
+        try:
+            self.indexer.index_fragment(path)
+            # What the graph counted from the old facts goes; the new ones are counted.
+            self.store.forget_graph_source(memory_id)
+            self.graph_fragment(path)
+        except StoreUnavailable as exc:
+            log.warning("%s edited, not indexed yet: %s", path.name, exc)
+        fragment = Fragment.read(path)
+        key = path.relative_to(self.settings.vault_path).as_posix()
+        document = self.store.document("fragment", key)
+        if document is None:  # the index could not take it: the file is what was edited
+            raise StoreUnavailable(f"fragment {memory_id!r} was edited but is not indexed yet")
+        return Entry(memory_id, document, fragment.body.strip(), fragment.properties)
+
+    def delete_fragment(self, memory_id: str) -> Deleted:
+        """Delete a fragment: its file, its index entry, its vectors and what the graph
+        counted from it; the pipeline does not learn it again (``forget``). A fragment
+        written by hand and not indexed yet is deleted as well. ``InvalidInput`` naming
+        the id as ``edit_fragment`` does."""
+        path = self.fragment_path(memory_id)
+        vault = self.settings.vault_path
+        try:
+            summary = Fragment.read(path).summary
+        except (OSError, UnicodeDecodeError, FrontmatterError):
+            summary = ""  # a file that cannot be read is still the person's to delete
+        relative = path.relative_to(vault).as_posix()
+        if self.store.document("fragment", relative) is None:
+            self.indexer.index_fragment(path)
+        try:
+            if self.store.document("fragment", relative) is None:
+                # Not indexable (its frontmatter cannot be read): only the file is there.
+                with self.indexer.paused(), memory_lock(self.settings.fragments_path):
+                    path.unlink(missing_ok=True)
+            else:
+                self.forget(memory_id)
+        except OSError as exc:
+            raise VaultUnwritable.of(self.settings.fragments_path, exc) from exc
+        return Deleted(memory_id, relative, summary)
+
+    def fragment_path(self, memory_id: str) -> Path:
+        """The file a fragment id names, checked to be a fragment inside the fragments
+        folder; ``InvalidInput`` naming the id otherwise."""
+        folder = self.settings.fragments_path
+        try:
+            path = inside(folder, f"{memory_id}.md")
+        except OutsideFolder as exc:
+            raise InvalidInput(f"fragment {memory_id!r}: {exc}", fields=["memoryId"]) from None
+        parts = PurePosixPath(memory_id).parts
+        if parts[0] == PROJECTS:
+            raise InvalidInput(
+                f"{memory_id!r} is a project summary, rewritten by maintenance; only "
+                "fragments can be edited or deleted",
+                fields=["memoryId"],
+            )
+        if path.is_file() and not any(part.startswith(".") for part in parts):
+            return path
+        document = self._document(memory_id)
+        if document is not None and document.kind != "fragment":
+            kind = {"observation": "an observation", "summary": "a session summary"}
+            raise InvalidInput(
+                f"{memory_id!r} is {kind.get(document.kind, document.kind)}; only fragments "
+                "can be edited or deleted",
+                fields=["memoryId"],
+            )
+        raise InvalidInput(
+            f"no fragment {memory_id!r} in {folder.name}/; fragment ids come from search "
+            "and a project's memory",
+            fields=["memoryId"],
+        )
 
     def memories(
         self,

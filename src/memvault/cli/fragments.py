@@ -12,7 +12,7 @@ from rich.table import Table
 
 from memvault.cli.board import errors, open_memory
 from memvault.errors import InvalidInput
-from memvault.vault.remember import Draft, facts_from
+from memvault.vault.remember import Draft, Edit, facts_from
 
 console = Console(soft_wrap=True)
 fragments_app = typer.Typer(help="Memory fragments in your vault.", no_args_is_help=True)
@@ -91,3 +91,79 @@ def save(
         console.print(f"merged into {shown['path']} (similarity {shown['similarity']})")
     else:
         console.print(f"created {shown['path']}")
+
+
+@fragments_app.command("edit")
+def edit(
+    fragment_id: Annotated[str, typer.Argument(metavar="ID", help="The fragment's id.")],
+    summary: Annotated[str | None, typer.Option(help="The new one sentence.")] = None,
+    fact: Annotated[
+        list[str] | None, typer.Option("--fact", help="A fact line to add (repeat).")
+    ] = None,
+    replace_facts: Annotated[
+        bool, typer.Option("--replace-facts", help="The --fact lines replace every fact.")
+    ] = False,
+    remove_fact: Annotated[
+        list[str] | None,
+        typer.Option("--remove-fact", help="A fact line to remove, as written (repeat)."),
+    ] = None,
+    importance: Annotated[float | None, typer.Option(min=0, max=1, help="0 to 1.")] = None,
+    tag: Annotated[list[str] | None, typer.Option("--tag", help="A tag to add (repeat).")] = None,
+    remove_tag: Annotated[
+        list[str] | None, typer.Option("--remove-tag", help="A tag to remove (repeat).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+) -> None:
+    """Change a fragment's summary, facts, importance or tags; the rest of its file stays."""
+    if replace_facts and not fact:
+        errors.print("[red]not edited[/]: --replace-facts needs the new facts as --fact")
+        raise typer.Exit(2)
+    changes = Edit(
+        summary=summary,
+        facts=list(fact or []) if replace_facts else None,
+        add_facts=[] if replace_facts else list(fact or []),
+        remove_facts=list(remove_fact or []),
+        importance=importance,
+        add_tags=list(tag or []),
+        remove_tags=list(remove_tag or []),
+    )
+    with open_memory() as memory:
+        try:
+            entry = memory.edit_fragment(fragment_id, changes)
+        except InvalidInput as exc:
+            errors.print(f"[red]not edited[/]: {escape(exc.message)}")
+            raise typer.Exit(2) from None
+        except OSError as exc:
+            errors.print(f"[red]not edited[/]: {escape(str(exc))}")
+            raise typer.Exit(1) from None
+    if as_json:
+        shown = {"id": entry.id, "properties": entry.properties, "body": entry.body}
+        console.print_json(json.dumps(shown, ensure_ascii=False))
+    else:
+        console.print(f"edited {escape(entry.id)}")
+
+
+@fragments_app.command("delete")
+def delete(
+    fragment_id: Annotated[str, typer.Argument(metavar="ID", help="The fragment's id.")],
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+) -> None:
+    """Delete a fragment's file and what memvault derived from it."""
+    with open_memory() as memory:
+        try:
+            memory.fragment_path(fragment_id)
+            if not yes:
+                typer.confirm(f"Delete the fragment {fragment_id!r}?", abort=True)
+            deleted = memory.delete_fragment(fragment_id)
+        except InvalidInput as exc:
+            errors.print(f"[red]not deleted[/]: {escape(exc.message)}")
+            raise typer.Exit(2) from None
+        except OSError as exc:
+            errors.print(f"[red]not deleted[/]: {escape(str(exc))}")
+            raise typer.Exit(1) from None
+    if as_json:
+        shown = {"id": deleted.id, "path": deleted.path, "summary": deleted.summary}
+        console.print_json(json.dumps(shown, ensure_ascii=False))
+    else:
+        console.print(f"deleted {escape(deleted.path)}")

@@ -1,5 +1,5 @@
 """The memory tools: read in layers (search → get → project), recall the block for a task,
-and save a fragment.
+and save, edit and delete a fragment.
 
 Each is a plain function over ``Memory``: the first parameter is the memory, the others are
 the tool's arguments, with the bounds and descriptions its input schema publishes. The
@@ -22,7 +22,7 @@ from memvault.mcp_server.answers import NotFound, answer
 from memvault.memory import Memory
 from memvault.vault.board import SESSION_ID
 from memvault.vault.board_files import BoardError
-from memvault.vault.remember import Draft, facts_from
+from memvault.vault.remember import Draft, Edit, facts_from
 
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
 
@@ -223,6 +223,111 @@ def memory_save(
     if "id" in data:
         text += f"\nid: {data['id']}"
     return answer(data, text)
+
+
+FragmentId = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=500,
+        description="A fragment id, as memory_search, memory_project and memory_save give it",
+    ),
+]
+FactList = Annotated[
+    list[Annotated[str, Field(min_length=1, max_length=2000)]] | None,
+    Field(max_length=200),
+]
+TagList = Annotated[
+    list[Annotated[str, Field(min_length=1, max_length=100)]] | None,
+    Field(max_length=50),
+]
+
+
+def memory_edit(
+    memory: Memory,
+    id: FragmentId,
+    summary: Annotated[
+        str | None, Field(min_length=1, max_length=1000, description="The new one sentence")
+    ] = None,
+    facts: Annotated[FactList, Field(description="Replace every fact line with these")] = None,
+    add_facts: Annotated[FactList, Field(description="Fact lines to add")] = None,
+    remove_facts: Annotated[
+        FactList, Field(description="Fact lines to remove, as the fragment has them")
+    ] = None,
+    importance: Annotated[float | None, Field(ge=0, le=1, description="0 to 1")] = None,
+    tags: Annotated[
+        TagList, Field(description="Replace the tags with these; agent-memory always stays")
+    ] = None,
+    add_tags: Annotated[TagList, Field(description="Tags to add")] = None,
+    remove_tags: Annotated[TagList, Field(description="Tags to remove")] = None,
+) -> CallToolResult:
+    """Edit a memory fragment in the vault: its summary, facts, importance or tags. Only
+    what is given changes; whatever else the file holds (a person's own edits and
+    properties) stays as it is. Use it when a saved fragment is wrong or out of date,
+    instead of saving a near-copy. Tags are written as Obsidian takes them (`needs review`
+    becomes `needs-review`)."""
+    edit = Edit(
+        summary=summary,
+        facts=None if facts is None else list(facts),
+        add_facts=list(add_facts or []),
+        remove_facts=list(remove_facts or []),
+        importance=importance,
+        tags=None if tags is None else list(tags),
+        add_tags=list(add_tags or []),
+        remove_tags=list(remove_tags or []),
+    )
+    try:
+        entry = memory.edit_fragment(id, edit)
+    except OSError as exc:
+        raise ToolError(f"not edited: {exc}") from None
+    view = entry_view(memory, entry)
+    return answer(view, f"edited {view['id']}\n{view['summary']}\n\n{entry.body}")
+
+
+def memory_delete(memory: Memory, id: FragmentId) -> CallToolResult:
+    """Delete a memory fragment: its file in the vault and everything memvault derived
+    from it (search index, graph). The pipeline does not learn it again from the same
+    events. Only fragments are deleted; session summaries and observations are not."""
+    deleted = memory.delete_fragment(id)
+    data = {"id": deleted.id, "path": deleted.path, "summary": deleted.summary}
+    return answer(data, f"deleted {deleted.id} ({deleted.path})")
+
+
+def memory_governance_delete(
+    memory: Memory,
+    memoryIds: Annotated[  # agentmemory's spelling
+        list[Annotated[str, Field(min_length=1, max_length=500)]] | str,
+        Field(description="Fragment ids to delete: a list, or one string separated by commas"),
+    ],
+    reason: Annotated[
+        str | None, Field(max_length=1000, description="Why; said back in the answer")
+    ] = None,
+) -> CallToolResult:
+    """Delete several memory fragments (agentmemory's governance delete), as memory_delete
+    does each. Every id is checked first: when one names no fragment, nothing is deleted
+    and the answer names it."""
+    ids = memoryIds.split(",") if isinstance(memoryIds, str) else memoryIds
+    ids = list(dict.fromkeys(i.strip() for i in ids if i.strip()))
+    if not ids:
+        raise ToolError("memoryIds names no fragment")
+    problems = []
+    for fragment_id in ids:
+        try:
+            memory.fragment_path(fragment_id)
+        except InvalidInput as exc:
+            problems.append(exc.message)
+    if problems:
+        raise ToolError(f"nothing deleted: {'; '.join(problems)}")
+    deleted = [memory.delete_fragment(fragment_id) for fragment_id in ids]
+    data = {
+        "deleted": len(deleted),
+        "requested": len(ids),
+        "memoryIds": [d.id for d in deleted],
+        "reason": reason,
+    }
+    lines = [f"deleted {len(deleted)} fragment(s)" + (f": {reason}" if reason else "")]
+    lines += [f"- {d.id}" for d in deleted]
+    return answer(data, "\n".join(lines))
 
 
 def memory_recall(
