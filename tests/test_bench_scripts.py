@@ -69,3 +69,9 @@ def test_redaction_bench_runs_at_a_small_scale():
     out = _run("redact.py", "--size", "4096", "--runs", "1")
     assert "slowest worst case" in out and "ordinary tool output" in out
     assert "72 KB of <private> openers" in out
+
+
+def test_mcp_relay_bench_runs_at_a_small_scale():
+    out = _run("clients.py", "--runs", "2", "--cold-runs", "1", "--in-process-runs", "0")
+    assert "relay, server running" in out
+    assert "relay, no server (starts one)" in out
