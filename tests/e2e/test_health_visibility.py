@@ -154,3 +154,24 @@ def test_status_shows_the_new_rows_in_words_and_json_for_scripts(start_server):
     scripted = json.loads(memvault("status", "--json", url=server.url).stdout)
     assert scripted["index"]["caughtUp"] is True
     assert scripted["vault"]["path"] == str(server.home / "vault")
+
+
+def test_a_started_server_says_once_where_it_answers_what_it_loaded_and_what_to_run_next(
+    start_server,
+):
+    server = start_server()
+    log = server.log()
+    assert log.count("is ready at") == 1, log
+    ready = log[log.index("memvault ") :]
+    for words in (
+        f"is ready at {server.url}",
+        f"store     {server.home / 'memvault.db'} (sqlite, 0 events)",
+        f"vault     {server.home / 'vault'} (0 board rows, 0 fragments)",
+        "embedder  none (MEMVAULT_EMBEDDINGS=none): search is lexical",
+        "LLM       none (none configured: summaries are extractive)",
+        "memvault install claude-code",
+        "memvault install cursor",
+        "memvault doctor",
+        f"{server.url}/docs",
+    ):
+        assert words in ready, log
