@@ -13,13 +13,12 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
 
 from memvault import __version__
-from memvault.api import archive, board, graph, mcp_routes, recall
+from memvault.api import archive, board, graph, mcp_routes, recall, schemas
 from memvault.api import importer as transcript_import
 from memvault.api.docs import serve_docs
 from memvault.api.guards import BearerAuth, BodyLimit, BodyTooLarge, BrowserGuard
 from memvault.api.responses import JSONResponse
 from memvault.api.routes import router
-from memvault.cli.banner import announce
 from memvault.config import Settings, is_loopback
 from memvault.errors import InvalidInput, StoreFailure
 from memvault.ingest.envelope import invalid_from_errors
@@ -33,14 +32,6 @@ _SOURCES = frozenset({"query", "body", "path", "header", "cookie"})  # where, no
 
 
 # Answers any route may give, from the guards and handlers in front of them all.
-_ERROR_BODY = {
-    "type": "object",
-    "required": ["error"],
-    "properties": {
-        "error": {"type": "string", "description": "What was wrong, in words a user can act on"},
-        "fields": {"type": "array", "items": {"type": "string"}},
-    },
-}
 COMMON_ANSWERS = {
     "400": "Invalid input: `error` names the problem and `fields` the fields; nothing was written",
     "401": "Missing or wrong bearer secret (when the server has one)",
@@ -52,21 +43,32 @@ COMMON_ANSWERS = {
 
 
 def _document_common_answers(app: FastAPI) -> None:
-    """Say in the OpenAPI document what every route may answer, once for all. FastAPI's
+    """Say in the OpenAPI document what every route may answer, once for all, and that
+    every error is an ``Error`` (a route may say more, as the board's 409 does). FastAPI's
     own 422 is never sent: invalid input is a 400, as the hand-read routes answer it."""
     generate = app.openapi
+    error = {"$ref": "#/components/schemas/Error"}
 
     def openapi() -> dict[str, Any]:
         document = generate()  # built once, then FastAPI's cached copy
+        found = document.setdefault("components", {}).setdefault("schemas", {})
+        for name in ("HTTPValidationError", "ValidationError"):
+            found.pop(name, None)
+        for named in schemas.REFERENCED:  # by name, in answers that join two shapes
+            found[named.__name__] = named.model_json_schema()
         for operations in document.get("paths", {}).values():
             for operation in operations.values():
                 answers = operation.setdefault("responses", {})
                 answers.pop("422", None)
                 for status, description in COMMON_ANSWERS.items():
                     answers.setdefault(status, {"description": description})
-                    answers[status].setdefault(
-                        "content", {"application/json": {"schema": _ERROR_BODY}}
-                    )
+                for status, answer in answers.items():
+                    if int(status) >= 400:
+                        content = answer.setdefault("content", {}).setdefault(
+                            "application/json", {}
+                        )
+                        if not content.get("schema"):
+                            content["schema"] = error
         return document
 
     app.openapi = openapi  # type: ignore[method-assign]
@@ -90,7 +92,6 @@ def create_app(settings: Settings | None = None, memory: Memory | None = None) -
             opened.start_pipeline()
         spool = SpoolDrain(opened)  # events hooks kept while the server was away
         spool.start()
-        announce(opened)
         try:
             async with mcp_routes.serving(app):
                 yield

@@ -11,6 +11,7 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
+from memvault.api import schemas
 from memvault.api.guards import DecodedBodyRoute
 from memvault.api.responses import JSONResponse
 from memvault.archive import MEDIA_TYPE, Export, ImportReport, import_document
@@ -21,7 +22,25 @@ router = APIRouter(prefix="/agentmemory", tags=["export"], route_class=DecodedBo
 
 
 class ImportBody(BaseModel):
-    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+    model_config = ConfigDict(
+        extra="ignore",
+        populate_by_name=True,
+        json_schema_extra={
+            "examples": [
+                {
+                    "exportData": {
+                        "version": "0.9.29",
+                        "exportedAt": "2026-11-30T10:00:00.000Z",
+                        "sessions": [],
+                        "observations": {},
+                        "memories": [],
+                        "summaries": [],
+                    },
+                    "strategy": "merge",
+                }
+            ]
+        },
+    )
 
     export_data: Annotated[
         Any,
@@ -43,7 +62,12 @@ class ImportBody(BaseModel):
         "record. Derived data (observations, summaries, graph, index) is not exported."
     ),
     response_class=StreamingResponse,
-    responses={200: {"content": {MEDIA_TYPE: {}}, "description": "The archive"}},
+    responses={
+        200: {
+            "content": {MEDIA_TYPE: {"schema": {"type": "string", "description": "NDJSON"}}},
+            "description": "The archive",
+        }
+    },
 )
 async def export(
     request: Request,
@@ -66,7 +90,16 @@ async def export(
         "missing; `replace` lets the archive's files overwrite the vault's. The body limit "
         "applies: import bigger archives with `memvault import memvault FILE`."
     ),
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {
+                "application/json": {"schema": ImportBody.model_json_schema(by_alias=True)}
+            },
+        }
+    },
     responses={
+        200: {"description": "What was written and the report", "model": schemas.Imported},
         400: {"description": "Not an archive or export memvault reads; nothing was written"},
         413: {"description": "Body larger than the configured limit"},
     },

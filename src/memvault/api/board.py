@@ -12,7 +12,7 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
-from memvault.api import views
+from memvault.api import schemas, views
 from memvault.api.guards import DecodedBodyRoute
 from memvault.api.responses import JSONResponse
 from memvault.api.routes import link
@@ -32,7 +32,23 @@ class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
 
+def _examples(*examples: dict[str, Any]) -> ConfigDict:
+    return ConfigDict(json_schema_extra={"examples": list(examples)})
+
+
+_SECTIONS_EXAMPLE = {
+    "topic": "Flaky checkout test",
+    "sections": {
+        "Current Context": "The retry in the payment mock is gone; the test passes 50 runs.",
+        "Next Actions": ["Remove the skip in CI", "Open the pull request"],
+    },
+}
+_ROW_ID = "2026-11-30-1432-claude-code-main-agent"
+
+
 class Content(_Body):
+    model_config = _examples(_SECTIONS_EXAMPLE)
+
     snapshot: Annotated[str | None, Field(description="Markdown with template sections")] = None
     sections: Annotated[
         dict[str, str | list[str]] | None,
@@ -49,31 +65,46 @@ class Content(_Body):
 
 
 class Register(Content):
+    model_config = _examples(
+        {"agentName": "claude-code-main-agent"},
+        {"agentName": "claude-code-main-agent", "manual": True, **_SECTIONS_EXAMPLE},
+    )
+
     agent_name: Annotated[str | None, Field(alias="agentName")] = None
     manual: bool = False
 
 
 class Continue(_Body):
+    model_config = _examples({"source": _ROW_ID, "agentName": "cursor-main-agent"})
+
     source: str
     current: str | None = None
     agent_name: Annotated[str | None, Field(alias="agentName")] = None
 
 
 class Release(_Body):
+    model_config = _examples({"source": _ROW_ID, "current": "2026-12-01-0910-cursor-main-agent"})
+
     source: str
     current: str
 
 
 class Archive(_Body):
+    model_config = _examples({"force": False})
+
     force: bool = False
 
 
 class Organize(_Body):
+    model_config = _examples({"dryRun": True, "staleDays": 14})
+
     dry_run: Annotated[bool, Field(alias="dryRun")] = False
     stale_days: Annotated[int | None, Field(alias="staleDays", ge=1, le=MAX_STALE_DAYS)] = None
 
 
 class Prompt(_Body):
+    model_config = _examples({"prompt": "please update memory session"})
+
     prompt: str
 
 
@@ -89,9 +120,26 @@ _ROW_LINKS = {
     "archive": _row_link("post", "/sessions/{session_id}/archive", parameters={"session_id": _ROW}),
     "continue": _row_link("post", "/continue", request_body={"source": _ROW}),
 }
-_REPORTS: dict[int | str, dict[str, Any]] = {
-    409: {"description": "Refused or not completed; `error` says why, the files are as they were"}
+# A refusal carries the operation's report; a board memvault will not change (a row
+# twice, a byte that is not UTF-8) is a plain error naming the line.
+_REFUSED = {
+    "description": "Refused or not completed; `error` says why, the files are as they were",
+    "content": {
+        "application/json": {
+            "schema": {
+                "anyOf": [
+                    {"$ref": "#/components/schemas/BoardRefusal"},
+                    {"$ref": "#/components/schemas/Error"},
+                ]
+            }
+        }
+    },
 }
+_UNREADABLE: dict[int | str, dict[str, Any]] = {
+    409: {"description": "A board memvault will not read; `error` names the line"}
+}
+_DONE = {"description": "The report", "model": schemas.BoardReport}
+_REPORTS: dict[int | str, dict[str, Any]] = {200: _DONE, 409: _REFUSED}
 
 
 def _memory(request: Request) -> Memory:
@@ -113,7 +161,12 @@ async def _run(function, *args, **kwargs) -> JSONResponse:
     return _answer(report)
 
 
-@router.get("/sessions", summary="Board rows, in reading priority")
+@router.get(
+    "/sessions",
+    summary="Board rows, in reading priority",
+    response_model=None,
+    responses={200: {"description": "The rows", "model": schemas.BoardRows}, **_UNREADABLE},
+)
 def sessions(request: Request) -> dict[str, Any]:
     return {"sessions": [views.board_row(row) for row in _memory(request).board_rows()]}
 
@@ -121,7 +174,11 @@ def sessions(request: Request) -> dict[str, Any]:
 @router.get(
     "/sessions/{session_id}",
     summary="One board row and its snapshot",
-    responses={404: {"description": "No such row on the board"}},
+    responses={
+        200: {"description": "The row and its snapshot", "model": schemas.BoardRowWithSnapshot},
+        404: {"description": "No such row on the board"},
+        **_UNREADABLE,
+    },
 )
 def session(request: Request, session_id: str) -> JSONResponse:
     memory = _memory(request)
@@ -135,7 +192,7 @@ def session(request: Request, session_id: str) -> JSONResponse:
 @router.post(
     "/register",
     summary="Register a session (idle, or manual: active with a snapshot)",
-    responses={200: {"description": "The report", "links": _ROW_LINKS}, **_REPORTS},
+    responses={**_REPORTS, 200: {**_DONE, "links": _ROW_LINKS}},
 )
 async def register(request: Request, body: Register) -> JSONResponse:
     return await _run(
@@ -195,7 +252,12 @@ async def organize(request: Request, body: Organize | None = None) -> JSONRespon
     return await _run(_memory(request).organize, dry_run=body.dry_run, stale_days=body.stale_days)
 
 
-@router.post("/trigger", summary="Which board operation a user prompt asks for, if any")
+@router.post(
+    "/trigger",
+    summary="Which board operation a user prompt asks for, if any",
+    response_model=None,
+    responses={200: {"description": "The operation, or null", "model": schemas.Triggered}},
+)
 async def trigger(body: Prompt) -> dict[str, Any]:
     found = recognise(body.prompt)
     return {"trigger": None if found is None else found.to_dict()}

@@ -10,6 +10,7 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
+from memvault.api import schemas
 from memvault.api.guards import DecodedBodyRoute
 from memvault.graph.model import KINDS, MAX_DEPTH, MAX_LIMIT, MAX_OFFSET
 from memvault.store import Store
@@ -20,7 +21,16 @@ NodeType = Annotated[str, Field(pattern=f"^({'|'.join(KINDS)})$")]
 
 
 class QueryBody(BaseModel):
-    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+    model_config = ConfigDict(
+        extra="ignore",
+        populate_by_name=True,
+        json_schema_extra={
+            "examples": [
+                {"startNodeId": "file:src/checkout/payment.ts", "maxDepth": 2},
+                {"query": "payment", "nodeType": "concept", "limit": 20},
+            ]
+        },
+    )
 
     start_node_id: Annotated[
         str | None,
@@ -37,7 +47,12 @@ def _store(request: Request) -> Store:
     return request.app.state.memory.store
 
 
-@router.post("/graph/query", summary="Nodes and the edges among them: a walk, a name, a kind")
+@router.post(
+    "/graph/query",
+    summary="Nodes and the edges among them: a walk, a name, a kind",
+    response_model=None,
+    responses={200: {"description": "The nodes and edges", "model": schemas.GraphSlice}},
+)
 async def query(request: Request, body: QueryBody) -> dict[str, Any]:
     found = await run_in_threadpool(
         _store(request).graph_query,
@@ -59,13 +74,23 @@ async def query(request: Request, body: QueryBody) -> dict[str, Any]:
     }
 
 
-@router.get("/graph/stats", summary="Nodes per type and edges per relation")
+@router.get(
+    "/graph/stats",
+    summary="Nodes per type and edges per relation",
+    response_model=None,
+    responses={200: {"description": "The counts", "model": schemas.GraphStats}},
+)
 async def stats(request: Request) -> dict[str, Any]:
     counted = await run_in_threadpool(_store(request).graph_stats)
     return {"success": True, **counted.to_dict()}
 
 
-@router.post("/graph/reset", summary="Empty the graph; the pipeline fills it again")
+@router.post(
+    "/graph/reset",
+    summary="Empty the graph; the pipeline fills it again",
+    response_model=None,
+    responses={200: {"description": "What was cleared", "model": schemas.GraphCleared}},
+)
 async def reset(request: Request) -> dict[str, Any]:
     memory = request.app.state.memory
     cleared = await run_in_threadpool(memory.store.reset_graph)

@@ -18,6 +18,7 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
+from memvault.api import schemas
 from memvault.api.guards import DecodedBodyRoute
 from memvault.api.responses import JSONResponse
 from memvault.background import lower_this_threads_priority
@@ -35,7 +36,11 @@ MAX_FILES_UPPER_BOUND = 1000
 
 
 class ImportRequest(BaseModel):
-    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+    model_config = ConfigDict(
+        extra="ignore",
+        populate_by_name=True,
+        json_schema_extra={"examples": [{"path": "~/.claude/projects", "maxFiles": 200}]},
+    )
 
     path: Annotated[
         str | None,
@@ -103,7 +108,16 @@ class ImportJob:
         "importing again stores nothing new. Answers 202 at once; `GET` this path to follow "
         "it. 409 while another import runs."
     ),
+    openapi_extra={
+        "requestBody": {
+            "required": False,
+            "content": {
+                "application/json": {"schema": ImportRequest.model_json_schema(by_alias=True)}
+            },
+        }
+    },
     responses={
+        202: {"description": "Started", "model": schemas.TranscriptImport},
         400: {"description": "Bad `path` or `maxFiles`; nothing was started"},
         409: {"description": "An import is already running"},
     },
@@ -126,7 +140,17 @@ async def start_import(request: Request) -> JSONResponse:
     return JSONResponse({"success": True, **job.to_dict()}, status_code=202)
 
 
-@router.get("/replay/import-jsonl", summary="The current or last transcript import")
+@router.get(
+    "/replay/import-jsonl",
+    summary="The current or last transcript import",
+    response_model=None,
+    responses={
+        200: {
+            "description": "The import, or `idle` when none was started",
+            "model": schemas.TranscriptImport | schemas.NoTranscriptImport,
+        }
+    },
+)
 async def import_status(request: Request) -> dict[str, Any]:
     job: ImportJob | None = getattr(request.app.state, "transcript_import", None)
     if job is None:

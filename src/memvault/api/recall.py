@@ -14,6 +14,7 @@ from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
+from memvault.api import schemas
 from memvault.api.guards import DecodedBodyRoute
 from memvault.api.responses import JSONResponse
 from memvault.api.routes import MAX_OFFSET, link
@@ -37,7 +38,13 @@ class _Body(BaseModel):
     model_config = ConfigDict(extra="ignore", populate_by_name=True)
 
 
+def _examples(*examples: dict[str, Any]) -> ConfigDict:
+    return ConfigDict(json_schema_extra={"examples": list(examples)})
+
+
 class SearchBody(_Body):
+    model_config = _examples({"query": "flaky checkout test", "limit": 5, "project": "demo-app"})
+
     query: Annotated[str, Field(min_length=1, max_length=4000)]
     limit: Annotated[int, Field(ge=1, le=100)] = 10
     project: str | None = None
@@ -53,6 +60,11 @@ class SearchBody(_Body):
 
 
 class SmartSearchBody(_Body):
+    model_config = _examples(
+        {"query": "payment mock retry", "limit": 5},
+        {"expandIds": ["agent-memory/2026-11-30-payment-mock-retries.md"]},
+    )
+
     query: Annotated[str | None, Field(max_length=4000)] = None
     expand_ids: Annotated[list[str] | None, Field(alias="expandIds", max_length=100)] = None
     limit: Annotated[int, Field(ge=1, le=100)] = 10
@@ -66,6 +78,16 @@ def _what_remember_requires(schema: dict[str, Any]) -> None:
     """What the fragment write path requires, said in the schema (for clients, and so
     generated requests reach it): a project, and content, or a summary and facts."""
     schema["required"] = ["project"]
+    schema["examples"] = [
+        {
+            "project": "demo-app",
+            "summary": "The checkout test was flaky because the payment mock retried.",
+            "facts": ["payment mock: retries removed", "checkout test: passes 50 runs"],
+            "tags": ["testing"],
+            "importance": 0.7,
+        },
+        {"project": "demo-app", "content": "Run `npm test -- --runInBand` on CI machines."},
+    ]
     schema["anyOf"] = [
         {"required": ["content"], "properties": {"content": _TEXT}},
         {
@@ -96,12 +118,16 @@ class RememberBody(_Body):
 
 
 class ForgetBody(_Body):
+    model_config = _examples({"memoryId": "agent-memory/2026-11-30-payment-mock-retries.md"})
+
     memory_id: Annotated[str | None, Field(alias="memoryId")] = None
     session_id: Annotated[str | None, Field(alias="sessionId")] = None
     observation_ids: Annotated[list[str] | None, Field(alias="observationIds")] = None
 
 
 class ContextBody(_Body):
+    model_config = _examples({"project": "demo-app", "query": "checkout test", "budget": 2000})
+
     project: str | None = None
     session_id: Annotated[str | None, Field(alias="sessionId")] = None
     query: Annotated[str | None, Field(max_length=4000)] = None
@@ -109,6 +135,10 @@ class ContextBody(_Body):
 
 
 class EnrichBody(_Body):
+    model_config = _examples(
+        {"files": ["src/checkout/payment.ts"], "project": "demo-app", "toolName": "Edit"}
+    )
+
     files: Annotated[list[str], Field(min_length=1, max_length=100)]
     terms: list[str] | None = None
     project: str | None = None
@@ -116,7 +146,14 @@ class EnrichBody(_Body):
     tool_name: Annotated[str | None, Field(alias="toolName")] = None
 
 
-_NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"description": "No such memory"}}
+def _answers(description: str, model: Any) -> dict[int | str, dict[str, Any]]:
+    return {200: {"description": description, "model": model}}
+
+
+_NOT_FOUND: dict[int | str, dict[str, Any]] = {
+    **_answers("The memory, whole", schemas.OneMemory),
+    404: {"description": "No such memory"},
+}
 # What can be done with a fragment, from the answer that wrote it.
 _FRAGMENT_LINKS = {
     "memory": link(
@@ -191,7 +228,12 @@ def entry_view(memory: Memory, entry: Entry) -> dict[str, Any]:
     }
 
 
-@router.post("/search", summary="Search all memory (L0): fragments, summaries, observations")
+@router.post(
+    "/search",
+    summary="Search all memory (L0): fragments, summaries, observations",
+    response_model=None,
+    responses=_answers("The hits, best first", schemas.SearchResults),
+)
 async def search(request: Request, body: SearchBody) -> dict[str, Any]:
     memory = _memory(request)
     hits = await run_in_threadpool(
@@ -206,7 +248,15 @@ async def search(request: Request, body: SearchBody) -> dict[str, Any]:
     return {"query": body.query, "results": [hit_view(memory, h) for h in hits]}
 
 
-@router.post("/smart-search", summary="Compact results for a query, or expand ids to L1")
+@router.post(
+    "/smart-search",
+    summary="Compact results for a query, or expand ids to L1",
+    response_model=None,
+    responses=_answers(
+        "Compact hits for a query, or the memories whole for expandIds",
+        schemas.CompactResults | schemas.ExpandedResults,
+    ),
+)
 async def smart_search(request: Request, body: SmartSearchBody) -> dict[str, Any]:
     memory = _memory(request)
     if body.expand_ids:
@@ -226,8 +276,16 @@ async def smart_search(request: Request, body: SmartSearchBody) -> dict[str, Any
     status_code=201,
     summary="Write a fragment (merged into a near-duplicate)",
     responses={
-        201: {"description": "A new fragment", "links": _FRAGMENT_LINKS},
-        200: {"description": "Merged into a near-duplicate", "links": _FRAGMENT_LINKS},
+        201: {
+            "description": "A new fragment",
+            "model": schemas.Remembered,
+            "links": _FRAGMENT_LINKS,
+        },
+        200: {
+            "description": "Merged into a near-duplicate",
+            "model": schemas.Remembered,
+            "links": _FRAGMENT_LINKS,
+        },
     },
 )
 async def remember(request: Request, body: RememberBody) -> JSONResponse:
@@ -261,7 +319,12 @@ async def remember(request: Request, body: RememberBody) -> JSONResponse:
     return JSONResponse(answer, status_code=201 if result.action == "created" else 200)
 
 
-@router.post("/forget", summary="Delete a fragment")
+@router.post(
+    "/forget",
+    summary="Delete a fragment",
+    response_model=None,
+    responses=_answers("Deleted", schemas.Forgotten),
+)
 async def forget(request: Request, body: ForgetBody) -> dict[str, Any]:
     if body.observation_ids or body.session_id:
         raise InvalidInput(
@@ -276,7 +339,12 @@ async def forget(request: Request, body: ForgetBody) -> dict[str, Any]:
     return {"success": True, "forgotten": memory.public_id(document), "path": document.path}
 
 
-@router.get("/memories", summary="Fragments, most recently updated first")
+@router.get(
+    "/memories",
+    summary="Fragments, most recently updated first",
+    response_model=None,
+    responses=_answers("A page of fragments", schemas.Memories),
+)
 def memories(
     request: Request,
     project: str | None = None,
@@ -317,7 +385,12 @@ def fragment(request: Request, fragment_id: str) -> JSONResponse:
     return _entry(request, fragment_id, ("fragment",))
 
 
-@router.get("/projects/{project}/memory", summary="A project's memory (L2)")
+@router.get(
+    "/projects/{project}/memory",
+    summary="A project's memory (L2)",
+    response_model=None,
+    responses=_answers("Its summary and fragments", schemas.ProjectMemory),
+)
 def project_memory(
     request: Request, project: str, limit: Annotated[int, Query(ge=1, le=500)] = 50
 ) -> dict[str, Any]:
@@ -331,7 +404,12 @@ def project_memory(
     }
 
 
-@router.post("/context", summary="The memory block to inject for a project (and query)")
+@router.post(
+    "/context",
+    summary="The memory block to inject for a project (and query)",
+    response_model=None,
+    responses=_answers("The block and what it holds", schemas.Context),
+)
 async def context(request: Request, body: ContextBody) -> dict[str, Any]:
     packed = await run_in_threadpool(
         _memory(request).context, project=body.project, query=body.query, budget=body.budget
@@ -345,7 +423,12 @@ async def context(request: Request, body: ContextBody) -> dict[str, Any]:
     }
 
 
-@router.post("/enrich", summary="Memory about files an agent is about to touch")
+@router.post(
+    "/enrich",
+    summary="Memory about files an agent is about to touch",
+    response_model=None,
+    responses=_answers("The block about the files", schemas.Enriched),
+)
 async def enrich(request: Request, body: EnrichBody) -> dict[str, Any]:
     packed = await run_in_threadpool(
         _memory(request).enrich, files=body.files, terms=body.terms, project=body.project

@@ -14,7 +14,7 @@ from starlette.background import BackgroundTask
 from starlette.concurrency import run_in_threadpool
 
 from memvault import __version__
-from memvault.api import views
+from memvault.api import schemas, views
 from memvault.api.guards import DecodedBodyRoute
 from memvault.api.responses import JSONResponse
 from memvault.errors import InvalidInput
@@ -32,11 +32,11 @@ def _memory(request: Request) -> Memory:
     return request.app.state.memory
 
 
-def _body_schema(schema: dict[str, Any]) -> dict[str, Any]:
+def _body_schema(schema: dict[str, Any], *examples: Any) -> dict[str, Any]:
     return {
         "requestBody": {
             "required": True,
-            "content": {"application/json": {"schema": schema}},
+            "content": {"application/json": {"schema": {**schema, "examples": list(examples)}}},
         }
     }
 
@@ -48,6 +48,16 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 _ENVELOPE_SCHEMA = Envelope.model_json_schema(by_alias=True)
+ENVELOPE_EXAMPLE = {
+    "hookType": "post_tool_use",
+    "sessionId": "c0ffee",
+    "project": "demo-app",
+    "cwd": "/home/me/code/demo-app",
+    "timestamp": "2026-11-30T10:00:00.000Z",
+    "data": {"tool_name": "Bash", "tool_input": {"command": "npm test"}, "tool_output": "ok"},
+    "agentId": "claude-code",
+    "eventId": "c0ffee-42",
+}
 
 
 def link(
@@ -97,8 +107,11 @@ _OBSERVE_LINKS = {
         "session on its first event. A repeated `(sessionId, eventId)` is not stored again: "
         "the answer says `deduplicated` and carries the original ids."
     ),
-    openapi_extra=_body_schema(_ENVELOPE_SCHEMA),
-    responses={201: {"description": "Stored", "links": _OBSERVE_LINKS}, **_ERRORS},
+    openapi_extra=_body_schema(_ENVELOPE_SCHEMA, ENVELOPE_EXAMPLE),
+    responses={
+        201: {"description": "Stored", "model": schemas.Observed, "links": _OBSERVE_LINKS},
+        **_ERRORS,
+    },
 )
 async def observe(request: Request) -> JSONResponse:
     envelope = validate(Envelope, parse_json(await request.body()))
@@ -133,9 +146,13 @@ async def observe(request: Request) -> JSONResponse:
                     "items": _ENVELOPE_SCHEMA,
                 }
             },
-        }
+        },
+        {"observations": [ENVELOPE_EXAMPLE, {**ENVELOPE_EXAMPLE, "eventId": "c0ffee-43"}]},
     ),
-    responses=_ERRORS,
+    responses={
+        200: {"description": "Each item's result", "model": schemas.BulkObserved},
+        **_ERRORS,
+    },
 )
 async def observe_bulk(request: Request) -> JSONResponse:
     body = parse_json(await request.body())
@@ -156,10 +173,21 @@ async def observe_bulk(request: Request) -> JSONResponse:
 @router.post(
     "/session/start",
     summary="Declare a session and get its Memory Session ID (optional: events create it)",
-    openapi_extra=_body_schema(SessionStart.model_json_schema(by_alias=True)),
+    openapi_extra=_body_schema(
+        SessionStart.model_json_schema(by_alias=True),
+        {
+            "sessionId": "c0ffee",
+            "project": "demo-app",
+            "cwd": "/home/me/code/demo-app",
+            "title": "Fix the flaky test",
+            "agentId": "claude-code",
+        },
+    ),
+    response_model=None,
     responses={
         200: {
             "description": "The session, its board row's id and the memory block to inject",
+            "model": schemas.SessionStarted,
             "links": {
                 **_OBSERVE_LINKS,
                 "boardRow": link(
@@ -169,6 +197,7 @@ async def observe_bulk(request: Request) -> JSONResponse:
                 ),
             },
         },
+        409: {"description": "A board memvault will not change (a row twice, say)"},
         **_ERRORS,
     },
 )
@@ -186,7 +215,11 @@ async def session_start(request: Request) -> dict[str, Any]:
 
 
 class SummarizeRequest(BaseModel):
-    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+    model_config = ConfigDict(
+        extra="ignore",
+        populate_by_name=True,
+        json_schema_extra={"examples": [{"sessionId": "c0ffee"}]},
+    )
 
     session_id: Annotated[str, Field(alias="sessionId", min_length=1, max_length=256)]
 
@@ -199,7 +232,8 @@ class SummarizeRequest(BaseModel):
         "Queues the session's summary; the worker merges the events past its watermark and "
         "updates its board row and snapshot. Answers at once: nothing waits for the work."
     ),
-    responses=_ERRORS,
+    response_model=None,
+    responses={202: {"description": "Queued", "model": schemas.SummaryQueued}, **_ERRORS},
 )
 async def summarize(request: Request, body: SummarizeRequest) -> dict[str, Any]:
     memory = _memory(request)
@@ -216,12 +250,19 @@ async def summarize(request: Request, body: SummarizeRequest) -> dict[str, Any]:
         "Conversations are open-ended, so this never closes a session, stamps completion, "
         "triggers processing or rejects later events. Kept so older hooks keep working."
     ),
+    response_model=None,
+    responses={200: {"description": "Nothing was done", "model": schemas.Noop}},
 )
 async def session_end() -> dict[str, Any]:
     return {"success": True, "noop": True}
 
 
-@router.get("/sessions", summary="Sessions, most recently active first")
+@router.get(
+    "/sessions",
+    summary="Sessions, most recently active first",
+    response_model=None,
+    responses={200: {"description": "The sessions", "model": schemas.Sessions}},
+)
 def sessions(
     request: Request,
     agent_id: Annotated[str | None, Query(alias="agentId")] = None,
@@ -232,7 +273,12 @@ def sessions(
     return {"sessions": [views.session(s) for s in found]}
 
 
-@router.get("/observations", summary="A session's observations, in event order")
+@router.get(
+    "/observations",
+    summary="A session's observations, in event order",
+    response_model=None,
+    responses={200: {"description": "The observations", "model": schemas.Observations}},
+)
 def observations(
     request: Request,
     session_id: Annotated[str, Query(alias="sessionId", min_length=1)],
@@ -243,7 +289,12 @@ def observations(
     return {"observations": [views.observation(o) for o in found]}
 
 
-@router.get("/livez", summary="Liveness (always public)")
+@router.get(
+    "/livez",
+    summary="Liveness (always public)",
+    response_model=None,
+    responses={200: {"description": "The server answers", "model": schemas.Live}},
+)
 async def livez() -> dict[str, Any]:
     return {"status": "ok", "service": "memvault", "version": __version__}
 

@@ -1,0 +1,458 @@
+"""What the REST routes answer, as pydantic models for the OpenAPI document.
+
+The routes build their answers as plain dicts (``views``, ``to_dict``); these models only
+describe them (``responses={200: {"model": …}}``), so declaring one never changes or
+filters an answer. They forbid keys they do not name, so an answer that grows a key the
+document does not declare fails ``tests/e2e/test_openapi_truth.py``. A key that is always
+there (maybe null) is required; one that is only sometimes there is ``sometimes()``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Count = Annotated[int, Field(ge=0)]
+Score = float  # rounded to 6 places
+
+
+def _no_default(schema: dict[str, Any]) -> None:
+    schema.pop("default", None)
+
+
+def sometimes(description: str | None = None) -> Any:
+    """A key that is only sometimes in the answer (and never null when it is)."""
+    return Field(default=None, description=description, json_schema_extra=_no_default)
+
+
+class _Shape(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class _OpenShape(BaseModel):
+    """An answer whose other keys depend on the operation (a board report's details)."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class Error(_Shape):
+    """Every error: what was wrong, in words a user can act on; nothing was written."""
+
+    error: str
+    fields: Annotated[list[str], sometimes("The fields at fault")]
+    success: Annotated[Literal[False], sometimes("On the import routes, as agentmemory's")]
+
+
+# -- ingest and sessions -------------------------------------------------------------------
+
+
+class Stored(_Shape):
+    """A new event."""
+
+    observationId: str
+    eventSeq: int
+
+
+class Deduplicated(_Shape):
+    """An event whose ``(sessionId, eventId)`` was already stored: the original's ids."""
+
+    deduplicated: Literal[True]
+    sessionId: str
+    eventId: str | None
+    observationId: str
+
+
+Observed = Annotated[Stored | Deduplicated, Field(title="Observed")]
+
+
+class ItemFailure(_Shape):
+    index: int
+    eventId: str | None
+    error: str
+
+
+class BulkObserved(_Shape):
+    success: Literal[True]
+    total: Count
+    imported: Count
+    deduplicated: Count
+    failed: Count
+    errors: list[ItemFailure]
+    results: Annotated[list[Observed | None], Field(description="null for a failed item")]
+
+
+class Cursor(_Shape):
+    at: str | None
+    seq: int | None
+
+
+class Watermarks(_Shape):
+    summarized: Cursor | None
+    extracted: Cursor | None
+    reflected: Cursor | None
+    graphExtracted: Cursor | None
+
+
+class SessionView(_Shape):
+    id: str
+    project: str
+    cwd: str
+    agentId: str | None
+    title: str | None
+    memorySessionId: Annotated[str | None, Field(description="Its board row's id")]
+    status: Annotated[Literal["active"], Field(description="memvault never closes a session")]
+    startedAt: str
+    createdAt: str
+    lastEventAt: str | None
+    eventCount: Count
+    observationCount: Count
+    summaryRevision: Count
+    summarizedObservationCount: Count
+    watermarks: Watermarks
+    lastSweepAttemptAt: str | None
+
+
+class SessionStarted(_Shape):
+    session: SessionView
+    memorySessionId: Annotated[str | None, Field(description="null when the board was not written")]
+    context: Annotated[str, Field(description="The Memory Session ID line and the memory block")]
+
+
+class SummaryQueued(_Shape):
+    success: Literal[True]
+    queued: Annotated[bool, Field(description="false when a summary was already queued")]
+    sessionId: str
+
+
+class Noop(_Shape):
+    success: Literal[True]
+    noop: Literal[True]
+
+
+class Sessions(_Shape):
+    sessions: list[SessionView]
+
+
+class ObservationView(_Shape):
+    id: str
+    sessionId: str
+    eventId: str | None
+    eventSeq: int
+    timestamp: str
+    hookType: str
+    type: str
+    title: str
+    narrative: str
+    facts: list[str]
+    files: list[str]
+    concepts: list[str]
+    importance: int
+    derivedBy: str
+    updatedAt: str
+
+
+class Observations(_Shape):
+    observations: list[ObservationView]
+
+
+class Live(_Shape):
+    status: Literal["ok"]
+    service: Literal["memvault"]
+    version: str
+
+
+# -- session board -------------------------------------------------------------------------
+
+
+class BoardRowView(_Shape):
+    sessionId: str
+    agentName: str
+    topic: str
+    summary: str
+    keywords: str
+    status: str
+    referencedBy: Annotated[str, Field(description="Comma-separated session ids, or a dash")]
+    startedAt: str
+    updatedAt: str
+
+
+class BoardRows(_Shape):
+    sessions: list[BoardRowView]
+
+
+class BoardRowWithSnapshot(_Shape):
+    session: BoardRowView
+    snapshot: str | None
+
+
+class BoardReport(_OpenShape):
+    """What a board operation did; the other keys are the operation's details."""
+
+    operation: str
+    ok: bool
+    sessionId: str | None
+    message: str
+
+
+class BoardRefusal(BoardReport):
+    """A board operation refused or not completed: its report, and why."""
+
+    ok: Literal[False]
+    error: str
+
+
+class TriggerView(_Shape):
+    operation: str
+    sessionId: str | None
+    phrase: str
+
+
+class Triggered(_Shape):
+    trigger: TriggerView | None
+
+
+# -- memory --------------------------------------------------------------------------------
+
+
+class _Identity(_Shape):
+    kind: str
+    id: str
+    title: str
+    summary: str
+    project: str | None
+    sessionId: str | None
+    updatedAt: str
+    eventIds: list[str]
+    path: Annotated[str, sometimes("In the vault, when it is a file")]
+
+
+class HitView(_Identity):
+    score: Score
+    relevance: Score
+    importance: Score
+    recency: Score
+    archived: Annotated[Literal[True], sometimes("Only said of an archived memory")]
+
+
+class MemoryView(_Identity):
+    importance: float
+    accessCount: Count
+    lastAccessed: str | None
+    archived: bool
+    tags: Annotated[list[str], sometimes()]
+
+
+class EntryView(MemoryView):
+    body: str
+    properties: dict[str, Any]
+
+
+class SearchResults(_Shape):
+    query: str
+    results: list[HitView]
+
+
+class CompactResults(_Shape):
+    mode: Literal["compact"]
+    results: list[HitView]
+
+
+class ExpandedResults(_Shape):
+    mode: Literal["expanded"]
+    results: list[EntryView]
+    truncated: bool
+
+
+class Remembered(_Shape):
+    success: Literal[True]
+    action: Literal["created", "merged"]
+    path: Annotated[str, Field(description="The fragment's file, in the vault")]
+    similarity: float | None
+    memory: Annotated[MemoryView, sometimes("The fragment, once the index holds it")]
+    similarTo: Annotated[str | None, sometimes("When merged: the fragment's id")]
+
+
+class Forgotten(_Shape):
+    success: Literal[True]
+    forgotten: str
+    path: str | None
+
+
+class Memories(_Shape):
+    memories: list[MemoryView]
+    offset: Count
+    limit: int
+
+
+class OneMemory(_Shape):
+    memory: EntryView
+
+
+class ProjectMemory(_Shape):
+    project: str
+    summary: str | None
+    total: Count
+    fragments: list[MemoryView]
+
+
+class Block(_Shape):
+    kind: str
+    id: str
+    text: str
+
+
+class Context(_Shape):
+    context: str
+    blocks: list[Block]
+    tokens: Count
+    budget: int
+    truncated: bool
+
+
+class Enriched(_Shape):
+    context: str
+    truncated: bool
+    tokens: Count
+    found: Annotated[Count, Field(description="Blocks about the files; 0: only the report line")]
+
+
+# -- graph ---------------------------------------------------------------------------------
+
+
+class NodeProperties(_Shape):
+    mentions: Count
+    firstSeen: str
+    lastSeen: str
+
+
+class Node(_Shape):
+    id: str
+    type: str
+    name: str
+    properties: NodeProperties
+    sourceObservationIds: list[str]
+    createdAt: str
+
+
+class Edge(_Shape):
+    id: str
+    type: str
+    sourceNodeId: str
+    targetNodeId: str
+    weight: int
+    sourceObservationIds: list[str]
+    lastSeen: str
+
+
+class GraphSlice(_Shape):
+    success: Literal[True]
+    nodes: list[Node]
+    edges: list[Edge]
+    depth: Count
+    truncated: bool
+    limit: int
+    offset: Count
+
+
+class GraphCounts(_Shape):
+    totalNodes: Count
+    totalEdges: Count
+    nodesByType: dict[str, Count]
+    edgesByType: dict[str, Count]
+
+
+class GraphStats(GraphCounts):
+    success: Literal[True]
+
+
+class GraphCleared(_Shape):
+    success: Literal[True]
+    cleared: GraphCounts
+
+
+# -- import and export ---------------------------------------------------------------------
+
+
+class TranscriptProblem(_Shape):
+    file: str
+    line: int
+    error: str
+
+
+class TranscriptReport(_Shape):
+    files: Count
+    lines: Count
+    eventsSent: Count
+    newEvents: Count
+    duplicates: Count
+    skipped: dict[str, Count]
+    errorCount: Count
+    errors: list[TranscriptProblem]
+    sessionIds: list[str]
+
+
+class TranscriptImport(_Shape):
+    success: Literal[True]
+    imported: Annotated[Count, Field(description="Files found to import")]
+    sessionIds: list[str]
+    observations: Count
+    discovered: Count
+    truncated: bool
+    traversalCapped: bool
+    maxFiles: int
+    maxFilesUpperBound: int
+    path: str
+    status: Literal["running", "done", "failed"]
+    startedAt: str
+    finishedAt: str | None
+    error: str | None
+    report: TranscriptReport
+
+
+class NoTranscriptImport(_Shape):
+    success: Literal[True]
+    status: Literal["idle"]
+
+
+class OutcomeCounts(_Shape):
+    new: Count
+    existing: Count
+    merged: Count
+    replaced: Count
+    skipped: Count
+    refused: Count
+
+
+class ArchiveProblem(_Shape):
+    kind: str
+    error: str
+    line: Annotated[int, sometimes("Of a memvault archive")]
+    item: Annotated[str, sometimes("In an agentmemory export: `memories[3]`")]
+
+
+class ArchiveReport(_Shape):
+    source: Literal["memvault", "agentmemory"]
+    version: str
+    strategy: str
+    complete: bool
+    counts: dict[str, OutcomeCounts]
+    skipped: dict[str, Count]
+    summariesQueued: Count
+    problemCount: Count
+    problems: list[ArchiveProblem]
+
+
+class Imported(_Shape):
+    success: Literal[True]
+    strategy: str
+    sessions: Count
+    observations: Count
+    memories: Count
+    summaries: Count
+    skipped: Count
+    report: ArchiveReport
+
+
+# Shapes the document names by reference without a route using them as a model.
+REFERENCED = (Error, BoardRefusal)
