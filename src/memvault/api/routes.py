@@ -302,6 +302,22 @@ async def livez() -> dict[str, Any]:
 @router.get(
     "/health",
     summary="Status, store, queue, vault, embedder, LLM and how far search is behind",
+    responses={
+        200: {"description": "The report", "model": schemas.Health},
+        503: {
+            "description": "The report, when the status is critical",
+            "content": {
+                "application/json": {
+                    "schema": {
+                        "anyOf": [
+                            {"$ref": "#/components/schemas/Health"},
+                            {"$ref": "#/components/schemas/Error"},
+                        ]
+                    }
+                }
+            },
+        },
+    },
 )
 def health(request: Request) -> JSONResponse:
     report = views.health(_memory(request).health())

@@ -162,6 +162,74 @@ class Live(_Shape):
     version: str
 
 
+class StoreFigures(_Shape):
+    engine: str
+    location: str
+    sizeBytes: Count
+    schemaVersion: int
+    events: Count
+    observations: Count
+    sessions: Count
+
+
+class Queue(_Shape):
+    pendingWrites: Count
+    jobsPending: Count
+    jobsRunning: Count
+    jobsFailed: Count
+    spooledEvents: Annotated[Count, Field(description="Kept by hooks, not taken in yet")]
+
+
+class ProcessFigures(_Shape):
+    pid: int
+    rssBytes: int | None
+
+
+class VaultFigures(_Shape):
+    path: str
+    fragmentsFolder: str
+    boardRows: Count
+    fragments: Count
+    archivedFragments: Count
+
+
+class Embedder(_Shape):
+    provider: str
+    model: str | None
+    dimension: Annotated[int | None, Field(description="Known once the model has answered")]
+    loaded: bool
+    reason: str | None
+
+
+class LLM(_Shape):
+    provider: str
+    model: str | None
+    reason: str | None
+
+
+class IndexBacklog(_Shape):
+    lastEventSeq: int
+    indexedThroughSeq: int
+    eventsNotIndexed: Count
+    documentsNotEmbedded: Annotated[Count | None, Field(description="null without an embedder")]
+    caughtUp: bool
+
+
+class Health(_Shape):
+    status: Literal["ok", "degraded", "critical"]
+    reasons: Annotated[list[str], Field(description="Why the status is not ok")]
+    service: Literal["memvault"]
+    version: str
+    uptimeSeconds: float
+    store: StoreFigures
+    queue: Queue
+    process: ProcessFigures
+    vault: VaultFigures
+    embedder: Embedder | None
+    llm: LLM | None
+    index: IndexBacklog | None
+
+
 # -- session board -------------------------------------------------------------------------
 
 
