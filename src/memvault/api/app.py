@@ -22,8 +22,7 @@ from memvault.api.routes import router
 from memvault.config import Settings, is_loopback
 from memvault.errors import InvalidInput, StoreFailure
 from memvault.ingest.envelope import invalid_from_errors
-from memvault.ingest.spool import SpoolDrain
-from memvault.memory import BoardWatcher, Memory
+from memvault.memory import Memory
 from memvault.vault.board import BoardFormatError
 
 log = logging.getLogger("memvault.api")
@@ -85,21 +84,12 @@ def create_app(settings: Settings | None = None, memory: Memory | None = None) -
         sys.setswitchinterval(SWITCH_INTERVAL)
         owned = memory is None
         app.state.memory = opened = memory or Memory.open(settings)
-        watcher = BoardWatcher(opened, interval=settings.board_poll_seconds)
-        watcher.start()
-        opened.start_indexing()
-        if settings.worker_in_server:
-            opened.start_pipeline()
-        spool = SpoolDrain(opened)  # events hooks kept while the server was away
-        spool.start()
+        opened.start_background()
         try:
             async with mcp_routes.serving(app):
                 yield
         finally:
-            spool.stop()
-            opened.stop_pipeline()
-            opened.stop_indexing()
-            watcher.stop()
+            opened.stop_background()
             if owned:
                 opened.close()
 

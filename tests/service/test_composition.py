@@ -1,0 +1,113 @@
+"""How Memory's parts fit: the pipeline works from what it is handed, and a server's
+background threads start and stop in one place."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from memvault import Memory
+from memvault.config import Settings
+from memvault.pipeline.service import Pipeline
+from memvault.store import Store
+from memvault.vault.lifecycle import SessionBoard
+from memvault.vault.remember import Draft, Remembered
+from tests.test_pipeline_service import step, work
+
+SERVER_THREADS = {
+    "memvault-board",
+    "memvault-index",
+    "memvault-vault-watch",
+    "memvault-worker",
+    "memvault-spool",
+}
+
+
+def a_fix(session: str, start: int = 0) -> list[dict]:
+    """A failure, its cause and its fix: a session worth a fragment."""
+    deploy = {"tool_name": "Bash", "tool_input": {"command": "bash scripts/deploy.sh"}}
+    steps = [
+        ("prompt_submit", {"prompt": "The deploy script fails, fix it"}),
+        ("post_tool_failure", {**deploy, "error": "deploy.sh: line 12: rsync: command not found"}),
+        (
+            "assistant_response",
+            {"assistantResponse": "The CI image has no rsync. We decided to use scp instead."},
+        ),
+        (
+            "post_tool_use",
+            {
+                "tool_name": "Edit",
+                "tool_input": {"file_path": "/code/demo-app/scripts/deploy.sh"},
+                "tool_output": "ok",
+            },
+        ),
+        ("post_tool_use", {**deploy, "tool_output": "deployed"}),
+    ]
+    return [step(session, start + n, hook, data) for n, (hook, data) in enumerate(steps)]
+
+
+@dataclass
+class Parts:
+    """The pipeline's sources as plain values: no Memory to call back into."""
+
+    store: Store
+    settings: Settings
+    board: SessionBoard
+    write: Callable[..., Remembered]
+    written: list[Draft] = field(default_factory=list)
+    graphed: list[Path] = field(default_factory=list)
+
+    def remember(self, draft: Draft, **hooks: Callable[[Path], None]) -> Remembered:
+        self.written.append(draft)
+        return self.write(draft, **hooks)
+
+    def graph_fragment(self, path: Path) -> None:
+        self.graphed.append(path)
+
+
+def test_the_pipeline_feeds_the_board_and_writes_fragments_through_the_parts_it_is_handed(
+    memory,
+):
+    started = memory.start_session({"sessionId": "s1", "project": "demo-app", "cwd": "/c"})
+    memory.observe_many(work("s1", start=1) + a_fix("s1", start=10))
+    parts = Parts(memory.store, memory.settings, memory.board, write=memory.remember)
+    pipeline = Pipeline(parts, offline=True)
+    try:
+        assert pipeline.summarize_session("s1") is not None
+        row = memory.board.board().get(started.board.session_id)
+        assert row.status == "active"
+        text = memory.board.snapshot_text(started.board.session_id)
+        assert row.summary.strip() and row.summary.strip() in text
+        written = pipeline.extract_session("s1")
+        assert written and len(parts.written) == len(written)
+        assert all(r.path.is_file() for r in written)
+        assert pipeline.graph_fragments() == len(parts.graphed) == len(written)
+    finally:
+        pipeline.close()
+
+
+def _server_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name in SERVER_THREADS]
+
+
+def test_a_server_s_background_threads_start_and_stop_in_one_place(tmp_path):
+    before = set(_server_threads())
+    with Memory.open(home=tmp_path / "home", board_poll_seconds=0.05) as memory:
+        memory.start_background()
+        started = [t for t in _server_threads() if t not in before]
+        assert sorted(t.name for t in started) == sorted(SERVER_THREADS)
+        memory.start_background()  # a second start starts nothing more
+        assert len([t for t in _server_threads() if t not in before]) == len(started)
+        memory.stop_background()
+        assert not [t for t in started if t.is_alive()]
+
+
+def test_a_server_without_its_own_worker_runs_the_other_threads(tmp_path):
+    before = set(_server_threads())
+    with Memory.open(home=tmp_path / "home", worker_in_server=False) as memory:
+        memory.start_background()
+        started = {t.name for t in _server_threads() if t not in before}
+        assert started == SERVER_THREADS - {"memvault-worker"}
+    assert not [t for t in _server_threads() if t not in before]  # close stops them too
