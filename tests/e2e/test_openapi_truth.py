@@ -17,7 +17,7 @@ import pytest
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from tests.helpers import Server, envelope, fixtures_dir
+from tests.helpers import Server, envelope, fixtures_dir, wait_for
 
 DOCUMENT_URI = "urn:memvault:openapi"
 
@@ -223,7 +223,7 @@ def test_memory_routes_answer_what_the_document_declares(drive):
     drive("POST", f"{A}/forget", json={"memoryId": fragment})
 
 
-def test_graph_import_and_export_routes_answer_what_the_document_declares(drive, served):
+def test_graph_import_and_export_routes_answer_what_the_document_declares(drive):
     drive.families.add("graph")
     drive.example("POST", f"{A}/graph/query")
     drive.example("POST", f"{A}/graph/query", 1)
@@ -234,11 +234,11 @@ def test_graph_import_and_export_routes_answer_what_the_document_declares(drive,
     assert started["imported"] == 1
 
     def finished():
+        """the transcript import finished"""
         return drive("GET", f"{A}/replay/import-jsonl")["status"] != "running"
 
-    from tests.helpers import wait_for
-
     wait_for(finished)
+    assert drive("GET", f"{A}/replay/import-jsonl")["status"] == "done"
     archive = drive("GET", f"{A}/export", params={"includeEvents": "true"})
     drive("POST", f"{A}/import", json={"exportData": archive, "strategy": "skip"})
     drive.example("POST", f"{A}/import")

@@ -40,7 +40,10 @@ BUDGET = hypothesis.settings(
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
-    running = Server(tmp_path_factory.mktemp("fuzz") / "home").start()
+    root = tmp_path_factory.mktemp("fuzz")
+    # Generated transcript imports (`path: "~"`) look in a home of the test's own.
+    (root / "user").mkdir()
+    running = Server(root / "home", {"HOME": str(root / "user")}).start()
     yield running
     running.stop()
 
