@@ -296,7 +296,8 @@ def memory_delete(memory: Memory, id: FragmentId) -> CallToolResult:
 def memory_governance_delete(
     memory: Memory,
     memoryIds: Annotated[  # agentmemory's spelling
-        list[Annotated[str, Field(min_length=1, max_length=500)]] | str,
+        Annotated[list[Annotated[str, Field(min_length=1, max_length=500)]], Field(max_length=200)]
+        | Annotated[str, Field(max_length=50_000)],
         Field(description="Fragment ids to delete: a list, or one string separated by commas"),
     ],
     reason: Annotated[
