@@ -16,6 +16,7 @@ from rich.table import Table
 
 from memvault import __version__, server_process
 from memvault.cli import archive, board, fragments, graph, hook, recall
+from memvault.cli.doctor import doctor
 from memvault.cli.importer import import_app
 from memvault.cli.install import install_app
 from memvault.cli.mcp import mcp
@@ -46,6 +47,7 @@ app.command("rebuild")(recall.rebuild)
 app.command("hook")(hook.hook)
 app.add_typer(install_app, name="install")
 app.command("mcp")(mcp)
+app.command("doctor")(doctor)
 
 
 def _version(value: bool) -> None:

@@ -186,6 +186,9 @@ def _value(value: Any, *, flow: bool, depth: int = 0) -> str:
             mantissa, exponent = text.split("e")
             text = f"{mantissa}.0e{exponent}"  # YAML 1.1 reads a float only with a dot
         return text
+    if isinstance(value, dt.datetime) and not (value.second or value.microsecond):
+        # Obsidian's own form, to the minute: every reader takes it for that text.
+        return value.isoformat(timespec="minutes")
     if isinstance(value, dt.date):
         return value.isoformat()  # unquoted: Obsidian's date and datetime types
     if value is None:

@@ -265,6 +265,8 @@ class SessionBoard(BoardFiles):
         if snapshot is None or source not in snapshot.items(CONTINUES):
             return False
         snapshot.sections[CONTINUES] = [s for s in snapshot.items(CONTINUES) if s != source]
+        if snapshot.properties is None:
+            snapshot.properties = []  # written by memvault now: with its frontmatter
         write_atomic(path, snapshot.render(current))
         check = self.snapshot(current)
         if check is None or source in check.items(CONTINUES):

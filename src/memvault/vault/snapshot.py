@@ -1,5 +1,11 @@
 """Session snapshots, ``memory/sessions/<id>.md``: parse, render, merge, verify.
 
+A snapshot written by memvault opens with YAML frontmatter that Obsidian's Properties and
+Dataview read (``status``, ``agent``, ``session``, ``started``, ``updated``, ``project`` when
+the Metadata table names one, ``tags`` with ``memvault/session``), refreshed from the
+Metadata table on every write; the template below it keeps its shape. A person's own keys
+in that frontmatter stay as written, and frontmatter memvault cannot read is left alone.
+
 A snapshot is never rewritten from new content alone. ``merge`` keeps every old item that
 the new content does not mention, updates the ones it restates, adds the new ones, and
 moves items marked ``[superseded]``, ``[resolved]`` or ``[done]`` under Superseded /
@@ -11,6 +17,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from memvault.vault import frontmatter
 
 CONTEXT = "Current Context"
 DECISIONS = "Decisions"
@@ -22,6 +32,8 @@ SUPERSEDED = "Superseded / Resolved"
 SECTIONS = (CONTEXT, DECISIONS, FILES, QUESTIONS, NEXT, CONTINUES, SUPERSEDED)
 METADATA_FIELDS = ("Session ID", "Agent Name", "Topic", "Status", "Started At", "Updated At")
 NONE = "None"
+SESSION_TAG = "memvault/session"
+_TIME_FORMAT = "%Y-%m-%d %H:%M"  # the board's local times
 
 _MARKER = re.compile(r"^\s*(\[(?:superseded|resolved|done)\])\s*", re.IGNORECASE)
 _NONE_ITEM = re.compile(r"^`?none`?\.?$", re.IGNORECASE)
@@ -60,10 +72,15 @@ class Snapshot:
     extra: list[tuple[str, list[str]]] = field(default_factory=list)  # sections not ours
     preamble: list[str] = field(default_factory=list)  # text between the title and ## Metadata
     metadata_notes: list[str] = field(default_factory=list)  # non-row lines under Metadata
+    # The frontmatter's lines as written; None: the snapshot is rendered without one.
+    properties: list[str] | None = None
 
     @classmethod
     def parse(cls, text: str) -> Snapshot:
         snapshot = cls()
+        lines, text = frontmatter.split(text)
+        if lines is not None:
+            snapshot.properties = [line.rstrip("\r") for line in lines]
         heading: str | None = None
         body: list[str] = []
         titled = False
@@ -125,7 +142,43 @@ class Snapshot:
                 lines += [f"- {item}" for item in items] if items else [NONE]
         for heading, body in self.extra:
             lines += ["", f"## {heading}", "", *body]
-        return "\n".join(lines) + "\n"
+        text = "\n".join(lines) + "\n"
+        return text if self.properties is None else self._with_frontmatter(session_id, text)
+
+    def _with_frontmatter(self, session_id: str, body: str) -> str:
+        """``body`` under the frontmatter, memvault's keys set from the Metadata table and
+        only those lines changed; a block memvault cannot read is kept as it is."""
+        text = "\n".join([frontmatter.FENCE, *(self.properties or []), frontmatter.FENCE, body])
+        try:
+            current = frontmatter.read(text)
+        except frontmatter.FrontmatterError:
+            return text
+        changes = {
+            key: value
+            for key, value in self._properties(session_id, current).items()
+            if current.get(key) != _plain(value)
+        }
+        return frontmatter.with_properties(text, changes) if changes else text
+
+    def _properties(self, session_id: str, current: dict[str, Any]) -> dict[str, Any]:
+        meta = self.metadata
+        wanted: dict[str, Any] = {
+            "status": meta.get("Status", "").strip().lower(),
+            "agent": meta.get("Agent Name", "").strip(),
+            "session": session_id,
+            "started": _time(meta.get("Started At", "")),
+            "updated": _time(meta.get("Updated At", "")),
+            "project": meta.get("Project", "").strip(),
+        }
+        wanted = {key: value for key, value in wanted.items() if value}
+        tags = current.get("tags")
+        listed = (
+            [str(t) for t in tags]
+            if isinstance(tags, list)
+            else [t.strip() for t in str(tags or "").split(",") if t.strip()]
+        )
+        wanted["tags"] = listed if SESSION_TAG in listed else [*listed, SESSION_TAG]
+        return wanted
 
 
 SnapshotInput = Snapshot | str | Mapping[str, str | list[str]] | None
@@ -154,12 +207,15 @@ def as_snapshot(content: SnapshotInput) -> Snapshot:
 
 
 def merge(old: Snapshot, new: Snapshot) -> Snapshot:
-    """Integrate ``new`` into ``old`` section by section; nothing old is silently lost."""
+    """Integrate ``new`` into ``old`` section by section; nothing old is silently lost.
+    The result is a snapshot to write: it carries a frontmatter (the old one's lines)."""
+    properties = old.properties if old.properties is not None else new.properties
     merged = Snapshot(
         metadata=dict(old.metadata),
         extra=list(old.extra),
         preamble=list(old.preamble or new.preamble),
         metadata_notes=list(old.metadata_notes or new.metadata_notes),
+        properties=list(properties or []),
     )
     for key, value in new.metadata.items():
         if key not in ("Session ID", "Agent Name", "Started At") and value:
@@ -301,3 +357,19 @@ def topic_of(snapshot: Snapshot, limit: int = 60) -> str:
         return ""
     first = re.split(r"(?<=[.!?。！？])\s*|\n", context[0].strip())[0].strip().rstrip(".。")
     return first if len(first) <= limit else first[: limit - 1] + "…"
+
+
+def _time(text: str) -> datetime | str:
+    """A board time as a datetime (Obsidian's date & time property), or the text as it is
+    when it is not one."""
+    try:
+        return datetime.strptime(text.strip(), _TIME_FORMAT)
+    except ValueError:
+        return text.strip()
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as ``frontmatter.read`` gives it back, to tell whether a key changes."""
+    if isinstance(value, datetime):
+        return value.isoformat(timespec="minutes")
+    return value
