@@ -245,6 +245,11 @@ def test_graph_import_and_export_routes_answer_what_the_document_declares(drive)
     drive("GET", f"{A}/mcp/tools")
     drive("POST", f"{A}/mcp/call", json={"name": "memory_sessions", "arguments": {}})
     drive("POST", f"{A}/mcp/call", json={"name": "no_such_tool"}, expect=400)
+    refused = {
+        "name": "memory_session_update",
+        "arguments": {"session_id": "2020-01-01-0000-nobody", "topic": "t"},
+    }
+    assert drive("POST", f"{A}/mcp/call", json=refused, expect=409)["report"]["ok"] is False
 
 
 BAD = [

@@ -54,7 +54,9 @@ def _document_common_answers(app: FastAPI) -> None:
         for name in ("HTTPValidationError", "ValidationError"):
             found.pop(name, None)
         for named in schemas.REFERENCED:  # by name, in answers that join two shapes
-            found[named.__name__] = named.model_json_schema()
+            schema = named.model_json_schema(ref_template="#/components/schemas/{model}")
+            found.update(schema.pop("$defs", {}))
+            found[named.__name__] = schema
         for operations in document.get("paths", {}).values():
             for operation in operations.values():
                 answers = operation.setdefault("responses", {})

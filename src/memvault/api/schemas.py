@@ -42,6 +42,7 @@ class Error(_Shape):
     error: str
     fields: Annotated[list[str], sometimes("The fields at fault")]
     success: Annotated[Literal[False], sometimes("On the import routes, as agentmemory's")]
+    report: Annotated[BoardReport, sometimes("A refused board operation's, on an MCP call")]
 
 
 # -- ingest and sessions -------------------------------------------------------------------
