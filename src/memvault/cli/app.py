@@ -20,6 +20,7 @@ from memvault.cli.doctor import doctor
 from memvault.cli.importer import import_app
 from memvault.cli.install import install_app
 from memvault.cli.mcp import mcp
+from memvault.cli.service import logs, service_app
 from memvault.config import Settings, is_loopback, settings_problems
 from memvault.errors import StoreFailure
 
@@ -48,6 +49,8 @@ app.command("hook")(hook.hook)
 app.add_typer(install_app, name="install")
 app.command("mcp")(mcp)
 app.command("doctor")(doctor)
+app.add_typer(service_app, name="service")
+app.command("logs")(logs)
 
 
 def _version(value: bool) -> None:
