@@ -19,6 +19,7 @@ from memvault.api.docs import serve_docs
 from memvault.api.guards import BearerAuth, BodyLimit, BodyTooLarge, BrowserGuard
 from memvault.api.responses import JSONResponse
 from memvault.api.routes import router
+from memvault.cli.banner import announce
 from memvault.config import Settings, is_loopback
 from memvault.errors import InvalidInput, StoreFailure
 from memvault.ingest.envelope import invalid_from_errors
@@ -87,6 +88,7 @@ def create_app(settings: Settings | None = None, memory: Memory | None = None) -
         owned = memory is None
         app.state.memory = opened = memory or Memory.open(settings)
         opened.start_background()
+        announce(opened)
         try:
             async with mcp_routes.serving(app):
                 yield
