@@ -129,10 +129,6 @@ def serve(
             "running (`memvault status`)? Otherwise choose another with --port or MEMVAULT_PORT."
         )
         raise typer.Exit(2)
-    console.print(
-        f"memvault {__version__} on [bold]http://{settings.host}:{settings.port}[/]  "
-        f"store {settings.store_path}  vault {settings.vault_path}"
-    )
     config = uvicorn.Config(
         create_app(settings),
         host=settings.host,
