@@ -430,9 +430,9 @@ def _edited_body(body: str, edit: Edit, newline: str) -> tuple[str | None, list[
         lines = [line for line in lines if not _is_fact_line(line)]
         wanted = list(dict.fromkeys(edit.facts))
     else:
-        removing = {_key(fact) for fact in edit.remove_facts}
+        removing = {_line_key(fact) for fact in edit.remove_facts}
         present = {_key(fact) for fact in existing}
-        missing = [fact for fact in edit.remove_facts if _key(fact) not in present]
+        missing = [fact for fact in edit.remove_facts if _line_key(fact) not in present]
         if missing:
             raise FragmentRefused(f"no such fact to remove: {', '.join(map(repr, missing))}")
         lines = [
@@ -442,9 +442,9 @@ def _edited_body(body: str, edit: Edit, newline: str) -> tuple[str | None, list[
     known = {_line_key(line) for line in lines if _is_fact_line(line)}
     added = []
     for fact in [*wanted, *edit.add_facts]:
-        if _key(fact) not in known:
-            known.add(_key(fact))
-            added.append(fact.strip())
+        if _line_key(fact) not in known:
+            known.add(_line_key(fact))
+            added.append(_fact_text(fact))
     kept = "\n".join(lines).rstrip("\r\n")
     new_body = (kept + newline if kept else "") + newline.join(f"- {fact}" for fact in added)
     facts = facts_from(new_body)
@@ -458,9 +458,14 @@ def _is_fact_line(line: str) -> bool:
     return bool(stripped) and not stripped.startswith("#")
 
 
-def _line_key(line: str) -> str:
+def _fact_text(line: str) -> str:
+    """A fact line without its list marker (``- x`` is the fact ``x``)."""
     stripped = line.strip()
-    return _key(_FACT.sub("", stripped) if _FACT.match(stripped) else stripped)
+    return _FACT.sub("", stripped) if _FACT.match(stripped) else stripped
+
+
+def _line_key(line: str) -> str:
+    return _key(_fact_text(line))
 
 
 def _verify_properties(path: Path, changes: dict[str, Any]) -> None:
