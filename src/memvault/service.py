@@ -111,6 +111,12 @@ def service_for(
         if "\n" in value or "\r" in value or "\0" in value:
             raise ServiceError(f"{name} holds a line break or NUL, which no service file can hold")
     if platform == "linux":
+        if any(c in memvault for c in "\"'\\") or not memvault.isprintable():
+            # systemd refuses such an executable ("contains special characters").
+            raise ServiceError(
+                f"systemd does not run a program whose path holds a quote, a backslash or a "
+                f"control character: {memvault!r}; install memvault in another folder"
+            )
         unit = UNIT_NAME
         wants = unit_path(user_home).parent / "default.target.wants"
         return Service(
@@ -178,7 +184,7 @@ def systemd_unit(memvault: str, pinned: Sequence[tuple[str, str]], log: Path) ->
         "\n"
         "[Service]\n"
         "Type=exec\n"
-        f"ExecStart={_unit_quote(memvault, command=True)} serve\n"
+        f"ExecStart={_unit_quote(memvault)} serve\n"
         f"{environment}"
         "Restart=on-failure\n"
         "RestartSec=5\n"
@@ -218,12 +224,11 @@ def _unit_specifiers(text: str) -> str:
     return text.replace("%", "%%")
 
 
-def _unit_quote(text: str, *, command: bool = False) -> str:
+def _unit_quote(text: str) -> str:
     """One word of a unit file, in double quotes with its escapes; ``%`` is a specifier
-    everywhere, and ``$`` a variable in a command line."""
+    everywhere. (A ``$`` is expanded only in a command's arguments, and the executable's
+    path is taken as it is: systemd-analyze finds the file then.)"""
     text = _unit_specifiers(text.replace("\\", "\\\\").replace('"', '\\"'))
-    if command:
-        text = text.replace("$", "$$")
     return f'"{text}"'
 
 

@@ -61,17 +61,25 @@ def test_the_unit_runs_this_memvault_serve_with_the_pinned_settings_and_appends_
     ]
 
 
-def test_the_unit_escapes_what_systemd_would_read_as_specifiers_variables_or_quotes(tmp_path):
-    memvault = str(tmp_path / 'my 100% "tools" $HOME' / "memvault")
+def test_the_unit_escapes_percent_signs_as_specifiers_and_keeps_a_dollar_in_a_path(tmp_path):
+    memvault = str(tmp_path / "my 100% tools $HOME" / "memvault")
     home = tmp_path / "50%"
     unit = service.service_for(
         memvault, home, (("MEMVAULT_HOME", str(home)),), platform="linux", user_home=tmp_path
     )
     settings = dict((key, value) for _, key, value in unit_lines(unit.content.decode()))
-    escaped = memvault.replace('"', '\\"').replace("%", "%%").replace("$", "$$")
+    escaped = memvault.replace("%", "%%")  # a $ stays: the executable's path is literal
     assert settings["ExecStart"] == f'"{escaped}" serve'
     assert settings["Environment"] == f'"MEMVAULT_HOME={str(home).replace("%", "%%")}"'
     assert settings["StandardOutput"] == f"append:{str(home).replace('%', '%%')}/logs/server.log"
+
+
+def test_an_executable_path_systemd_would_refuse_is_refused_naming_it(tmp_path):
+    for path in ('/opt/my "tools"/memvault', "/opt/it's/memvault", "/opt/back\\slash/memvault"):
+        with pytest.raises(service.ServiceError, match="systemd does not run a program") as e:
+            service.service_for(path, tmp_path, (), platform="linux", user_home=tmp_path)
+        assert repr(path) in str(e.value)
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_a_setting_with_a_line_break_is_refused_naming_it(tmp_path):
@@ -188,9 +196,9 @@ def _systemd_analyze() -> str:
     return found
 
 
-def test_systemd_analyze_verifies_the_unit_even_with_spaces_and_percent_signs(tmp_path):
+def test_systemd_analyze_verifies_the_unit_even_with_spaces_percent_and_dollar_signs(tmp_path):
     analyze = _systemd_analyze()
-    folder = tmp_path / "my 100% tools"
+    folder = tmp_path / "my 100% $tools"
     folder.mkdir()
     memvault = folder / "memvault"
     memvault.write_text("#!/bin/sh\nexit 0\n")
