@@ -118,11 +118,16 @@ def _messages(body: bytes, content_type: str) -> list[Any]:
 
 
 def _decoded(data: bytes) -> list[Any]:
+    """The JSON-RPC message in ``data``; none for anything else (an HTTP error's body)."""
     try:
         decoded = json.loads(data)
     except ValueError:
         return []
-    return [decoded] if isinstance(decoded, (dict, list)) else []
+    if isinstance(decoded, dict) and decoded.get("jsonrpc") == "2.0":
+        return [decoded]
+    if isinstance(decoded, list) and decoded and all(isinstance(m, dict) for m in decoded):
+        return [decoded]
+    return []
 
 
 def _http_error(message: Any, status: int, body: bytes) -> dict[str, Any]:

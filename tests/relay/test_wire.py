@@ -1,0 +1,108 @@
+"""What the relay does with the shapes streamable HTTP allows: answers as SSE events, a
+protocol session the server names, the secret, and a server that refuses it."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from tests.helpers import Server
+from tests.relay.lines import LineRelay, initialize
+
+
+class StreamingServer:
+    """An MCP endpoint on loopback that answers initialize as an SSE stream (a log
+    notification, then the result) and names a session, and echoes the headers of every
+    other request back as its result."""
+
+    def __init__(self) -> None:
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # livez: a memvault server answers here
+                self._send(200, "application/json", b'{"service": "memvault"}')
+
+            def do_POST(self) -> None:
+                message = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                if "id" not in message:
+                    self._send(202, "application/json", b"")
+                elif message["method"] == "initialize":
+                    note = {"jsonrpc": "2.0", "method": "notifications/message", "params": {}}
+                    result = {"protocolVersion": "2025-06-18", "serverInfo": {"name": "sse"}}
+                    answer = {"jsonrpc": "2.0", "id": message["id"], "result": result}
+                    events = f"event: message\ndata: {json.dumps(note)}\n\n"
+                    events += f"event: message\r\ndata: {json.dumps(answer)}\r\n\r\n"
+                    self._send(200, "text/event-stream", events.encode(), session="s-42")
+                else:
+                    headers = {k.lower(): v for k, v in self.headers.items()}
+                    answer = {"jsonrpc": "2.0", "id": message["id"], "result": headers}
+                    self._send(200, "application/json", json.dumps(answer).encode())
+
+            def _send(self, status: int, kind: str, body: bytes, session: str = "") -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", kind)
+                self.send_header("Content-Length", str(len(body)))
+                if session:
+                    self.send_header("Mcp-Session-Id", session)
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def streaming():
+    server = StreamingServer()
+    yield server
+    server.close()
+
+
+def test_sse_answers_are_relayed_as_lines_and_the_session_is_kept(streaming, tmp_path):
+    with LineRelay(tmp_path, MEMVAULT_URL=streaming.url, MEMVAULT_SECRET="s3cret") as relay:
+        relay.send(initialize(1))
+        assert relay.process.stdout is not None
+        first = json.loads(relay.process.stdout.readline())
+        assert first["method"] == "notifications/message"  # what the server sent first
+        assert relay.read(1)["result"]["serverInfo"]["name"] == "sse"
+        echoed = relay.ask({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})["result"]
+    assert echoed["mcp-session-id"] == "s-42"
+    assert echoed["mcp-protocol-version"] == "2025-06-18"
+    assert echoed["accept"] == "application/json, text/event-stream"
+    assert echoed["authorization"] == "Bearer s3cret"
+
+
+def test_a_2026_request_carries_the_routing_headers_of_its_revision(streaming, tmp_path):
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+    call = {
+        "jsonrpc": "2.0",
+        "id": 5,
+        "method": "tools/call",
+        "params": {"name": "mémoire", "arguments": {}, "_meta": meta},
+    }
+    with LineRelay(tmp_path, MEMVAULT_URL=streaming.url) as relay:
+        echoed = relay.ask(call)["result"]
+    assert echoed["mcp-protocol-version"] == "2026-07-28"
+    assert echoed["mcp-method"] == "tools/call"
+    assert echoed["mcp-name"] == "=?base64?bcOpbW9pcmU=?="  # not ASCII: MCP's base64 form
+
+
+def test_a_wrong_secret_is_an_error_that_says_which_setting_to_fix(tmp_path):
+    server = Server(tmp_path / "home", env={"MEMVAULT_SECRET": "right"}).start()
+    try:
+        with LineRelay(server.home, MEMVAULT_URL=server.url, MEMVAULT_SECRET="right") as good:
+            assert good.ask(initialize(1))["result"]["serverInfo"]["name"] == "memvault"
+        with LineRelay(server.home, MEMVAULT_URL=server.url, MEMVAULT_SECRET="wrong") as bad:
+            refused = bad.ask(initialize(1))
+    finally:
+        server.stop()
+    assert "refused the secret (HTTP 401): set MEMVAULT_SECRET" in refused["error"]["message"]
