@@ -16,6 +16,7 @@ from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.types import CallToolResult, ListToolsResult
 
 from memvault.api.guards import DecodedBodyRoute
 from memvault.api.responses import JSONResponse
@@ -52,7 +53,12 @@ def _server(request: Request) -> MemoryServer:
     return request.app.state.mcp_server
 
 
-@router.get("/tools", summary="The MCP tools, as MCP's tools/list describes them")
+@router.get(
+    "/tools",
+    summary="The MCP tools, as MCP's tools/list describes them",
+    response_model=None,
+    responses={200: {"description": "The tools", "model": ListToolsResult}},
+)
 async def tools(request: Request) -> dict[str, Any]:
     listed = await _server(request).list_tools()
     return {"tools": [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in listed]}
@@ -62,6 +68,7 @@ async def tools(request: Request) -> dict[str, Any]:
     "/call",
     summary="Call an MCP tool: {name, arguments}",
     responses={
+        200: {"description": "The tool's result", "model": CallToolResult},
         404: {"description": "An id not in memory"},
         409: {"description": "A board operation that was refused: `{error, report}`"},
         500: {"description": "The tool failed: a fault in memvault, logged"},

@@ -1,3 +1,3 @@
-from memvault.cli.app import main
+from memvault.cli.entry import main
 
 main()
