@@ -45,3 +45,12 @@ def test_reports_print_words_not_python_values(tmp_path):
     out = memvault("organize", "--dry-run", home=tmp_path).stdout
     assert "kept active: 20" in out
     assert "['" not in out and "True" not in out and "keptActive" not in out
+
+
+def test_commands_are_grouped_in_the_order_people_reach_for_them(tmp_path):
+    out = memvault("--help", home=tmp_path).stdout
+    panels = ["The server", "Remember and find", "The session board", "Keep memory tidy"]
+    positions = [out.index(panel) for panel in [*panels, "Editors and hosts"]]
+    assert positions == sorted(positions)
+    assert out.index(" serve ") < out.index(" search ") < out.index(" rebuild ")
+    assert "--install-completion" in out  # shell completion is on offer

@@ -28,29 +28,11 @@ app = typer.Typer(
     name="memvault",
     help="Lasting memory for AI coding agents, kept as markdown in your Obsidian vault.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
 )
 console = Console()
 errors = Console(stderr=True, soft_wrap=True)
-app.add_typer(board.session_app, name="session")
-app.command("organize")(board.organize)
-app.add_typer(fragments.fragments_app, name="fragments")
-app.command("save")(fragments.save)
-app.add_typer(graph.graph_app, name="graph")
-app.add_typer(import_app, name="import")
-app.command("export")(archive.export)
-app.command("search")(recall.search)
-app.command("get")(recall.get)
-app.command("maintain")(recall.maintain)
-app.command("reindex")(recall.reindex)
-app.command("rebuild")(recall.rebuild)
-app.command("hook")(hook.hook)
-app.add_typer(install_app, name="install")
-app.command("mcp")(mcp)
-app.command("doctor")(doctor)
-app.add_typer(service_app, name="service")
-app.command("logs")(logs)
 
 
 def _version(value: bool) -> None:
@@ -69,7 +51,6 @@ def root(
     pass
 
 
-@app.command()
 def worker(
     once: Annotated[bool, typer.Option("--once", help="Run the jobs due now, then exit.")] = False,
 ) -> None:
@@ -94,7 +75,6 @@ def worker(
             console.print("stopping")
 
 
-@app.command()
 def serve(
     host: Annotated[str | None, typer.Option(help="Address to bind (default 127.0.0.1).")] = None,
     port: Annotated[int | None, typer.Option(min=1, max=65535, help="Port (default 3111).")] = None,
@@ -167,7 +147,6 @@ def _serve_recorded(config: Any, settings: Settings) -> None:
         server_process.remove_pid_file(home, pid)
 
 
-@app.command()
 def stop() -> None:
     """Stop the memory server running for this MEMVAULT_HOME (the one its server.pid names)."""
     stopped, report = server_process.stop(str(Settings().home))
@@ -176,7 +155,6 @@ def stop() -> None:
         raise typer.Exit(1)
 
 
-@app.command()
 def status(
     as_json: Annotated[bool, typer.Option("--json", help="Print the raw health report.")] = False,
 ) -> None:
@@ -295,6 +273,43 @@ def _duration(seconds: float) -> str:
     minutes, secs = divmod(int(seconds), 60)
     hours, minutes = divmod(minutes, 60)
     return f"{hours}h {minutes:02d}m {secs:02d}s" if hours else f"{minutes}m {secs:02d}s"
+
+
+# Commands in the order people reach for them, grouped as the README groups them.
+_SERVER, _MEMORY, _BOARD, _UPKEEP, _HOSTS = (
+    "The server",
+    "Remember and find",
+    "The session board",
+    "Keep memory tidy",
+    "Editors and hosts",
+)
+for name, command in (
+    ("serve", serve),
+    ("status", status),
+    ("doctor", doctor),
+    ("stop", stop),
+    ("logs", logs),
+):
+    app.command(name, rich_help_panel=_SERVER)(command)
+app.add_typer(service_app, name="service", rich_help_panel=_SERVER)
+for name, command in (("search", recall.search), ("get", recall.get), ("save", fragments.save)):
+    app.command(name, rich_help_panel=_MEMORY)(command)
+app.add_typer(fragments.fragments_app, name="fragments", rich_help_panel=_MEMORY)
+app.add_typer(graph.graph_app, name="graph", rich_help_panel=_MEMORY)
+app.add_typer(board.session_app, name="session", rich_help_panel=_BOARD)
+app.command("organize", rich_help_panel=_BOARD)(board.organize)
+for name, command in (
+    ("maintain", recall.maintain),
+    ("export", archive.export),
+    ("reindex", recall.reindex),
+    ("rebuild", recall.rebuild),
+    ("worker", worker),
+):
+    app.command(name, rich_help_panel=_UPKEEP)(command)
+app.add_typer(import_app, name="import", rich_help_panel=_UPKEEP)
+app.add_typer(install_app, name="install", rich_help_panel=_HOSTS)
+app.command("mcp", rich_help_panel=_HOSTS)(mcp)
+app.command("hook", rich_help_panel=_HOSTS)(hook.hook)
 
 
 def main() -> None:
