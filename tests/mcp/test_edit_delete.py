@@ -11,26 +11,15 @@ import anyio
 import pytest
 from mcp.client import Client
 
-from memvault.mcp_server import memory_tools, server
+from memvault.mcp_server import server
 from memvault.vault import frontmatter
 from tests.mcp.clients import call, text
 
-EDIT_TOOLS = (
-    server.ToolEntry(memory_tools.memory_edit, "Edit a memory fragment"),
-    server.ToolEntry(memory_tools.memory_delete, "Delete a memory fragment", destructive=True),
-    server.ToolEntry(
-        memory_tools.memory_governance_delete, "Delete memory fragments", destructive=True
-    ),
-)
-
 
 @pytest.fixture
-def tools(monkeypatch):
-    """The server's tool table with the edit and delete tools in it."""
-    names = {entry.name for entry in EDIT_TOOLS}
-    table = (*(e for e in server.TOOLS if e.name not in names), *EDIT_TOOLS)
-    monkeypatch.setattr(server, "TOOLS", table)
-    return table
+def tools():
+    """The server's tool table, which holds the edit and delete tools."""
+    return server.TOOLS
 
 
 @asynccontextmanager

@@ -1,6 +1,7 @@
 """``POST /agentmemory/remember`` with tags, concepts, a type, a project and a source that
 hold newlines and YAML 1.1's other line breaks: the fragment's file reads back as sent in
-PyYAML, js-yaml and npm ``yaml``, and so does what the API hands back."""
+PyYAML, js-yaml and npm ``yaml`` (tags as Obsidian takes them), and so does what the API
+hands back."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from memvault.vault.fragments import TAG
 from tests.vault.yaml_readers import read_with_node
 
 
-def test_tags_concepts_type_project_and_source_with_line_breaks_read_back_as_sent(server, vault):
+def test_tags_concepts_type_project_and_source_with_line_breaks_read_back_as_meant(server, vault):
     sent = {
         "project": "p\x85q",
         "summary": "Line breaks stay inside their values.",
@@ -26,8 +27,8 @@ def test_tags_concepts_type_project_and_source_with_line_breaks_read_back_as_sen
     answer = httpx.post(f"{server.url}/agentmemory/remember", json=sent, timeout=30)
     assert answer.status_code == 201, answer.text
     written = (vault / answer.json()["path"]).read_text(encoding="utf-8")
-    meant_tags = [TAG, "two\nlines", "line\u2028separator", "tab\tand: colon #hash"]
-    meant_tags.append("- dash [bracket]")
+    # Tags are written as Obsidian takes them: what separates words becomes `-`.
+    meant_tags = [TAG, "two-lines", "line-separator", "tab-and-colon-hash", "dash-bracket"]
 
     properties = frontmatter.read(written)
     assert properties["tags"] == meant_tags

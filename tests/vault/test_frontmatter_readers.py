@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memvault.vault import frontmatter, maintain
-from memvault.vault.fragments import TAG
+from memvault.vault.fragments import TAG, tag_name
 from memvault.vault.remember import Draft, remember
 from tests.vault.yaml_readers import read_with_node
 
@@ -98,6 +98,14 @@ def _projects(values: list[str]) -> list[str]:
     return projects
 
 
+def _tag(value: str) -> str | None:
+    """``value`` as the tag it is written as, None when it makes no tag."""
+    try:
+        return tag_name(value)
+    except ValueError:
+        return None
+
+
 def _written_fragments(folder, values):
     """For each value: the fragment file the write path made with it in every field, then
     merged into (a second source, a changed summary), and the values meant."""
@@ -109,7 +117,7 @@ def _written_fragments(folder, values):
             facts=[f"fact: number {n}"],
             importance=0.25,
             source=value,
-            tags=[value] if value else [],
+            tags=[tag] if (tag := _tag(value)) else [],
             date="2026-11-30",
             properties={
                 "note": value,
@@ -132,7 +140,7 @@ def _written_fragments(folder, values):
         # Any fragment of the same project is near enough: this one is merged into.
         assert remember(own, second, threshold=-1.0).path == done.path
         properties = {
-            "tags": [TAG, value] if value else [TAG],
+            "tags": [TAG, tag] if tag and tag != TAG else [TAG],
             "project": project,
             "date": "2026-12-01",
             "summary": " ".join(f"second {value}".split()),

@@ -223,7 +223,7 @@ def memory_draft(item: dict[str, Any], places: dict[str, tuple[str, str, str | N
         summary=summary,
         facts=facts,
         source=f"agentmemory:{item['id']}",
-        tags=list(dict.fromkeys(t for t in tags if t)),
+        tags=list(dict.fromkeys(t for t in tags if t and not t.isdigit())),
         date=when.date().isoformat() if when is not None else None,
     )
 
