@@ -223,6 +223,6 @@ def test_a_board_with_a_byte_that_is_not_utf8_answers_409_naming_the_line(start_
             handle.write(b"| caf\xe9 |\n")
         listed = http.get("/sessions")
         assert listed.status_code == 409, listed.text
-        assert "not UTF-8" in listed.json()["error"] and "line 6" in listed.json()["error"]
+        assert "not UTF-8" in listed.json()["error"] and "line 10" in listed.json()["error"]
         registered = http.post("/register", json={"manual": True})
         assert registered.status_code == 409, registered.text

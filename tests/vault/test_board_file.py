@@ -45,13 +45,14 @@ def row(session_id="2026-11-30-1432-cursor-main-agent", **changes) -> BoardRow:
 
 def test_the_board_has_exactly_the_nine_columns_in_order():
     text = Board.parse(None).appended(row())
-    header = text.splitlines()[2]
+    header = text.splitlines()[6]
     assert split_row(header) == list(COLUMNS)
 
 
-def test_a_new_board_file_gets_a_heading_and_the_table():
+def test_a_new_board_file_gets_frontmatter_a_heading_and_the_table():
     text = Board.parse(None).appended(row())
-    assert text.startswith("# Memory Index\n\n| Session ID | Agent Name |")
+    front = "---\ntags:\n  - memvault/board\n---\n"
+    assert text.startswith(front + "# Memory Index\n\n| Session ID | Agent Name |")
     assert Board.parse(text).get(row().session_id) == row()
 
 

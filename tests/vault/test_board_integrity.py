@@ -110,7 +110,7 @@ def test_a_board_that_is_not_utf8_is_refused_naming_the_line(board):
     board.register("cursor-main-agent")
     with board.index_path.open("ab") as handle:
         handle.write(b"| caf\xe9 |\n")
-    with pytest.raises(BoardFormatError, match=r"not UTF-8.*line 6"):
+    with pytest.raises(BoardFormatError, match=r"not UTF-8.*line 10"):
         board.board()
     before = board.index_path.read_bytes()
     report = board.register("cursor-main-agent")

@@ -26,6 +26,7 @@ COLUMNS = (
     "Updated At",
 )
 NOBODY = "-"
+BOARD_TAG = "memvault/board"
 UNSET_TOPIC = "未設定"
 AUTO_SUMMARY = "sessionStart 自動註冊，尚未整理主題。"
 MANUAL_SUMMARY = "手動補註冊，已建立 session snapshot。"
@@ -289,10 +290,19 @@ def _find_header(lines: list[str]) -> int | None:
 
 
 def _with_new_table(lines: list[str], newline: str) -> tuple[list[str], int]:
-    """Lines with an empty board table added at the end (a new file gets a heading)."""
+    """Lines with an empty board table added at the end (a new file gets frontmatter that
+    never changes, so Dataview and tag searches find the board while a new row stays an
+    append, and a heading)."""
     lines = list(lines)
     if not lines:
-        lines = [f"# Memory Index{newline}", newline]
+        lines = [
+            f"---{newline}",
+            f"tags:{newline}",
+            f"  - {BOARD_TAG}{newline}",
+            f"---{newline}",
+            f"# Memory Index{newline}",
+            newline,
+        ]
     else:
         if not lines[-1].endswith("\n"):
             lines[-1] += newline
