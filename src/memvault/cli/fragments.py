@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Annotated
 
 import typer
@@ -16,6 +18,20 @@ from memvault.vault.remember import Draft, Edit, facts_from
 
 console = Console(soft_wrap=True)
 fragments_app = typer.Typer(help="Memory fragments in your vault.", no_args_is_help=True)
+
+
+@contextmanager
+def _refused(verb: str) -> Iterator[None]:
+    """A refused fragment (exit 2) or a folder that cannot be written (exit 1), said in one
+    line: ``not saved: …``."""
+    try:
+        yield
+    except InvalidInput as exc:
+        errors.print(f"[red]not {verb}[/]: {escape(exc.message)}")
+        raise typer.Exit(2) from None
+    except OSError as exc:
+        errors.print(f"[red]not {verb}[/]: {escape(str(exc))}")
+        raise typer.Exit(1) from None
 
 
 @fragments_app.command("check")
@@ -76,14 +92,8 @@ def save(
         tags=list(tag or []),
     )
     with open_memory() as memory:
-        try:
+        with _refused("saved"):
             result = memory.remember(draft)
-        except InvalidInput as exc:
-            errors.print(f"[red]not saved[/]: {escape(exc.message)}")
-            raise typer.Exit(2) from None
-        except OSError as exc:
-            errors.print(f"[red]not saved[/]: {escape(str(exc))}")
-            raise typer.Exit(1) from None
         shown = result.to_dict(memory.settings.vault_path)
     if as_json:
         console.print_json(json.dumps(shown, ensure_ascii=False))
@@ -127,15 +137,8 @@ def edit(
         add_tags=list(tag or []),
         remove_tags=list(remove_tag or []),
     )
-    with open_memory() as memory:
-        try:
-            entry = memory.edit_fragment(fragment_id, changes)
-        except InvalidInput as exc:
-            errors.print(f"[red]not edited[/]: {escape(exc.message)}")
-            raise typer.Exit(2) from None
-        except OSError as exc:
-            errors.print(f"[red]not edited[/]: {escape(str(exc))}")
-            raise typer.Exit(1) from None
+    with open_memory() as memory, _refused("edited"):
+        entry = memory.edit_fragment(fragment_id, changes)
     if as_json:
         shown = {"id": entry.id, "properties": entry.properties, "body": entry.body}
         console.print_json(json.dumps(shown, ensure_ascii=False))
@@ -150,18 +153,11 @@ def delete(
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """Delete a fragment's file and what memvault derived from it."""
-    with open_memory() as memory:
-        try:
-            memory.fragment_path(fragment_id)
-            if not yes:
-                typer.confirm(f"Delete the fragment {fragment_id!r}?", abort=True)
-            deleted = memory.delete_fragment(fragment_id)
-        except InvalidInput as exc:
-            errors.print(f"[red]not deleted[/]: {escape(exc.message)}")
-            raise typer.Exit(2) from None
-        except OSError as exc:
-            errors.print(f"[red]not deleted[/]: {escape(str(exc))}")
-            raise typer.Exit(1) from None
+    with open_memory() as memory, _refused("deleted"):
+        memory.fragment_path(fragment_id)
+        if not yes:
+            typer.confirm(f"Delete the fragment {fragment_id!r}?", abort=True)
+        deleted = memory.delete_fragment(fragment_id)
     if as_json:
         shown = {"id": deleted.id, "path": deleted.path, "summary": deleted.summary}
         console.print_json(json.dumps(shown, ensure_ascii=False))
