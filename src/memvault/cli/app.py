@@ -1,48 +1,67 @@
-"""The ``memvault`` command."""
+"""The ``memvault`` command: its Typer app, built from a table of commands.
+
+A command's module is imported only when the command runs (or ``--help`` lists them
+all): ``memvault search`` with a server running loads the CLI's light modules and asks
+the server, and never imports the store, numpy, FastAPI or a model.
+"""
 
 from __future__ import annotations
 
-import json
-import os
-import socket
-import urllib.error
-import urllib.request
+import importlib
+import sys
 from typing import Annotated, Any
 
 import typer
-from pydantic import ValidationError
 from rich.console import Console
-from rich.table import Table
 
-from memvault import __version__, server_process
-from memvault.cli import archive, board, fragments, graph, hook, recall
-from memvault.cli.doctor import doctor
-from memvault.cli.importer import import_app
-from memvault.cli.install import install_app
-from memvault.cli.mcp import mcp
-from memvault.cli.service import logs, service_app
-from memvault.config import Settings, is_loopback, settings_problems
-from memvault.errors import StoreFailure
-
-app = typer.Typer(
-    name="memvault",
-    help="Lasting memory for AI coding agents, kept as markdown in your Obsidian vault.",
-    no_args_is_help=True,
-    add_completion=True,
-    pretty_exceptions_enable=False,
-)
 console = Console()
 errors = Console(stderr=True, soft_wrap=True)
+
+# Commands in the order people reach for them, grouped as the README groups them:
+# (name, "module:attribute" under memvault.cli, a Typer group or a command).
+_SERVER, _MEMORY, _BOARD, _UPKEEP, _HOSTS = (
+    "The server",
+    "Remember and find",
+    "The session board",
+    "Keep memory tidy",
+    "Editors and hosts",
+)
+COMMANDS: tuple[tuple[str, str, str], ...] = (
+    ("serve", "server:serve", _SERVER),
+    ("status", "server:status", _SERVER),
+    ("doctor", "doctor:doctor", _SERVER),
+    ("stop", "server:stop", _SERVER),
+    ("logs", "service:logs", _SERVER),
+    ("service", "service:service_app", _SERVER),
+    ("search", "recall:search", _MEMORY),
+    ("get", "recall:get", _MEMORY),
+    ("save", "fragments:save", _MEMORY),
+    ("fragments", "fragments:fragments_app", _MEMORY),
+    ("graph", "graph:graph_app", _MEMORY),
+    ("session", "board:session_app", _BOARD),
+    ("organize", "board:organize", _BOARD),
+    ("maintain", "recall:maintain", _UPKEEP),
+    ("export", "archive:export", _UPKEEP),
+    ("reindex", "recall:reindex", _UPKEEP),
+    ("rebuild", "recall:rebuild", _UPKEEP),
+    ("worker", "server:worker", _UPKEEP),
+    ("import", "importer:import_app", _UPKEEP),
+    ("install", "install:install_app", _HOSTS),
+    ("mcp", "mcp:mcp", _HOSTS),
+    ("hook", "hook:hook", _HOSTS),
+)
+_NAMES = frozenset(name for name, _, _ in COMMANDS)
 
 
 def _version(value: bool) -> None:
     if value:
+        from memvault import __version__  # package metadata: read only when asked
+
         console.print(f"memvault {__version__}")
         raise typer.Exit()
 
 
-@app.callback()
-def root(
+def _root(
     version: Annotated[
         bool,
         typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
@@ -51,274 +70,67 @@ def root(
     pass
 
 
-def worker(
-    once: Annotated[bool, typer.Option("--once", help="Run the jobs due now, then exit.")] = False,
-) -> None:
-    """Process captured events (summaries, fragments) in this process, beside or instead
-    of the server's own worker; several workers share the queue."""
-    import threading
-
-    from memvault.background import lower_this_threads_priority
-    from memvault.cli.board import open_memory
-
-    with open_memory() as memory:
-        if once:
-            memory.pipeline.signals()  # sessions due by threshold or idleness
-            console.print(f"{memory.pipeline.worker.drain()} job(s) run")
-            return
-        lower_this_threads_priority()  # requests come first on a shared machine
-        memory.start_pipeline()
-        console.print("worker running; Ctrl-C to stop")
-        try:
-            threading.Event().wait()
-        except KeyboardInterrupt:
-            console.print("stopping")
-
-
-def serve(
-    host: Annotated[str | None, typer.Option(help="Address to bind (default 127.0.0.1).")] = None,
-    port: Annotated[int | None, typer.Option(min=1, max=65535, help="Port (default 3111).")] = None,
-) -> None:
-    """Start the memory server (REST API under /agentmemory/)."""
-    import uvicorn
-
-    from memvault.api.app import create_app
-
-    overrides: dict[str, Any] = {}
-    if host is not None:
-        overrides["host"] = host
-    if port is not None:
-        overrides["port"] = port
-    settings = Settings(**overrides)
-    if not is_loopback(settings.host) and settings.secret is None:
-        errors.print(
-            f"[red]refusing to listen on {settings.host}[/]: it is reachable from other "
-            "machines, and no secret is set. Set MEMVAULT_SECRET (or AGENTMEMORY_SECRET), "
-            "or bind to 127.0.0.1."
-        )
-        raise typer.Exit(2)
-    if settings.vault is not None and not settings.vault.is_dir():
-        errors.print(
-            f"[red]MEMVAULT_VAULT is {settings.vault}, which is not a folder[/]: point it at an "
-            "existing Obsidian vault, or unset it to use $MEMVAULT_HOME/vault"
-        )
-        raise typer.Exit(2)
-    if not _port_free(settings.host, settings.port):
-        errors.print(
-            f"[red]port {settings.port} on {settings.host} is in use[/]: is memvault already "
-            "running (`memvault status`)? Otherwise choose another with --port or MEMVAULT_PORT."
-        )
-        raise typer.Exit(2)
-    config = uvicorn.Config(
-        create_app(settings),
-        host=settings.host,
-        port=settings.port,
-        access_log=settings.access_log,
-        log_level="info",
-        timeout_graceful_shutdown=10,
+def build(only: str | None = None) -> typer.Typer:
+    """The app with every command, or with ``only`` that one (what a run of it needs)."""
+    built = typer.Typer(
+        name="memvault",
+        help="Lasting memory for AI coding agents, kept as markdown in your Obsidian vault.",
+        no_args_is_help=True,
+        add_completion=True,
+        pretty_exceptions_enable=False,
     )
-    _serve_recorded(config, settings)
+    built.callback()(_root)
+    for name, target, panel in COMMANDS:
+        if only is not None and name != only:
+            continue
+        module, _, attribute = target.partition(":")
+        found = getattr(importlib.import_module(f"memvault.cli.{module}"), attribute)
+        if isinstance(found, typer.Typer):
+            built.add_typer(found, name=name, rich_help_panel=panel)
+        else:
+            built.command(name, rich_help_panel=panel)(found)
+    return built
 
 
-def _serve_recorded(config: Any, settings: Settings) -> None:
-    """Run uvicorn, recorded in ``$MEMVAULT_HOME/server.pid`` while it listens, so clients
-    (``memvault stop``, a relay about to start a server) find the one server of this home."""
-    import uvicorn
-
-    home, pid = str(settings.home), os.getpid()
-
-    class Listening(uvicorn.Server):
-        async def startup(self, sockets: Any = None) -> None:
-            await super().startup(sockets)
-            if self.started:
-                server_process.write_pid_file(home, pid, settings.server_url)
-
-        async def shutdown(self, sockets: Any = None) -> None:
-            # Here, not only after run(): uvicorn raises the signal that stopped it again
-            # once it has shut down, which ends the process before run() returns.
-            try:
-                await super().shutdown(sockets)
-            finally:
-                server_process.remove_pid_file(home, pid)
-
-    try:
-        Listening(config).run()
-    finally:
-        server_process.remove_pid_file(home, pid)
-
-
-def stop() -> None:
-    """Stop the memory server running for this MEMVAULT_HOME (the one its server.pid names)."""
-    stopped, report = server_process.stop(str(Settings().home))
-    typer.echo(report, err=not stopped)  # whole lines: a path is never wrapped
-    if not stopped:
-        raise typer.Exit(1)
-
-
-def status(
-    as_json: Annotated[bool, typer.Option("--json", help="Print the raw health report.")] = False,
-) -> None:
-    """Show what the running server's health endpoint says."""
-    settings = Settings()
-    url = f"{settings.server_url}/agentmemory/health"
-    request = urllib.request.Request(url)
-    if settings.secret is not None:
-        request.add_header("Authorization", f"Bearer {settings.secret_value()}")
-    try:
-        with urllib.request.urlopen(request, timeout=5) as response:
-            report = json.load(response)
-    except urllib.error.HTTPError as exc:
-        detail = exc.read().decode(errors="replace")
-        errors.print(f"[red]{url} answered {exc.code}[/]: {detail}")
-        raise typer.Exit(1) from None
-    except (urllib.error.URLError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
-        errors.print(
-            f"[red]no memvault server at {settings.server_url}[/] ({reason}). "
-            "Start one with `memvault serve`."
-        )
-        raise typer.Exit(1) from None
-    if as_json:
-        console.print_json(data=report)
-        return
-    console.print(_health_table(report, settings.server_url))
-
-
-def _port_free(host: str, port: int) -> bool:
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    with socket.socket(family, socket.SOCK_STREAM) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind((host, port))
-        except OSError:
-            return False
-    return True
-
-
-def _health_table(report: dict[str, Any], url: str) -> Table:
-    colour = {"ok": "green", "degraded": "yellow"}.get(report["status"], "red")
-    store, queue, process = report["store"], report["queue"], report["process"]
-    table = Table(title=f"memvault {report['version']} at {url}", show_header=False)
-    table.add_column(style="bold")
-    table.add_column(overflow="fold")  # a path wraps, never loses its middle
-    table.add_row("status", f"[{colour}]{report['status']}[/]")
-    table.add_row("uptime", _duration(report["uptimeSeconds"]))
-    table.add_row("store", f"{store['engine']} {store['location']}")
-    table.add_row("store size", _bytes(store["sizeBytes"]))
-    table.add_row("events", f"{store['events']:,}")
-    table.add_row("observations", f"{store['observations']:,}")
-    table.add_row("sessions", f"{store['sessions']:,}")
-    table.add_row("pending writes", f"{queue['pendingWrites']:,}")
-    table.add_row(
-        "jobs",
-        f"{queue['jobsPending']:,} pending, {queue['jobsRunning']:,} running, "
-        f"{queue['jobsFailed']:,} failed",
-    )
-    rss = process.get("rssBytes")
-    table.add_row("server memory", _bytes(rss) if rss is not None else "unknown")
-    for reason in report.get("reasons", []):
-        table.add_row("why", f"[{colour}]{reason}[/]")
-    vault = report.get("vault")
-    if vault:
-        table.add_row("vault", vault["path"])
-        table.add_row("fragments folder", vault["fragmentsFolder"])
-        table.add_row("board rows", f"{vault['boardRows']:,}")
-        table.add_row(
-            "fragments", f"{vault['fragments']:,} ({vault['archivedFragments']:,} archived)"
-        )
-    if report.get("embedder"):
-        table.add_row("embedder", _embedder_words(report["embedder"]))
-    if report.get("llm"):
-        llm = report["llm"]
-        table.add_row(
-            "LLM",
-            f"{llm['provider']} {llm['model'] or ''}".strip()
-            if llm["provider"] != "none"
-            else f"none ({llm['reason']})",
-        )
-    if report.get("index"):
-        table.add_row("search index", _index_words(report["index"]))
-    table.add_row("spooled events", f"{queue.get('spooledEvents', 0):,}")
-    return table
-
-
-def _embedder_words(embedder: dict[str, Any]) -> str:
-    if embedder["provider"] == "none":
-        return f"none ({embedder['reason']}): search is lexical"
-    name = f"{embedder['provider']} {embedder['model'] or ''}".strip()
-    if embedder["loaded"]:
-        return f"{name}, {embedder['dimension']} dimensions, loaded"
-    return f"{name}, not loaded: {embedder['reason']}"
-
-
-def _index_words(index: dict[str, Any]) -> str:
-    if index["caughtUp"]:
-        return f"caught up (through event {index['lastEventSeq']:,})"
-    behind = [f"{index['eventsNotIndexed']:,} events not indexed yet"]
-    if index["documentsNotEmbedded"]:
-        behind.append(f"{index['documentsNotEmbedded']:,} documents not embedded yet")
-    return ", ".join(behind)
-
-
-def _bytes(n: int) -> str:
-    size = float(n)
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if size < 1024 or unit == "GiB":
-            return f"{size:,.0f} {unit}" if unit == "B" else f"{size:,.1f} {unit}"
-        size /= 1024
-    return f"{n} B"
-
-
-def _duration(seconds: float) -> str:
-    minutes, secs = divmod(int(seconds), 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}h {minutes:02d}m {secs:02d}s" if hours else f"{minutes}m {secs:02d}s"
-
-
-# Commands in the order people reach for them, grouped as the README groups them.
-_SERVER, _MEMORY, _BOARD, _UPKEEP, _HOSTS = (
-    "The server",
-    "Remember and find",
-    "The session board",
-    "Keep memory tidy",
-    "Editors and hosts",
-)
-for name, command in (
-    ("serve", serve),
-    ("status", status),
-    ("doctor", doctor),
-    ("stop", stop),
-    ("logs", logs),
-):
-    app.command(name, rich_help_panel=_SERVER)(command)
-app.add_typer(service_app, name="service", rich_help_panel=_SERVER)
-for name, command in (("search", recall.search), ("get", recall.get), ("save", fragments.save)):
-    app.command(name, rich_help_panel=_MEMORY)(command)
-app.add_typer(fragments.fragments_app, name="fragments", rich_help_panel=_MEMORY)
-app.add_typer(graph.graph_app, name="graph", rich_help_panel=_MEMORY)
-app.add_typer(board.session_app, name="session", rich_help_panel=_BOARD)
-app.command("organize", rich_help_panel=_BOARD)(board.organize)
-for name, command in (
-    ("maintain", recall.maintain),
-    ("export", archive.export),
-    ("reindex", recall.reindex),
-    ("rebuild", recall.rebuild),
-    ("worker", worker),
-):
-    app.command(name, rich_help_panel=_UPKEEP)(command)
-app.add_typer(import_app, name="import", rich_help_panel=_UPKEEP)
-app.add_typer(install_app, name="install", rich_help_panel=_HOSTS)
-app.command("mcp", rich_help_panel=_HOSTS)(mcp)
-app.command("hook", rich_help_panel=_HOSTS)(hook.hook)
+def __getattr__(name: str) -> Any:
+    if name == "app":  # the whole app, for typer.testing and completion scripts
+        globals()["app"] = built = build()
+        return built
+    raise AttributeError(name)
 
 
 def main() -> None:
+    args = sys.argv[1:]
+    chosen = build(args[0] if args and args[0] in _NAMES else None)
     try:
-        app()
-    except ValidationError as exc:  # a setting from the environment that cannot be used
-        for line in settings_problems(exc):
-            errors.print(f"[red]{line}[/]", highlight=False)
-        raise SystemExit(2) from None
-    except StoreFailure as exc:  # a full disk, a locked database, a read-only vault
+        chosen()
+    except Exception as exc:
+        code = _reported(exc)
+        if code is None:
+            raise
+        raise SystemExit(code) from None
+
+
+def _reported(exc: Exception) -> int | None:
+    """Print a failure a command left to the app, and its exit code; None for a bug."""
+    from memvault.cli import reach, remote
+    from memvault.errors import StoreFailure
+
+    if isinstance(exc, StoreFailure):  # a full disk, a locked database, a read-only vault
         errors.print(str(exc), style="red", highlight=False, markup=False)
-        raise SystemExit(1) from None
+        return 1
+    if isinstance(exc, remote.Refused | remote.Unavailable):
+        try:
+            reach.refused(exc) if isinstance(exc, remote.Refused) else reach.away(exc)
+        except typer.Exit as done:
+            return done.exit_code
+    if "pydantic" in sys.modules:  # a setting from the environment that cannot be used
+        from pydantic import ValidationError
+
+        from memvault.config import settings_problems
+
+        if isinstance(exc, ValidationError):
+            for line in settings_problems(exc):
+                errors.print(f"[red]{line}[/]", highlight=False)
+            return 2
+    return None

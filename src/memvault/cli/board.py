@@ -1,55 +1,82 @@
-"""``memvault session …`` and ``memvault organize``: the session board from a terminal."""
+"""``memvault session …`` and ``memvault organize``: the session board from a terminal.
+
+Each asks the running server when one runs for this memory, and works on the board in
+this process only when none does; the report printed is the same either way.
+"""
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Column, Table
 
-from memvault.api import views
-from memvault.config import Settings
-from memvault.errors import MemvaultError
-from memvault.memory import Memory
-from memvault.vault.board import format_references
-from memvault.vault.board_files import BoardError
-from memvault.vault.lifecycle import Report
+from memvault.cli import remote
+from memvault.cli.reach import errors, fail, open_memory, server
+
+__all__ = ["errors", "open_memory", "organize", "session_app"]
 
 console = Console()
-errors = Console(stderr=True, soft_wrap=True)
 session_app = typer.Typer(
     help="The session board in your vault (memory/index.md).", no_args_is_help=True
 )
 
 Json = Annotated[bool, typer.Option("--json", help="Print the report as JSON.")]
 Agent = Annotated[str | None, typer.Option("--agent", help="Agent name, e.g. cursor-main-agent.")]
+_REPORT_KEYS = ("operation", "ok", "sessionId", "message")
 
 
-def open_memory() -> Memory:
-    try:
-        return Memory.open(Settings())
-    except MemvaultError as exc:
-        errors.print(f"[red]{escape(str(exc))}[/]")
-        raise typer.Exit(2) from None
-
-
-def _show(report: Report, as_json: bool) -> None:
-    if as_json:
-        console.print_json(json.dumps(report.to_dict(), ensure_ascii=False))
+def _operate(
+    remotely: Callable[[remote.Server], Any], here: Callable[[Any], Any], as_json: bool
+) -> None:
+    """Run a board operation (on the server, or here when none runs) and show its report.
+    A request the board refuses as wrong ends with exit 2, a board memvault will not
+    change (a row twice, a header renamed) with its line and exit 1."""
+    running = server()
+    if running is not None:
+        try:
+            report = remotely(running)
+        except remote.Refused as exc:
+            if exc.status == 409 and "operation" in exc.body:
+                report = exc.body
+            elif exc.status in (400, 409):
+                fail(exc.error, 2 if exc.status == 400 else 1)
+            else:
+                raise
+        report.pop("error", None)
     else:
-        (console if report.ok else errors).print(
-            f"[{'green' if report.ok else 'red'}]{report.operation}[/]: {escape(report.message)}",
+        from memvault.vault.board import BoardFormatError
+
+        with open_memory() as memory:
+            try:
+                report = here(memory).to_dict()
+            except BoardFormatError as exc:
+                fail(str(exc))
+            except ValueError as exc:
+                fail(str(exc), 2)
+    _show(report, as_json)
+
+
+def _show(report: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        console.print_json(json.dumps(report, ensure_ascii=False))
+    else:
+        ok = report["ok"]
+        (console if ok else errors).print(
+            f"[{'green' if ok else 'red'}]{report['operation']}[/]: {escape(report['message'])}",
             highlight=False,
         )
-        for key, value in report.details.items():
-            if value not in ([], {}, None) and key != "dryRun":
-                console.print(f"  {_words(key)}: {escape(_human(value))}", highlight=False)
-    if not report.ok:
+        for key, value in report.items():
+            if key in _REPORT_KEYS or key == "dryRun" or value in ([], {}, None):
+                continue
+            console.print(f"  {_words(key)}: {escape(_human(value))}", highlight=False)
+    if not report["ok"]:
         raise typer.Exit(1)
 
 
@@ -69,6 +96,10 @@ def _human(value: object) -> str:
     return str(value)
 
 
+def _row(session_id: str) -> str:
+    return f"/board/sessions/{remote.path_part(session_id)}"
+
+
 @session_app.command("register")
 def register(
     manual: Annotated[bool, typer.Option("--manual", help="Active, with a snapshot.")] = False,
@@ -83,18 +114,26 @@ def register(
 ) -> None:
     """Add a row for this session (idle; with --manual, active with a snapshot)."""
     content = file.read_text(encoding="utf-8") if file else None
-    with open_memory() as memory:
-        _show(
-            memory.register_session(
-                agent=agent,
-                manual=manual,
-                topic=topic,
-                summary=summary,
-                keywords=keywords,
-                content=content,
-            ),
-            as_json,
-        )
+    body = {
+        "agentName": agent,
+        "manual": manual,
+        "topic": topic,
+        "summary": summary,
+        "keywords": keywords,
+        "snapshot": content,
+    }
+    _operate(
+        lambda running: running.post("/board/register", body),
+        lambda memory: memory.register_session(
+            agent=agent,
+            manual=manual,
+            topic=topic,
+            summary=summary,
+            keywords=keywords,
+            content=content,
+        ),
+        as_json,
+    )
 
 
 @session_app.command("update")
@@ -116,7 +155,7 @@ def update(
     if file and section:
         errors.print("[red]give --file or --section, not both[/]")
         raise typer.Exit(2)
-    content: object = file.read_text(encoding="utf-8") if file else None
+    content: Any = file.read_text(encoding="utf-8") if file else None
     if section:
         sections: dict[str, list[str]] = {}
         for entry in section:
@@ -126,15 +165,20 @@ def update(
                 raise typer.Exit(2)
             sections.setdefault(name.strip(), []).append(text.strip())
         content = sections
-    with open_memory() as memory:
-        try:
-            report = memory.update_session(
-                session_id, content, topic=topic, summary=summary, keywords=keywords
-            )
-        except ValueError as exc:
-            errors.print(f"[red]{escape(str(exc))}[/]")
-            raise typer.Exit(2) from None
-        _show(report, as_json)
+    body = {
+        "snapshot": content if isinstance(content, str) else None,
+        "sections": content if isinstance(content, dict) else None,
+        "topic": topic,
+        "summary": summary,
+        "keywords": keywords,
+    }
+    _operate(
+        lambda running: running.post(f"{_row(session_id)}/update", body),
+        lambda memory: memory.update_session(
+            session_id, content, topic=topic, summary=summary, keywords=keywords
+        ),
+        as_json,
+    )
 
 
 @session_app.command("continue")
@@ -145,11 +189,13 @@ def continue_(
     as_json: Json = False,
 ) -> None:
     """Continue work from a source session (Continues From ↔ Referenced By)."""
-    with open_memory() as memory:
-        _show(
-            memory.continue_session(None if current == "new" else current, source, agent=agent),
-            as_json,
-        )
+    this = None if current == "new" else current
+    body = {"source": source, "current": this, "agentName": agent}
+    _operate(
+        lambda running: running.post("/board/continue", body),
+        lambda memory: memory.continue_session(this, source, agent=agent),
+        as_json,
+    )
 
 
 @session_app.command("release")
@@ -159,8 +205,11 @@ def release(
     as_json: Json = False,
 ) -> None:
     """Release a reference made by continue."""
-    with open_memory() as memory:
-        _show(memory.release_session(current, source), as_json)
+    _operate(
+        lambda running: running.post("/board/release", {"source": source, "current": current}),
+        lambda memory: memory.release_session(current, source),
+        as_json,
+    )
 
 
 @session_app.command("archive")
@@ -170,44 +219,74 @@ def archive(
     as_json: Json = False,
 ) -> None:
     """Move a finished session into memory/archive/<id>/ and off the board."""
-    with open_memory() as memory:
-        _show(memory.archive_session(session_id, force=force), as_json)
+    _operate(
+        lambda running: running.post(f"{_row(session_id)}/archive", {"force": force}),
+        lambda memory: memory.archive_session(session_id, force=force),
+        as_json,
+    )
 
 
 @session_app.command("list")
 def list_(as_json: Json = False) -> None:
     """Board rows, active and meaningful first."""
-    with open_memory() as memory:
-        rows = memory.board_rows()
+    running = server()
+    if running is not None:
+        try:
+            rows = running.get("/board/sessions")["sessions"]
+        except remote.Refused as exc:
+            if exc.status != 409:
+                raise
+            fail(exc.error)
+        board_file = None
+    else:
+        from memvault.api import views
+
+        with open_memory() as memory:
+            rows = [views.board_row(r) for r in _readable(memory.board_rows)]
+            board_file = memory.board.index_path
     if as_json:
-        rows_json = [views.board_row(r) for r in rows]
-        console.print_json(json.dumps(rows_json, ensure_ascii=False))
+        console.print_json(json.dumps(rows, ensure_ascii=False))
         return
     if not rows:
-        console.print(f"The board is empty: {memory.board.index_path} has no sessions yet.")
+        if board_file is None:
+            from memvault.config import Settings
+
+            board_file = Settings().vault_path / "memory" / "index.md"
+        console.print(f"The board is empty: {board_file} has no sessions yet.")
         return
+    columns = ("sessionId", "status", "topic", "summary", "referencedBy", "updatedAt")
     if not console.is_terminal:  # piped: one row a line, tab-separated, for scripts
         print(
             "\t".join(["Session ID", "Status", "Topic", "Summary", "Referenced By", "Updated At"])
         )
         for r in rows:
-            cells = [r.session_id, r.status, r.topic, r.summary]
-            print("\t".join([*cells, format_references(r.referenced_by), r.updated_at]))
+            print("\t".join(r[key] for key in columns))
         return
     table = Table("Status", "Topic", "Summary", "Referenced By", "Updated At")
     table.columns.insert(0, Column("Session ID", no_wrap=True))
     colours = {"active": "green", "stale": "yellow", "idle": "dim"}
     for r in rows:
-        colour = colours.get(r.status, "red")
+        colour = colours.get(r["status"], "red")
         table.add_row(
-            r.session_id,
-            f"[{colour}]{r.status}[/]",
-            r.topic,
-            r.summary,
-            format_references(r.referenced_by),
-            r.updated_at,
+            r["sessionId"],
+            f"[{colour}]{r['status']}[/]",
+            r["topic"],
+            r["summary"],
+            r["referencedBy"],
+            r["updatedAt"],
         )
     console.print(table)
+
+
+def _readable(read: Callable[[], Any]) -> Any:
+    """What ``read`` gives, or the command ends naming the line of a board memvault will
+    not read (as the server's 409 says it)."""
+    from memvault.vault.board import BoardFormatError
+
+    try:
+        return read()
+    except BoardFormatError as exc:
+        fail(str(exc))
 
 
 @session_app.command("show")
@@ -216,22 +295,37 @@ def show(
     as_json: Json = False,
 ) -> None:
     """A session's board row and its snapshot."""
-    with open_memory() as memory:
-        row = memory.board.board().get(session_id)
+    running = server()
+    if running is not None:
         try:
-            snapshot = memory.board.snapshot_text(session_id) if row else None
-        except BoardError as exc:  # a hand-edited row whose id is no Memory Session ID
-            errors.print(f"[red]{escape(str(exc))}[/]")
-            raise typer.Exit(1) from None
+            found = running.get(_row(session_id))
+        except remote.Refused as exc:
+            if exc.status == 404:
+                found = None
+            elif exc.status in (400, 409):
+                fail(exc.error)
+            else:
+                raise
+        row = found["session"] if found else None
+        snapshot = found["snapshot"] if found else None
+    else:
+        from memvault.api import views
+        from memvault.vault.board_files import BoardError
+
+        with open_memory() as memory:
+            board_row = _readable(lambda: memory.board.board().get(session_id))
+            try:
+                snapshot = memory.board.snapshot_text(session_id) if board_row else None
+            except BoardError as exc:  # a hand-edited row whose id is no Memory Session ID
+                fail(str(exc))
+            row = views.board_row(board_row) if board_row else None
     if row is None:
         errors.print(f"[red]{session_id} is not on the board[/] (memory/index.md)")
         raise typer.Exit(1)
     if as_json:
-        console.print_json(
-            json.dumps({"session": views.board_row(row), "snapshot": snapshot}, ensure_ascii=False)
-        )
+        console.print_json(json.dumps({"session": row, "snapshot": snapshot}, ensure_ascii=False))
         return
-    for key, value in views.board_row(row).items():
+    for key, value in row.items():
         console.print(f"[bold]{key}[/]: {value}", highlight=False)
     console.print()
     console.print(
@@ -249,5 +343,10 @@ def organize(
     as_json: Json = False,
 ) -> None:
     """Delete idle rows and mark overdue active rows stale (never archives)."""
-    with open_memory() as memory:
-        _show(memory.organize(dry_run=dry_run, stale_days=stale_days), as_json)
+    _operate(
+        lambda running: running.post(
+            "/board/organize", {"dryRun": dry_run, "staleDays": stale_days}
+        ),
+        lambda memory: memory.organize(dry_run=dry_run, stale_days=stale_days),
+        as_json,
+    )

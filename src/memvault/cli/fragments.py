@@ -1,20 +1,23 @@
-"""``memvault fragments …``: the memory fragments in your vault."""
+"""``memvault save`` and ``memvault fragments …``: the memory fragments in your vault.
+
+Saving, editing and deleting go through the running server when one runs for this
+memory, and are done in this process only when none does; ``check`` reads the files.
+"""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from memvault.cli.board import errors, open_memory
-from memvault.errors import InvalidInput
-from memvault.vault.remember import Draft, Edit, facts_from
+from memvault.cli import remote
+from memvault.cli.reach import errors, open_memory, server
 
 console = Console(soft_wrap=True)
 fragments_app = typer.Typer(help="Memory fragments in your vault.", no_args_is_help=True)
@@ -24,10 +27,17 @@ fragments_app = typer.Typer(help="Memory fragments in your vault.", no_args_is_h
 def _refused(verb: str) -> Iterator[None]:
     """A refused fragment (exit 2) or a folder that cannot be written (exit 1), said in one
     line: ``not saved: …``."""
+    from memvault.errors import InvalidInput
+
     try:
         yield
     except InvalidInput as exc:
         errors.print(f"[red]not {verb}[/]: {escape(exc.message)}")
+        raise typer.Exit(2) from None
+    except remote.Refused as exc:  # the server's words for the same refusal
+        if exc.status != 400:
+            raise
+        errors.print(f"[red]not {verb}[/]: {escape(exc.error)}")
         raise typer.Exit(2) from None
     except OSError as exc:
         errors.print(f"[red]not {verb}[/]: {escape(str(exc))}")
@@ -39,9 +49,12 @@ def check(
     as_json: Annotated[bool, typer.Option("--json", help="Print the findings as JSON.")] = False,
 ) -> None:
     """Report fragment files that break the rules (exit 1 if any has an error)."""
-    with open_memory() as memory:
-        folder = memory.settings.fragments_path
-        report = memory.check_fragments()
+    from memvault.config import Settings
+    from memvault.vault.fragments import CheckReport, check_folder
+
+    settings = Settings()  # the files alone are read: no store, no server needed
+    folder = settings.fragments_path
+    report = check_folder(folder, root=settings.vault_path) if folder.is_dir() else CheckReport()
     if as_json:
         console.print_json(
             json.dumps(
@@ -81,6 +94,8 @@ def save(
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """Remember something: a new fragment, or merged into a near-duplicate of its project."""
+    from memvault.vault.remember import Draft, facts_from
+
     facts = list(fact or []) + (facts_from(file.read()) if file else [])
     draft = Draft(
         project=project,
@@ -91,13 +106,28 @@ def save(
         source=source,
         tags=list(tag or []),
     )
-    with open_memory() as memory:
+    running = server()
+    if running is not None:
+        body = {
+            "project": project,
+            "summary": summary,
+            "facts": facts,
+            "importance": importance,
+            "confidence": confidence,
+            "source": source,
+            "tags": draft.tags,
+        }
         with _refused("saved"):
-            result = memory.remember(draft)
-        shown = result.to_dict(memory.settings.vault_path)
+            answer = running.post("/remember", body)
+        shown = {key: answer[key] for key in ("action", "path", "similarity")}
+    else:
+        with open_memory() as memory:
+            with _refused("saved"):
+                result = memory.remember(draft)
+            shown = result.to_dict(memory.settings.vault_path)
     if as_json:
         console.print_json(json.dumps(shown, ensure_ascii=False))
-    elif result.action == "merged":
+    elif shown["action"] == "merged":
         console.print(f"merged into {shown['path']} (similarity {shown['similarity']})")
     else:
         console.print(f"created {shown['path']}")
@@ -128,22 +158,39 @@ def edit(
     if replace_facts and not fact:
         errors.print("[red]not edited[/]: --replace-facts needs the new facts as --fact")
         raise typer.Exit(2)
-    changes = Edit(
-        summary=summary,
-        facts=list(fact or []) if replace_facts else None,
-        add_facts=[] if replace_facts else list(fact or []),
-        remove_facts=list(remove_fact or []),
-        importance=importance,
-        add_tags=list(tag or []),
-        remove_tags=list(remove_tag or []),
-    )
-    with open_memory() as memory, _refused("edited"):
-        entry = memory.edit_fragment(fragment_id, changes)
+    changes: dict[str, Any] = {
+        "summary": summary,
+        "facts": list(fact or []) if replace_facts else None,
+        "addFacts": [] if replace_facts else list(fact or []),
+        "removeFacts": list(remove_fact or []),
+        "importance": importance,
+        "addTags": list(tag or []),
+        "removeTags": list(remove_tag or []),
+    }
+    running = server()
+    if running is not None:
+        with _refused("edited"):
+            entry = running.call("PATCH", _fragment(fragment_id), body=changes)["memory"]
+        shown = {key: entry[key] for key in ("id", "properties", "body")}
+    else:
+        from memvault.vault.remember import Edit
+
+        edit = Edit(
+            summary=summary,
+            facts=changes["facts"],
+            add_facts=changes["addFacts"],
+            remove_facts=changes["removeFacts"],
+            importance=importance,
+            add_tags=changes["addTags"],
+            remove_tags=changes["removeTags"],
+        )
+        with open_memory() as memory, _refused("edited"):
+            edited = memory.edit_fragment(fragment_id, edit)
+        shown = {"id": edited.id, "properties": edited.properties, "body": edited.body}
     if as_json:
-        shown = {"id": entry.id, "properties": entry.properties, "body": entry.body}
         console.print_json(json.dumps(shown, ensure_ascii=False))
     else:
-        console.print(f"edited {escape(entry.id)}")
+        console.print(f"edited {escape(shown['id'])}")
 
 
 @fragments_app.command("delete")
@@ -153,13 +200,26 @@ def delete(
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """Delete a fragment's file and what memvault derived from it."""
-    with open_memory() as memory, _refused("deleted"):
-        memory.fragment_path(fragment_id)
-        if not yes:
-            typer.confirm(f"Delete the fragment {fragment_id!r}?", abort=True)
-        deleted = memory.delete_fragment(fragment_id)
-    if as_json:
+    running = server()
+    if running is not None:
+        with _refused("deleted"):
+            if not yes:  # the id is checked before the question is asked
+                running.call("DELETE", _fragment(fragment_id), query={"dryRun": True})
+                typer.confirm(f"Delete the fragment {fragment_id!r}?", abort=True)
+            answer = running.call("DELETE", _fragment(fragment_id))
+        shown = {key: answer[key] for key in ("id", "path", "summary")}
+    else:
+        with open_memory() as memory, _refused("deleted"):
+            memory.fragment_path(fragment_id)
+            if not yes:
+                typer.confirm(f"Delete the fragment {fragment_id!r}?", abort=True)
+            deleted = memory.delete_fragment(fragment_id)
         shown = {"id": deleted.id, "path": deleted.path, "summary": deleted.summary}
+    if as_json:
         console.print_json(json.dumps(shown, ensure_ascii=False))
     else:
-        console.print(f"deleted {escape(deleted.path)}")
+        console.print(f"deleted {escape(shown['path'])}")
+
+
+def _fragment(fragment_id: str) -> str:
+    return f"/fragments/{remote.path_part(fragment_id)}"

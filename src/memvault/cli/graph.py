@@ -1,4 +1,5 @@
-"""``memvault graph …``: the entity graph sessions and fragments build."""
+"""``memvault graph …``: the entity graph sessions and fragments build, asked of the
+running server when one runs for this memory, read in this process when none does."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from memvault.cli.board import errors, open_memory
+from memvault.cli import remote
+from memvault.cli.reach import errors, fail, open_memory, server
 from memvault.graph.model import KINDS, MAX_DEPTH, MAX_LIMIT
 
 console = Console(soft_wrap=True)
@@ -25,8 +27,13 @@ def stats(
     as_json: Annotated[bool, typer.Option("--json", help="Print the counts as JSON.")] = False,
 ) -> None:
     """How many nodes of each type and edges of each relation the graph holds."""
-    with open_memory() as memory:
-        shown = memory.store.graph_stats().to_dict()
+    running = server()
+    if running is not None:
+        shown = running.get("/graph/stats")
+        shown.pop("success", None)
+    else:
+        with open_memory() as memory:
+            shown = memory.store.graph_stats().to_dict()
     if as_json:
         console.print_json(json.dumps(shown, ensure_ascii=False))
         return
@@ -59,14 +66,32 @@ def query(
     if kind is not None and kind not in KINDS:
         errors.print(f"[red]--type must be one of {', '.join(KINDS)}, not {escape(kind)!r}[/]")
         raise typer.Exit(2)
-    with open_memory() as memory:
-        found = memory.store.graph_query(
-            start=start, kind=kind, text=text, depth=depth, limit=limit
-        )
-    nodes = [n.to_dict() for n in found.nodes]
-    edges = [e.to_dict() for e in found.edges]
+    running = server()
+    if running is not None:
+        body = {"startNodeId": start, "nodeType": kind, "query": text}
+        body |= {"maxDepth": depth, "limit": limit}
+        try:
+            answer = running.post("/graph/query", {k: v for k, v in body.items() if v is not None})
+        except remote.Refused as exc:
+            if exc.status != 400:
+                raise
+            fail(exc.error, 2)
+        nodes, edges, truncated = answer["nodes"], answer["edges"], answer["truncated"]
+    else:
+        from memvault.errors import InvalidInput
+
+        with open_memory() as memory:
+            try:
+                found = memory.store.graph_query(
+                    start=start, kind=kind, text=text, depth=depth, limit=limit
+                )
+            except InvalidInput as exc:
+                fail(exc.message, 2)
+        nodes = [n.to_dict() for n in found.nodes]
+        edges = [e.to_dict() for e in found.edges]
+        truncated = found.truncated
     if as_json:
-        shown = {"nodes": nodes, "edges": edges, "truncated": found.truncated}
+        shown = {"nodes": nodes, "edges": edges, "truncated": truncated}
         console.print_json(json.dumps(shown, ensure_ascii=False))
         return
     if not nodes:
@@ -75,7 +100,7 @@ def query(
     console.print(_nodes_table(nodes))
     if edges:
         console.print(_edges_table(edges))
-    if found.truncated:
+    if truncated:
         console.print("[dim]more exists: raise --limit, or narrow with --type or TEXT[/]")
 
 
@@ -108,11 +133,15 @@ def reset(
     """Empty the graph; the pipeline fills it again from the event log and the vault."""
     if not yes:
         typer.confirm("Empty the entity graph?", abort=True)
-    with open_memory() as memory:
-        cleared = memory.store.reset_graph()
-        memory.pipeline.regraph_fragments()
+    running = server()
+    if running is not None:
+        cleared = running.post("/graph/reset")["cleared"]
+    else:
+        with open_memory() as memory:
+            cleared = memory.store.reset_graph().to_dict()
+            memory.pipeline.regraph_fragments()
     console.print(
-        f"graph emptied: {cleared.total_nodes} node(s) and {cleared.total_edges} edge(s) "
+        f"graph emptied: {cleared['totalNodes']} node(s) and {cleared['totalEdges']} edge(s) "
         "removed; sessions and fragments are queued to be read again by the server's "
         "pipeline (`memvault serve`)"
     )

@@ -1,18 +1,21 @@
-"""``memvault search | get | maintain | reindex | rebuild``: reading and keeping up memory."""
+"""``memvault search | get | maintain | reindex | rebuild``: reading and keeping up memory.
+
+Each asks the running server when one runs for this memory (``cli/reach.py``), and opens
+the memory in this process only when none does; what is printed is the same either way.
+"""
 
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from memvault.cli.board import errors, open_memory
-from memvault.errors import InvalidInput
-from memvault.search.ranking import RELEVANCE_ONLY
+from memvault.cli import remote
+from memvault.cli.reach import errors, fail, open_memory, server
 
 console = Console(soft_wrap=True)
 
@@ -29,46 +32,55 @@ def search(
     relevance_only: Annotated[
         bool, typer.Option("--relevance-only", help="Ignore importance and recency.")
     ] = False,
-    lexical: Annotated[
-        bool, typer.Option("--lexical", help="Do not load the embedding model.")
+    semantic: Annotated[
+        bool,
+        typer.Option(
+            "--semantic",
+            help="With no server running, load the embedding model here to search by "
+            "meaning too (seconds); without it such a search is by words only.",
+        ),
     ] = False,
+    lexical: Annotated[bool, typer.Option("--lexical", hidden=True)] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print results as JSON.")] = False,
 ) -> None:
-    """Search fragments, session summaries and observations."""
-    with open_memory() as memory:
-        if memory.semantic is not None and not lexical:
-            try:
-                memory.semantic.warm()
-                memory.index_now()
-            except Exception as exc:  # the model or endpoint is unavailable: words only
-                errors.print(f"[yellow]semantic search unavailable[/]: {escape(str(exc))}")
+    """Search fragments, session summaries and observations. With a server running it
+    answers, by meaning too when its model is loaded; without one, this command searches
+    by words unless given --semantic."""
+    running = server()
+    if running is not None:
+        body = {
+            "query": query,
+            "limit": limit,
+            "project": project,
+            "kinds": kind or None,
+            "includeArchived": archived,
+            "ranking": "relevance" if relevance_only else "default",
+        }
         try:
-            hits = memory.search(
-                query,
-                limit=limit,
-                project=project,
-                kinds=kind or None,
-                include_archived=archived,
-                weights=RELEVANCE_ONLY if relevance_only else None,
-            )
-        except InvalidInput as exc:
-            errors.print(f"[red]{escape(exc.message)}[/]")
-            raise typer.Exit(2) from None
-        rows = [
-            {
-                "kind": h.document.kind,
-                "id": memory.public_id(h.document),
-                "title": h.document.title,
-                "summary": h.document.summary,
-                "score": round(h.score, 4),
-                "relevance": round(h.relevance, 4),
-                "importance": round(h.importance, 4),
-                "recency": round(h.recency, 4),
-                "eventIds": h.document.event_ids,
-                "path": h.document.path,
-            }
-            for h in hits
-        ]
+            found = running.post("/search", body)["results"]
+        except remote.Refused as exc:
+            if exc.status != 400:
+                raise
+            fail(exc.error, 2)
+    else:
+        found = _search_here(
+            query, limit, project, kind, archived, relevance_only, semantic and not lexical
+        )
+    rows = [
+        {
+            "kind": h["kind"],
+            "id": h["id"],
+            "title": h["title"],
+            "summary": h["summary"],
+            "score": round(h["score"], 4),
+            "relevance": round(h["relevance"], 4),
+            "importance": round(h["importance"], 4),
+            "recency": round(h["recency"], 4),
+            "eventIds": h["eventIds"],
+            "path": h.get("path"),
+        }
+        for h in found
+    ]
     if as_json:
         console.print_json(json.dumps({"query": query, "results": rows}, ensure_ascii=False))
         return
@@ -87,33 +99,100 @@ def search(
     console.print(table)
 
 
+def _search_here(
+    query: str,
+    limit: int,
+    project: str | None,
+    kinds: list[str] | None,
+    archived: bool,
+    relevance_only: bool,
+    semantic: bool,
+) -> list[dict[str, Any]]:
+    """The hits of a search in this process, as the server's route gives them."""
+    from memvault.errors import InvalidInput
+    from memvault.search.ranking import RELEVANCE_ONLY
+
+    with open_memory() as memory:
+        if semantic:
+            if memory.semantic is None:
+                errors.print(
+                    "[yellow]semantic search unavailable[/]: no embedding model is configured "
+                    "(MEMVAULT_EMBEDDINGS)"
+                )
+            else:
+                try:
+                    memory.semantic.warm()
+                    memory.index_now()
+                except Exception as exc:  # the model or endpoint is unavailable: words only
+                    errors.print(f"[yellow]semantic search unavailable[/]: {escape(str(exc))}")
+        try:
+            hits = memory.search(
+                query,
+                limit=limit,
+                project=project,
+                kinds=kinds or None,
+                include_archived=archived,
+                weights=RELEVANCE_ONLY if relevance_only else None,
+            )
+        except InvalidInput as exc:
+            fail(exc.message, 2)
+        return [
+            {
+                "kind": h.document.kind,
+                "id": memory.public_id(h.document),
+                "title": h.document.title,
+                "summary": h.document.summary,
+                "score": h.score,
+                "relevance": h.relevance,
+                "importance": h.importance,
+                "recency": h.recency,
+                "eventIds": h.document.event_ids,
+                "path": h.document.path,
+            }
+            for h in hits
+        ]
+
+
 def get(
     memory_id: Annotated[str, typer.Argument(help="A fragment, summary or observation id.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
 ) -> None:
     """Read one memory whole (a fragment's facts, a session's snapshot, an observation)."""
-    with open_memory() as memory:
-        entry = memory.get(memory_id)
-        if entry is None:
-            errors.print(f"[red]no memory {escape(memory_id)!r}[/]")
-            raise typer.Exit(1)
-        document = entry.document
-        shown = {
-            "kind": document.kind,
-            "id": entry.id,
-            "title": document.title,
-            "summary": document.summary,
-            "project": document.project,
-            "path": document.path,
-            "body": entry.body,
-        }
+    running = server()
+    if running is not None:
+        try:
+            shown = running.get(f"/memories/{remote.path_part(memory_id)}")["memory"]
+        except remote.Refused as exc:
+            if exc.status != 404:
+                raise
+            shown = None
+    else:
+        with open_memory() as memory:
+            entry = memory.get(memory_id)
+            shown = None
+            if entry is not None:
+                document = entry.document
+                shown = {
+                    "kind": document.kind,
+                    "id": entry.id,
+                    "title": document.title,
+                    "summary": document.summary,
+                    "project": document.project,
+                    "path": document.path,
+                    "body": entry.body,
+                }
+    if shown is None:
+        errors.print(f"[red]no memory {escape(memory_id)!r}[/]")
+        raise typer.Exit(1)
+    keys = ("kind", "id", "title", "summary", "project", "path", "body")
+    shown = {key: shown.get(key) for key in keys}
     if as_json:
         console.print_json(json.dumps(shown, ensure_ascii=False, default=str))
         return
-    console.print(f"[bold]{escape(document.title)}[/] ({document.kind}, {escape(entry.id)})")
-    if document.summary:
-        console.print(escape(document.summary))
-    console.print(escape(entry.body))
+    console.print(f"[bold]{escape(shown['title'])}[/] ({shown['kind']}, {escape(shown['id'])})")
+    if shown["summary"]:
+        console.print(escape(shown["summary"]))
+    console.print(escape(shown["body"]))
 
 
 def maintain(
@@ -121,34 +200,35 @@ def maintain(
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Archive unused low-importance fragments; write L2 summaries of large projects."""
-    with open_memory() as memory:
-        report = memory.maintain(dry_run=dry_run)
+    running = server()
+    if running is not None:
+        shown = running.post("/maintain", {"dryRun": dry_run}, seconds=remote.LONG_SECONDS)
+    else:
+        with open_memory() as memory:
+            report = memory.maintain(dry_run=dry_run)
+        shown = {"dryRun": dry_run, "archived": report.archived, "summarized": report.summarized}
     if as_json:
-        console.print_json(
-            json.dumps(
-                {
-                    "dryRun": dry_run,
-                    "archived": report.archived,
-                    "summarized": report.summarized,
-                },
-                ensure_ascii=False,
-            )
-        )
+        console.print_json(json.dumps(shown, ensure_ascii=False))
         return
     verb = "would archive" if dry_run else "archived"
-    console.print(f"{verb} {len(report.archived)} fragment(s)")
-    for name in report.archived:
+    console.print(f"{verb} {len(shown['archived'])} fragment(s)")
+    for name in shown["archived"]:
         console.print(f"  {escape(name)}")
     verb = "would summarize" if dry_run else "summarized"
-    console.print(f"{verb} {len(report.summarized)} project(s)")
-    for name in report.summarized:
+    console.print(f"{verb} {len(shown['summarized'])} project(s)")
+    for name in shown["summarized"]:
         console.print(f"  {escape(name)}")
 
 
 def reindex() -> None:
-    """Bring the search index up to date with the vault and the event log now."""
-    with open_memory() as memory:
-        done = memory.index_now()
+    """Bring the search index up to date with the vault and the event log now (with no
+    server running, this loads the embedding model, if one is configured, to embed)."""
+    running = server()
+    if running is not None:
+        done = running.post("/reindex", seconds=remote.LONG_SECONDS)["documents"]
+    else:
+        with open_memory() as memory:
+            done = memory.index_now()
     console.print(f"{done} document(s) indexed or updated")
 
 
@@ -164,19 +244,24 @@ def rebuild(
 ) -> None:
     """Re-derive observations, summaries, pipeline-written fragments, the graph and the
     index from the raw event log. Fragments written by agents or people, and pipeline
-    fragments edited since, are kept. Stop the server and workers first."""
+    fragments edited since, are kept. Stop the server and workers first: it refuses
+    while a server runs for this memory, which would be a second writer."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from memvault.config import Settings
     from memvault.pipeline.rebuild import rebuild as run
 
-    url = Settings().server_url
-    if not force and _answers(url):
-        errors.print(
-            f"[red]a memvault server answers at {escape(url)}; stop it (and any "
-            "`memvault worker`) first, or pass --force if it serves another memory[/]"
-        )
-        raise typer.Exit(1)
+    if not force:
+        try:
+            running = remote.find()
+        except remote.NotAnswering as exc:
+            fail(f"{exc}; rebuild would be a second writer of this memory")
+        if running is not None:
+            errors.print(
+                f"[red]a memvault server answers at {escape(running.url)}; stop it "
+                "(`memvault stop`, and any `memvault worker`) first, or pass --force if it "
+                "serves another memory[/]"
+            )
+            raise typer.Exit(1)
     columns = (TextColumn("{task.description:<13}"), BarColumn(), MofNCompleteColumn())
     with (
         open_memory() as memory,
@@ -211,12 +296,3 @@ def rebuild(
         f"removed first, {report.fragments_kept} edited by hand and kept), "
         f"{report.documents} document(s) indexed"
     )
-
-
-def _answers(url: str) -> bool:
-    import httpx
-
-    try:
-        return httpx.get(f"{url}/agentmemory/livez", timeout=1.0).status_code == 200
-    except httpx.HTTPError:
-        return False

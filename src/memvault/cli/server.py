@@ -1,0 +1,245 @@
+"""``memvault serve | stop | status | worker``: the server, and the worker beside it."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from memvault import server_process
+from memvault.config import Settings, is_loopback
+
+console = Console()
+errors = Console(stderr=True, soft_wrap=True)
+
+
+def worker(
+    once: Annotated[bool, typer.Option("--once", help="Run the jobs due now, then exit.")] = False,
+) -> None:
+    """Process captured events (summaries, fragments) in this process, beside or instead
+    of the server's own worker; several workers share the queue."""
+    import threading
+
+    from memvault.background import lower_this_threads_priority
+    from memvault.cli.reach import open_memory
+
+    with open_memory() as memory:
+        if once:
+            memory.pipeline.signals()  # sessions due by threshold or idleness
+            console.print(f"{memory.pipeline.worker.drain()} job(s) run")
+            return
+        lower_this_threads_priority()  # requests come first on a shared machine
+        memory.start_pipeline()
+        console.print("worker running; Ctrl-C to stop")
+        try:
+            threading.Event().wait()
+        except KeyboardInterrupt:
+            console.print("stopping")
+
+
+def serve(
+    host: Annotated[str | None, typer.Option(help="Address to bind (default 127.0.0.1).")] = None,
+    port: Annotated[int | None, typer.Option(min=1, max=65535, help="Port (default 3111).")] = None,
+) -> None:
+    """Start the memory server (REST API under /agentmemory/)."""
+    import uvicorn
+
+    from memvault.api.app import create_app
+
+    overrides: dict[str, Any] = {}
+    if host is not None:
+        overrides["host"] = host
+    if port is not None:
+        overrides["port"] = port
+    settings = Settings(**overrides)
+    if not is_loopback(settings.host) and settings.secret is None:
+        errors.print(
+            f"[red]refusing to listen on {settings.host}[/]: it is reachable from other "
+            "machines, and no secret is set. Set MEMVAULT_SECRET (or AGENTMEMORY_SECRET), "
+            "or bind to 127.0.0.1."
+        )
+        raise typer.Exit(2)
+    if settings.vault is not None and not settings.vault.is_dir():
+        errors.print(
+            f"[red]MEMVAULT_VAULT is {settings.vault}, which is not a folder[/]: point it at an "
+            "existing Obsidian vault, or unset it to use $MEMVAULT_HOME/vault"
+        )
+        raise typer.Exit(2)
+    if not _port_free(settings.host, settings.port):
+        errors.print(
+            f"[red]port {settings.port} on {settings.host} is in use[/]: is memvault already "
+            "running (`memvault status`)? Otherwise choose another with --port or MEMVAULT_PORT."
+        )
+        raise typer.Exit(2)
+    config = uvicorn.Config(
+        create_app(settings),
+        host=settings.host,
+        port=settings.port,
+        access_log=settings.access_log,
+        log_level="info",
+        timeout_graceful_shutdown=10,
+    )
+    _serve_recorded(config, settings)
+
+
+def _serve_recorded(config: Any, settings: Settings) -> None:
+    """Run uvicorn, recorded in ``$MEMVAULT_HOME/server.pid`` while it listens, so clients
+    (``memvault stop``, a relay about to start a server) find the one server of this home."""
+    import uvicorn
+
+    home, pid = str(settings.home), os.getpid()
+
+    class Listening(uvicorn.Server):
+        async def startup(self, sockets: Any = None) -> None:
+            await super().startup(sockets)
+            if self.started:
+                server_process.write_pid_file(home, pid, settings.server_url)
+
+        async def shutdown(self, sockets: Any = None) -> None:
+            # Here, not only after run(): uvicorn raises the signal that stopped it again
+            # once it has shut down, which ends the process before run() returns.
+            try:
+                await super().shutdown(sockets)
+            finally:
+                server_process.remove_pid_file(home, pid)
+
+    try:
+        Listening(config).run()
+    finally:
+        server_process.remove_pid_file(home, pid)
+
+
+def stop() -> None:
+    """Stop the memory server running for this MEMVAULT_HOME (the one its server.pid names)."""
+    stopped, report = server_process.stop(str(Settings().home))
+    typer.echo(report, err=not stopped)  # whole lines: a path is never wrapped
+    if not stopped:
+        raise typer.Exit(1)
+
+
+def status(
+    as_json: Annotated[bool, typer.Option("--json", help="Print the raw health report.")] = False,
+) -> None:
+    """Show what the running server's health endpoint says."""
+    import urllib.error
+    import urllib.request
+
+    settings = Settings()
+    url = f"{settings.server_url}/agentmemory/health"
+    request = urllib.request.Request(url)
+    if settings.secret is not None:
+        request.add_header("Authorization", f"Bearer {settings.secret_value()}")
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:
+            report = json.load(response)
+    except urllib.error.HTTPError as exc:
+        detail = exc.read().decode(errors="replace")
+        errors.print(f"[red]{url} answered {exc.code}[/]: {detail}")
+        raise typer.Exit(1) from None
+    except (urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        errors.print(
+            f"[red]no memvault server at {settings.server_url}[/] ({reason}). "
+            "Start one with `memvault serve`."
+        )
+        raise typer.Exit(1) from None
+    if as_json:
+        console.print_json(data=report)
+        return
+    console.print(_health_table(report, settings.server_url))
+
+
+def _port_free(host: str, port: int) -> bool:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+def _health_table(report: dict[str, Any], url: str) -> Table:
+    colour = {"ok": "green", "degraded": "yellow"}.get(report["status"], "red")
+    store, queue, process = report["store"], report["queue"], report["process"]
+    table = Table(title=f"memvault {report['version']} at {url}", show_header=False)
+    table.add_column(style="bold")
+    table.add_column(overflow="fold")  # a path wraps, never loses its middle
+    table.add_row("status", f"[{colour}]{report['status']}[/]")
+    table.add_row("uptime", _duration(report["uptimeSeconds"]))
+    table.add_row("store", f"{store['engine']} {store['location']}")
+    table.add_row("store size", _bytes(store["sizeBytes"]))
+    table.add_row("events", f"{store['events']:,}")
+    table.add_row("observations", f"{store['observations']:,}")
+    table.add_row("sessions", f"{store['sessions']:,}")
+    table.add_row("pending writes", f"{queue['pendingWrites']:,}")
+    table.add_row(
+        "jobs",
+        f"{queue['jobsPending']:,} pending, {queue['jobsRunning']:,} running, "
+        f"{queue['jobsFailed']:,} failed",
+    )
+    rss = process.get("rssBytes")
+    table.add_row("server memory", _bytes(rss) if rss is not None else "unknown")
+    for reason in report.get("reasons", []):
+        table.add_row("why", f"[{colour}]{reason}[/]")
+    vault = report.get("vault")
+    if vault:
+        table.add_row("vault", vault["path"])
+        table.add_row("fragments folder", vault["fragmentsFolder"])
+        table.add_row("board rows", f"{vault['boardRows']:,}")
+        table.add_row(
+            "fragments", f"{vault['fragments']:,} ({vault['archivedFragments']:,} archived)"
+        )
+    if report.get("embedder"):
+        table.add_row("embedder", _embedder_words(report["embedder"]))
+    if report.get("llm"):
+        llm = report["llm"]
+        table.add_row(
+            "LLM",
+            f"{llm['provider']} {llm['model'] or ''}".strip()
+            if llm["provider"] != "none"
+            else f"none ({llm['reason']})",
+        )
+    if report.get("index"):
+        table.add_row("search index", _index_words(report["index"]))
+    table.add_row("spooled events", f"{queue.get('spooledEvents', 0):,}")
+    return table
+
+
+def _embedder_words(embedder: dict[str, Any]) -> str:
+    if embedder["provider"] == "none":
+        return f"none ({embedder['reason']}): search is lexical"
+    name = f"{embedder['provider']} {embedder['model'] or ''}".strip()
+    if embedder["loaded"]:
+        return f"{name}, {embedder['dimension']} dimensions, loaded"
+    return f"{name}, not loaded: {embedder['reason']}"
+
+
+def _index_words(index: dict[str, Any]) -> str:
+    if index["caughtUp"]:
+        return f"caught up (through event {index['lastEventSeq']:,})"
+    behind = [f"{index['eventsNotIndexed']:,} events not indexed yet"]
+    if index["documentsNotEmbedded"]:
+        behind.append(f"{index['documentsNotEmbedded']:,} documents not embedded yet")
+    return ", ".join(behind)
+
+
+def _bytes(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if size < 1024 or unit == "GiB":
+            return f"{size:,.0f} {unit}" if unit == "B" else f"{size:,.1f} {unit}"
+        size /= 1024
+    return f"{n} B"
+
+
+def _duration(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h {minutes:02d}m {secs:02d}s" if hours else f"{minutes}m {secs:02d}s"
