@@ -13,7 +13,7 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
 
 from memvault import __version__
-from memvault.api import archive, board, graph, mcp_routes, recall, schemas
+from memvault.api import archive, board, graph, mcp_routes, recall, schemas, upkeep
 from memvault.api import importer as transcript_import
 from memvault.api.docs import serve_docs
 from memvault.api.guards import BearerAuth, BodyLimit, BodyTooLarge, BrowserGuard
@@ -110,6 +110,7 @@ def create_app(settings: Settings | None = None, memory: Memory | None = None) -
     app.include_router(router)
     app.include_router(board.router)
     app.include_router(recall.router)
+    app.include_router(upkeep.router)
     app.include_router(graph.router)
     app.include_router(transcript_import.router)
     app.include_router(archive.router)

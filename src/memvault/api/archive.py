@@ -1,9 +1,11 @@
-"""``GET /agentmemory/export`` (the archive, streamed as NDJSON) and ``POST
+"""``GET /agentmemory/export`` (the archive, streamed as NDJSON), ``POST
 /agentmemory/import {exportData, strategy?}`` (agentmemory's route and answer, with
-memvault's report beside them). See docs/export.md."""
+memvault's report beside them) and ``POST /agentmemory/import/archive`` (an archive file
+of any size as the body, streamed). See docs/export.md."""
 
 from __future__ import annotations
 
+import tempfile
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
@@ -14,7 +16,14 @@ from starlette.concurrency import run_in_threadpool
 from memvault.api import schemas
 from memvault.api.guards import DecodedBodyRoute
 from memvault.api.responses import JSONResponse
-from memvault.archive import MEDIA_TYPE, Export, ImportReport, import_document
+from memvault.archive import (
+    MEDIA_TYPE,
+    ArchiveError,
+    Export,
+    ImportReport,
+    import_document,
+    import_stream,
+)
 from memvault.errors import InvalidInput
 from memvault.ingest.envelope import parse_json, validate
 
@@ -134,3 +143,48 @@ def answer(report: ImportReport) -> dict[str, Any]:
         "skipped": report.total("existing") + report.total("skipped"),
         "report": report.to_dict(),
     }
+
+
+SPOOL_IN_MEMORY = 1024 * 1024  # an upload beyond this waits on disk, not in memory
+
+
+@router.post(
+    "/import/archive",
+    summary="Import an archive file of any size, sent as the body",
+    description=(
+        "The body is a file `memvault export` wrote (NDJSON), or agentmemory's export "
+        "(JSON), told apart by content; it is streamed to disk as it arrives, so the body "
+        "limit does not apply. What is stored is the same as `POST /import` stores; the "
+        "answer is memvault's report."
+    ),
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {
+                MEDIA_TYPE: {"schema": {"type": "string", "description": "NDJSON"}},
+                "application/json": {"schema": {"description": "agentmemory's ExportData"}},
+            },
+        }
+    },
+    response_model=None,
+    responses={
+        200: {"description": "The report", "model": schemas.ArchiveReport},
+        400: {"description": "Not an archive or export memvault reads; nothing was written"},
+    },
+)
+async def import_archive(
+    request: Request,
+    strategy: Annotated[Literal["merge", "skip", "replace"], Query()] = "merge",
+) -> JSONResponse:
+    memory = request.app.state.memory
+    with tempfile.SpooledTemporaryFile(
+        SPOOL_IN_MEMORY, dir=memory.settings.home, prefix=".import-"
+    ) as upload:
+        async for chunk in request.stream():
+            await run_in_threadpool(upload.write, chunk)
+        upload.seek(0)
+        try:
+            report = await run_in_threadpool(import_stream, memory, upload, strategy=strategy)
+        except ArchiveError as exc:
+            return JSONResponse({"error": exc.message}, status_code=400)
+    return JSONResponse(report.to_dict())

@@ -19,6 +19,7 @@ from memvault.api.routes import link
 from memvault.errors import InvalidInput
 from memvault.memory import Memory
 from memvault.triggers import recognise
+from memvault.vault.board_files import BoardError
 from memvault.vault.lifecycle import Report
 
 MAX_STALE_DAYS = 3650  # ten years, as the MCP tool takes
@@ -176,6 +177,7 @@ def sessions(request: Request) -> dict[str, Any]:
     summary="One board row and its snapshot",
     responses={
         200: {"description": "The row and its snapshot", "model": schemas.BoardRowWithSnapshot},
+        400: {"description": "A row whose Session ID names no snapshot file memvault reads"},
         404: {"description": "No such row on the board"},
         **_UNREADABLE,
     },
@@ -185,7 +187,10 @@ def session(request: Request, session_id: str) -> JSONResponse:
     row = memory.board.board().get(session_id)
     if row is None:
         return JSONResponse({"error": f"{session_id} is not on the board"}, status_code=404)
-    snapshot = memory.board.snapshot_text(session_id)
+    try:
+        snapshot = memory.board.snapshot_text(session_id)
+    except BoardError as exc:  # a hand-edited row whose id is no Memory Session ID
+        raise InvalidInput(str(exc)) from None
     return JSONResponse({"session": views.board_row(row), "snapshot": snapshot})
 
 

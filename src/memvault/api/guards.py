@@ -25,6 +25,9 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 PUBLIC_PATHS = frozenset({"/agentmemory/livez", "/docs", "/redoc", "/openapi.json"})
 PUBLIC_PREFIX = "/docs/"  # the docs pages' scripts and styles
+# Routes that take a body of any size as a stream, spooled to disk rather than held in
+# memory: an archive to import.
+STREAMED_UPLOADS = frozenset({"/agentmemory/import/archive"})
 
 
 class BodyTooLarge(Exception):
@@ -132,7 +135,7 @@ class BodyLimit:
         self.limit = limit
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] != "http" or scope["path"] in STREAMED_UPLOADS:
             await self.app(scope, receive, send)
             return
         for name, value in scope["headers"]:

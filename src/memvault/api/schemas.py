@@ -348,6 +348,26 @@ class Forgotten(_Shape):
     path: str | None
 
 
+class FragmentDeleted(_Shape):
+    success: Literal[True]
+    deleted: bool = Field(description="False for a dry run: the id was checked, nothing deleted")
+    id: str
+    path: str = Field(description="Relative to the vault")
+    summary: str | None = sometimes("The fragment's summary (not for a dry run)")
+
+
+class Maintained(_Shape):
+    success: Literal[True]
+    dryRun: bool
+    archived: list[str] = Field(description="Fragments archived (or that would be)")
+    summarized: list[str] = Field(description="Projects whose L2 summary was written")
+
+
+class Reindexed(_Shape):
+    success: Literal[True]
+    documents: Count = Field(description="Documents indexed or updated")
+
+
 class Memories(_Shape):
     memories: list[MemoryView]
     offset: Count
