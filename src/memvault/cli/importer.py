@@ -1,11 +1,17 @@
 """``memvault import cursor | claude-code``: past conversations from a host's local files;
-``memvault import memvault``: an export archive (``memvault.cli.archive``)."""
+``memvault import memvault``: an export archive (``memvault.cli.archive``).
+
+The transcripts are read here (they are this machine's files); their events go to the
+running server's ``/observe/bulk`` when one runs for this memory, the path live hooks
+take, and into the memory opened in this process only when none does.
+"""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from types import SimpleNamespace
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -19,8 +25,9 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from memvault.cli import remote
 from memvault.cli.archive import import_archive
-from memvault.cli.board import errors, open_memory
+from memvault.cli.reach import errors, open_memory, server
 from memvault.importers import ImportReport, Transcript, claude_code, cursor, run_import
 
 console = Console(soft_wrap=True)
@@ -81,7 +88,8 @@ def _run(host: str, paths: list[Path], transcripts: list[Transcript], as_json: b
     if not transcripts and not as_json:
         where = ", ".join(str(p) for p in paths) or "its standard folders"
         console.print(f"no {host} transcripts found in {escape(where)}; pass --path to choose")
-    with open_memory() as memory:
+    running = server()
+    with _Observer(running) if running is not None else open_memory() as memory:
         if as_json:
             report = run_import(memory, transcripts)
         else:
@@ -103,6 +111,34 @@ def _run(host: str, paths: list[Path], transcripts: list[Transcript], as_json: b
     console.print(_summary(host, report))
     if report.errors:
         console.print(_errors(report))
+
+
+class _Observer:
+    """The server's ``/observe/bulk``, as the importer sends its batches to a memory."""
+
+    def __init__(self, running: remote.Server) -> None:
+        self.running = running
+
+    def __enter__(self) -> _Observer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+    def observe_many(self, batch: list[dict[str, Any]]) -> SimpleNamespace:
+        answer = self.running.post(
+            "/observe/bulk", {"observations": batch}, seconds=remote.LONG_SECONDS
+        )
+        problems = [
+            SimpleNamespace(index=e["index"], event_id=e["eventId"], error=e["error"])
+            for e in answer["errors"]
+        ]
+        return SimpleNamespace(
+            total=answer["total"],
+            imported=answer["imported"],
+            deduplicated=answer["deduplicated"],
+            errors=problems,
+        )
 
 
 class _Bar:
