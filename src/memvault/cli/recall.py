@@ -7,6 +7,7 @@ the memory in this process only when none does; what is printed is the same eith
 from __future__ import annotations
 
 import json
+from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
@@ -20,12 +21,20 @@ from memvault.cli.reach import errors, fail, open_memory, server
 console = Console(soft_wrap=True)
 
 
+class Kind(StrEnum):
+    """The kinds of memory a search finds (``memvault.domain.DOCUMENT_KINDS``)."""
+
+    fragment = "fragment"
+    summary = "summary"
+    observation = "observation"
+
+
 def search(
     query: Annotated[str, typer.Argument(help='Words, "a phrase", or a prefix*.')],
     limit: Annotated[int, typer.Option(min=1, max=100, help="How many results.")] = 10,
     project: Annotated[str | None, typer.Option(help="Only this project's memory.")] = None,
     kind: Annotated[
-        list[str] | None,
+        list[Kind] | None,
         typer.Option("--kind", help="fragment, summary or observation (repeat)."),
     ] = None,
     archived: Annotated[bool, typer.Option("--archived", help="Include archived.")] = False,
@@ -52,7 +61,7 @@ def search(
             "query": query,
             "limit": limit,
             "project": project,
-            "kinds": kind or None,
+            "kinds": [k.value for k in kind] if kind else None,
             "includeArchived": archived,
             "ranking": "relevance" if relevance_only else "default",
         }
@@ -64,7 +73,13 @@ def search(
             fail(exc.error, 2)
     else:
         found = _search_here(
-            query, limit, project, kind, archived, relevance_only, semantic and not lexical
+            query,
+            limit,
+            project,
+            [k.value for k in kind or []],
+            archived,
+            relevance_only,
+            semantic and not lexical,
         )
     rows = [
         {
