@@ -1,10 +1,13 @@
-"""MCP relay benchmark: cold spawn of ``memvault mcp`` until its ``initialize`` is answered,
-and the relay's peak memory (VmHWM), against a running server; the same with no server
-running (the relay starts one, which loads before it answers); and, for comparison, the
-in-process stdio server ``memvault mcp`` ran before it became a relay (the full CLI
-imported, a store opened, the MCP SDK loaded).
+"""Clients' benchmark. The MCP relay: cold spawn of ``memvault mcp`` until its
+``initialize`` is answered, and the relay's peak memory (VmHWM), against a running server;
+the same with no server running (the relay starts one, which loads before it answers);
+and, for comparison, the in-process stdio server ``memvault mcp`` ran before it became a
+relay (the full CLI imported, a store opened, the MCP SDK loaded). The CLI: wall time of
+``memvault search`` with a server running (it asks the server), and with none (it opens
+the memory in process, searching by words).
 
 .venv/bin/python bench/clients.py [--runs 10] [--cold-runs 3] [--in-process-runs 5]
+    [--search-runs 10]
 
 Spawns the console script a host runs (``memvault`` beside this Python). Servers run with
 MEMVAULT_EMBEDDINGS=none unless --embeddings says otherwise.
@@ -20,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -39,6 +43,12 @@ INITIALIZE = {
     },
 }
 RELAY = [str(Path(sys.executable).with_name("memvault")), "mcp"]
+SEARCH = [str(Path(sys.executable).with_name("memvault")), "search", "checkout test", "--json"]
+FRAGMENT = {
+    "project": "demo-app",
+    "summary": "The checkout test was flaky because the payment mock retried.",
+    "facts": ["why: the mock retried", "fix: retries removed"],
+}
 IN_PROCESS = [
     sys.executable,
     "-c",
@@ -81,6 +91,24 @@ def _vm_hwm(pid: int) -> int:
     return 0
 
 
+def search_wall(env: dict[str, str]) -> tuple[float, int]:
+    """Seconds from spawn to exit of ``memvault search``, which must find something."""
+    start = time.perf_counter()
+    done = subprocess.run(SEARCH, env=env, capture_output=True, timeout=120)
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0 or not json.loads(done.stdout)["results"]:
+        raise RuntimeError(f"search failed: {done.stderr.decode(errors='replace')}")
+    return elapsed, 0
+
+
+def remember(url: str) -> None:
+    body = json.dumps(FRAGMENT).encode()
+    request = urllib.request.Request(
+        f"{url}/agentmemory/remember", body, {"Content-Type": "application/json"}
+    )
+    urllib.request.urlopen(request, timeout=30).close()
+
+
 def report(label: str, runs: list[tuple[float, int]]) -> dict[str, float]:
     seconds = [s for s, _ in runs]
     peaks = [p for _, p in runs if p]
@@ -103,6 +131,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--cold-runs", type=int, default=3, help="with no server running")
     parser.add_argument("--in-process-runs", type=int, default=5, help="the stdio server before")
+    parser.add_argument("--search-runs", type=int, default=10, help="memvault search, each way")
     parser.add_argument("--embeddings", default="none", help="MEMVAULT_EMBEDDINGS for servers")
     args = parser.parse_args()
     print(f"machine: {machine()}")
@@ -132,6 +161,23 @@ def main() -> None:
             env = {**base, "MEMVAULT_HOME": home}
             runs = [spawn_to_initialize(IN_PROCESS, env) for _ in range(args.in_process_runs)]
         report("in-process stdio server (before)", runs)
+
+    if args.search_runs:
+        with (
+            running_server(MEMVAULT_EMBEDDINGS=args.embeddings) as url,
+            tempfile.TemporaryDirectory(prefix="memvault-bench-search-") as home,
+        ):
+            remember(url)
+            env = {**base, "MEMVAULT_HOME": home, "MEMVAULT_URL": url}
+            runs = [search_wall(env) for _ in range(args.search_runs)]
+        report("memvault search, server running", runs)
+        with tempfile.TemporaryDirectory(prefix="memvault-bench-search-") as home:
+            env = {**base, "MEMVAULT_HOME": home}
+            saved = [*SEARCH[:1], "save", "--project", FRAGMENT["project"]]
+            saved += ["--summary", FRAGMENT["summary"], "--fact", FRAGMENT["facts"][0]]
+            subprocess.run(saved, env=env, check=True, capture_output=True, timeout=120)
+            runs = [search_wall(env) for _ in range(args.search_runs)]
+        report("memvault search, no server", runs)
 
 
 if __name__ == "__main__":
