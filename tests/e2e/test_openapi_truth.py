@@ -220,7 +220,13 @@ def test_memory_routes_answer_what_the_document_declares(drive):
     drive("GET", f"{A}/projects/{{project}}/memory", ids={"project": "demo-app"})
     drive.example("POST", f"{A}/context")
     drive.example("POST", f"{A}/enrich")
+    one = {"fragment_id": fragment}
+    drive.example("PATCH", f"{A}/fragments/{{fragment_id}}", ids=one)
+    drive("DELETE", f"{A}/fragments/{{fragment_id}}", ids=one, params={"dryRun": "true"})
+    drive.example("POST", f"{A}/maintain")
+    drive("POST", f"{A}/reindex")
     drive("POST", f"{A}/forget", json={"memoryId": fragment})
+    drive("DELETE", f"{A}/fragments/{{fragment_id}}", ids=one, expect=400)
 
 
 def test_graph_import_and_export_routes_answer_what_the_document_declares(drive):
@@ -242,6 +248,11 @@ def test_graph_import_and_export_routes_answer_what_the_document_declares(drive)
     archive = drive("GET", f"{A}/export", params={"includeEvents": "true"})
     drive("POST", f"{A}/import", json={"exportData": archive, "strategy": "skip"})
     drive.example("POST", f"{A}/import")
+    streamed = drive(
+        "POST", f"{A}/import/archive", content=archive.encode(), params={"strategy": "skip"}
+    )
+    assert streamed["source"] == "memvault" and streamed["complete"]
+    drive("POST", f"{A}/import/archive", content=b"not an archive", expect=400)
     drive("GET", f"{A}/mcp/tools")
     drive("POST", f"{A}/mcp/call", json={"name": "memory_sessions", "arguments": {}})
     drive("POST", f"{A}/mcp/call", json={"name": "no_such_tool"}, expect=400)

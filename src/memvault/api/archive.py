@@ -162,7 +162,22 @@ SPOOL_IN_MEMORY = 1024 * 1024  # an upload beyond this waits on disk, not in mem
             "required": True,
             "content": {
                 MEDIA_TYPE: {"schema": {"type": "string", "description": "NDJSON"}},
-                "application/json": {"schema": {"description": "agentmemory's ExportData"}},
+                "application/json": {
+                    "schema": {
+                        "type": "object",
+                        "description": "agentmemory's ExportData",
+                        "examples": [
+                            {
+                                "version": "0.9.29",
+                                "exportedAt": "2026-11-30T10:00:00.000Z",
+                                "sessions": [],
+                                "observations": {},
+                                "memories": [],
+                                "summaries": [],
+                            }
+                        ],
+                    }
+                },
             },
         }
     },
