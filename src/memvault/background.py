@@ -1,21 +1,37 @@
 """Background threads yield to the ones answering requests.
 
-Indexing, embedding and the pipeline run in the server's process. On Linux a thread can be
-given its own nice value, so they get the CPU only when requests do not need it; the
-ingest path stays fast while a backlog is worked through. Elsewhere this does nothing.
+Indexing, embedding and the pipeline run in the server's process, beside the requests that
+store events. Three things keep the ingest path fast while a backlog is worked through:
+
+- a background thread is marked (`lower_this_threads_priority`): on Linux it gets its own
+  nice value, so it has the CPU only when requests do not need it, and the store's writer
+  commits requests' writes before any write a background thread queued;
+- one `Pacer` is shared by every background thread of a server: while events keep
+  arriving, background steps together fill at most a fifth of the time, so the
+  interpreter is free for requests most of the time;
+- `favour_requests` makes the interpreter hand the GIL over sooner, so a request waiting
+  for it while a background step computes waits about a millisecond, not five.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import threading
+import time
+from collections.abc import Callable, Iterator
 
 BACKGROUND_NICENESS = 10
+SWITCH_INTERVAL_SECONDS = 0.001  # CPython's default is 0.005
+
+_marks = threading.local()
 
 
 def lower_this_threads_priority() -> None:
-    """Make the calling thread (only it) yield the CPU to the rest of the process."""
+    """Mark the calling thread (only it) as background work: it yields the CPU to the rest
+    of the process, and its writes queue behind those of requests."""
+    _marks.background = True
     if not hasattr(os, "setpriority") or not hasattr(threading, "get_native_id"):
         return
     with contextlib.suppress(OSError):
@@ -23,3 +39,83 @@ def lower_this_threads_priority() -> None:
         os.setpriority(
             os.PRIO_PROCESS, threading.get_native_id(), max(current, BACKGROUND_NICENESS)
         )
+
+
+def in_background_thread() -> bool:
+    """Whether the calling thread was marked by `lower_this_threads_priority`."""
+    return getattr(_marks, "background", False)
+
+
+def favour_requests() -> None:
+    """Let a thread that waits for the GIL have it within about a millisecond. A server
+    calls this once; it costs background work a little throughput, not requests."""
+    sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL_SECONDS))
+
+
+class Pacer:
+    """The background work of one server gives way while events arrive.
+
+    Every background thread wraps each unit of its work (an index batch, a pipeline job)
+    in `step()`. While events keep arriving (one came within ``quiet_seconds``), a step
+    starts only when the rest earned by the steps before it, of every thread, is over:
+    each step earns ``took * (1 / duty - 1)``, so together they fill at most ``duty`` of
+    the time, and a long step is paid for by a long rest (capped at ``max_pause``, so
+    background work never stops). When no event comes, steps follow one another at once
+    and a backlog is worked through flat out; a rest in progress ends early.
+    """
+
+    def __init__(
+        self,
+        *,
+        duty: float = 0.2,
+        quiet_seconds: float = 0.5,
+        max_pause: float = 2.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if not 0 < duty <= 1:
+            raise ValueError(f"duty must be in (0, 1], not {duty}")
+        self._clock = clock
+        self.duty = duty
+        self.quiet_seconds = quiet_seconds
+        self.max_pause = max_pause
+        self._lock = threading.Lock()
+        self._last_event = float("-inf")
+        self._rest_until = float("-inf")
+
+    def event_arrived(self) -> None:
+        """An event was stored: background steps give way for a while."""
+        self._last_event = self._clock()
+
+    @property
+    def busy(self) -> bool:
+        """Whether events are arriving now."""
+        return self._clock() - self._last_event < self.quiet_seconds
+
+    @property
+    def rest_left(self) -> float:
+        """Seconds before the next background step may start (0 while no event comes)."""
+        return max(self._rest_until - self._clock(), 0.0) if self.busy else 0.0
+
+    @contextlib.contextmanager
+    def step(self, stop: threading.Event | None = None) -> Iterator[None]:
+        """Run one unit of background work once the rest is over, then add its own."""
+        self.rest(stop)
+        started = self._clock()
+        try:
+            yield
+        finally:
+            ended = self._clock()
+            earned = (ended - started) * (1 / self.duty - 1)
+            with self._lock:
+                rest_from = max(self._rest_until, ended)
+                self._rest_until = min(rest_from + earned, ended + self.max_pause)
+
+    def rest(self, stop: threading.Event | None = None) -> None:
+        """Wait while events arrive and the earned rest is not over (or ``stop`` is set)."""
+        while (left := self.rest_left) > 0:
+            wait = min(left, 0.05)
+            if stop is not None:
+                if stop.wait(wait):
+                    return
+            else:
+                time.sleep(wait)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Self
 
 from memvault import __version__, jsontext
+from memvault.background import Pacer, favour_requests
 from memvault.config import Settings
 from memvault.domain import (
     AppendFailure,
@@ -166,6 +167,8 @@ class Memory(Recall):
                 and settings.embedding_api_key.get_secret_value(),
             }
         )
+        # Shared by the server's background threads: they give way while events arrive.
+        self.pacer = Pacer()
         self._started = time.monotonic()
         self._linked: set[str] = set()
         self._registering: set[str] = set()
@@ -212,6 +215,7 @@ class Memory(Recall):
         """Start the threads a server runs, the one place that says which: the board
         watcher, the indexer, the pipeline's worker (unless ``worker_in_server`` is off)
         and the hook spool's drain (events hooks kept while the server was away)."""
+        favour_requests()
         if self._board_watcher is None:
             self._board_watcher = BoardWatcher(self, interval=self.settings.board_poll_seconds)
             self._board_watcher.start()
@@ -242,7 +246,7 @@ class Memory(Recall):
         # Made on first use, unlike the other parts: it opens the configured LLM, whose SDK
         # takes most of a second to import, and a provider set up wrong is an error only
         # the commands that process events should meet.
-        return Pipeline(self)
+        return Pipeline(self, pacer=self.pacer)
 
     def start_pipeline(self) -> None:
         """Process captured events in the background (the server does this)."""

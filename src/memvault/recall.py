@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from memvault.background import Pacer
 from memvault.domain import DOCUMENT_KINDS, Document, iso, utc_now
 from memvault.errors import InvalidInput, StoreUnavailable, VaultUnwritable
 from memvault.graph import graph_of_fragment
@@ -126,6 +127,7 @@ class Recall:
     semantic: Semantic | None
     indexer: Indexer
     searcher: Searcher
+    pacer: Pacer
     _index_worker: IndexWorker | None = None
     _vault_scanned: float = float("-inf")
 
@@ -148,7 +150,7 @@ class Recall:
                     self.semantic.warm()
                 except Exception:  # search stays lexical; the worker retries later
                     log.warning("the embedding model could not be loaded", exc_info=True)
-            self._index_worker = IndexWorker(self.indexer)
+            self._index_worker = IndexWorker(self.indexer, pacer=self.pacer)
             self._index_worker.start()
 
     def stop_indexing(self) -> None:
@@ -157,6 +159,9 @@ class Recall:
             self._index_worker = None
 
     def nudge_indexer(self) -> None:
+        """Events were stored: the server's background work gives way for a while, and
+        the index is woken to take them in."""
+        self.pacer.event_arrived()
         if self._index_worker is not None:
             self._index_worker.nudge()
 
@@ -420,7 +425,7 @@ class Recall:
 
         def measure(text: str, fragments: list[Fragment]) -> list[float] | None:
             try:
-                mine = semantic.query_vector(text)
+                mine = semantic.document_vector(text)
                 vectors: list[np.ndarray | None] = []
                 for fragment in fragments:
                     key = fragment.path.relative_to(vault).as_posix()

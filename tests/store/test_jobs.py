@@ -94,3 +94,33 @@ def test_finished_jobs_are_pruned_by_age(store):
     assert store.prune_jobs("2000-01-01T00:00:00.000Z") == 0
     assert store.prune_jobs("2999-01-01T00:00:00.000Z") == 1
     assert store.claim_job("w", ["a"], lease_seconds=60) is not None
+
+
+def test_a_claim_reads_one_index_range_not_every_queued_job(tmp_path):
+    """With a backlog queued, a claim must not sort the whole queue: it ran inside every
+    write of the server's worker, and its cost grew with the backlog."""
+    import sqlite3
+
+    from memvault.store.sqlite import SQLiteStore
+    from memvault.store.sqlite_jobs import claim
+
+    store = SQLiteStore(tmp_path / "jobs.db")
+    for n in range(50):
+        store.enqueue_job("summarize", {"n": n}, dedupe_key=f"s{n}")
+    store.close()
+    conn = sqlite3.connect(tmp_path / "jobs.db", isolation_level=None)
+    plans: list[str] = []
+
+    def explain(sql: str) -> None:
+        if "FROM jobs" in sql:
+            plans.append(sql)
+
+    conn.set_trace_callback(explain)
+    now = "2999-01-01T00:00:00.000Z"
+    job = claim(conn, "w", ["summarize", "extract"], now=now, lease_until=now)
+    conn.set_trace_callback(None)
+    assert job is not None and job.payload == {"n": 0}
+    assert plans
+    for sql in plans:
+        plan = " ".join(row[3] for row in conn.execute(f"EXPLAIN QUERY PLAN {sql}"))
+        assert "TEMP B-TREE" not in plan and "SCAN jobs" not in plan, plan

@@ -143,3 +143,88 @@ def test_work_queued_while_closing_is_done_or_refused_never_left_waiting(tmp_pat
         closer.join()
         assert all(f.result(5) == 1 for f in futures)
         assert len(futures) + refused == 50
+
+
+def in_background(fn):
+    """Run ``fn`` on a thread marked as background work, as the indexer's and the
+    pipeline's are; its result."""
+    from memvault.background import lower_this_threads_priority
+
+    result: list = []
+
+    def run():
+        lower_this_threads_priority()
+        result.append(fn())
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join(10)
+    return result[0]
+
+
+def test_a_requests_write_is_committed_before_background_writes_queued_earlier(writer):
+    busy, release = threading.Event(), threading.Event()
+    order: list[str] = []
+
+    def hold(conn):
+        busy.set()
+        release.wait(10)
+
+    def noting(name):
+        def op(conn):
+            order.append(name)
+
+        return op
+
+    held = writer.submit(hold)
+    busy.wait(5)
+    queued = in_background(
+        lambda: [writer.submit(noting(f"background {n}")) for n in range(2 * 4 + 1)]
+    )
+    request = writer.submit(noting("request"))
+    release.set()
+    request.result(5)
+    for future in queued:
+        future.result(5)
+    held.result(5)
+    assert order[0] == "request"
+    assert order[1:] == [f"background {n}" for n in range(9)]
+
+
+def test_background_writes_go_in_small_transactions_of_their_own(writer):
+    busy, release = threading.Event(), threading.Event()
+
+    def hold(conn):
+        busy.set()
+        release.wait(10)
+
+    held = writer.submit(hold)
+    busy.wait(5)
+    before = CountingConnection.commits
+    queued = in_background(lambda: [writer.submit(insert(n)) for n in range(12)])
+    release.set()
+    for future in queued:
+        future.result(5)
+    held.result(5)
+    # 1 for the held write, then 12 background submissions 4 to a transaction.
+    assert CountingConnection.commits - before == 1 + 3
+    assert rows(writer) == list(range(12))
+
+
+def test_pending_counts_only_the_writes_requests_wait_for(writer):
+    busy, release = threading.Event(), threading.Event()
+
+    def hold(conn):
+        busy.set()
+        release.wait(10)
+
+    held = writer.submit(hold)
+    busy.wait(5)
+    queued = in_background(lambda: [writer.submit(insert(n)) for n in range(3)])
+    assert writer.pending == 0
+    request = writer.submit(insert(99))
+    assert writer.pending == 1
+    release.set()
+    for future in [*queued, request, held]:
+        future.result(5)
+    assert writer.pending == 0

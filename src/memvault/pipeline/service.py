@@ -33,6 +33,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Protocol
 
+from memvault.background import Pacer
 from memvault.config import Settings
 from memvault.domain import Event, Job, Observation, Session, Watermark, iso, utc_now
 from memvault.graph import extract_session_graph
@@ -106,7 +107,9 @@ class Sources(Protocol):
 
 
 class Pipeline:
-    def __init__(self, sources: Sources, *, offline: bool = False) -> None:
+    def __init__(
+        self, sources: Sources, *, offline: bool = False, pacer: Pacer | None = None
+    ) -> None:
         self.store = sources.store
         self.settings = sources.settings
         self.board = sources.board
@@ -131,6 +134,7 @@ class Pipeline:
             handlers,
             on_idle=self.signals,
             lease_seconds=self.settings.job_lease_seconds,
+            pacer=pacer,
         )
 
     def close(self) -> None:

@@ -15,7 +15,7 @@ import socket
 import threading
 from collections.abc import Callable, Mapping
 
-from memvault.background import lower_this_threads_priority
+from memvault.background import Pacer, lower_this_threads_priority
 from memvault.domain import Job
 from memvault.store import Store
 
@@ -44,8 +44,11 @@ class Worker:
         retry_base_seconds: float = RETRY_BASE_SECONDS,
         max_attempts: int = MAX_ATTEMPTS,
         on_idle: Callable[[], None] | None = None,
+        pacer: Pacer | None = None,
     ) -> None:
         self.store = store
+        # Each job is a step of the server's background work, which gives way to ingest.
+        self.pacer = pacer or Pacer()
         self.handlers = dict(handlers)
         self.poll_seconds = poll_seconds
         self.lease_seconds = lease_seconds
@@ -81,6 +84,10 @@ class Worker:
             log.info("job %s (%s) was taken over after its lease ran out", job.id, job.kind)
         return True
 
+    def _step(self) -> bool:
+        with self.pacer.step(self._stop):
+            return not self._stop.is_set() and self.run_once()
+
     def _backoff(self, attempts: int) -> float:
         return min(self.retry_base_seconds * 2 ** (attempts - 1), RETRY_MAX_SECONDS)
 
@@ -113,7 +120,7 @@ class Worker:
             try:
                 if self.on_idle is not None:
                     self.on_idle()
-                while not self._stop.is_set() and self.run_once():
+                while not self._stop.is_set() and self._step():
                     pass
             except Exception:  # the store went away for a moment; try again next round
                 log.warning("the worker could not reach the queue", exc_info=True)

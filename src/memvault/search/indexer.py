@@ -28,7 +28,7 @@ from pathlib import Path
 
 import watchfiles
 
-from memvault.background import lower_this_threads_priority
+from memvault.background import Pacer, lower_this_threads_priority
 from memvault.domain import DocumentDraft, Observation
 from memvault.search import documents
 from memvault.search.semantic import Semantic
@@ -43,11 +43,7 @@ log = logging.getLogger(__name__)
 OBSERVATIONS_CURSOR = "index:observations"
 CHANGES_CURSOR = "index:observation-changes"
 BATCH = 100  # small write transactions: ingest never queues long behind indexing
-PAUSE_BETWEEN_BATCHES = 0.02  # seconds: background work leaves room for requests
-YIELD_STEP_SECONDS = 0.005
-MAX_YIELD_SECONDS = 2.0  # then a batch goes anyway, so the index never stops under load
-BUSY_DUTY = 0.2  # share of the time the index works while events keep arriving
-INGEST_QUIET_SECONDS = 0.5  # no event for this long: the index works flat out
+BUSY_BATCH = 25  # while events arrive: a request waits at most one such write
 # Two events either side: measured on LoCoMo, ±2 at weight 0.5 beats ±1, ±3 and ±4.
 CONTEXT_BEFORE = 2
 CONTEXT_AFTER = 2
@@ -324,14 +320,17 @@ class IndexWorker:
     """Runs the indexer in the background: on a nudge after ingest, on vault changes, and
     every ``interval`` seconds in case a change went unseen."""
 
-    def __init__(self, indexer: Indexer, *, interval: float = 30.0) -> None:
+    def __init__(
+        self, indexer: Indexer, *, interval: float = 30.0, pacer: Pacer | None = None
+    ) -> None:
         self.indexer = indexer
         self.interval = interval
+        # Each batch is a step of the server's background work: while events keep
+        # arriving, the index falls behind for a while rather than slow the hook path.
+        self.pacer = pacer or Pacer()
         self._wake = threading.Event()
         self._vault_changed = threading.Event()
         self._stop = threading.Event()
-        self._last_nudge = float("-inf")
-        self._last_batch = 0.0
         self._threads = [
             threading.Thread(target=self._run, name="memvault-index", daemon=True),
             threading.Thread(target=self._watch, name="memvault-vault-watch", daemon=True),
@@ -346,7 +345,6 @@ class IndexWorker:
             thread.start()
 
     def nudge(self) -> None:
-        self._last_nudge = time.monotonic()
         self._wake.set()
 
     def stop(self) -> None:
@@ -372,12 +370,11 @@ class IndexWorker:
                     self._vault_changed.clear()
                     last_scan = time.monotonic()
                     self.indexer.scan_vault()
-                while self._timed(self.indexer.index_observations) and not self._stop.is_set():
-                    self._yield_to_ingest()
-                while self._timed(self.indexer.index_changes) and not self._stop.is_set():
-                    self._yield_to_ingest()
-                while self._timed(self.indexer.embed_pending) and not self._stop.is_set():
-                    self._yield_to_ingest()
+                while self._step(lambda: self.indexer.index_observations(batch=self._batch())):
+                    pass
+                while self._step(lambda: self.indexer.index_changes(batch=self._batch())):
+                    pass
+                while self._step(self.indexer.embed_pending):
                     if self._vault_changed.is_set():
                         break  # a hand edit should not wait for a long embedding backlog
                 failures = 0
@@ -394,25 +391,16 @@ class IndexWorker:
                 self._stop.wait(delay)
                 self._wake.set()
 
-    def _timed(self, step: Callable[[], int]) -> int:
-        started = time.monotonic()
-        done = step()
-        self._last_batch = time.monotonic() - started
-        return done
+    def _batch(self) -> int:
+        return BUSY_BATCH if self.pacer.busy else BATCH
 
-    def _yield_to_ingest(self) -> None:
-        """Between batches, let events being stored go first: queued writes wait for no
-        index batch, and while events keep arriving the index works at most
-        BUSY_DUTY of the time. Under a burst the index falls behind for a while instead of
-        slowing the hook path; it catches up when the burst ends."""
-        waited = 0.0
-        while self.indexer.store.pending_writes and waited < MAX_YIELD_SECONDS:
-            if self._stop.wait(YIELD_STEP_SECONDS):
-                return
-            waited += YIELD_STEP_SECONDS
-        busy = time.monotonic() - self._last_nudge < INGEST_QUIET_SECONDS
-        pause = self._last_batch * (1 / BUSY_DUTY - 1) if busy else PAUSE_BETWEEN_BATCHES
-        self._stop.wait(min(pause, MAX_YIELD_SECONDS))
+    def _step(self, batch: Callable[[], int]) -> int:
+        """One batch in its turn among the server's background work; how many it did (0
+        once stopping)."""
+        if self._stop.is_set():
+            return 0
+        with self.pacer.step(self._stop):
+            return 0 if self._stop.is_set() else batch()
 
     def _watch(self) -> None:
         try:

@@ -6,6 +6,10 @@ burst of hook events costs one fsync instead of one each. If anything in a batch
 batch is rolled back and its operations are retried one transaction each, so one bad write
 fails alone and nothing is half-written.
 
+Writes queued by a background thread (indexing, the pipeline; see `memvault.background`)
+wait while a request's writes are queued, and go a few at a time in transactions of their
+own, so a hook event is never committed behind a backlog of index batches.
+
 A write the database cannot take for now (a full disk, another process holding the lock, a
 disk that refuses writes) fails as ``StoreUnavailable`` naming the cause. Every write waits
 for another process's lock at most ``lock_wait`` seconds from when it was queued, also when
@@ -15,15 +19,16 @@ it was queued behind others waiting for the same lock.
 from __future__ import annotations
 
 import logging
-import queue
 import sqlite3
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from memvault.background import in_background_thread
 from memvault.errors import StoreFailure, StoreUnavailable
 
 T = TypeVar("T")
@@ -48,8 +53,7 @@ Item = tuple[Operation, Future, float, float]
 log = logging.getLogger(__name__)
 
 LOCK_WAIT_SECONDS = 5.0  # how long a write waits for another process's to finish
-
-_STOP = object()
+BACKGROUND_PER_TRANSACTION = 4  # submissions of background threads committed together
 
 
 class WriterClosed(StoreFailure):
@@ -72,9 +76,11 @@ class Writer:
         self._lock_wait = lock_wait
         self._trouble: StoreUnavailable | None = None  # the last write's, until one passes
         self._locked_since: float | None = None
-        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        # Submissions waiting: requests' first, background threads' after them.
+        self._requests: deque[list[Item]] = deque()
+        self._background: deque[list[Item]] = deque()
         self._closed = False
-        self._gate = threading.Lock()  # closing and queueing never interleave
+        self._gate = threading.Condition()  # queueing, taking and closing never interleave
         self._failure: BaseException | None = None
         self._started = threading.Event()
         self._start_error: BaseException | None = None
@@ -86,7 +92,8 @@ class Writer:
 
     @property
     def pending(self) -> int:
-        return self._queue.qsize()
+        """Submissions of requests (not of background threads) waiting to be written."""
+        return len(self._requests)
 
     @property
     def failure(self) -> BaseException | None:
@@ -122,7 +129,8 @@ class Writer:
                 raise WriterClosed(f"the store's writer stopped: {self._failure!r}")
             if self._closed:
                 raise WriterClosed("the store is closed")
-            self._queue.put(items)
+            (self._background if in_background_thread() else self._requests).append(items)
+            self._gate.notify()
         return [future for _, future, _, _ in items]
 
     def call(self, op: Callable[[sqlite3.Connection], T]) -> T:
@@ -133,7 +141,7 @@ class Writer:
             if self._closed:
                 return
             self._closed = True
-            self._queue.put(_STOP)
+            self._gate.notify()
         self._thread.join()
 
     def _run(self) -> None:
@@ -147,24 +155,11 @@ class Writer:
         batch: list[Item] = []
         try:
             while True:
-                first = self._queue.get()
-                if first is _STOP:
-                    return
-                batch = list(first)
-                stop = False
-                while len(batch) < self._max_batch:
-                    try:
-                        more = self._queue.get_nowait()
-                    except queue.Empty:
-                        break
-                    if more is _STOP:
-                        stop = True
-                        break
-                    batch.extend(more)
+                batch = self._take()
+                if not batch:
+                    return  # closed, and everything queued before is written
                 self._commit(conn, batch)
                 batch = []
-                if stop:
-                    return
         except BaseException as exc:
             # A bug, not a failed write (those are handled per operation): stop taking
             # work and fail what is in flight or queued, rather than leave callers waiting.
@@ -175,14 +170,31 @@ class Writer:
         finally:
             conn.close()
 
+    def _take(self) -> list[Item]:
+        """The next transaction's operations: every queued request's (up to ``max_batch``),
+        else a few background submissions; empty once closed with nothing queued."""
+        with self._gate:
+            while not self._requests and not self._background:
+                if self._closed:
+                    return []
+                self._gate.wait()
+            batch: list[Item] = []
+            if self._requests:
+                while self._requests and len(batch) < self._max_batch:
+                    batch.extend(self._requests.popleft())
+            else:
+                for _ in range(BACKGROUND_PER_TRANSACTION):
+                    if not self._background:
+                        break
+                    batch.extend(self._background.popleft())
+            return batch
+
     def _fail_queued(self, exc: BaseException) -> None:
-        while True:
-            try:
-                item = self._queue.get_nowait()
-            except queue.Empty:
-                return
-            if item is not _STOP:
-                _fail(item, exc)
+        with self._gate:
+            while self._requests:
+                _fail(self._requests.popleft(), exc)
+            while self._background:
+                _fail(self._background.popleft(), exc)
 
     def _commit(self, conn: sqlite3.Connection, batch: list[Item]) -> None:
         live = [item for item in batch if item[1].set_running_or_notify_cancel()]

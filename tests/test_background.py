@@ -1,0 +1,95 @@
+"""The pacer the server's background threads share: they give way while events arrive."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from memvault.background import Pacer, in_background_thread, lower_this_threads_priority
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def run_step(pacer: Pacer, clock: Clock, seconds: float) -> None:
+    with pacer.step():
+        clock.now += seconds
+
+
+def test_with_no_event_arriving_steps_follow_one_another_at_once():
+    clock = Clock()
+    pacer = Pacer(duty=0.2, clock=clock)
+    run_step(pacer, clock, 3.0)
+    assert not pacer.busy
+    assert pacer.rest_left == 0.0
+
+
+def test_while_events_arrive_a_step_earns_a_rest_four_times_as_long_at_a_fifth_duty():
+    clock = Clock()
+    pacer = Pacer(duty=0.2, quiet_seconds=0.5, max_pause=2.0, clock=clock)
+    run_step(pacer, clock, 0.1)
+    pacer.event_arrived()
+    assert pacer.rest_left == pytest.approx(0.4)
+    clock.now += 0.3
+    pacer.event_arrived()
+    assert pacer.rest_left == pytest.approx(0.1)
+
+
+def test_the_rest_of_several_threads_steps_adds_up_and_is_capped():
+    clock = Clock()
+    pacer = Pacer(duty=0.2, max_pause=2.0, clock=clock)
+    run_step(pacer, clock, 0.05)  # the index
+    run_step(pacer, clock, 0.05)  # the pipeline, right after, during the index's rest
+    pacer.event_arrived()
+    # 0.2 earned by each; the first rest began 0.05 s ago.
+    assert pacer.rest_left == pytest.approx(0.35)
+    clock.now += 1.0
+    run_step(pacer, clock, 5.0)  # a long job: background work never stops for long
+    pacer.event_arrived()
+    assert pacer.rest_left == pytest.approx(2.0)
+
+
+def test_a_rest_ends_when_events_stop_coming():
+    clock = Clock()
+    pacer = Pacer(duty=0.2, quiet_seconds=0.5, clock=clock)
+    run_step(pacer, clock, 1.0)
+    pacer.event_arrived()
+    assert pacer.rest_left > 0
+    clock.now += 0.6  # no event for longer than quiet_seconds
+    assert pacer.rest_left == 0.0
+
+
+def test_a_resting_step_returns_when_asked_to_stop():
+    pacer = Pacer(duty=0.01, quiet_seconds=3600, max_pause=3600)
+    with pacer.step():
+        threading.Event().wait(0.05)
+    pacer.event_arrived()
+    assert pacer.rest_left > 1
+    stop = threading.Event()
+    stop.set()
+    pacer.rest(stop)  # returns at once instead of resting for seconds
+
+
+def test_only_a_marked_thread_counts_as_background_work():
+    seen: list[bool] = []
+
+    def background() -> None:
+        lower_this_threads_priority()
+        seen.append(in_background_thread())
+
+    thread = threading.Thread(target=background)
+    thread.start()
+    thread.join()
+    assert seen == [True]
+    assert not in_background_thread()
+
+
+def test_a_duty_outside_zero_to_one_is_refused():
+    with pytest.raises(ValueError, match="duty"):
+        Pacer(duty=0)
