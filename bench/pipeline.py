@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -122,32 +120,15 @@ def post(url: str, path: str, body: dict) -> None:
     urllib.request.urlopen(request, timeout=30).close()
 
 
-def latency(busy: bool, separate_worker: bool = False) -> dict:
+def latency(busy: bool) -> dict:
     env = {"MEMVAULT_SUMMARY_THRESHOLD_OBSERVATIONS": "5"} if busy else {}
-    if separate_worker:
-        env["MEMVAULT_WORKER_IN_SERVER"] = "false"
     with running_server(**env) as url:
         time.sleep(WARM_UP_SECONDS)  # the embedding model loads at start
-        worker = None
-        if separate_worker:
-            health = json.loads(urllib.request.urlopen(f"{url}/agentmemory/health").read())
-            home = str(Path(health["store"]["location"]).parent)
-            worker = subprocess.Popen(
-                [sys.executable, "-m", "memvault.cli", "worker"],
-                env={**os.environ, **env, "MEMVAULT_HOME": home},
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-        try:
-            if busy:
-                for s in range(SESSIONS):
-                    events = session_events(f"b{s}", EVENTS)
-                    post(url, "/agentmemory/observe/bulk", {"observations": events})
-            return asyncio.run(steady(url, 200, 20))
-        finally:
-            if worker is not None:
-                worker.terminate()
-                worker.wait(30)
+        if busy:
+            for s in range(SESSIONS):
+                events = session_events(f"b{s}", EVENTS)
+                post(url, "/agentmemory/observe/bulk", {"observations": events})
+        return asyncio.run(steady(url, 200, 20))
 
 
 def main() -> None:
@@ -162,10 +143,9 @@ def main() -> None:
     )
     if "--offline-only" in sys.argv:
         return
-    for busy, separate in ((False, False), (True, False), (True, True)):
-        result = latency(busy, separate)
+    for busy in (False, True):
+        result = latency(busy)
         label = "worker busy" if busy else "worker idle"
-        label += ", in its own process" if separate else ""
         print(
             f"/observe at 200/s, {label}: p50 {result['p50_ms']:.1f} ms, "
             f"p99 {result['p99_ms']:.1f} ms, failures {result['failures']}"

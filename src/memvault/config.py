@@ -303,8 +303,8 @@ class Settings(BaseSettings):
         True,
         validation_alias=_alias("MEMVAULT_WORKER_IN_SERVER", "worker_in_server"),
         description=(
-            "Run the pipeline worker inside the server. Off: run `memvault worker` beside it,"
-            " so processing never competes with requests for the server's interpreter."
+            "Run the pipeline worker inside the server. On SQLite it must stay on: the server"
+            " is the database's one writer, and `memvault serve` refuses to start without it."
         ),
     )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -153,18 +154,33 @@ def test_summarize_names_an_unknown_session(server):
     assert response.status_code == 400 and "nope" in response.json()["error"]
 
 
-def test_with_the_worker_outside_the_server_memvault_worker_does_the_work(start_server):
-    running = start_server({"MEMVAULT_WORKER_IN_SERVER": "false"})
-    session = "outside"
+def test_beside_a_running_server_a_worker_refuses_and_once_has_the_server_run_due_jobs(
+    start_server,
+):
+    running = start_server()
+    session = "beside"
     for n in range(3):
         httpx.post(f"{running.url}/agentmemory/observe", json=envelope(session, n))
     httpx.post(f"{running.url}/agentmemory/summarize", json={"sessionId": session})
+    env = {"MEMVAULT_HOME": str(running.home)}
+    refused = memvault("worker", env=env, timeout=60)
+    assert refused.returncode == 2
+    assert running.url in refused.stderr and "runs the pipeline itself" in refused.stderr
+    result = memvault("worker", "--once", env=env, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert re.fullmatch(r"\d+ job\(s\) run", result.stdout.strip())
     from memvault import Memory
 
     with Memory.open(home=running.home) as memory:
-        assert memory.session(session).summary_revision == 0  # the server leaves it queued
-    result = memvault("worker", "--once", env={"MEMVAULT_HOME": str(running.home)}, timeout=120)
-    assert result.returncode == 0, result.stderr
-    assert "3 job(s) run" in result.stdout  # summary, fragments, graph
-    with Memory.open(home=running.home) as memory:
-        assert memory.session(session).summary_revision == 1
+        assert wait_for(lambda: memory.session(session).summary_revision == 1, timeout=15)
+
+
+def test_serve_refuses_to_leave_the_pipeline_to_workers_on_sqlite(tmp_path):
+    result = memvault(
+        "serve",
+        "--port",
+        str(free_port()),
+        env={"MEMVAULT_HOME": str(tmp_path), "MEMVAULT_WORKER_IN_SERVER": "false"},
+    )
+    assert result.returncode == 2
+    assert "MEMVAULT_WORKER_IN_SERVER" in result.stderr and "one writer" in result.stderr

@@ -225,6 +225,7 @@ def test_memory_routes_answer_what_the_document_declares(drive):
     drive("DELETE", f"{A}/fragments/{{fragment_id}}", ids=one, params={"dryRun": "true"})
     drive.example("POST", f"{A}/maintain")
     drive("POST", f"{A}/reindex")
+    drive("POST", f"{A}/jobs/run")
     drive("POST", f"{A}/forget", json={"memoryId": fragment})
     drive("DELETE", f"{A}/fragments/{{fragment_id}}", ids=one, expect=400)
 

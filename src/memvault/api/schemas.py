@@ -368,6 +368,11 @@ class Reindexed(_Shape):
     documents: Count = Field(description="Documents indexed or updated")
 
 
+class JobsRun(_Shape):
+    success: Literal[True]
+    jobs_run: Count = Field(alias="jobsRun", description="Pipeline jobs run to the end")
+
+
 class Memories(_Shape):
     memories: list[MemoryView]
     offset: Count

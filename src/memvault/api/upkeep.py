@@ -1,7 +1,7 @@
 """Routes for changing and keeping up memory under ``/agentmemory/``: editing and
-deleting one fragment, maintenance (archive unused fragments, L2 summaries) and
-reindexing now. ``memvault fragments edit|delete``, ``maintain`` and ``reindex`` use them
-when a server runs."""
+deleting one fragment, maintenance (archive unused fragments, L2 summaries), reindexing
+and running the pipeline's due jobs now. ``memvault fragments edit|delete``, ``maintain``,
+``reindex`` and ``worker --once`` use them when a server runs."""
 
 from __future__ import annotations
 
@@ -150,3 +150,24 @@ async def maintain(request: Request, body: MaintainBody | None = None) -> dict[s
 async def reindex(request: Request) -> dict[str, Any]:
     done = await run_in_threadpool(_memory(request).index_now)
     return {"success": True, "documents": done}
+
+
+@router.post(
+    "/jobs/run",
+    summary="Run the pipeline's due jobs now (summaries, fragments, the graph), then answer",
+    description=(
+        "Sessions due by their threshold or idleness are queued first. The server's own "
+        "worker keeps running beside it; a job is run once either way. `memvault worker "
+        "--once` asks this of a running server."
+    ),
+    response_model=None,
+    responses={200: {"description": "How many jobs ran", "model": schemas.JobsRun}},
+)
+async def run_jobs(request: Request) -> dict[str, Any]:
+    memory = _memory(request)
+
+    def run() -> int:
+        memory.pipeline.signals()
+        return memory.pipeline.worker.drain()
+
+    return {"success": True, "jobsRun": await run_in_threadpool(run)}

@@ -21,14 +21,35 @@ errors = Console(stderr=True, soft_wrap=True)
 def worker(
     once: Annotated[bool, typer.Option("--once", help="Run the jobs due now, then exit.")] = False,
 ) -> None:
-    """Process captured events (summaries, fragments) in this process, beside or instead
-    of the server's own worker; several workers share the queue."""
+    """Process captured events (summaries, fragments, the graph) while no server runs;
+    with one running, --once has the server run what is due now."""
     import threading
 
     from memvault.background import lower_this_threads_priority
-    from memvault.cli.reach import open_memory
+    from memvault.cli import reach
 
-    with open_memory() as memory:
+    running = reach.server()
+    if running is not None:
+        # On SQLite the server is the store's one writer, and it runs the pipeline itself:
+        # a worker beside it would queue behind its write lock and slow every hook event.
+        if not once:
+            reach.fail(
+                f"the memvault server at {running.url} runs the pipeline itself; a worker "
+                "beside it would compete with it for the database. Use `memvault worker "
+                "--once` to have the server run what is due now.",
+                code=2,
+            )
+        from memvault.cli import remote
+
+        try:
+            answer = running.post("/jobs/run", seconds=3600)
+        except remote.Refused as exc:
+            reach.refused(exc)
+        except remote.Unavailable as exc:
+            reach.away(exc)
+        console.print(f"{answer['jobsRun']} job(s) run")
+        return
+    with reach.open_memory() as memory:
         if once:
             memory.pipeline.signals()  # sessions due by threshold or idleness
             console.print(f"{memory.pipeline.worker.drain()} job(s) run")
@@ -68,6 +89,13 @@ def serve(
         errors.print(
             f"[red]MEMVAULT_VAULT is {settings.vault}, which is not a folder[/]: point it at an "
             "existing Obsidian vault, or unset it to use $MEMVAULT_HOME/vault"
+        )
+        raise typer.Exit(2)
+    if not settings.worker_in_server:
+        errors.print(
+            "[red]MEMVAULT_WORKER_IN_SERVER=false leaves the pipeline to `memvault worker` "
+            "processes[/], but on SQLite the server is the database's one writer and no worker "
+            "runs beside it: unset MEMVAULT_WORKER_IN_SERVER."
         )
         raise typer.Exit(2)
     if not _port_free(settings.host, settings.port):
