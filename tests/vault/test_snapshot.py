@@ -140,3 +140,46 @@ def test_section_names_are_matched_loosely():
     snapshot = as_snapshot({"files/artifacts": "- a.py", "superseded/resolved": ["x"]})
     assert snapshot.items("Files / Artifacts") == ["a.py"]
     assert snapshot.items(SUPERSEDED) == ["x"]
+
+
+def test_a_marker_at_the_end_of_an_item_works_like_one_in_front():
+    update = (
+        "## Decisions\n- Keep REST for now [superseded]\n- Move to GraphQL\n"
+        "## Next Actions\n- Run the tests. [DONE]\n"
+        "## Open Questions\n- Do we need a deprecation period? [resolved]\n"
+    )
+    merged = merge(Snapshot.parse(OLD), Snapshot.parse(update))
+    assert merged.items(DECISIONS) == ["Use the fetch prefix for every API call", "Move to GraphQL"]
+    assert merged.items("Next Actions") == []
+    assert merged.items("Open Questions") == []
+    assert merged.items(SUPERSEDED) == [
+        "[superseded] Keep REST for now (Decisions)",
+        "[resolved] Do we need a deprecation period? (Open Questions)",
+        "[done] Run the tests. (Next Actions)",
+    ]
+    assert dropped(Snapshot.parse(OLD), merged) == []
+
+
+def test_chinese_markers_are_accepted_in_front_and_at_the_end():
+    old = Snapshot.parse(
+        "## Decisions\n- 使用 REST\n- 保留舊的 session\n## Next Actions\n- 跑測試\n"
+    )
+    update = Snapshot.parse(
+        "## Decisions\n- [已取代] 使用 REST\n- 保留舊的 session [已廢棄]\n"
+        "## Next Actions\n- 跑測試 [已完成]\n"
+    )
+    merged = merge(old, update)
+    assert merged.items(DECISIONS) == []
+    assert merged.items("Next Actions") == []
+    assert merged.items(SUPERSEDED) == [
+        "[已取代] 使用 REST (Decisions)",
+        "[已廢棄] 保留舊的 session (Decisions)",
+        "[已完成] 跑測試 (Next Actions)",
+    ]
+    assert dropped(old, merged) == []
+
+
+def test_brackets_inside_an_item_are_not_a_marker():
+    update = "## Decisions\n- Mark finished tasks [done] in the tracker\n"
+    merged = merge(Snapshot.parse(OLD), Snapshot.parse(update))
+    assert "Mark finished tasks [done] in the tracker" in merged.items(DECISIONS)

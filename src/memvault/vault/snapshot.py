@@ -8,8 +8,9 @@ in that frontmatter stay as written, and frontmatter memvault cannot read is lef
 
 A snapshot is never rewritten from new content alone. ``merge`` keeps every old item that
 the new content does not mention, updates the ones it restates, adds the new ones, and
-moves items marked ``[superseded]``, ``[resolved]`` or ``[done]`` under Superseded /
-Resolved. ``dropped`` proves it: every old item is still there or recorded as such.
+moves items marked ``[superseded]``, ``[resolved]`` or ``[done]`` (or ``[已取代]``,
+``[已解決]``, ``[已完成]``…; before the item or after it) under Superseded / Resolved.
+``dropped`` proves it: every old item is still there or recorded as such.
 """
 
 from __future__ import annotations
@@ -35,7 +36,24 @@ NONE = "None"
 SESSION_TAG = "memvault/session"
 _TIME_FORMAT = "%Y-%m-%d %H:%M"  # the board's local times
 
-_MARKER = re.compile(r"^\s*(\[(?:superseded|resolved|done)\])\s*", re.IGNORECASE)
+# Markers that take an item out of its section, in English and Chinese (both scripts).
+MARKERS = (
+    "superseded",
+    "resolved",
+    "done",
+    "已取代",
+    "已被取代",
+    "已替代",
+    "已廢棄",
+    "已废弃",
+    "已解決",
+    "已解决",
+    "已完成",
+)
+_MARKER_WORD = r"\[(?:" + "|".join(MARKERS) + r")\]"
+# A marker opens an item ("[done] Run the tests") or closes it ("Run the tests [done]").
+_MARKER = re.compile(rf"^\s*({_MARKER_WORD})\s*", re.IGNORECASE)
+_END_MARKER = re.compile(rf"[\s\-–—:：]*({_MARKER_WORD})\s*$", re.IGNORECASE)
 _NONE_ITEM = re.compile(r"^`?none`?\.?$", re.IGNORECASE)
 # The "(Decisions)" a resolved item carries to say where it came from.
 _SECTION_SUFFIX = re.compile(
@@ -53,10 +71,15 @@ def canonical_section(title: str) -> str | None:
 
 
 def split_marker(item: str) -> tuple[str | None, str]:
+    """(the item's marker, lower case, or None; the item's text without it). The marker
+    may open the item or close it."""
     match = _MARKER.match(item)
-    if not match:
-        return None, item.strip()
-    return match.group(1).lower(), item[match.end() :].strip()
+    if match:
+        return match.group(1).lower(), item[match.end() :].strip()
+    match = _END_MARKER.search(item)
+    if match and match.start() > 0:
+        return match.group(1).lower(), item[: match.start()].strip()
+    return None, item.strip()
 
 
 def item_key(item: str) -> str:
