@@ -7,10 +7,16 @@ recall@k is the share of the question's evidence ids among the primary event ids
 (``eventIds[0]``) of the top k results. Reported per category at k = 5 and 10, lexical and
 hybrid, with the default ranking weights and with relevance only.
 
+``--ablation`` scores each step that got memvault's constants where they are. Those were
+chosen on the conversations they are scored on; ``--cross-validate`` chooses them on one
+half of the conversations (a grid over each constant, "off" included) and scores them on
+the other half, and the reverse, against plain BM25 (every constant off) and the defaults.
+
 The data set (non-commercial licence) is read where it lies, never copied:
 
     .venv/bin/python bench/locomo.py [--data ../shared/bench/locomo/locomo10.json]
         [--modes lexical,hybrid] [--conversations 0-9] [--json results.json]
+        [--ablation | --cross-validate]
 """
 
 from __future__ import annotations
@@ -22,15 +28,18 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+import numpy as np
 from _server import machine
 
 from memvault import Memory
 from memvault.search import documents, engine, indexer
+from memvault.search.query import parse
 from memvault.search.ranking import RELEVANCE_ONLY, Weights
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "bench" / "locomo" / "locomo10.json"
@@ -158,6 +167,298 @@ def configure(step: dict) -> None:
 _DATE_TERMS = documents.date_terms
 
 
+# -- cross-validation -------------------------------------------------------------------
+
+# The values each constant may take; the first of each is "off".
+CV_WINDOWS = (0, 1, 2, 3)  # neighbouring turns either side indexed as context
+CV_CONTEXT_WEIGHTS = (0.25, 0.5, 1.0)  # of the context column, when there is context
+CV_DATE_WEIGHTS = (0.0, 0.25, 0.5, 1.0)  # of the date-words column; 0: none indexed
+CV_SPEAKER = (0.0, 0.05, 0.1, 0.2)
+CV_SESSION = (0.0, 0.1, 0.2, 0.4)
+CONSTANTS = ("context", "dates", "speaker", "session")
+
+
+@dataclass(frozen=True, slots=True)
+class Constants:
+    window: int
+    context: float  # weight of the context column (0 when window is 0)
+    dates: float
+    speaker: float
+    session: float
+
+    def without(self, name: str) -> Constants:
+        if name == "context":
+            return replace(self, window=0, context=0.0)
+        return replace(self, **{name: 0.0})
+
+    def has(self, name: str) -> bool:
+        return self.window > 0 if name == "context" else getattr(self, name) > 0
+
+    def describe(self) -> str:
+        parts = [f"context ±{self.window} @{self.context:g}" if self.window else "no context"]
+        parts.append(f"dates @{self.dates:g}" if self.dates else "no dates")
+        parts.append(f"speaker +{self.speaker:g}" if self.speaker else "no speaker boost")
+        parts.append(f"session ×{self.session:g}" if self.session else "no session boost")
+        return ", ".join(parts)
+
+
+BASELINE = Constants(0, 0.0, 0.0, 0.0, 0.0)  # plain BM25 over the turn, stopwords removed
+
+
+def defaults() -> Constants:
+    """The constants in the code now."""
+    window = indexer.CONTEXT_BEFORE
+    return Constants(
+        window,
+        engine.COLUMN_WEIGHTS[2] if window else 0.0,
+        engine.COLUMN_WEIGHTS[3] if documents.date_terms is _DATE_TERMS else 0.0,
+        engine.ACTOR_BOOST,
+        engine.SESSION_BOOST,
+    )
+
+
+def grid() -> list[Constants]:
+    """Every combination, simplest first (so a tie goes to the one with less switched on)."""
+    out = []
+    for window in CV_WINDOWS:
+        for context in CV_CONTEXT_WEIGHTS if window else (0.0,):
+            for dates in CV_DATE_WEIGHTS:
+                for speaker in CV_SPEAKER:
+                    for session in CV_SESSION:
+                        out.append(Constants(window, context, dates, speaker, session))
+    return sorted(out, key=lambda c: sum(c.has(n) for n in CONSTANTS))
+
+
+def _saved() -> tuple:
+    return (
+        indexer.CONTEXT_BEFORE,
+        indexer.CONTEXT_AFTER,
+        documents.date_terms,
+        engine.COLUMN_WEIGHTS,
+        engine.ACTOR_BOOST,
+        engine.SESSION_BOOST,
+        engine._MAX_FUSED,
+    )
+
+
+def _restore(saved: tuple) -> None:
+    (
+        indexer.CONTEXT_BEFORE,
+        indexer.CONTEXT_AFTER,
+        documents.date_terms,
+        engine.COLUMN_WEIGHTS,
+        engine.ACTOR_BOOST,
+        engine.SESSION_BOOST,
+        engine._MAX_FUSED,
+    ) = saved
+
+
+def _index_constants(window: int, dates: bool) -> None:
+    indexer.CONTEXT_BEFORE = indexer.CONTEXT_AFTER = window
+    documents.date_terms = _DATE_TERMS if dates else (lambda _: "")
+
+
+def _boosts(speaker: float, session: float) -> None:
+    engine.ACTOR_BOOST = speaker
+    engine.SESSION_BOOST = session
+    engine._MAX_FUSED = 1 + speaker + session * (1 + speaker)
+
+
+def _questions(sample: dict) -> list[dict]:
+    return [qa for qa in sample["qa"] if qa.get("evidence") and qa["category"] in (1, 2, 3, 4)]
+
+
+def _recall(ranked: list[int], docs: dict, evidence: set[str]) -> tuple[float, float]:
+    primary = [docs[i].event_ids[0] for i in ranked if docs[i].event_ids]
+    return tuple(len(evidence & set(primary[:k])) / len(evidence) for k in KS)
+
+
+def _semantic_candidates(sample: dict, questions: list[dict]) -> list[list[tuple[str, float]]]:
+    """Each question's semantic candidates as (observation key, cosine): they depend on
+    the turn's own text only, so one embedded store serves every lexical variant."""
+    with tempfile.TemporaryDirectory() as home, Memory.open(home=Path(home)) as memory:
+        assert memory.observe_many(events(sample)).failed == 0
+        memory.semantic.warm()
+        memory.index_now()
+        out = []
+        for qa in questions:
+            found = memory.searcher._semantic(
+                qa["question"], ["observation"], None, False, engine.CANDIDATES
+            )
+            docs = memory.store.documents([i for i, _ in found])
+            out.append([(docs[i].key, cosine) for i, cosine in found if i in docs])
+        return out
+
+
+def collect(data: list[dict], conversations: list[int], modes: list[str]) -> tuple[list, dict]:
+    """Recall@5 and @10 of every question of categories 1–4 under every combination of
+    the grid: the FTS5 query runs once per index and column weights, and the boosts are
+    applied to its candidates the way the searcher applies them."""
+    questions: list[tuple[int, int]] = []
+    scores: dict[tuple[str, Constants], list] = defaultdict(list)
+    combos = grid()
+    for c in conversations:
+        sample = data[c]
+        asked = _questions(sample)
+        questions += [(c, qa["category"]) for qa in asked]
+        semantic = _semantic_candidates(sample, asked) if "hybrid" in modes else None
+        here: dict[tuple[str, Constants], list] = defaultdict(list)
+        for window in CV_WINDOWS:
+            for dated in (False, True):
+                _index_constants(window, dated)
+                with (
+                    tempfile.TemporaryDirectory() as home,
+                    Memory.open(home=Path(home), embeddings="none") as memory,
+                ):
+                    assert memory.observe_many(events(sample)).failed == 0
+                    memory.index_now()
+                    _score_index(memory, asked, semantic, modes, window, dated, combos, here)
+        for key, values in here.items():
+            scores[key] += values
+        print(f"  conversation {c}: {len(asked)} questions", file=sys.stderr, flush=True)
+    return questions, {key: np.asarray(values) for key, values in scores.items()}
+
+
+def _score_index(memory, asked, semantic, modes, window, dated, combos, here) -> None:
+    docs: dict = {}
+    ids: dict[str, int | None] = {}
+
+    def doc_id(key: str) -> int | None:
+        if key not in ids:
+            found = memory.store.document("observation", key)
+            ids[key] = found.id if found else None
+        return ids[key]
+
+    mine = [c for c in combos if c.window == window and (c.dates > 0) == dated]
+    by_weights = defaultdict(list)
+    for combo in mine:
+        by_weights[(combo.context, combo.dates)].append(combo)
+    for (context, dates), variants in by_weights.items():
+        engine.COLUMN_WEIGHTS = (1.0, 1.0, context, dates)
+        for n, qa in enumerate(asked):
+            query = parse(qa["question"])
+            lexical = memory.searcher._lexical(
+                query,
+                kinds=["observation"],
+                project=None,
+                include_archived=False,
+                pool=engine.CANDIDATES,
+            )
+            evidence = set(qa["evidence"])
+            for mode in modes:
+                found = []
+                if mode == "hybrid":
+                    found = [(doc_id(k), s) for k, s in semantic[n] if doc_id(k) is not None]
+                fused, _, _ = engine.fuse(lexical, found)
+                missing = [i for i in fused if i not in docs]
+                if missing:
+                    docs.update(memory.store.documents(missing))
+                for combo in variants:
+                    _boosts(combo.speaker, combo.session)
+                    relevance = engine.boost(fused, docs, set(query.terms))
+                    ranked = sorted(relevance, key=relevance.get, reverse=True)[: max(KS)]
+                    here[(mode, combo)].append(_recall(ranked, docs, evidence))
+
+
+def _paired(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:
+    """Mean of a − b per question, and a 95% bootstrap interval of it (questions resampled)."""
+    diff = a - b
+    rng = np.random.default_rng(13)
+    means = diff[rng.integers(0, len(diff), size=(2000, len(diff)))].mean(axis=1)
+    return float(diff.mean()), float(np.quantile(means, 0.025)), float(np.quantile(means, 0.975))
+
+
+def cross_validate(data: list[dict], conversations: list[int], modes: list[str]) -> dict:
+    half = len(conversations) // 2
+    folds = [
+        (conversations[:half], conversations[half:]),
+        (conversations[half:], conversations[:half]),
+    ]
+    base = defaults()
+    saved = _saved()
+    try:
+        questions, scores = collect(data, conversations, modes)
+    finally:
+        _restore(saved)
+    of = np.asarray([c for c, _ in questions])
+    report: dict = {"defaults": base.describe(), "modes": {}}
+    for mode in modes:
+        table = {key[1]: value for key, value in scores.items() if key[0] == mode}
+        chosen_for = np.empty(len(questions), dtype=object)
+        section: dict = {"folds": []}
+        held_out = np.zeros((len(questions), 2))
+        for train, test in folds:
+            train_mask, test_mask = np.isin(of, train), np.isin(of, test)
+            chosen = max(table, key=lambda combo: table[combo][train_mask, 1].mean())
+            chosen_for[test_mask] = chosen
+            held_out[test_mask] = table[chosen][test_mask]
+            fold = {
+                "train": f"{train[0]}-{train[-1]}",
+                "test": f"{test[0]}-{test[-1]}",
+                "constants": chosen.describe(),
+                "train@10": float(table[chosen][train_mask, 1].mean()),
+            }
+            for name, combo in (("baseline", BASELINE), ("defaults", base), ("chosen", chosen)):
+                fold[name] = [float(v) for v in table[combo][test_mask].mean(axis=0)]
+            section["folds"].append(fold)
+        pooled = {
+            "baseline": table[BASELINE],
+            "defaults": table[base],
+            "cross-validated": held_out,
+        }
+        section["pooled"] = {name: [float(v) for v in s.mean(axis=0)] for name, s in pooled.items()}
+        section["vs baseline @10"] = {
+            name: _paired(s[:, 1], table[BASELINE][:, 1])
+            for name, s in pooled.items()
+            if name != "baseline"
+        }
+        # What each constant adds on conversations it was not chosen on: the chosen
+        # combination against the same without that constant, question by question.
+        section["constants"] = {}
+        for name in CONSTANTS:
+            without = np.zeros_like(held_out)
+            for _, test in folds:
+                mask = np.isin(of, test)
+                without[mask] = table[chosen_for[mask][0].without(name)][mask]
+            section["constants"][name] = {
+                "cross-validated": _paired(held_out[:, 1], without[:, 1]),
+                "defaults": _paired(table[base][:, 1], table[base.without(name)][:, 1]),
+            }
+        report["modes"][mode] = section
+    return report
+
+
+def print_cross_validation(report: dict) -> None:
+    print(f"defaults: {report['defaults']}")
+    for mode, section in report["modes"].items():
+        for fold in section["folds"]:
+            cells = "  ".join(
+                f"{name} {fold[name][0]:.3f}/{fold[name][1]:.3f}"
+                for name in ("baseline", "defaults", "chosen")
+            )
+            print(
+                f"{mode:8} chosen on {fold['train']} (@10 {fold['train@10']:.3f}):"
+                f" {fold['constants']}"
+                f"\n{mode:8}   scored on {fold['test']}, recall@5/@10: {cells}"
+            )
+        cells = "  ".join(f"{name} {v[0]:.3f}/{v[1]:.3f}" for name, v in section["pooled"].items())
+        print(f"{mode:8} every conversation out of fold, recall@5/@10: {cells}")
+        for name, paired in section["vs baseline @10"].items():
+            print(f"{mode:8}   {name} − baseline @10: {_gain(paired)}")
+        for name, gains in section["constants"].items():
+            cv, fixed = gains["cross-validated"], gains["defaults"]
+            verdict = "keeps" if cv[1] > 0 else "goes"
+            print(
+                f"{mode:8}   {name:8} adds @10 out of fold {_gain(cv)},"
+                f" to the defaults {_gain(fixed)}: {verdict}"
+            )
+
+
+def _gain(paired: tuple[float, float, float]) -> str:
+    mean, low, high = paired
+    return f"{mean:+.3f} (95% {low:+.3f} … {high:+.3f})"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -167,6 +468,11 @@ def main() -> None:
     parser.add_argument(
         "--ablation", action="store_true", help="recall@10 of each step that got memvault here"
     )
+    parser.add_argument(
+        "--cross-validate",
+        action="store_true",
+        help="choose the constants on one half of the conversations, score the other half",
+    )
     args = parser.parse_args()
     if not args.data.exists():
         sys.exit(f"LoCoMo data not found at {args.data}: pass --data")
@@ -174,6 +480,12 @@ def main() -> None:
     first, _, last = args.conversations.partition("-")
     conversations = list(range(int(first), int(last or first) + 1))
     print(f"LoCoMo retrieval, conversations {args.conversations} — {machine()}")
+    if args.cross_validate:
+        report = cross_validate(data, conversations, args.modes.split(","))
+        print_cross_validation(report)
+        if args.json:
+            args.json.write_text(json.dumps(report, indent=2))
+        return
     if args.ablation:
         for mode in args.modes.split(","):
             for name, step in ABLATION.items():
