@@ -565,7 +565,7 @@ class Pipeline:
             board_session_id,
             as_snapshot(sections),
             topic=(summary.topic or None) if topic_unset else None,
-            summary=summary.current_context or None,
+            derived_summary=summary.current_context or None,
             keywords=(", ".join(summary.keywords) or None) if not row.keywords.strip() else None,
         )
         if not report.ok:

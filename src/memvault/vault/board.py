@@ -70,6 +70,11 @@ def format_references(refs: list[str]) -> str:
     return ", ".join(refs) if refs else NOBODY
 
 
+def is_placeholder_summary(summary: str) -> bool:
+    """Whether a Summary is one registration writes for a row nobody described yet."""
+    return summary.strip() in ("", AUTO_SUMMARY, MANUAL_SUMMARY)
+
+
 def format_time(moment: datetime) -> str:
     return moment.strftime(TIME_FORMAT)
 

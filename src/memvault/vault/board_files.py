@@ -317,8 +317,13 @@ class BoardFiles:
         *,
         updated_at: str,
         topic: str | None = None,
+        board_summary: str | None = None,
     ) -> Snapshot:
+        """Merge ``content`` into ``old`` and write it, verified. ``board_summary`` is the
+        row Summary memvault derived now, recorded in the snapshot; None keeps the record."""
         merged = merge(old, content)
+        if board_summary is not None:
+            merged.board_summary = board_summary
         merged.metadata.update(
             {
                 "Session ID": row.session_id,

@@ -24,6 +24,7 @@ from memvault.vault.board import (
     Board,
     agent_name,
     format_time,
+    is_placeholder_summary,
     parse_time,
 )
 from memvault.vault.board_files import BoardError, BoardFiles, RowChange
@@ -32,9 +33,12 @@ from memvault.vault.snapshot import (
     CONTEXT,
     CONTINUES,
     Snapshot,
+    merge,
     summary_of,
     topic_of,
+    unlisted,
 )
+from memvault.vault.table import cell_text
 
 DEFAULT_STALE_DAYS = 14
 _FAILURES = (OSError, ValueError)  # BoardError and BoardFormatError are ValueErrors too
@@ -96,10 +100,13 @@ class SessionBoard(BoardFiles):
         stamp = format_time(now)
         board = self.board()
         session_id = self._new_id(board, now, agent)
+        summary = _one_line(summary)
+        derived = None
         if manual:
             content = content or Snapshot()
             topic = topic or topic_of(content) or UNSET_TOPIC
-            summary = summary or summary_of(content) or MANUAL_SUMMARY
+            derived = None if summary else summary_of(content) or None
+            summary = summary or derived or MANUAL_SUMMARY
             keywords = keywords or f"manual-registration, {host_word(agent)}, session-snapshot"
             status = "active"
         else:
@@ -110,7 +117,9 @@ class SessionBoard(BoardFiles):
         row = BoardRow(session_id, agent, topic, summary, keywords, status, [], stamp, stamp)
         with self._restoring(self.snapshot_path(session_id)):
             if manual:
-                self._write_snapshot(row, Snapshot(), content, updated_at=stamp)
+                self._write_snapshot(
+                    row, Snapshot(), content, updated_at=stamp, board_summary=derived
+                )
             self._write_board(board, append=row)
         return Report(
             "register-manual" if manual else "register",
@@ -146,15 +155,25 @@ class SessionBoard(BoardFiles):
         topic: str | None = None,
         summary: str | None = None,
         keywords: str | None = None,
+        derived_summary: str | None = None,
     ) -> Report:
         """Merge ``content`` into the session's snapshot (creating it from the template if
-        needed) and update its row: active, Updated At now, Summary from Current Context."""
+        needed) and update its row: active, Updated At now.
+
+        The row's Summary becomes ``summary`` when one is given. Otherwise it follows the
+        snapshot, as ``derived_summary`` (what memvault made of the session, e.g. the
+        pipeline's current context) or the gist of Current Context, but only while the
+        Summary is memvault's: a placeholder, or the one it last derived (recorded in the
+        snapshot). A Summary a person edited, an update supplied or a registration was
+        given stays as it is."""
         try:
             with self._locked():
                 board = self.board()
                 row = self._row(board, session_id)
                 with self._restoring(self.snapshot_path(session_id)):
-                    change = self._merge(row, content, topic, summary, keywords)
+                    change = self._merge(
+                        row, content, topic, summary, keywords, derived_summary=derived_summary
+                    )
                     (written,), _ = self._write_board(board, edit={session_id: change})
                 return Report(
                     "update",
@@ -166,13 +185,31 @@ class SessionBoard(BoardFiles):
         except _FAILURES as exc:
             return Report("update", False, session_id, f"update incomplete: {exc}")
 
-    def _merge(self, row, content, topic, summary, keywords) -> RowChange:
+    def _merge(self, row, content, topic, summary, keywords, *, derived_summary=None) -> RowChange:
         """Merge ``content`` into the snapshot (written and verified here). Returns how the
         row changes, applied to the row as the board has it when it is written."""
         stamp = format_time(self.clock())
         old = self.snapshot(row.session_id) or Snapshot()
-        merged = self._write_snapshot(row, old, content, updated_at=stamp, topic=topic)
+        given = _one_line(summary)
+        derived = _one_line(derived_summary) or _one_line(summary_of(merge(old, content)))
+        follows = not given and bool(derived) and _memvaults_summary(row.summary, old)
+        merged = self._write_snapshot(
+            row,
+            old,
+            content,
+            updated_at=stamp,
+            topic=topic,
+            board_summary=derived if follows else None,
+        )
         explicit_topic = topic or content.metadata.get("Topic")
+
+        def new_summary(current: BoardRow) -> str:
+            if given:
+                return given
+            # Edited since it was read under the lock (people do not take it): theirs.
+            if follows and current.summary == row.summary:
+                return derived
+            return current.summary
 
         def change(current: BoardRow) -> BoardRow:
             new_topic = explicit_topic or current.topic
@@ -182,7 +219,7 @@ class SessionBoard(BoardFiles):
                 status="active",
                 updated_at=stamp,
                 topic=new_topic,
-                summary=summary or summary_of(merged) or current.summary,
+                summary=new_summary(current),
                 keywords=keywords or current.keywords,
             )
 
@@ -417,6 +454,20 @@ class SessionBoard(BoardFiles):
                 "releasedFrom": [r.session_id for r in released],
             },
         )
+
+
+def _one_line(summary: str | None) -> str:
+    """A Summary as its cell holds it: one line, no list marker."""
+    return cell_text(unlisted(summary or ""))
+
+
+def _memvaults_summary(summary: str, old: Snapshot) -> bool:
+    """Whether a row's Summary is memvault's to replace: a placeholder, or the Summary
+    memvault last derived (a snapshot written before that was recorded: its gist)."""
+    if is_placeholder_summary(summary):
+        return True
+    recorded = old.board_summary if old.board_summary is not None else summary_of(old)
+    return cell_text(summary) == cell_text(recorded)
 
 
 def _with_reference(session_id: str) -> RowChange:

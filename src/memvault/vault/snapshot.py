@@ -34,6 +34,8 @@ SECTIONS = (CONTEXT, DECISIONS, FILES, QUESTIONS, NEXT, CONTINUES, SUPERSEDED)
 METADATA_FIELDS = ("Session ID", "Agent Name", "Topic", "Status", "Started At", "Updated At")
 NONE = "None"
 SESSION_TAG = "memvault/session"
+# The frontmatter key holding the row Summary memvault last derived for the session.
+BOARD_SUMMARY = "board-summary"
 _TIME_FORMAT = "%Y-%m-%d %H:%M"  # the board's local times
 
 # Markers that take an item out of its section, in English and Chinese (both scripts).
@@ -55,6 +57,8 @@ _MARKER_WORD = r"\[(?:" + "|".join(MARKERS) + r")\]"
 _MARKER = re.compile(rf"^\s*({_MARKER_WORD})\s*", re.IGNORECASE)
 _END_MARKER = re.compile(rf"[\s\-–—:：]*({_MARKER_WORD})\s*$", re.IGNORECASE)
 _NONE_ITEM = re.compile(r"^`?none`?\.?$", re.IGNORECASE)
+# A list marker opening a line ("- ", "* ", "1. "), as a board cell must not show it.
+_LIST_MARKER = re.compile(r"^\s*(?:(?:[-*+•]|\d+[.)])\s+)+")
 # The "(Decisions)" a resolved item carries to say where it came from.
 _SECTION_SUFFIX = re.compile(
     r" \((?:Decisions|Files / Artifacts|Open Questions|Next Actions|Continues From)\)$"
@@ -97,13 +101,23 @@ class Snapshot:
     metadata_notes: list[str] = field(default_factory=list)  # non-row lines under Metadata
     # The frontmatter's lines as written; None: the snapshot is rendered without one.
     properties: list[str] | None = None
+    # The row Summary memvault last derived (frontmatter ``board-summary``); None when it
+    # has not recorded one. A row whose Summary differs was written by someone else.
+    board_summary: str | None = None
 
     @classmethod
     def parse(cls, text: str) -> Snapshot:
         snapshot = cls()
+        original = text
         lines, text = frontmatter.split(text)
         if lines is not None:
             snapshot.properties = [line.rstrip("\r") for line in lines]
+            try:
+                recorded = frontmatter.read(original).get(BOARD_SUMMARY)
+            except frontmatter.FrontmatterError:
+                recorded = None
+            if isinstance(recorded, str):
+                snapshot.board_summary = recorded
         heading: str | None = None
         body: list[str] = []
         titled = False
@@ -192,6 +206,7 @@ class Snapshot:
             "started": _time(meta.get("Started At", "")),
             "updated": _time(meta.get("Updated At", "")),
             "project": meta.get("Project", "").strip(),
+            BOARD_SUMMARY: self.board_summary,
         }
         wanted = {key: value for key, value in wanted.items() if value}
         tags = current.get("tags")
@@ -239,6 +254,7 @@ def merge(old: Snapshot, new: Snapshot) -> Snapshot:
         preamble=list(old.preamble or new.preamble),
         metadata_notes=list(old.metadata_notes or new.metadata_notes),
         properties=list(properties or []),
+        board_summary=old.board_summary,
     )
     for key, value in new.metadata.items():
         if key not in ("Session ID", "Agent Name", "Started At") and value:
@@ -359,10 +375,15 @@ def _trim(lines: list[str]) -> list[str]:
     return lines
 
 
+def unlisted(text: str) -> str:
+    """``text`` without the list marker opening any of its lines (``- x`` → ``x``)."""
+    return "\n".join(_LIST_MARKER.sub("", line) for line in text.split("\n"))
+
+
 def summary_of(snapshot: Snapshot, limit: int = 200) -> str:
     """The board row's Summary: the gist of Current Context, on one line."""
     paragraphs = [p for p in snapshot.items(CONTEXT) if split_marker(p)[0] is None]
-    text = " ".join(" ".join(paragraphs).split())
+    text = " ".join(" ".join(map(unlisted, paragraphs)).split())
     if len(text) <= limit:
         return text
     out = ""
@@ -378,7 +399,8 @@ def topic_of(snapshot: Snapshot, limit: int = 60) -> str:
     context = snapshot.items(CONTEXT)
     if not context:
         return ""
-    first = re.split(r"(?<=[.!?。！？])\s*|\n", context[0].strip())[0].strip().rstrip(".。")
+    first = re.split(r"(?<=[.!?。！？])\s*|\n", unlisted(context[0]).strip())[0]
+    first = first.strip().rstrip(".。")
     return first if len(first) <= limit else first[: limit - 1] + "…"
 
 
