@@ -55,7 +55,7 @@ from memvault.pipeline.llm_tasks import (
 from memvault.pipeline.summarize import Summary, has_real_work, snapshot_sections, summarize
 from memvault.pipeline.worker import Worker
 from memvault.store import Store
-from memvault.vault.board import UNSET_TOPIC
+from memvault.vault.board import UNSET_TOPIC, is_placeholder_keywords
 from memvault.vault.fragments import live_fragment_files
 from memvault.vault.lifecycle import SessionBoard
 from memvault.vault.remember import Draft, FragmentRefused, Remembered, check_draft
@@ -539,7 +539,8 @@ class Pipeline:
         previous_context: str,
     ) -> None:
         """The snapshot's sections and the row's Summary (its Topic and Keywords only while
-        unset), through the board's merge policy. A row that is not active (idle, stale) is
+        unset or registration's placeholders; the Summary only while memvault's), through
+        the board's merge policy. A row that is not active (idle, stale) is
         touched only when the new events themselves hold real work. Written before the
         watermark moves, so a crash in between repeats an idempotent merge, never loses
         one."""
@@ -566,7 +567,9 @@ class Pipeline:
             as_snapshot(sections),
             topic=(summary.topic or None) if topic_unset else None,
             derived_summary=summary.current_context or None,
-            keywords=(", ".join(summary.keywords) or None) if not row.keywords.strip() else None,
+            keywords=(", ".join(summary.keywords) or None)
+            if is_placeholder_keywords(row.keywords)
+            else None,
         )
         if not report.ok:
             log.warning("could not update the board row %s: %s", board_session_id, report.message)

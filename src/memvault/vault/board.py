@@ -75,6 +75,20 @@ def is_placeholder_summary(summary: str) -> bool:
     return summary.strip() in ("", AUTO_SUMMARY, MANUAL_SUMMARY)
 
 
+# The words registration writes in Keywords beside the host's (``cursor-agent``…).
+PLACEHOLDER_KEYWORDS = frozenset({"sessionstart", "manual-registration", "session-snapshot"})
+_HOST_KEYWORD = re.compile(r"[a-z0-9-]*agent")
+
+
+def is_placeholder_keywords(keywords: str) -> bool:
+    """Whether a Keywords cell says nothing yet: empty, or only registration's words and
+    the host's (``sessionStart, claude-code-agent``)."""
+    terms = [term.strip() for term in keywords.split(",") if term.strip()]
+    return all(
+        term.lower() in PLACEHOLDER_KEYWORDS or _HOST_KEYWORD.fullmatch(term) for term in terms
+    )
+
+
 def format_time(moment: datetime) -> str:
     return moment.strftime(TIME_FORMAT)
 
