@@ -23,7 +23,7 @@ from tests.helpers import Server
 
 pytestmark = pytest.mark.slow
 
-EXAMPLES = int(os.environ.get("MEMVAULT_FUZZ_EXAMPLES", "100"))
+EXAMPLES = int(os.environ.get("MEMVAULT_FUZZ_EXAMPLES", "40"))
 REQUEST_TIMEOUT = 20.0  # seconds: an answer slower than this is a hang
 CHECKS = [not_a_server_error, status_code_conformance]
 BUDGET = hypothesis.settings(
