@@ -153,6 +153,16 @@ class Settings(BaseSettings):
         validation_alias=_alias("MEMVAULT_CONTEXT_TOKENS", "context_tokens"),
         description="Token budget of the memory block injected at session start.",
     )
+    language: Literal["zh-Hant", "zh-Hans", "en"] = Field(
+        "zh-Hant",
+        validation_alias=_alias("MEMVAULT_LANGUAGE", "language"),
+        description=(
+            "Language of what memvault writes for agents and people to read: the memory"
+            " block's report line, the board's placeholder rows, the agent rules. zh-Hant"
+            " (the default, the strings memvault always wrote), zh-Hans or en; trigger"
+            " phrases are recognised in every language whatever this says."
+        ),
+    )
     archive_importance: float = Field(
         0.3,
         ge=0,
