@@ -11,6 +11,7 @@ import shutil
 import sys
 import threading
 import time
+import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,7 +39,8 @@ from memvault.ingest import INLINE_DATA_CHARS, Envelope, Redactor, prepare
 from memvault.ingest.envelope import SessionStart, validate
 from memvault.ingest.spool import SpoolDrain
 from memvault.pipeline.service import Pipeline
-from memvault.recall import Recall, open_index
+from memvault.recall import INJECTION_HOOK, Recall, open_index
+from memvault.search.context import MEMORY_KINDS, Packed
 from memvault.search.indexer import Backlog
 from memvault.store import AppendOutcome, Store, open_store
 from memvault.vault.board import BoardFormatError
@@ -54,6 +56,8 @@ _HOST_ALIASES = {"claude": "claude-code", "claudecode": "claude-code", "cursor-a
 WRITE_BACKLOG_LIMIT = 10_000
 # Less room than this on a vault folder's disk, and the next write may fail.
 LOW_SPACE_BYTES = 1024 * 1024
+# What an injection record lists: the memories given, and the report line.
+INJECTED_KINDS = MEMORY_KINDS | {"report"}
 # Host events that end a turn: a signal to bring the session's summary up to date.
 TURN_ENDS = frozenset({"stop", "session_end", "subagent_stop"})
 
@@ -394,7 +398,51 @@ class Memory(Recall):
         report = self.register_host_session(request.session_id, request.agent_id)
         session = self.store.get_session(request.session_id)
         assert session is not None
-        return StartedSession(session, report, self.context(project=request.project).text)
+        block = self.context(
+            project=request.project, session_id=request.session_id, answering="SessionStart"
+        )
+        return StartedSession(session, report, block.text)
+
+    def record_injection(
+        self,
+        session_id: str,
+        packed: Packed,
+        *,
+        answering: str | None,
+        query: str | None = None,
+    ) -> None:
+        """Note in the session what a memory block gave its agent: the ids (so the next
+        block gives only what is new) and a ``context_injected`` event (what the agent was
+        told, for `memvault session show` and the session's events), unless the block
+        was only the report line. The event is bookkeeping: it is never injected,
+        summarized or learned from."""
+        session = self.store.get_session(session_id)
+        if session is None:
+            return  # no events yet: a block asked for a session memvault does not know
+        now = iso(utc_now())
+        items = [(b["kind"], b["id"]) for b in packed.blocks if b["kind"] in INJECTED_KINDS]
+        self.store.record_injected(session_id, items, now)
+        if not packed.items():
+            return  # only the report line that memory had nothing: no event for it
+        data = {
+            "answered": answering or "request",
+            "items": [{"kind": kind, "id": item} for kind, item in items],
+            "tokens": packed.tokens,
+        }
+        if query:
+            data["query"] = query[:200]
+        envelope = Envelope(
+            hook_type=INJECTION_HOOK,
+            session_id=session_id,
+            project=session.project or "-",
+            cwd=session.cwd or "-",
+            timestamp=now,
+            data=data,
+            agent_id=session.agent_id,
+            event_id=f"{INJECTION_HOOK}-{uuid.uuid4().hex}",
+        )
+        self.store.submit_events([prepare(envelope, now, redactor=self.redactor)]).result()
+        self.nudge_indexer()
 
     # -- reads ----------------------------------------------------------------------------
 

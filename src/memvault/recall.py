@@ -23,9 +23,11 @@ from memvault.background import Pacer
 from memvault.domain import DOCUMENT_KINDS, Document, iso, utc_now
 from memvault.errors import InvalidInput, StoreUnavailable, VaultUnwritable
 from memvault.graph import graph_of_fragment
+from memvault.language import Strings, placeholder_summaries, placeholder_topics, strings
 from memvault.search import context as packing
-from memvault.search.engine import Hit, Searcher
+from memvault.search.engine import RARE_DOCUMENTS, RARE_SHARE, Hit, Searcher
 from memvault.search.indexer import Indexer, IndexWorker
+from memvault.search.query import parse
 from memvault.search.ranking import Weights, recency
 from memvault.search.semantic import Semantic
 from memvault.vault import maintain
@@ -51,6 +53,8 @@ log = logging.getLogger(__name__)
 
 _OBSERVATION_ID = re.compile(r"^obs_\d+$")
 ENRICH_LIMIT = 8
+# The hook type of memvault's record, in a session, of a memory block it gave the agent.
+INJECTION_HOOK = "context_injected"
 VAULT_SCAN_SECONDS = 1.0
 
 
@@ -291,19 +295,36 @@ class Recall:
     # -- context --------------------------------------------------------------------------
 
     def context(
-        self, *, project: str | None, query: str | None = None, budget: int | None = None
+        self,
+        *,
+        project: str | None,
+        query: str | None = None,
+        budget: int | None = None,
+        session_id: str | None = None,
+        answering: str | None = None,
     ) -> packing.Packed:
-        """The memory block injected into an agent: what is relevant to ``query``, or
-        what matters most in the project when there is no query."""
+        """The memory block injected into an agent: what passes the relevance floor for
+        ``query``, or what matters most in the project when there is no query.
+
+        For a session (``session_id``) the block leaves out the session itself (its
+        prompt, its own observations, its board row) and whatever an earlier block of the
+        same session already gave; when nothing is new, the block is empty. Each block
+        given is recorded in the session (``record_injection``), with ``answering`` the
+        host event it answered."""
         budget = budget or self.settings.context_tokens
         if budget < 50:
             raise InvalidInput("budget must be at least 50 tokens", fields=["budget"])
         self._fresh()
-        if query and query.strip():
+        asked = bool(query and query.strip())
+        if asked:
+            assert query is not None
             fragments = self.searcher.search(query, limit=8, project=project, kinds=["fragment"])
             summaries = self.searcher.search(query, limit=5, project=project, kinds=["summary"])
             observations = self.searcher.search(
-                query, limit=10, project=project, kinds=["observation"]
+                query, limit=20, project=project, kinds=["observation"]
+            )
+            fragments, summaries, observations = (
+                self._above_floor(query, hits) for hits in (fragments, summaries, observations)
             )
         else:
             fragments = self._standing(project, "fragment", 8)
@@ -312,19 +333,84 @@ class Recall:
         project_summary = (
             maintain.read_summary(self.settings.fragments_path, project) if project else None
         )
+        own_row = None
+        if session_id:
+            session = self.store.get_session(session_id)
+            own_row = session.board_session_id if session is not None else None
+        summaries = [h for h in summaries if _tellable_summary(h.document, own_row)]
+        observations = [h for h in observations if _tellable_observation(h.document, session_id)][
+            :10
+        ]
+        given = self.store.injected(session_id) if session_id else set()
+        found = len(fragments)
+        if given:
+            fragments, summaries, observations = (
+                [h for h in hits if (h.document.kind, h.document.key) not in given]
+                for hits in (fragments, summaries, observations)
+            )
+            if ("project", f"project:{project or ''}") in given:
+                project_summary = None
         packed = packing.pack(
             fragments=fragments,
             summaries=summaries,
             observations=observations,
             budget=budget,
             project_summary=project_summary,
+            project=project,
+            words=self.words,
+            label="relevant" if asked else "standing",
+            searched=asked,
+            repeated=found > len(fragments),
         )
-        if query and query.strip():
+        if asked:
             # Chosen for this task and handed to the agent: a read. (A session start's
             # standing block is the same few fragments every time: not a sign of use.)
             shown = {block["id"] for block in packed.blocks if block["kind"] == "fragment"}
             self._accessed([hit.document for hit in fragments if hit.document.key in shown])
+        return self._given(packed, session_id, given, answering=answering, query=query)
+
+    def _given(
+        self,
+        packed: packing.Packed,
+        session_id: str | None,
+        given: set[tuple[str, str]],
+        *,
+        answering: str | None,
+        query: str | None = None,
+    ) -> packing.Packed:
+        """The block as the session gets it: nothing when it holds nothing new (the
+        session has its report line already), and recorded when it holds anything."""
+        if not session_id:
+            return packed
+        if not packed.items() and given:
+            return packing.Packed(text="", tokens=0, budget=packed.budget)
+        self.record_injection(session_id, packed, answering=answering, query=query)
         return packed
+
+    def record_injection(
+        self,
+        session_id: str,
+        packed: packing.Packed,
+        *,
+        answering: str | None,
+        query: str | None = None,
+    ) -> None:  # provided by Memory
+        raise NotImplementedError
+
+    @property
+    def words(self) -> Strings:
+        return strings(self.settings.language)
+
+    def _above_floor(self, query: str, hits: list[Hit]) -> list[Hit]:
+        """The hits that pass the relevance floor (``packing.relevant``)."""
+        if not hits:
+            return hits
+        terms = parse(query).terms
+        # The counts the search just made, from the searcher's cache.
+        total = self.searcher._document_count()
+        cap = int(max(RARE_DOCUMENTS, RARE_SHARE * total))
+        weights = packing.term_weights(terms, self.searcher._term_counts(terms, cap), total)
+        return [h for h in hits if packing.relevant(h, packing.matched(weights, h.document))]
 
     def _standing(self, project: str | None, kind: str, limit: int) -> list[Hit]:
         """Without a query: a project's memories by importance and recency alone."""
@@ -344,9 +430,16 @@ class Recall:
         return hits[:limit]
 
     def enrich(
-        self, *, files: list[str], terms: list[str] | None = None, project: str | None = None
+        self,
+        *,
+        files: list[str],
+        terms: list[str] | None = None,
+        project: str | None = None,
+        session_id: str | None = None,
+        answering: str | None = None,
     ) -> packing.Packed:
-        """Memory about files an agent is about to touch: fragments and past errors."""
+        """Memory about files an agent is about to touch: fragments and past errors. For a
+        session, only what no earlier block of it gave (see ``context``)."""
         if not files:
             raise InvalidInput("files must name at least one file", fields=["files"])
         names = [PurePosixPath(f.replace("\\", "/")).name for f in files if f.strip()]
@@ -356,13 +449,27 @@ class Recall:
         related = self.searcher.search(
             query, limit=ENRICH_LIMIT * 4, project=project, kinds=["observation"]
         )
-        errors = [hit for hit in related if hit.document.meta.get("type") == "error"]
-        return packing.pack(
+        errors = [
+            hit
+            for hit in related
+            if hit.document.meta.get("type") == "error"
+            and _tellable_observation(hit.document, session_id)
+        ]
+        given = self.store.injected(session_id) if session_id else set()
+        if given:
+            fragments, errors = (
+                [h for h in hits if (h.document.kind, h.document.key) not in given]
+                for hits in (fragments, errors)
+            )
+        packed = packing.pack(
             fragments=fragments,
             summaries=[],
             observations=errors[:ENRICH_LIMIT],
             budget=min(self.settings.context_tokens, 1000),
+            words=self.words,
+            searched=True,
         )
+        return self._given(packed, session_id, given, answering=answering, query=query)
 
     # -- writing and forgetting -----------------------------------------------------------
 
@@ -676,3 +783,42 @@ def _events_of(path: Path) -> list[str]:
     except (OSError, UnicodeDecodeError, FrontmatterError):
         return []
     return [str(event) for event in events] if isinstance(events, list) else []
+
+
+# Observations that are the session's bookkeeping rather than its work: a session starting
+# or ending, a turn ending, compaction, notifications, a tool about to run (its result
+# follows), and memvault's own record of what it injected.
+_UNTOLD_HOOKS = frozenset(
+    {
+        "session_start",
+        "session_end",
+        "stop",
+        "pre_compact",
+        "post_compact",
+        "notification",
+        "pre_tool_use",
+        INJECTION_HOOK,
+    }
+)
+
+
+def _tellable_observation(document: Document, session_id: str | None) -> bool:
+    """Whether an observation belongs in another block: not the asking session's own (its
+    prompt, its steps), not bookkeeping, not the host's own tool calls."""
+    if session_id and document.session_id == session_id:
+        return False
+    if document.meta.get("type") == "host_internal":
+        return False
+    return document.meta.get("hookType") not in _UNTOLD_HOOKS
+
+
+def _tellable_summary(document: Document, own_row: str | None) -> bool:
+    """Whether a board row belongs in a block: not the asking session's own row, and not a
+    placeholder (an idle row nobody described yet, in any language)."""
+    if own_row and document.key == own_row:
+        return False
+    if document.meta.get("status") != "idle":
+        return True
+    topic = document.title.strip()
+    unset = topic in placeholder_topics() or topic.lower() == "untitled" or topic == document.key
+    return not (unset or document.summary.strip() in placeholder_summaries())

@@ -106,8 +106,17 @@ def answer(result: subprocess.CompletedProcess) -> dict | None:
 
 
 def stored(home: Path, session_id: str) -> list[Event]:
+    """The events the hooks sent, without the server's own records of the memory blocks
+    it answered them with (``injections``)."""
+    return injections(home, session_id, keep=False)
+
+
+def injections(home: Path, session_id: str, *, keep: bool = True) -> list[Event]:
+    """The server's records of the memory blocks it gave the session (``keep=False``:
+    every other event instead)."""
     with Memory.open(home=home) as memory:
-        return memory.events(session_id)
+        events = memory.events(session_id)
+    return [e for e in events if (e.hook_type == "context_injected") == keep]
 
 
 def spooled(home: Path) -> list[Path]:

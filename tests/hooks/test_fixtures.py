@@ -172,5 +172,6 @@ def _observation_title(server, session_id: str) -> str:
     response = httpx.get(
         f"{server.url}/agentmemory/observations", params={"sessionId": session_id}, timeout=10
     )
-    (observation,) = response.json()["observations"]
+    # The hook's event, not the server's record of the memory block it answered with.
+    (observation,) = [o for o in response.json()["observations"] if o["type"] != "host_internal"]
     return observation["title"]

@@ -125,11 +125,29 @@ class ForgetBody(_Body):
     observation_ids: Annotated[list[str] | None, Field(alias="observationIds")] = None
 
 
+_SESSION = (
+    "The session asking: its own prompt, observations and board row are left out, and so is "
+    "what an earlier block of it gave; what this block gives is recorded in the session"
+)
+_HOOK_EVENT = "The host event the block answers (UserPromptSubmit, PreToolUse…), recorded with it"
+
+
 class ContextBody(_Body):
-    model_config = _examples({"project": "demo-app", "query": "checkout test", "budget": 2000})
+    model_config = _examples(
+        {"project": "demo-app", "query": "checkout test", "budget": 2000},
+        {
+            "project": "demo-app",
+            "query": "why does login fail",
+            "sessionId": "c0ffee",
+            "hookEvent": "UserPromptSubmit",
+        },
+    )
 
     project: str | None = None
-    session_id: Annotated[str | None, Field(alias="sessionId")] = None
+    session_id: Annotated[str | None, Field(alias="sessionId", description=_SESSION)] = None
+    hook_event: Annotated[
+        str | None, Field(alias="hookEvent", max_length=64, description=_HOOK_EVENT)
+    ] = None
     query: Annotated[str | None, Field(max_length=4000)] = None
     budget: Annotated[int | None, Field(ge=50, le=50_000)] = None
 
@@ -142,8 +160,11 @@ class EnrichBody(_Body):
     files: Annotated[list[str], Field(min_length=1, max_length=100)]
     terms: list[str] | None = None
     project: str | None = None
-    session_id: Annotated[str | None, Field(alias="sessionId")] = None
+    session_id: Annotated[str | None, Field(alias="sessionId", description=_SESSION)] = None
     tool_name: Annotated[str | None, Field(alias="toolName")] = None
+    hook_event: Annotated[
+        str | None, Field(alias="hookEvent", max_length=64, description=_HOOK_EVENT)
+    ] = None
 
 
 def _answers(description: str, model: Any) -> dict[int | str, dict[str, Any]]:
@@ -407,12 +428,22 @@ def project_memory(
 @router.post(
     "/context",
     summary="The memory block to inject for a project (and query)",
+    description=(
+        "Fragments, session summaries and activity that pass the relevance floor for the "
+        "query (without one, the project's standing memory). With `sessionId`, only what the "
+        "session was not given before: `context` is empty when nothing is new."
+    ),
     response_model=None,
     responses=_answers("The block and what it holds", schemas.Context),
 )
 async def context(request: Request, body: ContextBody) -> dict[str, Any]:
     packed = await run_in_threadpool(
-        _memory(request).context, project=body.project, query=body.query, budget=body.budget
+        _memory(request).context,
+        project=body.project,
+        query=body.query,
+        budget=body.budget,
+        session_id=body.session_id,
+        answering=body.hook_event,
     )
     return {
         "context": packed.text,
@@ -431,7 +462,12 @@ async def context(request: Request, body: ContextBody) -> dict[str, Any]:
 )
 async def enrich(request: Request, body: EnrichBody) -> dict[str, Any]:
     packed = await run_in_threadpool(
-        _memory(request).enrich, files=body.files, terms=body.terms, project=body.project
+        _memory(request).enrich,
+        files=body.files,
+        terms=body.terms,
+        project=body.project,
+        session_id=body.session_id,
+        answering=body.hook_event,
     )
     return {
         "context": packed.text,

@@ -112,7 +112,7 @@ def handle(host: Host, payload: dict, environ: Mapping[str, str]) -> dict | None
     server = connect(environ)
     if not deliver(server, sent, environ):
         return host.answer(event, payload, None)
-    return host.answer(event, payload, read_memory(server, translation, sent))
+    return host.answer(event, payload, read_memory(server, translation, sent, event))
 
 
 def connect(environ: Mapping[str, str]) -> Server:
@@ -160,10 +160,13 @@ def deliver(server: Server, sent: dict, environ: Mapping[str, str]) -> bool:
     return False
 
 
-def read_memory(server: Server, translation: envelope.Translation, sent: dict) -> str | None:
-    """The text to hand the agent: the translation's note, then what the server packed."""
+def read_memory(
+    server: Server, translation: envelope.Translation, sent: dict, event: str = ""
+) -> str | None:
+    """The text to hand the agent: the translation's note, then what the server packed
+    (for this session, only what it was not given before: often nothing)."""
     context = ""
-    request = _memory_request(translation, sent)
+    request = _memory_request(translation, sent, event)
     if request is not None:
         path, body = request
         try:
@@ -179,13 +182,16 @@ def read_memory(server: Server, translation: envelope.Translation, sent: dict) -
     return text[:CONTEXT_LIMIT] or None
 
 
-def _memory_request(translation: envelope.Translation, sent: dict) -> tuple[str, dict] | None:
+def _memory_request(
+    translation: envelope.Translation, sent: dict, event: str = ""
+) -> tuple[str, dict] | None:
     base = {"sessionId": sent["sessionId"], "project": sent["project"]}
     if translation.read == envelope.READ_SESSION:
         start = {**base, "cwd": sent["cwd"], "agentId": sent["agentId"]}
         return "/agentmemory/session/start", start
     if translation.read == envelope.READ_PROMPT:
         query = envelope.stripped(sent["data"].get("prompt"))[: envelope.QUERY_LIMIT]
+        base = {**base, "hookEvent": event} if event else base
         return "/agentmemory/context", {**base, "query": query} if query else base
     if translation.read == envelope.READ_FILES:
         files = envelope.touched_files(sent["data"])
@@ -193,6 +199,7 @@ def _memory_request(translation: envelope.Translation, sent: dict) -> tuple[str,
             return None
         return "/agentmemory/enrich", {
             **base,
+            **({"hookEvent": event} if event else {}),
             "files": files,
             "toolName": sent["data"].get("tool_name"),
         }

@@ -169,6 +169,14 @@ def _compact(_: str, d: dict) -> Built:
     return "session", title, _text(d.get("custom_instructions")), [], 3
 
 
+def _injected(_: str, d: dict) -> Built:
+    # memvault's record of a memory block it gave the agent: bookkeeping, like the host's.
+    items = [i for i in d.get("items") or [] if isinstance(i, dict) and i.get("kind") != "report"]
+    given = "; ".join(f"{_text(i.get('kind'))} {_text(i.get('id'))}" for i in items)
+    title = f"Memory given ({_text(d.get('answered'))}): {len(items)} memories"
+    return "host_internal", title, given, [], 0
+
+
 def _other(hook_type: str, d: dict) -> Built:
     return "other", hook_type.replace("_", " "), _text(d), [], 3
 
@@ -187,6 +195,7 @@ _BUILDERS = {
     "notification": _notification,
     "task_completed": _task,
     "pre_compact": _compact,
+    "context_injected": _injected,
 }
 
 

@@ -28,7 +28,9 @@ CHANGE_TYPES = frozenset({"file_edit", "file_write", "file_delete"})
 READ_TYPES = frozenset({"file_read"})
 
 _RESPONSE_HOOKS = frozenset({"assistant_response", "stop", "subagent_stop", "task_completed"})
-_SKIPPED_HOOKS = frozenset({"pre_tool_use", "session_start", "session_end", "notification"})
+_SKIPPED_HOOKS = frozenset(
+    {"pre_tool_use", "session_start", "session_end", "notification", "context_injected"}
+)
 # A host telling the agent the user refused a tool call: a choice, not a failure to learn from.
 _REJECTED = re.compile(
     r"doesn't want to proceed|tool use was rejected|user denied|denied by (?:the )?user", re.I

@@ -5,21 +5,46 @@ The block opens with the report line agents show their user
 summaries and observations, best first, each section only as long as the budget allows.
 Tokens are estimated, not counted with a model's tokenizer: about four characters per
 token for alphabetic text and one per CJK character, which errs on the generous side.
+
+A memory found for a request is *relevant* only when it passes the relevance floor
+(``relevant``): search always returns its best candidates, however weak, and an agent told
+that a fragment about auth is "relevant" to a Helm upgrade learns the wrong thing.
 """
 
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from memvault.search.analyzer import estimate_tokens
+from memvault.domain import Document
+from memvault.language import Strings, strings
+from memvault.search.analyzer import estimate_tokens, tokens
 from memvault.search.engine import Hit
 from memvault.vault.remember import facts_from
 
 FACTS_PER_FRAGMENT = 8
-# Where to look when agent memory is not enough, in order; memvault owns only the first.
-SOURCES_HINT = "(not enough? next: the knowledge base, then concepts, then the web)"
 _NAME_PREFIX = re.compile(r"^.+? - \d{4}-\d{2}-\d{2} - ")
+# Observations of these hooks are rendered by their title ("Bash: npm test"): their
+# narrative is the tool's raw input and output, JSON an agent should not be handed.
+TOOL_HOOKS = frozenset({"pre_tool_use", "post_tool_use", "post_tool_failure"})
+
+# The relevance floor, measured with bench/relevance.py on bench/data/relevance.tsv: a
+# project's fragments, 16 requests about it (English and Chinese) and 16 unrelated ones.
+# ``matched`` is the share of the request's words a memory holds, each word weighed by how
+# rare it is in the index (IDF), so common words ("fix", "update") count little and words
+# memory has never seen ("kubernetes", "helm") count fully against it. Unrelated requests
+# scored at most 0.21 (the "upgrade" of "helm chart upgrade"), requests about the project
+# at least 0.35 on their target (median 0.54): the floor is the midpoint.
+MATCHED_FLOOR = 0.28
+IDF_DOCUMENTS = 100
+# With vectors, a memory at least this close in meaning is relevant however few words it
+# shares (a paraphrase). With the packaged multilingual-e5-small (centred), unrelated
+# requests reached cosines up to 0.36 and the targets of requests about the project had a
+# median of 0.62: the floor stays clear of the unrelated ones. Another model's cosines
+# have another scale; this floor is the packaged model's.
+SEMANTIC_FLOOR = 0.45
 
 
 @dataclass(slots=True)
@@ -30,15 +55,72 @@ class Packed:
     blocks: list[dict[str, str]] = field(default_factory=list)
     truncated: bool = False
 
+    def items(self) -> list[dict[str, str]]:
+        """The memories the block holds (not its report line, headings or hint)."""
+        return [b for b in self.blocks if b["kind"] in MEMORY_KINDS]
 
-def report_line(fragments: list[Hit]) -> str:
+
+MEMORY_KINDS = frozenset({"fragment", "project", "summary", "observation"})
+
+
+def term_weights(terms: Iterable[str], counts: Mapping[str, int], total: int) -> dict[str, float]:
+    """Each of a request's terms weighed by its rarity in the index (BM25's IDF): a term no
+    document holds weighs the most. A small index is weighed as one of ``IDF_DOCUMENTS``:
+    in a handful of documents (the request's own prompt among them) every word is "common"
+    and IDF says nothing."""
+    total = max(total, IDF_DOCUMENTS)
+    return {
+        term: math.log(
+            1
+            + (total - min(counts.get(term, 0), total) + 0.5)
+            / (min(counts.get(term, 0), total) + 0.5)
+        )
+        for term in dict.fromkeys(terms)
+    }
+
+
+def matched(weights: Mapping[str, float], document: Document) -> float:
+    """The weighed share of the request's terms ``document``'s own text holds, 0–1."""
+    whole = sum(weights.values())
+    if whole <= 0:
+        return 0.0
+    held = set(tokens(f"{document.title}\n{document.summary}\n{document.body}"))
+    return sum(weight for term, weight in weights.items() if term in held) / whole
+
+
+def relevant(hit: Hit, share: float) -> bool:
+    """Whether a hit passes the relevance floor: enough of the request's words, or (with
+    vectors) close enough in meaning."""
+    if share >= MATCHED_FLOOR:
+        return True
+    return hit.semantic is not None and hit.semantic >= SEMANTIC_FLOOR
+
+
+def report_line(
+    fragments: list[Hit],
+    *,
+    words: Strings | None = None,
+    label: str = "relevant",
+    searched: bool = False,
+    repeated: bool = False,
+) -> str:
+    """The line an agent shows its user: the fragments read, each with its label
+    (``relevant`` for a request, ``standing`` for a project's standing block), or that
+    nothing relevant was found (``searched``), that what was found the session has
+    (``repeated``), or that there is nothing yet."""
+    words = words or strings()
     if not fragments:
-        return "📖 agent memory：读取 0 个碎片 → nothing relevant yet"
+        if repeated:
+            return words.report.format(n=0, listed=words.nothing_new)
+        return words.report.format(
+            n=0, listed=words.nothing_relevant if searched else words.nothing_yet
+        )
+    tag = words.relevant if label == "relevant" else words.standing
     listed = "; ".join(
-        f"{_short_title(hit.document.title)}: {_clip(hit.document.summary, 60)} → relevant"
+        f"{_short_title(hit.document.title)}: {_clip(hit.document.summary, 60)} → {tag}"
         for hit in fragments
     )
-    return f"📖 agent memory：读取 {len(fragments)} 个碎片 → {listed}"
+    return words.report.format(n=len(fragments), listed=listed)
 
 
 def pack(
@@ -48,9 +130,15 @@ def pack(
     observations: list[Hit],
     budget: int,
     project_summary: str | None = None,
+    project: str | None = None,
+    words: Strings | None = None,
+    label: str = "relevant",
+    searched: bool = False,
+    repeated: bool = False,
 ) -> Packed:
     """Fill ``budget`` tokens: the report line, then fragments, the project's L2 summary,
     session summaries and observations, in that order, each item whole or not at all."""
+    words = words or strings()
     out = Packed(text="", tokens=0, budget=budget)
     lines: list[str] = []
 
@@ -64,27 +152,34 @@ def pack(
         out.blocks.append({"kind": kind, "id": item_id, "text": block})
         return True
 
+    def line_of(kept: list[Hit]) -> str:
+        return report_line(kept, words=words, label=label, searched=searched, repeated=repeated)
+
     # As many fragments as fit together with the report line that lists them.
     kept: list[Hit] = []
     spent = 0
+    heading = estimate_tokens(words.heading_fragments) + 1
     for hit in fragments:
         spent += estimate_tokens(_fragment_block(hit)) + 1
-        heading = estimate_tokens("## Agent memory") + 1
-        line = estimate_tokens(report_line([*kept, hit])) + 1
+        line = estimate_tokens(line_of([*kept, hit])) + 1
         if spent + heading + line > budget:
             out.truncated = True
             break
         kept.append(hit)
-    add(report_line(kept), "report", "report")
+    add(line_of(kept), "report", "report")
     if kept:
-        add("## Agent memory", "heading", "fragments")
+        add(words.heading_fragments, "heading", "fragments")
         for hit in kept:
             add(_fragment_block(hit), "fragment", hit.document.key)
     if project_summary:
-        add(f"## Project memory\n{project_summary.strip()}", "project", "project")
+        add(
+            f"{words.heading_project}\n{project_summary.strip()}",
+            "project",
+            f"project:{project or ''}",
+        )
     _section(
         add,
-        "## Recent sessions",
+        words.heading_sessions,
         "summaries",
         [
             (f"- {h.document.title}: {h.document.summary}".rstrip(": "), "summary", h.document.key)
@@ -93,11 +188,11 @@ def pack(
     )
     _section(
         add,
-        "## Related activity",
+        words.heading_activity,
         "observations",
         [
             (
-                f"- [{h.document.updated_at[:10]}] {h.document.summary or h.document.title}",
+                f"- [{h.document.updated_at[:10]}] {activity(h.document)}",
                 "observation",
                 h.document.key,
             )
@@ -105,9 +200,17 @@ def pack(
         ],
     )
     if kept or project_summary:
-        add(SOURCES_HINT, "hint", "sources")
+        add(words.sources_hint, "hint", "sources")
     out.text = "\n".join(lines)
     return out
+
+
+def activity(document: Document) -> str:
+    """An observation as one line: a tool call by its title, never its raw input and
+    output; anything else by its narrative."""
+    if document.meta.get("hookType") in TOOL_HOOKS:
+        return document.title
+    return document.summary or document.title
 
 
 def _section(add, heading: str, name: str, items: list[tuple[str, str, str]]) -> None:

@@ -83,6 +83,15 @@ class Store(ABC):
     def replace_board_rows(self, rows: Sequence[BoardRow]) -> None:
         """Make the board mirror exactly ``rows`` (in board order)."""
 
+    @abstractmethod
+    def record_injected(self, session_id: str, items: Sequence[tuple[str, str]], at: str) -> None:
+        """Note that ``session_id`` was given each ``(kind, id)`` (waits for the commit: the
+        session's next block must not give them again)."""
+
+    @abstractmethod
+    def injected(self, session_id: str) -> set[tuple[str, str]]:
+        """Every ``(kind, id)`` ``session_id`` was given so far."""
+
     # -- the job queue --------------------------------------------------------------------
 
     @abstractmethod

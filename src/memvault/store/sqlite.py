@@ -211,6 +211,25 @@ class SQLiteStore(Store):
 
         self._writer.call(op)
 
+    def record_injected(self, session_id: str, items: Sequence[tuple[str, str]], at: str) -> None:
+        rows = [(session_id, kind, item_id, at) for kind, item_id in items]
+
+        def op(conn: sqlite3.Connection) -> None:
+            conn.executemany(
+                "INSERT OR IGNORE INTO injections (session_id, kind, item_id, injected_at) "
+                "VALUES (?, ?, ?, ?)",
+                rows,
+            )
+
+        if rows:
+            self._writer.call(op)
+
+    def injected(self, session_id: str) -> set[tuple[str, str]]:
+        rows = self._reader().execute(
+            "SELECT kind, item_id FROM injections WHERE session_id = ?", (session_id,)
+        )
+        return {(row[0], row[1]) for row in rows}
+
     # -- the job queue --------------------------------------------------------------------
 
     def enqueue_job(

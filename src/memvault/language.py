@@ -1,0 +1,121 @@
+"""The words memvault writes for agents and people to read, in each language it speaks.
+
+``MEMVAULT_LANGUAGE`` picks one (``zh-Hant``, the default, ``zh-Hans`` or ``en``). The
+default keeps the strings memvault has always written, so an existing vault and the agents
+reading it see nothing change. What memvault *recognises* does not depend on the setting:
+a placeholder row written in any language is a placeholder, and trigger phrases
+(:mod:`memvault.triggers`) and snapshot markers such as ``[superseded]`` are understood in
+all of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+DEFAULT = "zh-Hant"
+
+
+@dataclass(frozen=True, slots=True)
+class Strings:
+    """Everything of one language. ``{n}`` and ``{listed}`` are filled in by the caller."""
+
+    # The context block's report line and headings (search/context.py).
+    report: str  # the report line: {n} fragments read, {listed} what they are
+    relevant: str  # a fragment judged relevant to the request
+    standing: str  # a fragment of the project's standing block (no request to judge by)
+    nothing_yet: str  # the project has no memory at all
+    nothing_relevant: str  # memory was searched; nothing passed the relevance floor
+    nothing_new: str  # what passed it, the session was given before
+    heading_fragments: str
+    heading_project: str
+    heading_sessions: str
+    heading_activity: str
+    sources_hint: str
+    # The board's placeholders for a row nobody described yet (vault/board.py).
+    unset_topic: str
+    auto_summary: str
+    manual_summary: str
+    # The two report lines the rules ask for (install/rules.py).
+    read_report: str
+    write_report: str
+
+
+_SEED_READ_REPORT = "📖 agent memory：读取 N 个碎片 → [标题 + summary → 相关/不相关]"
+_SEED_WRITE_REPORT = "📋 agent memory：本次是否有需写入碎片？[有/无]"
+_ENGLISH_HEADINGS = {
+    "heading_fragments": "## Agent memory",
+    "heading_project": "## Project memory",
+    "heading_sessions": "## Recent sessions",
+    "heading_activity": "## Related activity",
+    "sources_hint": "(not enough? next: the knowledge base, then concepts, then the web)",
+}
+
+CATALOG: dict[str, Strings] = {
+    # The strings as the source documents wrote them: the report lines of the fragments
+    # protocol (simplified characters there) and the board's placeholders (traditional).
+    "zh-Hant": Strings(
+        report="📖 agent memory：读取 {n} 个碎片 → {listed}",
+        relevant="relevant",
+        standing="project memory",
+        nothing_yet="nothing relevant yet",
+        nothing_relevant="沒有相關的碎片 (nothing relevant found)",
+        nothing_new="相關的碎片已在上文 (nothing new: already given above)",
+        **_ENGLISH_HEADINGS,
+        unset_topic="未設定",
+        auto_summary="sessionStart 自動註冊，尚未整理主題。",
+        manual_summary="手動補註冊，已建立 session snapshot。",
+        read_report=_SEED_READ_REPORT,
+        write_report=_SEED_WRITE_REPORT,
+    ),
+    "zh-Hans": Strings(
+        report="📖 agent memory：读取 {n} 个碎片 → {listed}",
+        relevant="relevant",
+        standing="project memory",
+        nothing_yet="nothing relevant yet",
+        nothing_relevant="没有相关的碎片 (nothing relevant found)",
+        nothing_new="相关的碎片已在上文 (nothing new: already given above)",
+        **_ENGLISH_HEADINGS,
+        unset_topic="未设定",
+        auto_summary="sessionStart 自动注册，尚未整理主题。",
+        manual_summary="手动补注册，已建立 session snapshot。",
+        read_report=_SEED_READ_REPORT,
+        write_report=_SEED_WRITE_REPORT,
+    ),
+    "en": Strings(
+        report="📖 agent memory: read {n} fragments → {listed}",
+        relevant="relevant",
+        standing="project memory",
+        nothing_yet="nothing relevant yet",
+        nothing_relevant="nothing relevant found",
+        nothing_new="nothing new: the relevant fragments were given above",
+        **_ENGLISH_HEADINGS,
+        unset_topic="Untitled",
+        auto_summary="Registered at sessionStart; no topic yet.",
+        manual_summary="Registered by hand; session snapshot created.",
+        read_report=(
+            "📖 agent memory: read N fragments → [title + summary → relevant/not relevant]"
+        ),
+        write_report="📋 agent memory: anything to write as a fragment this time? [yes/no]",
+    ),
+}
+LANGUAGES = tuple(CATALOG)
+
+
+def strings(language: str = DEFAULT) -> Strings:
+    """The strings of ``language``; ``ValueError`` naming the choices for another value."""
+    try:
+        return CATALOG[language]
+    except KeyError:
+        raise ValueError(
+            f"unknown language {language!r}: choose one of {', '.join(LANGUAGES)}"
+        ) from None
+
+
+def placeholder_topics() -> frozenset[str]:
+    """The topic of a row nobody described yet, in every language."""
+    return frozenset({"", "-", *(s.unset_topic for s in CATALOG.values())})
+
+
+def placeholder_summaries() -> frozenset[str]:
+    """The summary a row gets when a host registers it, in every language."""
+    return frozenset(s.auto_summary for s in CATALOG.values())

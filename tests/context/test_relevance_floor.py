@@ -1,0 +1,74 @@
+"""The relevance floor: a memory is called relevant to a request only above it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memvault.search import context as packing
+from memvault.search.query import parse
+from memvault.vault.remember import Draft
+
+SET = Path(__file__).parents[2] / "bench" / "data" / "relevance.tsv"
+
+
+def _labelled():
+    fragments, requests = [], []
+    for line in SET.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        kind, key, text, *rest = line.split("\t")
+        if kind == "fragment":
+            fragments.append((key, text, [f.strip() for f in rest[0].split(";")]))
+        else:
+            requests.append((kind, key, text))
+    return fragments, requests
+
+
+def test_the_floor_separates_the_labelled_requests(memory):
+    fragments, requests = _labelled()
+    ids = {}
+    for key, summary, facts in fragments:
+        done = memory.remember(
+            Draft(project="demo-app", summary=summary, facts=facts, description=key)
+        )
+        ids[key] = done.path.relative_to(memory.settings.vault_path).as_posix()
+    memory.index_now()
+    for label, target, text in requests:
+        hits = memory.search(text, limit=10, project="demo-app", kinds=["fragment"])
+        terms = parse(text).terms
+        weights = packing.term_weights(
+            terms, memory.store.term_counts(terms, cap=1000), memory.store.document_count()
+        )
+        passed = {
+            h.document.key
+            for h in hits
+            if packing.relevant(h, packing.matched(weights, h.document))
+        }
+        if label == "about":
+            assert ids[target] in passed, text
+        else:
+            assert not passed, text
+
+
+def test_an_unrelated_request_finds_nothing_relevant(auth_memory):
+    packed = auth_memory.context(project="demo-app", query="kubernetes helm chart upgrade")
+    assert packed.text.startswith("📖 agent memory：读取 0 个碎片 → ")
+    assert "nothing relevant found" in packed.text
+    assert "→ relevant" not in packed.text
+    assert not [b for b in packed.blocks if b["kind"] == "fragment"]
+    # The search itself still answers with its best candidates: the floor is the block's.
+    assert auth_memory.search("kubernetes helm chart upgrade", project="demo-app")
+
+
+def test_a_request_about_the_project_labels_its_fragment_relevant(auth_memory):
+    packed = auth_memory.context(project="demo-app", query="how long is the access token valid")
+    line = packed.text.splitlines()[0]
+    assert line.startswith("📖 agent memory：读取 1 个碎片 → login tokens: ")
+    assert line.endswith("→ relevant")
+    assert "argon2id" not in packed.text
+
+
+def test_a_standing_block_does_not_call_its_fragments_relevant(auth_memory):
+    line = auth_memory.context(project="demo-app").text.splitlines()[0]
+    assert "读取 2 个碎片" in line
+    assert "→ relevant" not in line and "→ project memory" in line
