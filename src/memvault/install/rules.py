@@ -1,11 +1,16 @@
-"""The agent rules: one text for every host, in English with Chinese alongside.
+"""The agent rules: one text for every host, in English with Chinese alongside (English
+only with ``MEMVAULT_LANGUAGE=en``).
 
 They tell the agent to read memory before a task and write it after, which two report lines
 to show, and how to run the session board, naming the phrases :mod:`memvault.triggers`
-recognises for each board operation.
+recognises for each board operation (in every language: a user may say any of them).
 """
 
 from __future__ import annotations
+
+import re
+
+from memvault.language import strings
 
 SESSION_ID_EXAMPLE = "2026-11-30-1432-cursor-main-agent"
 
@@ -72,8 +77,13 @@ OPERATIONS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     ),
 }
 
-READ_REPORT = "📖 agent memory：读取 N 个碎片 → [标题 + summary → 相关/不相关]"
-WRITE_REPORT = "📋 agent memory：本次是否有需写入碎片？[有/无]"
+READ_REPORT = strings().read_report
+WRITE_REPORT = strings().write_report
+# In English-only rules: a line in Chinese goes, and so does the Chinese after English.
+_CJK = "\u3000-\u303f\u3400-\u9fff\uff00-\uffef"
+_CHINESE_CHARS = re.compile(f"[{_CJK}]")
+_CHINESE_LINE = re.compile(f"^\\s*[{_CJK}]")
+_CHINESE_TAIL = re.compile(f"(?: · | )[{_CJK}].*$")
 
 _TEXT = """\
 # memvault: agent memory · 智能体记忆
@@ -91,9 +101,10 @@ Every user message starts a task, even a bare file name or a single word. Read m
 before any other work and before the knowledge base or the web.
 任何用户消息（哪怕只是一个文件名或一个词）都是任务开始：先读记忆，再做事，优先于知识库和网络。
 
-1. The memvault memory block already in context (added at session start or with the prompt)
-   is the first read. Without one, call `{recall}` with the user's request as `query` and
-   the project.
+1. The memvault memory blocks already in context are the first read: one at session start,
+   and with each prompt what memory has that is relevant and not given before (nothing when
+   there is nothing new). Without any, call `{recall}` with the user's request as `query`
+   and the project.
 2. When that is not enough, go down the layers: `{search}` with the task's key terms (L0:
    one-line summaries), `{get}` for each hit that looks relevant (L1: the whole fragment),
    `{project}` when one fragment is still not enough (L2: the rest of the project).
@@ -128,7 +139,7 @@ Write fragments compressed, for an agent to parse, not for a person to enjoy:
   text grouped by `project`. 禁写 `type`、`related_fragments` 字段和 `[[链接]]`。
 - memvault merges a fragment into a very similar one of the same project by itself.
 
-End every reply with this line, answering 有 or 无:
+End every reply with this line, answering {answers}:
 每次回复末尾加上：
 
 `{write_report}`
@@ -162,16 +173,42 @@ def phrases(operation: str, session_id: str = SESSION_ID_EXAMPLE) -> list[str]:
     return [p.replace("<id>", session_id) for p in OPERATIONS[operation][2]]
 
 
-def render() -> str:
-    """The rules as markdown."""
-    rows = ["| operation · 操作 | the user says · 触发语 | tool |", "| --- | --- | --- |"]
-    for operation, (english, chinese, said) in OPERATIONS.items():
+def render(language: str | None = None) -> str:
+    """The rules as markdown, in ``language`` (the configured one when not given)."""
+    if language is None:
+        from memvault.config import Settings
+
+        language = Settings().language
+    words = strings(language)
+    english = language == "en"
+    header = (
+        "| operation | the user says | tool |"
+        if english
+        else ("| operation · 操作 | the user says · 触发语 | tool |")
+    )
+    rows = [header, "| --- | --- | --- |"]
+    for operation, (name, chinese, said) in OPERATIONS.items():
         spoken = ", ".join(f"`{p}`" for p in said)
-        rows.append(f"| {english} · {chinese} | {spoken} | `{TOOLS[operation]}` |")
-    return _TEXT.format(
+        named = name if english else f"{name} · {chinese}"
+        rows.append(f"| {named} | {spoken} | `{TOOLS[operation]}` |")
+    template = _english_only(_TEXT) if english else _TEXT
+    return template.format(
         operations="\n".join(rows),
-        read_report=READ_REPORT,
-        write_report=WRITE_REPORT,
+        read_report=words.read_report,
+        write_report=words.write_report,
+        answers="yes or no" if english else "有 or 无",
         example=SESSION_ID_EXAMPLE,
         **TOOLS,
     )
+
+
+def _english_only(text: str) -> str:
+    lines = []
+    for line in text.splitlines():
+        chinese = len(_CHINESE_CHARS.findall(line))
+        if _CHINESE_LINE.match(line) or 2 * chinese > sum(
+            c.isascii() and c.isalpha() for c in line
+        ):
+            continue  # a line in Chinese, perhaps naming a tool or a product
+        lines.append(_CHINESE_TAIL.sub("", line).rstrip())
+    return "\n".join(lines) + "\n"
