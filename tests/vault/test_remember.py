@@ -12,10 +12,9 @@ import pytest
 
 from memvault import Memory
 from memvault.errors import InvalidInput
-from memvault.search.analyzer import similarity
 from memvault.vault import frontmatter
 from memvault.vault.fragments import check_folder
-from memvault.vault.remember import Draft, remember
+from memvault.vault.remember import Draft, likeness, remember
 
 
 def draft(**changes):
@@ -45,9 +44,7 @@ def test_a_new_fragment_follows_every_rule(tmp_path):
 
 def test_similarity_just_above_the_threshold_merges_just_below_creates(tmp_path):
     other = draft(facts=["rule: loaders are named fetchX, not getX", "scope: src/api only"])
-    score = similarity(
-        "\n".join([draft().summary, *draft().facts]), "\n".join([other.summary, *other.facts])
-    )
+    score = likeness(draft().summary, draft().facts, other.summary, other.facts)
     assert 0.5 < score < 1
     below, above = tmp_path / "below", tmp_path / "above"
     for folder in (below, above):

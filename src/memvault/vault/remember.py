@@ -1,9 +1,13 @@
 """Writing fragments: create a new one, or merge into the same project's near-duplicate.
 
-Before a fragment is written, the project's fragments are compared with it (summary and
-facts, through the search analyzer). Above the threshold (0.8 by default) the new facts are
-merged into the existing file (union of facts and tags, the higher importance and
-confidence, today's date, every source kept) instead of creating a near-copy. All of it
+Before a fragment is written, the project's fragments are compared with it (``likeness``:
+the words of the summaries and of the whole fragments, as the search analyzer reads them,
+as sets, so case, spacing, punctuation and the order of a list do not count; a semantic
+score when vectors exist). Above the threshold (0.8 by default) the new facts are merged
+into the existing file (union of facts and tags, the higher importance and confidence,
+today's date, every source kept) instead of creating a near-copy. Two fragments that state
+different things are never merged however alike they read: other numbers or versions, a
+negation one of them lacks, or the same sentence with another choice in it. All of it
 happens under the fragments folder's lock, so concurrent writers never lose an update, and
 every write is atomic and verified.
 """
@@ -11,13 +15,15 @@ every write is atomic and verified.
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memvault.search.analyzer import similarity
+from memvault.search.analyzer import tokens
 from memvault.vault import frontmatter
 from memvault.vault.files import memory_lock, read_text, write_atomic
 from memvault.vault.fragments import (
@@ -36,6 +42,16 @@ MANAGED = frozenset(
 )
 _WIKILINK = re.compile(r"\[\[[^\]\n]+\]\]")
 _FACT = re.compile(r"^\s*[-*] ")
+_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|none|nothing|without|cannot|can't|don't|doesn't|didn't|isn't|aren't|"
+    r"wasn't|won't|shouldn't|mustn't|avoid)\b|[不沒没別别勿無无未非]",
+    re.IGNORECASE,
+)
+# Facts about where a fragment was learned (the pipeline's task and files), not what it says.
+_CONTEXT_FACTS = frozenset({"task", "files"})
+CONFLICT_FACTOR = 0.5  # what is left of the likeness of two fragments that disagree
+SUMMARY_WEIGHT = 0.7  # the summary says what a fragment is; its facts say the rest
 
 
 # Scores a draft's text against each fragment; None to fall back to lexical similarity.
@@ -174,13 +190,18 @@ def remember(
     text = _comparable(draft.summary, draft.facts)
     with memory_lock(folder):
         fragments = _project_fragments(folder, draft.project)
-        scores = None
+        semantic = None
         if similar is not None and fragments:
-            scores = similar(text, fragments)
-        if scores is None:
-            scores = [
-                similarity(text, _comparable(f.summary, facts_from(f.body))) for f in fragments
-            ]
+            semantic = similar(text, fragments)
+        scores = []
+        for index, fragment in enumerate(fragments):
+            facts = facts_from(fragment.body)
+            alike = likeness(draft.summary, draft.facts, fragment.summary, facts)
+            if semantic is not None and not conflict(
+                draft.summary, draft.facts, fragment.summary, facts
+            ):
+                alike = max(alike, semantic[index])
+            scores.append(alike)
         best, score = None, None
         for fragment, alike in zip(fragments, scores, strict=True):
             if score is None or alike > score:
@@ -204,6 +225,77 @@ def remember(
         if after_write is not None:
             after_write(path)
         return Remembered("created", path, score)
+
+
+def likeness(summary: str, facts: list[str], other_summary: str, other_facts: list[str]) -> float:
+    """How alike two fragments read, from 0 to 1: the cosine of their summaries' word sets,
+    weighted with that of their whole texts, so the same summary with a fact more or less
+    stays above 0.8. Words are the search analyzer's (stems, Chinese character pairs), taken
+    once each: case, spacing, punctuation and the order of a list make no difference. Two
+    fragments in ``conflict`` keep only a fraction of it."""
+    summary_score = _cosine(_words(summary), _words(other_summary))
+    whole_score = _cosine(
+        _words(_comparable(summary, facts)), _words(_comparable(other_summary, other_facts))
+    )
+    score = SUMMARY_WEIGHT * summary_score + (1 - SUMMARY_WEIGHT) * whole_score
+    if conflict(summary, facts, other_summary, other_facts):
+        score *= CONFLICT_FACTOR
+    return score
+
+
+def conflict(
+    summary: str, facts: list[str], other_summary: str, other_facts: list[str]
+) -> str | None:
+    """Why two fragments state different things however alike their words are, or None:
+    their summaries hold other numbers (a version, a price, a size), one negates what the
+    other says, a fact with the same name holds other numbers, or the summaries are one
+    sentence with one choice swapped for another (``Store sessions in Redis`` /
+    ``… in Postgres``: more words shared than changed on either side)."""
+    if _numbers(summary) != _numbers(other_summary):
+        return "numbers"
+    if (
+        len(_NEGATION.findall(_normal(summary))) % 2
+        != len(_NEGATION.findall(_normal(other_summary))) % 2
+    ):
+        return "negation"
+    mine, theirs = _fact_numbers(facts), _fact_numbers(other_facts)
+    if any(mine[name] != theirs[name] for name in mine.keys() & theirs.keys()):
+        return "fact numbers"
+    left, right = _words(summary), _words(other_summary)
+    only_left, only_right = left - right, right - left
+    if only_left and only_right and len(left & right) >= max(len(only_left), len(only_right)):
+        return "another choice"
+    return None
+
+
+def _normal(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def _words(text: str) -> set[str]:
+    return set(tokens(_normal(text)))
+
+
+def _cosine(left: set[str], right: set[str]) -> float:
+    if not left or not right:
+        return 1.0 if left == right else 0.0
+    return len(left & right) / math.sqrt(len(left) * len(right))
+
+
+def _numbers(text: str) -> set[str]:
+    return set(_NUMBER.findall(_normal(text)))
+
+
+def _fact_numbers(facts: list[str]) -> dict[str, set[str]]:
+    """The numbers of each ``name: value`` fact that has some, by name (the task and the
+    files a fragment was learned in are not what it says)."""
+    found: dict[str, set[str]] = {}
+    for fact in facts:
+        name, colon, value = _normal(fact).partition(":")
+        numbers = _numbers(value) if colon else set()
+        if numbers and name.strip() not in _CONTEXT_FACTS:
+            found.setdefault(name.strip(), set()).update(numbers)
+    return found
 
 
 def _project_fragments(folder: Path, project: str) -> list[Fragment]:
