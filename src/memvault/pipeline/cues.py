@@ -58,6 +58,36 @@ PRICE = re.compile(
     r"|(?:价格|價格|费用|費用|报价|報價|售价|售價|每月|每年|每分钟|每分鐘).*\d",
     re.IGNORECASE,
 )
+# A decision recalled rather than made: what was decided before, quoted back, or read out of
+# memory ("we decided earlier…", "as agreed", "上次決定…", "根據記憶…").
+RECALL = re.compile(
+    r"\b(?:decided|agreed|chose|settled on|opted for) (?:earlier|before|previously|last time|"
+    r"already)\b|\b(?:earlier|before|previously|last time|already),? (?:we|you|i) "
+    r"(?:had )?(?:decided|agreed|chose|settled|opted)\b|\b(?:we|you|i) (?:had|have|'d|'ve) "
+    r"(?:already )?(?:decided|agreed|chosen|settled)\b|\b(?:we|you|i) already "
+    r"(?:decided|agreed|chose|settled)\b|\bas (?:we |you |i )?(?:had |have )?(?:decided|agreed|"
+    r"discussed|planned|noted)\b|\b(?:was|were|has been|had been) (?:already )?(?:decided|agreed)"
+    r"\b|\b(?:according to|from|in|per) (?:the |your |my |our )?(?:memory|memories)\b"
+    r"|\b(?:the |a )?(?:saved|stored|recorded|remembered) (?:fragment|decision|memory|note)s?\b"
+    r"|\b(?:memory|the fragment|the snapshot) (?:says|said|shows|notes)\b"
+    r"|(?:上次|之前|先前|早先|早前|以前|前面|上回|當初|当初|原先|過去|过去)[^，,。；]{0,6}?(?:決定|决定|"
+    r"決策|决策|定了|定下|說過|说过|討論|讨论|約定|约定|選|选|採用|采用|改用)"
+    r"|(?:已經|已经)(?:決定|决定|定了|約定|约定)過|(?:按照|依照|根據|根据|如同|正如)[^，,。]{0,4}?"
+    r"(?:決定|决定|約定|约定|記憶|记忆|紀錄|记录|討論|讨论)|(?:記憶|记忆)(?:中|裡|里|顯示|显示)",
+    re.IGNORECASE,
+)
+# Lines that are not the speaker's own words: a quoted block ("> …"), memvault's report
+# lines ("📖 agent memory…", "📋 agent memory…") and the injected context block they open.
+_QUOTED = re.compile(r"^\s*>")
+_REPORT = re.compile(r"^\s*(?:📖|📋)\s*agent memory", re.IGNORECASE)
+_BLOCK_LINE = re.compile(r"^\s*(?:#{1,6}\s|[-*+]\s|\(not enough\?|$)")
+# A question that asks for something to be done ("…, can you fix it?", "能不能幫我…").
+_REQUEST = re.compile(
+    r"\b(?:can|could|would|will) you\b|\bplease\b|^\s*(?:fix|add|make|change|update|remove|"
+    r"write|implement|refactor|rename|move|run)\b"
+    r"|能不能|能否|可不可以|可以(?:幫|帮)|(?:幫|帮)我|請|请|麻煩|麻烦",
+    re.IGNORECASE,
+)
 # A report of what was just done ("已修复：改用 scp…", "Switched to scp; tests pass"): the
 # decision behind it was made, and recorded, earlier.
 REPORT = re.compile(
@@ -129,8 +159,37 @@ def without_acknowledgement(sentence: str) -> str:
     return _ACKNOWLEDGEMENT.sub("", sentence) or sentence
 
 
+def own_words(text: str) -> str:
+    """``text`` without what the speaker only passes on: quoted blocks, memvault's report
+    lines and the context block one opens (its headings and list items)."""
+    kept: list[str] = []
+    in_block = False
+    for line in text.split("\n"):
+        if _REPORT.match(line):
+            in_block = True
+            continue
+        if in_block and _BLOCK_LINE.match(line):
+            continue
+        in_block = False
+        if not _QUOTED.match(line):
+            kept.append(line)
+    return "\n".join(kept)
+
+
 def is_decision(sentence: str) -> bool:
-    return bool(DECISION.search(sentence)) and not (is_question(sentence) or REPORT.match(sentence))
+    return bool(DECISION.search(sentence)) and not (
+        is_question(sentence) or REPORT.match(sentence) or is_recall(sentence)
+    )
+
+
+def is_recall(sentence: str) -> bool:
+    """Whether a sentence recalls a decision made before rather than making one."""
+    return bool(RECALL.search(sentence))
+
+
+def is_request(sentence: str) -> bool:
+    """Whether a sentence, a question perhaps, asks for something to be done."""
+    return bool(_REQUEST.search(sentence))
 
 
 def is_question(sentence: str) -> bool:

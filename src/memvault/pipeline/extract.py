@@ -2,7 +2,11 @@
 
 Worth keeping (fragments spec, item 5): decisions, conclusions and findings, prices and
 measured data, pitfalls and lessons. Not worth keeping: reads, greetings, narration,
-temporary calculations. The extractor would rather miss a fragment than write noise, since
+temporary calculations, and what was learned before: a decision recalled ("we decided
+earlier…", "上次決定…"), quoted (``> …``), or read out of memory (memory tools' results,
+the injected context block and the report line that opens it) is not made again. Nor is
+what is left of a sentence cut in the wrong place (``use).``): a statement needs real
+words (``text.substantive``). The extractor would rather miss a fragment than write noise, since
 each draft becomes a file a person reads. Every draft names the events it came from
 (``properties["events"]``), so a fragment can be traced back and rebuilt.
 """
@@ -16,7 +20,7 @@ from dataclasses import dataclass, field
 from memvault.domain import Event, Observation
 from memvault.pipeline import cues
 from memvault.pipeline.activity import FAILURE, PROMPT, RESPONSE, TOOL, Step, command_key, steps
-from memvault.pipeline.text import clip, close, same
+from memvault.pipeline.text import clip, close, same, substantive
 from memvault.vault.remember import Draft
 
 SUMMARY_LIMIT = 200
@@ -68,11 +72,13 @@ def _statements(session: list[Step], taken: list[str]) -> dict[str, list[_Candid
             continue
         if step.role not in (PROMPT, RESPONSE):
             continue
-        for sentence in cues.sentences(step.text):
+        for sentence in cues.sentences(cues.own_words(step.text)):
             kind = _kind(sentence, step.role)
             if kind is None:
                 continue
             statement = clip(cues.statement(sentence), VALUE_LIMIT)
+            if not substantive(statement):
+                continue  # what is left of a sentence cut in the wrong place
             if any(same(statement, fact.split(": ", 1)[-1]) for fact in taken):
                 continue
             known = next((c for c in found[kind] if same(c.statement, statement)), None)
@@ -89,6 +95,8 @@ def _statements(session: list[Step], taken: list[str]) -> dict[str, list[_Candid
 def _kind(sentence: str, role: str) -> str | None:
     if cues.is_question(sentence) or (role == RESPONSE and cues.is_narration(sentence)):
         return None
+    if cues.is_recall(sentence):
+        return None  # said before, and learned then: recalling it is not learning it again
     if cues.is_decision(sentence):
         return "decision"
     if cues.is_lesson(sentence):
@@ -104,12 +112,19 @@ def _context_facts(session: list[Step], step: Step, kind: str) -> list[str]:
     """What the statement was about: the task it was made in, the files that task changed."""
     facts = []
     task = next((s for s in reversed(session) if s.seq <= step.seq and _is_task(s)), None)
-    if task is not None and task is not step and kind != "data":
+    if task is not None and task is not step and kind != "data" and _asks_for_work(task):
         facts.append(f"task: {clip(cues.sentences(task.text)[0], VALUE_LIMIT)}")
     changed = _turn_files(session, step)
     if changed:
         facts.append(f"files: {', '.join(changed[:5])}")
     return facts
+
+
+def _asks_for_work(task: Step) -> bool:
+    """A prompt that is a task to record: not a question that only asks what is known
+    ("What did we decide…?"), though a request worded as one ("…, can you fix it?") is."""
+    said = cues.sentences(task.text)
+    return not cues.is_question(said[0]) or any(cues.is_request(s) for s in said)
 
 
 def _is_task(step: Step) -> bool:

@@ -53,6 +53,7 @@ from memvault.pipeline.llm_tasks import (
     step_costs,
 )
 from memvault.pipeline.summarize import Summary, has_real_work, snapshot_sections, summarize
+from memvault.pipeline.text import substantive
 from memvault.pipeline.worker import Worker
 from memvault.store import Store
 from memvault.vault.board import UNSET_TOPIC, is_placeholder_keywords
@@ -428,8 +429,8 @@ class Pipeline:
         return drafts
 
     def _writable(self, drafts: list[Draft]) -> list[Draft]:
-        """Drafts the write path takes, and not learned from events whose fragment was
-        forgotten."""
+        """Drafts the write path takes, that say enough to keep (``substantive``), and not
+        learned from events whose fragment was forgotten."""
         events = [str(e) for d in drafts for e in d.properties.get("events") or []]
         forgotten = self.store.forgotten_events(events) if events else set()
         kept = []
@@ -441,6 +442,9 @@ class Pipeline:
                 check_draft(draft)
             except FragmentRefused as refused:
                 log.warning("a fragment draft was refused: %s", refused)
+                continue
+            if not substantive(draft.summary):
+                log.warning("a fragment draft says too little to keep: %r", draft.summary)
                 continue
             kept.append(draft)
         return kept

@@ -152,7 +152,7 @@ def _digest(session: list[Step], count: int) -> _Digest:
     digest.result = _result(digest.since_task)
     for index, step in enumerate(conversation):
         later = conversation[index + 1 :]
-        for sentence in cues.sentences(step.text):
+        for sentence in cues.sentences(cues.own_words(step.text)):
             narrated = step.role == RESPONSE and cues.is_narration(sentence)
             if cues.is_decision(sentence) and not narrated:
                 digest.decisions.append(_item(cues.statement(sentence)))

@@ -3,10 +3,24 @@ closed with the right full stop, and compared so one thing said twice is kept on
 
 from __future__ import annotations
 
-from memvault.search.analyzer import similarity
+import re
+
+from memvault.search.analyzer import CJK_CHAR, similarity, tokens
 from memvault.vault.snapshot import item_key
 
 SAME_ITEM = 0.6  # lexical similarity above which two items say the same thing
+# The least a statement worth a fragment holds. The shortest real ones in recorded sessions
+# are "Use PKCE." (two words the analyzer keeps) and "API 命名统一用 fetch 前缀" (seven
+# ideographs); "use)." and "改用" are what is left of a sentence cut in the wrong place.
+MIN_WORDS = 2  # English: words the analyzer keeps (not stop words, not single letters)
+MIN_IDEOGRAPHS = 4  # Chinese: ideographs, about two words
+_PAIRS = (("(", ")"), ("[", "]"), ("{", "}"), ("（", "）"), ("「", "」"), ("【", "】"), ("“", "”"))
+# A statement that stops at a word which needs another after it ("We decided to use").
+_DANGLING = re.compile(
+    r"(?:\b(?:a|an|the|to|of|for|with|and|or|but|in|on|at|by|from|into|than|instead of|"
+    r"rather than|use|using|is|are|be)|[用的和與与或把將将在為为到成是])\W*$",
+    re.IGNORECASE,
+)
 
 
 def clip(text: str, limit: int) -> str:
@@ -31,3 +45,20 @@ def close(text: str, chinese: bool) -> str:
 
 def same(a: str, b: str) -> bool:
     return item_key(a) == item_key(b) or similarity(a, b) > SAME_ITEM
+
+
+def substantive(text: str) -> bool:
+    """Whether ``text`` says something a fragment can hold: enough real words (English) or
+    ideographs (Chinese), brackets, quotes and code spans closed, and not stopping at a word
+    that needs another after it."""
+    text = text.strip()
+    ideographs = len(CJK_CHAR.findall(text))
+    latin = len(re.findall(r"[A-Za-z]{2,}", text))
+    if ideographs and ideographs * 3 >= latin:
+        enough = ideographs >= MIN_IDEOGRAPHS
+    else:
+        enough = latin >= MIN_WORDS and len(tokens(text)) >= MIN_WORDS
+    if not enough or _DANGLING.search(text):
+        return False
+    unclosed = text.count("`") % 2 or any(text.count(a) != text.count(b) for a, b in _PAIRS)
+    return not unclosed

@@ -1,0 +1,180 @@
+"""A session that recalls a decision is not recorded as making it, and a degenerate
+extraction is never written (English and Chinese)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memvault.pipeline import extract_fragments
+from memvault.pipeline.summarize import summarize
+from memvault.pipeline.text import substantive
+from memvault.vault.fragments import Fragment
+from memvault.vault.remember import remember
+from tests.pipeline.sessions import conversation, edit, prompt, reply
+
+ROOT = "/home/dev/code/demo-app"
+
+
+def decisions(drafts):
+    return [d for d in drafts if "decision" in d.tags]
+
+
+def memory_tool(name: str, output: str) -> tuple[str, dict]:
+    return "post_tool_use", {
+        "tool_name": f"mcp__memvault__{name}",
+        "tool_input": {"query": "login flow"},
+        "tool_output": output,
+    }
+
+
+ORIGINAL = [
+    prompt("The login flow keeps failing on mobile, fix it"),
+    edit(f"{ROOT}/src/auth.ts", "implicit", "pkce"),
+    reply("We'll use PKCE for the login flow instead of the implicit grant."),
+]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "We decided earlier to use PKCE for the login flow.",
+        "Earlier we decided to use PKCE for the login flow instead of the implicit grant.",
+        "As decided, the login flow uses PKCE instead of the implicit grant.",
+        "As we agreed last time, we'll use PKCE for the login flow.",
+        "We already decided to use PKCE for the login flow.",
+        "According to memory, we chose PKCE for the login flow.",
+        "> Decision: use PKCE for the login flow instead of the implicit grant",
+        "From the saved fragment: we'll use PKCE instead of the implicit grant.",
+        "上次決定登入流程改用 PKCE，而不是 implicit flow。",
+        "之前决定了登入流程改用 PKCE。",
+        "我們之前決定統一用 fetch 前綴。",
+        "按照之前的決定，登入流程改用 PKCE。",
+        "根据记忆，登入流程采用 PKCE。",
+        "> 决定：登入流程改用 PKCE，而不是 implicit flow",
+    ],
+)
+def test_recalling_a_decision_is_not_a_decision(ingest, answer):
+    events = conversation(
+        "recall", [prompt("What did we decide about the login flow?"), reply(answer)]
+    )
+    session = ingest(events)
+    assert extract_fragments(*session, project="demo-app") == []
+    assert summarize(*session).decisions == []
+
+
+def test_a_memory_tool_result_and_the_injected_context_are_not_decisions(ingest):
+    block = (
+        "📖 agent memory：读取 1 个碎片 → [Use PKCE for the login flow → relevant]\n\n"
+        "## Agent memory\n- We'll use PKCE for the login flow instead of the implicit grant."
+    )
+    events = conversation(
+        "tools",
+        [
+            ("context_injected", {"context": block}),
+            prompt("Which grant does the login flow use"),
+            memory_tool("memory_search", "decision: we'll use PKCE instead of the implicit grant"),
+            reply(f"{block}\n\nThe login flow uses the PKCE grant."),
+        ],
+    )
+    assert decisions(extract_fragments(*ingest(events), project="demo-app")) == []
+
+
+def test_a_recall_session_leaves_the_original_fragment_as_it_was(ingest, tmp_path):
+    folder = tmp_path / "agent-memory"
+    folder.mkdir()
+    (original,) = decisions(extract_fragments(*ingest(conversation("s1", ORIGINAL)), project="p"))
+    written = remember(folder, original)
+    before = written.path.read_text(encoding="utf-8")
+    recall = conversation(
+        "s2",
+        [
+            prompt("What did we decide earlier about the login flow?"),
+            reply(
+                "We decided earlier to use PKCE for the login flow instead of the implicit grant."
+            ),
+        ],
+    )
+    for draft in extract_fragments(*ingest(recall), project="p"):
+        remember(folder, draft)
+    assert written.path.read_text(encoding="utf-8") == before
+    assert len(list(folder.glob("*.md"))) == 1
+    assert "task: What did we decide" not in Fragment.read(written.path).body
+
+
+def test_a_decision_answering_a_question_takes_no_task_from_the_question(ingest):
+    events = conversation(
+        "q",
+        [
+            prompt("Should we keep the implicit grant for the login flow?"),
+            reply("Let's go with PKCE for the login flow instead of the implicit grant."),
+        ],
+    )
+    (decision,) = decisions(extract_fragments(*ingest(events), project="demo-app"))
+    assert not [f for f in decision.facts if f.startswith("task:")]
+
+
+def test_a_request_worded_as_a_question_is_still_the_task(ingest):
+    events = conversation(
+        "req",
+        [
+            prompt("The login flow fails on mobile, can you fix it?"),
+            reply("We'll use PKCE for the login flow instead of the implicit grant."),
+        ],
+    )
+    (decision,) = decisions(extract_fragments(*ingest(events), project="demo-app"))
+    assert "task: The login flow fails on mobile, can you fix it?" in decision.facts
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Decision: use).",
+        "Decision: use)",
+        "Decided: the.",
+        "We decided to use",
+        "Decision: use PKCE)",
+        "Decision: `use",
+        "决定：用）。",
+        "决定：改用",
+        "結論：是的",
+    ],
+)
+def test_a_degenerate_extraction_is_never_written(ingest, answer):
+    events = conversation("deg", [prompt("Fix the login flow on mobile"), reply(answer)])
+    assert extract_fragments(*ingest(events), project="demo-app") == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Use PKCE for the login flow.",
+        "We'll use the refresh-token flow instead of forcing a new login",
+        "Pin Python to 3.11 in CI.",
+        "Use PKCE.",
+        "API 命名统一用 fetch 前缀",
+        "我们决定改用 scp 上传构建产物，而不是在镜像里额外安装 rsync",
+        "快取統一用 Redis。",
+    ],
+)
+def test_real_statements_are_substantive(text):
+    assert substantive(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "use).",
+        "use",
+        "the.",
+        "use PKCE)",
+        "(use PKCE",
+        "`use",
+        "to.",
+        "- .",
+        "用）。",
+        "改用",
+        "是的",
+    ],
+)
+def test_degenerate_statements_are_not(text):
+    assert not substantive(text)
