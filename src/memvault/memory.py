@@ -444,6 +444,28 @@ class Memory(Recall):
         self.store.submit_events([prepare(envelope, now, redactor=self.redactor)]).result()
         self.nudge_indexer()
 
+    def injections(self, board_session_id: str) -> list[dict[str, Any]]:
+        """What the host session of a board row was given, oldest first: for each block,
+        when, the host event it answered, its memories (kind and id) and its tokens."""
+        link = self.store.board_links().get(board_session_id)
+        if link is None:
+            return []
+        found = []
+        for event in self.store.list_events(link[0], limit=100_000):
+            if event.hook_type == INJECTION_HOOK and isinstance(event.payload, dict):
+                given = event.payload
+                items = [i for i in given.get("items") or [] if i.get("kind") != "report"]
+                found.append(
+                    {
+                        "at": event.occurred_at,
+                        "sessionId": link[0],
+                        "answered": given.get("answered"),
+                        "items": items,
+                        "tokens": given.get("tokens"),
+                    }
+                )
+        return found
+
     # -- reads ----------------------------------------------------------------------------
 
     def session(self, session_id: str) -> Session | None:

@@ -4,6 +4,12 @@ and what the session records it was given."""
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import subprocess
+import sys
+
 import httpx
 
 from tests.hooks.runner import answer, fixture, hook_env, injections, placed, run_hook
@@ -143,3 +149,22 @@ def test_a_decision_of_one_session_reaches_the_next_once_and_only_what_belongs(
     assert [o["title"] for o in records] == [
         f"Memory given ({g['answered']}): {len(g['items']) - 1} memories" for g in given
     ]
+
+    # `memvault session show` (asking the running server) lists what the agent was given.
+    row = re.search(r"Your Memory Session ID is: (\S+)", started).group(1)
+    env = {**os.environ, "MEMVAULT_HOME": str(server.home), "MEMVAULT_URL": server.url}
+
+    def show(*extra: str) -> str:
+        return subprocess.run(
+            [sys.executable, "-m", "memvault.cli", "session", "show", row, *extra],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        ).stdout
+
+    assert "Memory given to the agent" in show()
+    listed = json.loads(show("--json"))["injections"]
+    assert [b["answered"] for b in listed] == ["SessionStart", "UserPromptSubmit"]
+    assert [i["id"] for i in listed[1]["items"] if i["kind"] == "fragment"] == ids[1]

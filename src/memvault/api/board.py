@@ -191,7 +191,10 @@ def session(request: Request, session_id: str) -> JSONResponse:
         snapshot = memory.board.snapshot_text(session_id)
     except BoardError as exc:  # a hand-edited row whose id is no Memory Session ID
         raise InvalidInput(str(exc)) from None
-    return JSONResponse({"session": views.board_row(row), "snapshot": snapshot})
+    given = memory.injections(session_id)  # what memory gave the session's agent
+    return JSONResponse(
+        {"session": views.board_row(row), "snapshot": snapshot, "injections": given}
+    )
 
 
 @router.post(

@@ -250,9 +250,25 @@ class BoardRows(_Shape):
     sessions: list[BoardRowView]
 
 
+class InjectedMemory(_Shape):
+    kind: str  # fragment | project | summary | observation
+    id: str
+
+
+class Injection(_Shape):
+    """One memory block the session's agent was given."""
+
+    at: str
+    sessionId: str
+    answered: str | None  # the host event it answered: SessionStart, UserPromptSubmit…
+    items: list[InjectedMemory]
+    tokens: int | None
+
+
 class BoardRowWithSnapshot(_Shape):
     session: BoardRowView
     snapshot: str | None
+    injections: list[Injection]  # what memory gave the agent, oldest first
 
 
 class BoardReport(_OpenShape):

@@ -308,6 +308,7 @@ def show(
                 raise
         row = found["session"] if found else None
         snapshot = found["snapshot"] if found else None
+        given = found.get("injections", []) if found else []
     else:
         from memvault.api import views
         from memvault.vault.board_files import BoardError
@@ -319,11 +320,13 @@ def show(
             except BoardError as exc:  # a hand-edited row whose id is no Memory Session ID
                 fail(str(exc))
             row = views.board_row(board_row) if board_row else None
+            given = memory.injections(session_id)
     if row is None:
         errors.print(f"[red]{session_id} is not on the board[/] (memory/index.md)")
         raise typer.Exit(1)
     if as_json:
-        console.print_json(json.dumps({"session": row, "snapshot": snapshot}, ensure_ascii=False))
+        shown = {"session": row, "snapshot": snapshot, "injections": given}
+        console.print_json(json.dumps(shown, ensure_ascii=False))
         return
     for key, value in row.items():
         console.print(f"[bold]{key}[/]: {value}", highlight=False)
@@ -331,6 +334,13 @@ def show(
     console.print(
         snapshot if snapshot is not None else "(no snapshot yet)", highlight=False, markup=False
     )
+    if given:
+        console.print()
+        console.print("[bold]Memory given to the agent[/]", highlight=False)
+        for block in given:
+            ids = ", ".join(f"{i['kind']} {i['id']}" for i in block["items"])
+            line = f"{block['at']} {block['answered']} ({block['tokens']} tokens): {ids}"
+            console.print(line, highlight=False, markup=False)
 
 
 def organize(
