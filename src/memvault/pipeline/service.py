@@ -26,6 +26,7 @@ import dataclasses
 import hashlib
 import json
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -39,7 +40,8 @@ from memvault.domain import Event, Job, Observation, Session, Watermark, iso, ut
 from memvault.graph import extract_session_graph
 from memvault.llm import LLM, LLMError, open_llm
 from memvault.llm.budget import estimate_tokens
-from memvault.pipeline.activity import steps
+from memvault.pipeline import cues
+from memvault.pipeline.activity import PROMPT, RESPONSE, Step, steps
 from memvault.pipeline.extract import extract_fragments
 from memvault.pipeline.llm_tasks import (
     COMPRESS_SYSTEM,
@@ -416,7 +418,7 @@ class Pipeline:
             return [Draft(**draft) for draft in json.loads(kept)]
         try:
             drafts = llm_fragments(
-                self.llm, steps(events, observations), observations, project=session.project
+                self.llm, _own_steps(events, observations), observations, project=session.project
             )
         except LLMError:
             if not fallback:
@@ -446,6 +448,9 @@ class Pipeline:
             if not substantive(draft.summary):
                 log.warning("a fragment draft says too little to keep: %r", draft.summary)
                 continue
+            if cues.is_recall(draft.summary):
+                continue  # a decision recalled, learned when it was made
+
             kept.append(draft)
         return kept
 
@@ -577,6 +582,32 @@ class Pipeline:
         )
         if not report.ok:
             log.warning("could not update the board row %s: %s", board_session_id, report.message)
+
+
+# Tools that read memory back (memvault's, agentmemory's): what they return was learned before.
+_MEMORY_TOOL = re.compile(r"memvault|agentmemory|(?:^|_)memory_|(?:^|_)recall$", re.IGNORECASE)
+
+
+def _own_steps(events: list[Event], observations: list[Observation]) -> list[Step]:
+    """The steps fragments are learned from: without memory tools' results, and prompts and
+    replies without what they only pass on (quoted blocks, memvault's report lines and the
+    context block one opens)."""
+    recalled = {
+        event.seq
+        for event in events
+        if isinstance(event.payload, dict)
+        and _MEMORY_TOOL.search(
+            str(event.payload.get("tool_name") or event.payload.get("toolName") or "")
+        )
+    }
+    own = []
+    for step in steps(events, observations):
+        if step.seq in recalled:
+            continue
+        if step.role in (PROMPT, RESPONSE):
+            step = dataclasses.replace(step, text=cues.own_words(step.text))
+        own.append(step)
+    return own
 
 
 def _sha256(path: Path) -> str | None:
