@@ -119,3 +119,8 @@ def placeholder_topics() -> frozenset[str]:
 def placeholder_summaries() -> frozenset[str]:
     """The summary a row gets when a host registers it, in every language."""
     return frozenset(s.auto_summary for s in CATALOG.values())
+
+
+def manual_summaries() -> frozenset[str]:
+    """The summary a row registered by hand gets without one, in every language."""
+    return frozenset(s.manual_summary for s in CATALOG.values())

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from memvault.domain import BoardRow
+from memvault.language import manual_summaries, placeholder_summaries, placeholder_topics, strings
 from memvault.vault.table import format_row, is_separator, split_row
 
 COLUMNS = (
@@ -27,9 +28,13 @@ COLUMNS = (
 )
 NOBODY = "-"
 BOARD_TAG = "memvault/board"
-UNSET_TOPIC = "未設定"
-AUTO_SUMMARY = "sessionStart 自動註冊，尚未整理主題。"
-MANUAL_SUMMARY = "手動補註冊，已建立 session snapshot。"
+# What registration writes in the default language; a board writes its own (``words``).
+UNSET_TOPIC = strings().unset_topic
+AUTO_SUMMARY = strings().auto_summary
+MANUAL_SUMMARY = strings().manual_summary
+# The same, recognised in every language MEMVAULT_LANGUAGE offers.
+UNSET_TOPICS = placeholder_topics()
+AUTO_SUMMARIES = placeholder_summaries()
 TIME_FORMAT = "%Y-%m-%d %H:%M"
 
 SESSION_ID = re.compile(r"\d{4}-\d{2}-\d{2}-\d{4}-[a-z0-9][a-z0-9-]*")
@@ -72,7 +77,7 @@ def format_references(refs: list[str]) -> str:
 
 def is_placeholder_summary(summary: str) -> bool:
     """Whether a Summary is one registration writes for a row nobody described yet."""
-    return summary.strip() in ("", AUTO_SUMMARY, MANUAL_SUMMARY)
+    return summary.strip() in ("", *AUTO_SUMMARIES, *manual_summaries())
 
 
 # The words registration writes in Keywords beside the host's (``cursor-agent``…).
