@@ -17,9 +17,11 @@ from pathlib import Path
 
 from memvault.domain import BoardRow
 from memvault.errors import VaultUnwritable
+from memvault.language import DEFAULT as DEFAULT_LANGUAGE
+from memvault.language import strings
 from memvault.vault.board import (
     SESSION_ID,
-    UNSET_TOPIC,
+    UNSET_TOPICS,
     Board,
     BoardFormatError,
     parse_time,
@@ -68,8 +70,10 @@ class BoardFiles:
         clock: Clock = local_now,
         lock_timeout: float = 30.0,
         is_taken: Callable[[str], bool] = lambda session_id: False,
+        language: str = DEFAULT_LANGUAGE,
     ):
         self.vault = Path(vault)
+        self.words = strings(language)  # what registration writes in a new row
         self.memory_dir = self.vault / "memory"
         self.index_path = self.memory_dir / "index.md"
         self.sessions_dir = self.memory_dir / "sessions"
@@ -111,7 +115,7 @@ class BoardFiles:
             updated = parse_time(row.updated_at)
             return (
                 _STATUS_ORDER.get(row.status, 3),
-                row.topic.strip() in ("", UNSET_TOPIC),
+                row.topic.strip() in UNSET_TOPICS,
                 -(updated.timestamp() if updated else 0),
             )
 
@@ -331,7 +335,7 @@ class BoardFiles:
                 "Topic": topic
                 or content.metadata.get("Topic")
                 or old.metadata.get("Topic")
-                or (row.topic if row.topic != UNSET_TOPIC else topic_of(merged) or row.topic),
+                or (row.topic if row.topic not in UNSET_TOPICS else topic_of(merged) or row.topic),
                 "Status": "active",
                 "Started At": old.metadata.get("Started At") or row.started_at,
                 "Updated At": updated_at,
