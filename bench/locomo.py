@@ -28,9 +28,9 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import NamedTuple
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -178,8 +178,7 @@ CV_SESSION = (0.0, 0.1, 0.2, 0.4)
 CONSTANTS = ("context", "dates", "speaker", "session")
 
 
-@dataclass(frozen=True, slots=True)
-class Constants:
+class Constants(NamedTuple):
     window: int
     context: float  # weight of the context column (0 when window is 0)
     dates: float
@@ -188,8 +187,8 @@ class Constants:
 
     def without(self, name: str) -> Constants:
         if name == "context":
-            return replace(self, window=0, context=0.0)
-        return replace(self, **{name: 0.0})
+            return self._replace(window=0, context=0.0)
+        return self._replace(**{name: 0.0})
 
     def has(self, name: str) -> bool:
         return self.window > 0 if name == "context" else getattr(self, name) > 0
@@ -384,13 +383,13 @@ def cross_validate(data: list[dict], conversations: list[int], modes: list[str])
     report: dict = {"defaults": base.describe(), "modes": {}}
     for mode in modes:
         table = {key[1]: value for key, value in scores.items() if key[0] == mode}
-        chosen_for = np.empty(len(questions), dtype=object)
+        chosen_for: dict[int, Constants] = {}  # test conversation's first → its choice
         section: dict = {"folds": []}
         held_out = np.zeros((len(questions), 2))
         for train, test in folds:
             train_mask, test_mask = np.isin(of, train), np.isin(of, test)
             chosen = max(table, key=lambda combo: table[combo][train_mask, 1].mean())
-            chosen_for[test_mask] = chosen
+            chosen_for[test[0]] = chosen
             held_out[test_mask] = table[chosen][test_mask]
             fold = {
                 "train": f"{train[0]}-{train[-1]}",
@@ -419,7 +418,7 @@ def cross_validate(data: list[dict], conversations: list[int], modes: list[str])
             without = np.zeros_like(held_out)
             for _, test in folds:
                 mask = np.isin(of, test)
-                without[mask] = table[chosen_for[mask][0].without(name)][mask]
+                without[mask] = table[chosen_for[test[0]].without(name)][mask]
             section["constants"][name] = {
                 "cross-validated": _paired(held_out[:, 1], without[:, 1]),
                 "defaults": _paired(table[base][:, 1], table[base.without(name)][:, 1]),
