@@ -18,9 +18,8 @@ from typing import Any
 from memvault.domain import BoardRow
 from memvault.vault.archive import render_archive_index
 from memvault.vault.board import (
-    AUTO_SUMMARY,
-    MANUAL_SUMMARY,
-    UNSET_TOPIC,
+    AUTO_SUMMARIES,
+    UNSET_TOPICS,
     Board,
     agent_name,
     format_time,
@@ -104,14 +103,14 @@ class SessionBoard(BoardFiles):
         derived = None
         if manual:
             content = content or Snapshot()
-            topic = topic or topic_of(content) or UNSET_TOPIC
+            topic = topic or topic_of(content) or self.words.unset_topic
             derived = None if summary else summary_of(content) or None
-            summary = summary or derived or MANUAL_SUMMARY
+            summary = summary or derived or self.words.manual_summary
             keywords = keywords or f"manual-registration, {host_word(agent)}, session-snapshot"
             status = "active"
         else:
-            topic = topic or UNSET_TOPIC
-            summary = summary or AUTO_SUMMARY
+            topic = topic or self.words.unset_topic
+            summary = summary or self.words.auto_summary
             keywords = keywords or f"sessionStart, {host_word(agent)}"
             status = "idle"
         row = BoardRow(session_id, agent, topic, summary, keywords, status, [], stamp, stamp)
@@ -213,7 +212,7 @@ class SessionBoard(BoardFiles):
 
         def change(current: BoardRow) -> BoardRow:
             new_topic = explicit_topic or current.topic
-            if new_topic.strip() in ("", UNSET_TOPIC):
+            if new_topic.strip() in UNSET_TOPICS:
                 new_topic = topic_of(merged) or current.topic
             return current.with_(
                 status="active",
@@ -236,7 +235,7 @@ class SessionBoard(BoardFiles):
                 source_row = self._row(board, source)
                 registered = None
                 if current is None:
-                    topic = source_row.topic if source_row.topic != UNSET_TOPIC else None
+                    topic = source_row.topic if source_row.topic not in UNSET_TOPICS else None
                     content = Snapshot(sections={CONTEXT: [_continuing(source_row)]})
                     registered = self._register(agent_name(agent), True, topic, None, None, content)
                     current = registered.session_id
@@ -248,7 +247,7 @@ class SessionBoard(BoardFiles):
                     sections={CONTINUES: [source], CONTEXT: [_continuing(source_row)]}
                 )
                 # A session that had no topic yet takes up the one it continues.
-                topic = source_row.topic if current_row.topic == UNSET_TOPIC else None
+                topic = source_row.topic if current_row.topic in UNSET_TOPICS else None
                 with self._restoring(self.snapshot_path(current)):
                     change = self._merge(current_row, content, topic, None, None)
                     # Both rows change in one write: the reference lands with the update.
@@ -343,7 +342,7 @@ class SessionBoard(BoardFiles):
                     protected[row.session_id] = refs
                     kept.append(row.session_id)
                 elif _overdue(row, now, stale_days) and (
-                    has_snapshot or row.summary.strip() not in ("", AUTO_SUMMARY)
+                    has_snapshot or row.summary.strip() not in ("", *AUTO_SUMMARIES)
                 ):
                     stale.append(row.session_id)
                 else:
@@ -488,7 +487,7 @@ def _mark_stale(row: BoardRow) -> BoardRow:
 
 
 def _continuing(source: BoardRow) -> str:
-    topic = f" ({source.topic})" if source.topic not in ("", UNSET_TOPIC) else ""
+    topic = f" ({source.topic})" if source.topic not in UNSET_TOPICS else ""
     return f"Continues work from {source.session_id}{topic}."
 
 
