@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from memvault.domain import Event, Observation
+from memvault.language import placeholder_topics
 from memvault.pipeline import activity, cues
 from memvault.pipeline.activity import FAILURE, PROMPT, READ_TYPES, RESPONSE, Step, steps
 from memvault.pipeline.keywords import keywords
@@ -25,7 +26,7 @@ INTENT_LIMIT = 120
 OUTCOME_LIMIT = 140
 ITEM_LIMIT = 200
 LIMITS = {"decisions": 10, "files": 20, "questions": 8, "next": 8, "commands": 10}
-PLACEHOLDER_TOPICS = frozenset({"", "-", "未設定", "未设定", "untitled"})
+PLACEHOLDER_TOPICS = frozenset({"untitled", *placeholder_topics()})  # any language's
 
 _MARKERS = {"Result": "结果", "Progress": "进展"}
 _PROGRESS_EN = ("edited ", "ran ", "looked up ", "read ", "; ")
