@@ -153,11 +153,16 @@ class Memory(Recall):
     def __init__(self, settings: Settings, store: Store) -> None:
         self.settings = settings
         self.store = store
-        self.board = SessionBoard(settings.vault_path, is_taken=store.board_session_taken)
+        self.board = SessionBoard(
+            settings.vault_path, is_taken=store.board_session_taken, language=settings.language
+        )
         # The board as host registrations use it: they wait briefly for the lock, so a
         # vault someone holds cannot tie up the server.
         self._host_board = SessionBoard(
-            settings.vault_path, lock_timeout=2.0, is_taken=store.board_session_taken
+            settings.vault_path,
+            lock_timeout=2.0,
+            is_taken=store.board_session_taken,
+            language=settings.language,
         )
         self.semantic, self.indexer, self.searcher = open_index(
             settings, store, refresh_board=self.sync_board

@@ -71,3 +71,23 @@ def test_another_language_is_refused_naming_the_choices(tmp_path):
     )
     with pytest.raises(ValueError, match="choose one of zh-Hant, zh-Hans, en"):
         language.strings("fr")
+
+
+def test_in_english_a_registered_row_has_english_placeholders_and_is_never_given(tmp_path):
+    with Memory.open(home=tmp_path / "home", language="en") as memory:
+        memory.remember(TOKENS)
+        started = memory.start_session(
+            {"sessionId": "one", "project": "demo-app", "cwd": "/home/dev/demo-app"}
+        )
+        (row,) = memory.board_rows()
+        assert (row.topic, row.summary) == ("Untitled", "Registered at sessionStart; no topic yet.")
+        assert started.board.ok
+        memory.index_now(vectors=False)
+        for query in (None, "Untitled registered sessionStart"):
+            packed = memory.context(project="demo-app", query=query)
+            assert "Untitled" not in packed.text, query
+    assert not _CHINESE.search(
+        (tmp_path / "home" / "vault" / "memory" / "index.md")
+        .read_text()
+        .split("| Session ID", 1)[1]
+    )
