@@ -19,9 +19,11 @@ question's answers; recall@k is the share of questions answered within the top k
   (what ``POST /agentmemory/context`` answers): is an answer among the injected block's
   memories?
 
-Lexical (no embedder) and hybrid (the default local embedder), offline:
+Lexical (no embedder) and hybrid (the default local embedder), offline; ``--ablation``
+scores lexical search with the constants chosen on LoCoMo off, one at a time and all:
 
     .venv/bin/python bench/coding.py [--modes lexical,hybrid] [--questions N] [--json out.json]
+        [--no-fixtures] [--ablation]
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from _server import machine
 from memvault import Memory
 from memvault.importers import claude_code
 from memvault.importers.driver import run_import
+from memvault.search import documents, engine, indexer
 
 DATA = Path(__file__).parent / "data" / "coding_sessions.json"
 # Real Claude Code transcripts (tests/fixtures/claude-code/PROVENANCE.md), imported as
@@ -186,6 +189,54 @@ def table(rows: list[dict]) -> dict[str, dict[str, float]]:
     return out
 
 
+# The LoCoMo-measured constants (bench/locomo.py --cross-validate), each as "off".
+CONSTANTS = ("context", "dates", "speaker", "session")
+
+
+def switch_off(names: set[str]) -> None:
+    """Set these ranking constants off for what is indexed and searched from now on."""
+    weights = list(engine.COLUMN_WEIGHTS)
+    if "context" in names:
+        indexer.CONTEXT_BEFORE = indexer.CONTEXT_AFTER = 0
+    if "dates" in names:
+        documents.date_terms = lambda _: ""
+        weights[3] = 0.0
+    if "speaker" in names:
+        engine.ACTOR_BOOST = 0.0
+    if "session" in names:
+        engine.SESSION_BOOST = 0.0
+    engine.COLUMN_WEIGHTS = tuple(weights)
+    engine._MAX_FUSED = 1 + engine.ACTOR_BOOST + engine.SESSION_BOOST * (1 + engine.ACTOR_BOOST)
+
+
+def ablation(sessions: list[dict], questions: list[dict], fixtures: list[Path]) -> None:
+    """Lexical recall with every constant off, with the defaults, and with each one off."""
+    projects = {s["id"]: s["project"] for s in sessions}
+    steps = {"every constant off": set(CONSTANTS), "defaults": set()}
+    steps.update({f"without {name}": {name} for name in CONSTANTS})
+    for label, names in steps.items():
+        saved = (indexer.CONTEXT_BEFORE, documents.date_terms, engine.COLUMN_WEIGHTS)
+        boosts = (engine.ACTOR_BOOST, engine.SESSION_BOOST, engine._MAX_FUSED)
+        switch_off(names)
+        try:
+            with (
+                tempfile.TemporaryDirectory() as home,
+                Memory.open(home=Path(home), embeddings="none", llm="none") as memory,
+            ):
+                build(memory, sessions, fixtures)
+                cells = table(evaluate(memory, questions, projects)["rows"])["all"]
+        finally:
+            indexer.CONTEXT_BEFORE = indexer.CONTEXT_AFTER = saved[0]
+            documents.date_terms, engine.COLUMN_WEIGHTS = saved[1], saved[2]
+            engine.ACTOR_BOOST, engine.SESSION_BOOST, engine._MAX_FUSED = boosts
+        print(
+            f"lexical {label:19} search {cells['search@5']:.3f}/{cells['search@10']:.3f}"
+            f"  observations {cells['observations@5']:.3f}/{cells['observations@10']:.3f}"
+            f"  context {cells['context']:.3f}",
+            flush=True,
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=DATA)
@@ -193,6 +244,9 @@ def main() -> None:
     parser.add_argument("--questions", type=int, help="only the first N questions")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--no-fixtures", action="store_true", help="the written sessions only")
+    parser.add_argument(
+        "--ablation", action="store_true", help="lexical, with each LoCoMo constant off in turn"
+    )
     args = parser.parse_args()
     fixtures = [] if args.no_fixtures else sorted(FIXTURES.glob("*.jsonl"))
     data = json.loads(args.data.read_text())
@@ -204,6 +258,9 @@ def main() -> None:
         f" {len(fixtures)} fixture transcripts beside them"
         f" — {machine()}"
     )
+    if args.ablation:
+        ablation(sessions, questions, fixtures)
+        return
     everything = {}
     for mode in args.modes.split(","):
         with tempfile.TemporaryDirectory() as home:
