@@ -178,3 +178,18 @@ def test_real_statements_are_substantive(text):
 )
 def test_degenerate_statements_are_not(text):
     assert not substantive(text)
+
+
+def test_a_decision_listed_right_after_the_report_line_is_the_agents_own(ingest):
+    events = conversation(
+        "own",
+        [
+            prompt("Fix the login flow on mobile"),
+            reply(
+                "📖 agent memory：读取 0 个碎片 → nothing relevant yet\n\n"
+                "- We'll use PKCE for the login flow instead of the implicit grant."
+            ),
+        ],
+    )
+    (decision,) = decisions(extract_fragments(*ingest(events), project="demo-app"))
+    assert decision.summary.startswith("We'll use PKCE")

@@ -80,7 +80,8 @@ RECALL = re.compile(
 # lines ("📖 agent memory…", "📋 agent memory…") and the injected context block they open.
 _QUOTED = re.compile(r"^\s*>")
 _REPORT = re.compile(r"^\s*(?:📖|📋)\s*agent memory", re.IGNORECASE)
-_BLOCK_LINE = re.compile(r"^\s*(?:#{1,6}\s|[-*+]\s|\(not enough\?|$)")
+_BLOCK_HEADING = re.compile(r"^\s*#{1,6}\s")
+_BLOCK_LINE = re.compile(r"^\s*(?:[-*+]\s|\(not enough\?)")
 # A question that asks for something to be done ("…, can you fix it?", "能不能幫我…").
 _REQUEST = re.compile(
     r"\b(?:can|could|would|will) you\b|\bplease\b|^\s*(?:fix|add|make|change|update|remove|"
@@ -161,16 +162,21 @@ def without_acknowledgement(sentence: str) -> str:
 
 def own_words(text: str) -> str:
     """``text`` without what the speaker only passes on: quoted blocks, memvault's report
-    lines and the context block one opens (its headings and list items)."""
+    lines and the context block one opens (its headings and the items under them)."""
     kept: list[str] = []
-    in_block = False
+    state = ""  # "report": after a report line; "block": inside the context block
     for line in text.split("\n"):
         if _REPORT.match(line):
-            in_block = True
+            state = "report"
             continue
-        if in_block and _BLOCK_LINE.match(line):
+        if state and not line.strip():
             continue
-        in_block = False
+        if state and _BLOCK_HEADING.match(line):
+            state = "block"
+            continue
+        if state == "block" and _BLOCK_LINE.match(line):
+            continue
+        state = ""
         if not _QUOTED.match(line):
             kept.append(line)
     return "\n".join(kept)
