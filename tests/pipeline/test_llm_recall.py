@@ -37,6 +37,7 @@ def fragment(summary: str) -> dict:
         "决定：用）",
         "We decided earlier to use PKCE for the login flow",
         "上次決定登入流程改用 PKCE",
+        "結論：是的。",
     ],
 )
 def test_a_recalled_or_degenerate_fragment_from_the_model_is_not_written(memory, server, summary):

@@ -193,3 +193,17 @@ def test_a_decision_listed_right_after_the_report_line_is_the_agents_own(ingest)
     )
     (decision,) = decisions(extract_fragments(*ingest(events), project="demo-app"))
     assert decision.summary.startswith("We'll use PKCE")
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "We'll keep the access token in memory only, never in localStorage.",
+        "We decided to load the whole index from memory instead of from disk.",
+        "这个方案是我们讨论后决定用的。",
+        "我们决定改用 scp 上传构建产物，部署流程到此完成。",
+    ],
+)
+def test_a_fresh_decision_that_mentions_memory_or_ends_plainly_is_kept(ingest, answer):
+    events = conversation("fresh", [prompt("Fix the login flow on mobile"), reply(answer)])
+    assert len(decisions(extract_fragments(*ingest(events), project="demo-app"))) == 1

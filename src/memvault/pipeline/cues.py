@@ -67,7 +67,7 @@ RECALL = re.compile(
     r"(?:already )?(?:decided|agreed|chosen|settled)\b|\b(?:we|you|i) already "
     r"(?:decided|agreed|chose|settled)\b|\bas (?:we |you |i )?(?:had |have )?(?:decided|agreed|"
     r"discussed|planned|noted)\b|\b(?:was|were|has been|had been) (?:already )?(?:decided|agreed)"
-    r"\b|\b(?:according to|from|in|per) (?:the |your |my |our )?(?:memory|memories)\b"
+    r"\b|\baccording to (?:the |your |my |our )?(?:memory|memories|notes|records)\b"
     r"|\b(?:the |a )?(?:saved|stored|recorded|remembered) (?:fragment|decision|memory|note)s?\b"
     r"|\b(?:memory|the fragment|the snapshot) (?:says|said|shows|notes)\b"
     r"|(?:上次|之前|先前|早先|早前|以前|前面|上回|當初|当初|原先|過去|过去)[^，,。；]{0,6}?(?:決定|决定|"
@@ -153,6 +153,12 @@ def statement(sentence: str) -> str:
     if match and len(sentence) - match.end() >= 4:
         sentence = sentence[match.end() :]
     return sentence.strip().strip("`").rstrip("。.；;").strip()
+
+
+def unlabelled(sentence: str) -> str:
+    """What follows an introducing label, however short ("結論：是的" → "是的")."""
+    match = _LABEL.search(sentence)
+    return sentence[match.end() :] if match else sentence
 
 
 def without_acknowledgement(sentence: str) -> str:

@@ -77,7 +77,7 @@ def _statements(session: list[Step], taken: list[str]) -> dict[str, list[_Candid
             if kind is None:
                 continue
             statement = clip(cues.statement(sentence), VALUE_LIMIT)
-            if not substantive(statement):
+            if not substantive(cues.unlabelled(statement)):
                 continue  # what is left of a sentence cut in the wrong place
             if any(same(statement, fact.split(": ", 1)[-1]) for fact in taken):
                 continue

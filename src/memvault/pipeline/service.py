@@ -445,7 +445,7 @@ class Pipeline:
             except FragmentRefused as refused:
                 log.warning("a fragment draft was refused: %s", refused)
                 continue
-            if not substantive(draft.summary):
+            if not substantive(cues.unlabelled(draft.summary)):
                 log.warning("a fragment draft says too little to keep: %r", draft.summary)
                 continue
             if cues.is_recall(draft.summary):

@@ -18,7 +18,7 @@ _PAIRS = (("(", ")"), ("[", "]"), ("{", "}"), ("（", "）"), ("「", "」"), ("
 # A statement that stops at a word which needs another after it ("We decided to use").
 _DANGLING = re.compile(
     r"(?:\b(?:a|an|the|to|of|for|with|and|or|but|in|on|at|by|from|into|than|instead of|"
-    r"rather than|use|using|is|are|be)|[用的和與与或把將将在為为到成是])\W*$",
+    r"rather than|use|using|is|are|be)|[用和與与或把將将為为])\W*$",
     re.IGNORECASE,
 )
 
