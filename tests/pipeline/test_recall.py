@@ -207,3 +207,13 @@ def test_a_decision_listed_right_after_the_report_line_is_the_agents_own(ingest)
 def test_a_fresh_decision_that_mentions_memory_or_ends_plainly_is_kept(ingest, answer):
     events = conversation("fresh", [prompt("Fix the login flow on mobile"), reply(answer)])
     assert len(decisions(extract_fragments(*ingest(events), project="demo-app"))) == 1
+
+
+@pytest.mark.parametrize(
+    "question", ["what did we decide to use for the login flow", "关于登入流程我们最后是怎么决定的"]
+)
+def test_a_recall_question_without_a_question_mark_is_not_a_decision(ingest, question):
+    events = conversation("ask", [prompt(question)])
+    session = ingest(events)
+    assert extract_fragments(*session, project="demo-app") == []
+    assert summarize(*session).decisions == []

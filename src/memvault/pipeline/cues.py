@@ -30,6 +30,8 @@ DECISION = re.compile(
 )
 QUESTION = re.compile(
     r"[?？]\s*$|^(?:should (?:we|i)|do we|can we|how (?:do|should|can)|what if|whether)\b"
+    r"|^(?:what|which|why|where|when|who|how) (?:did|do|does|was|were|is|are|have|has)\b"
+    r"|(?:怎么|怎麼|如何)[^，,。；]{0,12}的\s*$|(?:哪个|哪個|哪些|哪里|哪裡|什么时候|什麼時候)\s*$"
     r"|\b(?:open question|unclear whether|not sure (?:if|whether)|tbd|to be decided)\b"
     r"|是否|要不要|能不能|可不可以|该不该|該不該|吗[?？。]?$|嗎[?？。]?$|待定|待确认|待確認|不确定|不確定",
     re.IGNORECASE,
