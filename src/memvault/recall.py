@@ -449,9 +449,13 @@ class Recall:
         related = self.searcher.search(
             query, limit=ENRICH_LIMIT * 4, project=project, kinds=["observation"]
         )
+        # Labelled relevant, so held to the floor as for context; judged without the files'
+        # extensions, which every other file of the kind shares.
+        judged = " ".join([*(PurePosixPath(name).stem for name in names), *(terms or [])])
+        fragments = self._above_floor(judged, fragments)
         errors = [
             hit
-            for hit in related
+            for hit in self._above_floor(judged, related)
             if hit.document.meta.get("type") == "error"
             and _tellable_observation(hit.document, session_id)
         ]

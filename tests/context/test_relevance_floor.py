@@ -72,3 +72,26 @@ def test_a_standing_block_does_not_call_its_fragments_relevant(auth_memory):
     line = auth_memory.context(project="demo-app").text.splitlines()[0]
     assert "读取 2 个碎片" in line
     assert "→ relevant" not in line and "→ project memory" in line
+
+
+def test_enrich_gives_a_fragment_about_the_file_and_none_that_only_shares_a_word(memory):
+    memory.remember(
+        Draft(
+            project="demo-app",
+            summary="payment.ts retries the charge once on a timeout",
+            facts=["file: src/checkout/payment.ts", "retry: once, on timeout"],
+            description="payment retries",
+        )
+    )
+    memory.remember(
+        Draft(
+            project="demo-app",
+            summary="The checkout page shows the basket total",
+            facts=["page: checkout", "total: with tax"],
+            description="checkout total",
+        )
+    )
+    about = memory.enrich(files=["src/checkout/payment.ts"], project="demo-app")
+    assert "payment retries" in about.text and "checkout total" not in about.text
+    other = memory.enrich(files=["src/profile/avatar.ts"], project="demo-app")
+    assert not [b for b in other.blocks if b["kind"] == "fragment"]
