@@ -58,7 +58,7 @@ from memvault.pipeline.summarize import Summary, has_real_work, snapshot_section
 from memvault.pipeline.text import substantive
 from memvault.pipeline.worker import Worker
 from memvault.store import Store
-from memvault.vault.board import UNSET_TOPIC, is_placeholder_keywords
+from memvault.vault.board import UNSET_TOPICS, is_placeholder_keywords
 from memvault.vault.fragments import live_fragment_files
 from memvault.vault.lifecycle import SessionBoard
 from memvault.vault.remember import Draft, FragmentRefused, Remembered, check_draft
@@ -562,7 +562,7 @@ class Pipeline:
             observations = self.store.observations_of([event.seq for event in fresh])
             if not has_real_work(summarize(fresh, observations)):
                 return
-        topic_unset = row.topic.strip() in ("", UNSET_TOPIC)
+        topic_unset = row.topic.strip() in UNSET_TOPICS  # any language's placeholder
         sections = snapshot_sections(summary)
         context = summary.current_context.strip()
         if row.summary.strip() == context:
