@@ -138,3 +138,8 @@ def test_embedder_bench_runs_at_a_small_scale():
     assert "e5: multilingual-e5-small" in out and "documents/s" in out
     assert "paraphrase en: recall@1" in out and "paraphrase zh: recall@1" in out
     assert "failed" not in out
+
+
+def test_switch_interval_bench_runs_at_a_small_scale():
+    out = _run("switch.py", "--writes", "20", "--rounds", "1")
+    assert "switch interval 5 ms" in out and "switch interval 1 ms" in out
