@@ -131,9 +131,10 @@ def memory_session_update(
     Trigger phrases: `狀態更新`, `memory session 狀態更新`, `更新 memory session`,
     `更新 memory 狀態`, `整理這個 session`, "update memory session". The merge never drops
     an old item: give what is new or changed, and mark items that no longer hold with
-    [superseded], [resolved] or [done]. The row becomes active, its Summary follows the
-    snapshot's Current Context, and Started At and Referenced By are kept. Write at the end
-    of a task, or when the user asks."""
+    [superseded], [resolved] or [done] (in front of the item or at its end). The row
+    becomes active; its Summary follows the snapshot's Current Context while memvault wrote
+    it (a Summary a person edited, or one given, is kept); Started At and Referenced By are
+    kept. Write at the end of a task, or when the user asks."""
     report = memory.update_session(
         session_id,
         _content(snapshot, sections),
