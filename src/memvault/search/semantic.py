@@ -8,6 +8,7 @@ as documents change; a query costs one embedding (cached) and a matrix product.
 
 from __future__ import annotations
 
+import collections
 import ctypes
 import functools
 import logging
@@ -51,7 +52,6 @@ class Semantic:
         self.store = store
         self.embedder = embedder
         self._indexes: dict[str, VectorIndex] | None = None
-        self._kinds: dict[int, str] = {}
         self._lock = threading.Lock()
         self._ready = threading.Event()
         self._warming: threading.Thread | None = None
@@ -100,7 +100,9 @@ class Semantic:
         """Every stored vector of this model into one index per kind, a batch at a time:
         each blob is let go once copied, so loading 100,000 vectors never holds them twice."""
         dim = self.embedder.dim
-        indexes = {kind: VectorIndex(dim) for kind in DOCUMENT_KINDS}
+        rows: list = self.store.vectors(self.model)
+        counts = collections.Counter(kind for _, kind, _ in rows)
+        indexes = {kind: VectorIndex(dim, capacity=counts[kind]) for kind in DOCUMENT_KINDS}
         batches: dict[str, tuple[list[int], list[bytes]]] = {k: ([], []) for k in DOCUMENT_KINDS}
 
         def flush(kind: str) -> None:
@@ -111,13 +113,11 @@ class Semantic:
                 ids.clear()
                 blobs.clear()
 
-        rows: list = self.store.vectors(self.model)
         for i in range(len(rows)):
             doc_id, kind, blob = rows[i]
             rows[i] = None
             batches[kind][0].append(doc_id)
             batches[kind][1].append(blob)
-            self._kinds[doc_id] = kind
             if len(batches[kind][0]) == _LOAD_BATCH:
                 flush(kind)
         for kind in DOCUMENT_KINDS:
@@ -183,16 +183,17 @@ class Semantic:
         indexes = self._loaded()
         with self._lock:
             for doc_id, kind, vector in items:
-                previous = self._kinds.get(doc_id)
-                if previous is not None and previous != kind:
-                    indexes[previous].remove([doc_id])
+                for other, index in indexes.items():
+                    if other != kind and doc_id in index:  # the document changed kind
+                        index.remove([doc_id])
                 indexes[kind].upsert([doc_id], vector[None, :])
-                self._kinds[doc_id] = kind
 
     def vector(self, doc_id: int) -> np.ndarray | None:
         """The stored vector of a document, when it has one."""
-        kind = self._kinds.get(doc_id)
-        return None if kind is None else self._loaded()[kind].get(doc_id)
+        for index in self._loaded().values():
+            if (found := index.get(doc_id)) is not None:
+                return found
+        return None
 
     def query_vector(self, text: str) -> np.ndarray:
         """``text`` embedded as a search query (cached)."""
@@ -205,11 +206,10 @@ class Semantic:
 
     def remove(self, ids: Iterable[int]) -> None:
         indexes = self._loaded()
+        ids = list(ids)
         with self._lock:
-            for doc_id in ids:
-                kind = self._kinds.pop(doc_id, None)
-                if kind is not None:
-                    indexes[kind].remove([doc_id])
+            for index in indexes.values():
+                index.remove(ids)
 
     def search(
         self,
