@@ -10,6 +10,7 @@ which is read where it lies, never copied).
     .venv/bin/python bench/embeddings.py                      # everything, about an hour
     .venv/bin/python bench/embeddings.py --locomo none        # no LoCoMo, a few minutes
     .venv/bin/python bench/embeddings.py --quick              # a smoke run
+    .venv/bin/python bench/embeddings.py --server-rss 100000  # the server's RSS, e5 default
     .venv/bin/python bench/embeddings.py --write-center       # re-measure e5_center.npy
 
 Providers: e5 (the packaged multilingual-e5-small, memvault's default), e5-raw (the same
@@ -30,9 +31,9 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from importlib.util import find_spec
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -49,8 +50,7 @@ BATCH = 16  # what Semantic.embed_pending hands the embedder
 # -- the paraphrase set -----------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Paraphrases:
+class Paraphrases(NamedTuple):
     pairs: list[tuple[str, str, str]]  # (language, query, target)
     distractors: list[tuple[str, str]]  # (language, text)
 
@@ -61,6 +61,14 @@ class Paraphrases:
 
     def queries(self, language: str) -> list[str]:
         return [q for lang, q, _ in self.pairs if lang == language]
+
+    def sample(self, pairs: int, distractors: int) -> Paraphrases:
+        """The first ``pairs`` pairs and ``distractors`` distractors of each language."""
+
+        def first(rows: list, n: int) -> list:
+            return [r for lang in ("en", "zh") for r in [r for r in rows if r[0] == lang][:n]]
+
+        return Paraphrases(first(self.pairs, pairs), first(self.distractors, distractors))
 
 
 def load_paraphrases(path: Path = PARAPHRASES) -> Paraphrases:
@@ -201,7 +209,7 @@ def rss_mib() -> float:
         return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
-def measure(name: str, docs: int, runs: int, locomo: str, data: Path) -> dict:
+def measure(name: str, docs: int, runs: int, locomo: str, data: Path, quick: bool) -> dict:
     factory = PROVIDERS[name][2]
     began = time.perf_counter()
     embedder = factory()
@@ -210,6 +218,8 @@ def measure(name: str, docs: int, runs: int, locomo: str, data: Path) -> dict:
     result["rss_after_load_mib"] = rss_mib()
 
     paraphrases = load_paraphrases()
+    if quick:
+        paraphrases = paraphrases.sample(pairs=5, distractors=10)
     texts = [t for lang in ("en", "zh") for t in paraphrases.corpus(lang)]
     texts = (texts * (docs // len(texts) + 1))[:docs]
     rates = []
@@ -254,6 +264,72 @@ def locomo_recall(factory: Callable[[], object], conversations: str, data: Path)
     }
 
 
+# -- the server's memory --------------------------------------------------------------------------
+
+
+def server_rss(events: int) -> None:
+    """RSS of a real `memvault serve` with the default embedder: idle with the model loaded,
+    after ``events`` events (bench/ingest.py's bulk load and reading), and restarted on that
+    store with a vector for every document (random unit vectors under the model's name:
+    embedding them all would take hours at a few dozen documents a second)."""
+    import asyncio
+    import tempfile
+    import urllib.request
+
+    from _server import health, running_server
+    from ingest import rss_over
+
+    from memvault import Memory
+    from memvault.search.vectors import to_blob
+
+    def mib(url: str) -> float:
+        return round(health(url)["process"]["rssBytes"] / 2**20, 1)
+
+    def wait_loaded(url: str) -> dict:
+        deadline = time.monotonic() + 120
+        while not (embedder := health(url)["embedder"])["loaded"]:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the embedder did not load: {embedder}")
+            time.sleep(0.5)
+        return embedder
+
+    with tempfile.TemporaryDirectory(prefix="memvault-rss-") as home:
+        env = {"MEMVAULT_HOME": home}
+        with running_server(**env) as url:
+            embedder = wait_loaded(url)
+            print(f"server, {embedder['provider']} {embedder['model']}: idle {mib(url)} MiB")
+            readings = asyncio.run(rss_over(url, events, samples=5))["readings_events_mib"]
+            print(
+                "  events stored -> MiB (the model embeds in the background meanwhile): "
+                + ", ".join(f"{e:,}: {m}" for e, m in readings)
+            )
+        with Memory.open(home=Path(home)) as memory:
+            memory.index_now(vectors=False)
+            semantic = memory.semantic
+            semantic.pending()  # the model claims the store first, as the server would
+            store, rng, revision, count = memory.store, np.random.default_rng(7), 0, 0
+            while pending := store.documents_to_embed(revision, limit=5000):
+                vectors = rng.standard_normal((len(pending), semantic.embedder.dim))
+                store.write_vectors(
+                    semantic.model,
+                    [(d, r, to_blob(v)) for (d, r, _), v in zip(pending, vectors, strict=True)],
+                    cursor=(semantic.cursor_name, pending[-1][1]),
+                )
+                revision, count = pending[-1][1], count + len(pending)
+        with running_server(**env) as url:
+            wait_loaded(url)
+            body = json.dumps({"query": "pytest passed", "limit": 5}).encode()
+            request = urllib.request.Request(
+                f"{url}/agentmemory/search", body, {"Content-Type": "application/json"}
+            )
+            urllib.request.urlopen(request, timeout=60).close()  # loads every vector
+            report = health(url)
+            print(
+                f"  restarted with {report['store']['events']:,} events and {count:,} vectors"
+                f" in memory: {mib(url)} MiB"
+            )
+
+
 # -- the center of e5 ------------------------------------------------------------------------------
 
 
@@ -288,6 +364,7 @@ def run_one(name: str, args: argparse.Namespace) -> dict:
         args.locomo,
         "--data",
         str(args.data),
+        *(["--quick"] if args.quick else []),
     ]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0:
@@ -333,12 +410,20 @@ def main() -> None:
     parser.add_argument("--json", type=Path)
     parser.add_argument("--one", help=argparse.SUPPRESS)
     parser.add_argument("--write-center", action="store_true")
+    parser.add_argument("--server-rss", type=int, metavar="EVENTS")
     args = parser.parse_args()
     if args.write_center:
         write_center()
         return
-    if args.one:
-        print(json.dumps(measure(args.one, args.docs, args.runs, args.locomo, args.data)))
+    if args.server_rss:
+        print(f"Server RSS — {machine()}")
+        server_rss(args.server_rss)
+        return
+    if args.one:  # in the process run_one starts
+        if args.quick:
+            args.docs, args.runs, args.locomo = min(args.docs, 16), 1, "none"
+        found = measure(args.one, args.docs, args.runs, args.locomo, args.data, args.quick)
+        print(json.dumps(found))
         return
     if args.quick:
         args.docs, args.runs, args.locomo = 16, 1, "none"
