@@ -682,7 +682,7 @@ class Memory(Recall):
         semantic = self.semantic
         if semantic is None:
             return EmbedderState(
-                "none", None, None, False, "no local model installed: memvault doctor says what to install"
+                "none", None, None, False, "no local model installed: see memvault doctor"
             )
         provider, _, model = semantic.model.split("@", 1)[0].partition(":")
         if semantic.ready:
