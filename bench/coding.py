@@ -145,18 +145,27 @@ def _answered(found: list[set[str]], answers: set[str]) -> list[bool]:
     return [any(answers & ids for ids in found[:k]) for k in KS]
 
 
-def evaluate(memory: Memory, questions: list[dict], projects: dict[str, str]) -> dict:
+def evaluate(memory: Memory, questions: list[dict], sessions: list[dict]) -> dict:
+    projects = {s["id"]: s["project"] for s in sessions}
+    spoken = {s["id"]: language(" ".join(e[-1] for e in s["events"][:1])) for s in sessions}
     rows = []
     latencies: dict[str, list[float]] = defaultdict(list)
     for question in questions:
         answers = set(question["answers"])
-        row = {"q": question["q"], "lang": language(question["q"]), "kind": question["kind"]}
+        asked_in = language(question["q"])
+        session = question["answers"][0].split(":", 1)[0]
+        row = {
+            "q": question["q"],
+            "lang": asked_in,
+            "kind": question["kind"],
+            "across": asked_in != spoken[session],  # asked in the other language
+        }
         for name, kinds in (("search", None), ("observations", ["observation"])):
             started = time.perf_counter()
             hits = memory.search(question["q"], limit=max(KS), kinds=kinds)
             latencies[name].append((time.perf_counter() - started) * 1000)
             row[name] = _answered([set(hit.document.event_ids) for hit in hits], answers)
-        project = projects[question["answers"][0].split(":", 1)[0]]
+        project = projects[session]
         started = time.perf_counter()
         packed = memory.context(project=project, query=question["q"])
         latencies["context"].append((time.perf_counter() - started) * 1000)
@@ -173,13 +182,16 @@ def evaluate(memory: Memory, questions: list[dict], projects: dict[str, str]) ->
 
 
 def table(rows: list[dict]) -> dict[str, dict[str, float]]:
-    """Recall per group: all questions, each language, each kind of question."""
+    """Recall per group: all questions, each language, each kind of question, and the
+    questions asked in the other language than their session's."""
     groups: dict[str, list[dict]] = defaultdict(list)
     for row in rows:
-        for group in ("all", row["lang"], row["kind"]):
+        named = [row["lang"], row["kind"]] + (["across"] if row["across"] else [])
+        for group in ("all", *named):
             groups[group].append(row)
+    order = ["all", "en", "zh", "across", "fix", "why", "file", "decision", "fact"]
     out = {}
-    for group, members in groups.items():
+    for group, members in sorted(groups.items(), key=lambda item: order.index(item[0])):
         cells: dict[str, float] = {"n": len(members)}
         for name in ("search", "observations"):
             for i, k in enumerate(KS):
@@ -211,7 +223,6 @@ def switch_off(names: set[str]) -> None:
 
 def ablation(sessions: list[dict], questions: list[dict], fixtures: list[Path]) -> None:
     """Lexical recall with every constant off, with the defaults, and with each one off."""
-    projects = {s["id"]: s["project"] for s in sessions}
     steps = {"every constant off": set(CONSTANTS), "defaults": set()}
     steps.update({f"without {name}": {name} for name in CONSTANTS})
     for label, names in steps.items():
@@ -224,7 +235,7 @@ def ablation(sessions: list[dict], questions: list[dict], fixtures: list[Path]) 
                 Memory.open(home=Path(home), embeddings="none", llm="none") as memory,
             ):
                 build(memory, sessions, fixtures)
-                cells = table(evaluate(memory, questions, projects)["rows"])["all"]
+                cells = table(evaluate(memory, questions, sessions)["rows"])["all"]
         finally:
             indexer.CONTEXT_BEFORE = indexer.CONTEXT_AFTER = saved[0]
             documents.date_terms, engine.COLUMN_WEIGHTS = saved[1], saved[2]
@@ -251,7 +262,6 @@ def main() -> None:
     fixtures = [] if args.no_fixtures else sorted(FIXTURES.glob("*.jsonl"))
     data = json.loads(args.data.read_text())
     sessions, questions = data["sessions"], data["questions"][: args.questions]
-    projects = {s["id"]: s["project"] for s in sessions}
     print(
         f"coding-agent retrieval: {len(sessions)} sessions,"
         f" {sum(len(s['events']) for s in sessions)} events, {len(questions)} questions,"
@@ -269,7 +279,7 @@ def main() -> None:
                 started = time.perf_counter()
                 counts = build(memory, sessions, fixtures)
                 built = time.perf_counter() - started
-                result = evaluate(memory, questions, projects)
+                result = evaluate(memory, questions, sessions)
         figures = table(result["rows"])
         everything[mode] = {"documents": counts, "figures": figures, **result}
         print(
