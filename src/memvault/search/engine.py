@@ -21,7 +21,7 @@ from memvault.domain import DOCUMENT_KINDS, Document, utc_now
 from memvault.search.query import Query, parse
 from memvault.search.ranking import Weights, recency
 from memvault.search.semantic import Semantic
-from memvault.store import Store
+from memvault.store import LexicalQuery, Store
 
 log = logging.getLogger(__name__)
 _RETRIEVERS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="memvault-semantic")
@@ -140,7 +140,7 @@ class Searcher:
         if query.empty:
             return []
 
-        def run(match: str, newest: int | None = None) -> list[tuple[int, float]]:
+        def run(match: LexicalQuery, newest: int | None = None) -> list[tuple[int, float]]:
             return self.store.lexical_search(
                 match,
                 kinds=kinds,

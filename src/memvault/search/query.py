@@ -3,7 +3,8 @@
 Plain words match any of their terms (more matches rank higher); ``"quoted words"`` must
 appear together in that order; ``word*`` matches every word starting with it. Everything
 goes through the same analyzer as the indexed text, so a query never asks for a term that
-indexing could not have produced.
+indexing could not have produced. The index is asked with a ``LexicalQuery``: plain values,
+which each store engine spells in its own syntax.
 """
 
 from __future__ import annotations
@@ -13,14 +14,8 @@ import unicodedata
 from dataclasses import dataclass
 
 from memvault.search.analyzer import CJK_CHAR, stem, tokens
+from memvault.store import LexicalQuery
 
-# What a phrase or prefix must match: the document's own text, not its context.
-OWN_TEXT = "{title body}"
-# Where optional terms may match: everything but the filter tokens.
-SEARCHED = "{title body context dates}"
-# Matches every document, through the filter tokens of the scope column (which never
-# score: see store/migrations/sqlite/0004_documents.sql).
-ANY_DOCUMENT = "scope : (kfragment OR ksummary OR kobservation)"
 _PART = re.compile(r'"([^"]*)"|(\S+)')
 _PREFIX_WORD = re.compile(r"^[^\W_]+$")
 
@@ -42,26 +37,19 @@ class Query:
             self.text, tuple(t for t in self.terms if t in terms), self.phrases, self.prefixes
         )
 
-    def match(self, *, anchor: tuple[str, ...] = (), all_of: bool = False) -> str:
-        """The FTS5 expression: phrases and prefixes required, terms optional but counted.
+    def match(self, *, anchor: tuple[str, ...] = (), all_of: bool = False) -> LexicalQuery:
+        """What the index is asked: phrases and prefixes required (in a document's own text,
+        not its context), terms optional but counted.
 
         ``anchor`` names terms at least one of which (all of which, with ``all_of``) a
         result must hold: a large index is then only scored where its rarer terms are."""
-        required = [f"{OWN_TEXT} : {_phrase(p)}" for p in self.phrases] + [
-            "(" + " OR ".join(f"{OWN_TEXT} : {_quote(start)}*" for start in p) + ")"
-            for p in self.prefixes
-        ]
-        if anchor:
-            joiner = " AND " if all_of else " OR "
-            required.append(f"({joiner.join(f'{SEARCHED} : {_quote(t)}' for t in anchor)})")
-        optional = [f"{SEARCHED} : {_quote(term)}" for term in self.terms if term not in anchor]
-        if not required:
-            return " OR ".join(optional)
-        if not optional:
-            return " AND ".join(required)
-        # Every term appears once (BM25 would count a repeated one twice); ANY_DOCUMENT
-        # keeps the optional group from requiring any of its terms.
-        return f"{' AND '.join(required)} AND ({' OR '.join([*optional, ANY_DOCUMENT])})"
+        return LexicalQuery(
+            terms=self.terms,
+            phrases=self.phrases,
+            prefixes=self.prefixes,
+            anchor=anchor,
+            all_of=all_of,
+        )
 
 
 def parse(text: str) -> Query:
@@ -93,11 +81,3 @@ def parse(text: str) -> Query:
 
 def _fold(word: str) -> str:
     return unicodedata.normalize("NFKC", word).lower()
-
-
-def _quote(token: str) -> str:
-    return '"' + token.replace('"', '""') + '"'
-
-
-def _phrase(words: tuple[str, ...]) -> str:
-    return _quote(" ".join(words))

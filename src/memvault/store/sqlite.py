@@ -39,7 +39,7 @@ from memvault.graph.model import (
     GraphStats,
     parse_node_id,
 )
-from memvault.store import AppendOutcome, Store, migrations
+from memvault.store import AppendOutcome, LexicalQuery, Store, migrations
 from memvault.store import sqlite_documents as docs
 from memvault.store import sqlite_graph as graph
 from memvault.store import sqlite_jobs as jobs
@@ -563,7 +563,7 @@ class SQLiteStore(Store):
 
     def lexical_search(
         self,
-        match: str,
+        query: LexicalQuery,
         *,
         kinds: Sequence[str],
         project: str | None = None,
@@ -574,7 +574,7 @@ class SQLiteStore(Store):
     ) -> list[tuple[int, float]]:
         return docs.lexical_search(
             self._reader(),
-            match,
+            query,
             kinds=kinds,
             project=project,
             include_archived=include_archived,
