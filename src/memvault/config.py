@@ -7,6 +7,7 @@ thing, that name is accepted too, so an existing agentmemory setup keeps working
 from __future__ import annotations
 
 import ipaddress
+import re
 from pathlib import Path
 from typing import Literal
 
@@ -16,6 +17,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from memvault.hook.paths import default_home
 
 DEFAULT_PORT = 3111
+_CREDENTIALS = re.compile(r"://([^:/@]*):[^@/]*@")
 
 
 def _alias(*names: str) -> AliasChoices:
@@ -63,6 +65,14 @@ class Settings(BaseSettings):
         "FULL",
         validation_alias=_alias("MEMVAULT_SQLITE_SYNCHRONOUS", "sqlite_synchronous"),
         description="FULL survives power loss; NORMAL survives process crashes only.",
+    )
+    store_location: str | None = Field(
+        default=None,
+        validation_alias=_alias("MEMVAULT_STORE_URL", "store_location"),
+        description=(
+            "Where the store lives: a SQLite file, sqlite:///path or a path (a relative one"
+            " inside MEMVAULT_HOME); $MEMVAULT_HOME/memvault.db when unset."
+        ),
     )
     lock_wait_seconds: float = Field(
         5.0,
@@ -335,6 +345,16 @@ class Settings(BaseSettings):
             )
         return value.strip().strip("/")
 
+    @field_validator("store_location")
+    @classmethod
+    def _store_url_names_an_engine_memvault_has(cls, value: str | None) -> str | None:
+        from memvault.store import sqlite_file
+
+        if value is None or not value.strip():
+            return None
+        sqlite_file(value.strip())  # refuses postgresql://…, which this version lacks
+        return value.strip()
+
     @field_validator("secret")
     @classmethod
     def _empty_secret_is_none(cls, value: SecretStr | None) -> SecretStr | None:
@@ -343,8 +363,21 @@ class Settings(BaseSettings):
         return value
 
     @property
+    def store_url(self) -> str:
+        """The store's URL as ``open_store`` takes it, its path absolute."""
+        from memvault.store import sqlite_file
+
+        if self.store_location is None:
+            return f"sqlite:///{self.home / 'memvault.db'}"
+        path = Path(sqlite_file(self.store_location)).expanduser()
+        return f"sqlite:///{path if path.is_absolute() else self.home / path}"
+
+    @property
     def store_path(self) -> Path:
-        return self.home / "memvault.db"
+        """The SQLite file the store is kept in."""
+        from memvault.store import sqlite_file
+
+        return Path(sqlite_file(self.store_url))
 
     @property
     def vault_path(self) -> Path:
@@ -387,6 +420,8 @@ def settings_problems(exc: ValidationError) -> list[str]:
         if field is not None and isinstance(field.validation_alias, AliasChoices):
             where = str(field.validation_alias.choices[0])  # the field's MEMVAULT_ name
         given = error.get("input")
+        if where == "MEMVAULT_STORE_URL" and isinstance(given, str):
+            given = _CREDENTIALS.sub(r"://\1:***@", given)  # a database password stays unsaid
         shown = f" (got {given!r})" if isinstance(given, str | int | float) else ""
         ctx = error.get("ctx") or {}
         if error["type"] == "literal_error":

@@ -133,7 +133,7 @@ def _get_json(url: str, *, secret: str | None = None) -> dict[str, Any]:
 def _store(settings: Settings) -> Finding:
     path = settings.store_path
     try:
-        versions = schema_versions(str(path))
+        versions = schema_versions(settings.store_url)
     except sqlite3.Error as exc:
         return Finding(
             "store",

@@ -206,7 +206,7 @@ class Memory(Recall):
             )
         settings.home.mkdir(parents=True, exist_ok=True)
         store = open_store(
-            str(settings.store_path),
+            settings.store_url,
             synchronous=settings.sqlite_synchronous,
             lock_wait=settings.lock_wait_seconds,
         )
