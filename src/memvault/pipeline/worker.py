@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 
 from memvault.background import Pacer, lower_this_threads_priority
 from memvault.domain import Job
-from memvault.store import Store
+from memvault.store import JobQueue
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +36,7 @@ def worker_name() -> str:
 class Worker:
     def __init__(
         self,
-        store: Store,
+        store: JobQueue,
         handlers: Mapping[str, Handler],
         *,
         poll_seconds: float = 1.0,
