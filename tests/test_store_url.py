@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -71,7 +72,7 @@ def test_the_cli_refuses_postgresql_at_start_with_one_line(tmp_path):
     env = {"MEMVAULT_HOME": str(tmp_path), "MEMVAULT_STORE_URL": "postgresql://db/memvault"}
     run = subprocess.run(
         [sys.executable, "-c", "from memvault.cli.entry import main; main()", "doctor"],
-        env={**env, "PATH": "/usr/bin:/bin"},
+        env={k: v for k, v in os.environ.items() if not k.startswith("MEMVAULT_")} | env,
         capture_output=True,
         text=True,
         timeout=60,
