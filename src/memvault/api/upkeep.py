@@ -62,6 +62,8 @@ def _memory(request: Request) -> Memory:
 
 
 _ID = "A fragment's id, as search gives it"
+# A path no route takes (an id with a line break in it) is answered by the router itself.
+_NO_ROUTE = "No route for this path: an id with a control character in it"
 
 
 @router.patch(
@@ -71,6 +73,7 @@ _ID = "A fragment's id, as search gives it"
     responses={
         200: {"description": "The fragment as edited, whole", "model": schemas.OneMemory},
         400: {"description": "No such fragment, or an edit that cannot be made"},
+        404: {"description": _NO_ROUTE},
     },
 )
 async def edit(request: Request, fragment_id: str, body: EditBody) -> dict[str, Any]:
@@ -101,6 +104,7 @@ async def edit(request: Request, fragment_id: str, body: EditBody) -> dict[str, 
     responses={
         200: {"description": "Deleted, or checked for a dry run", "model": schemas.FragmentDeleted},
         400: {"description": "No such fragment, or not a fragment"},
+        404: {"description": _NO_ROUTE},
     },
 )
 async def delete(
