@@ -137,7 +137,7 @@ def random_vectors(memory: Memory, dim: int, rng: np.random.Generator) -> None:
 
 
 def measure(memory: Memory, queries: list[str], **kwargs) -> tuple[float, float]:
-    for query in queries[:20]:
+    for query in queries[: min(20, len(queries) // 4)]:
         memory.search(query, **kwargs)
     times = []
     for query in queries:
@@ -151,6 +151,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--observations", type=int, default=100_000)
     parser.add_argument("--fragments", type=int, default=10_000)
+    parser.add_argument("--queries", type=int, default=QUERIES, help="Queries per measurement.")
     parser.add_argument(
         "--home", type=Path, help="Keep the seeded store here and reuse it on the next run."
     )
@@ -176,7 +177,7 @@ def run(memory: Memory, home: Path, rng: random.Random, args, reuse: bool) -> No
         print(f"seeded and indexed in {time.perf_counter() - started:.0f} s")
     queries = [
         " ".join(rng.sample(text.split(), min(len(text.split()), rng.randint(3, 5))))
-        for text in rng.sample(texts, QUERIES)
+        for text in rng.sample(texts, args.queries)
     ]
     with Memory.open(home=home, embeddings="none") as lexical:
         for label, opened in (("lexical", lexical), ("hybrid", memory)):

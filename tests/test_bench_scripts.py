@@ -117,7 +117,7 @@ def test_coding_bench_runs_on_a_few_questions(tmp_path):
 
 @pytest.mark.slow
 def test_search_latency_bench_runs_at_a_small_scale():
-    out = _run("search.py", "--observations", "2000", "--fragments", "200")
+    out = _run("search.py", "--observations", "300", "--fragments", "30", "--queries", "20")
     assert "hybrid" in out and "lexical" in out and "p95" in out
 
 
