@@ -2,26 +2,22 @@
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 from memvault.search import context as packing
 from memvault.search.query import parse
 from memvault.vault.remember import Draft
 
-SET = Path(__file__).parents[2] / "bench" / "data" / "relevance.tsv"
+BENCH = Path(__file__).parents[2] / "bench" / "relevance.py"
 
 
 def _labelled():
-    fragments, requests = [], []
-    for line in SET.read_text(encoding="utf-8").splitlines():
-        if not line.strip() or line.startswith("#"):
-            continue
-        kind, key, text, *rest = line.split("\t")
-        if kind == "fragment":
-            fragments.append((key, text, [f.strip() for f in rest[0].split(";")]))
-        else:
-            requests.append((kind, key, text))
-    return fragments, requests
+    """The labelled set, read by the benchmark's own loader: one reading of the file."""
+    spec = importlib.util.spec_from_file_location("bench_relevance", BENCH)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    return bench.load()
 
 
 def test_the_floor_separates_the_labelled_requests(memory):
