@@ -12,7 +12,8 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
-from memvault.api import schemas, views
+from memvault import present
+from memvault.api import schemas
 from memvault.api.guards import DecodedBodyRoute
 from memvault.api.responses import JSONResponse
 from memvault.api.routes import link
@@ -169,7 +170,7 @@ async def _run(function, *args, **kwargs) -> JSONResponse:
     responses={200: {"description": "The rows", "model": schemas.BoardRows}, **_UNREADABLE},
 )
 def sessions(request: Request) -> dict[str, Any]:
-    return {"sessions": [views.board_row(row) for row in _memory(request).board_rows()]}
+    return {"sessions": [present.board_row(row) for row in _memory(request).board_rows()]}
 
 
 @router.get(
@@ -193,7 +194,7 @@ def session(request: Request, session_id: str) -> JSONResponse:
         raise InvalidInput(str(exc)) from None
     given = memory.injections(session_id)  # what memory gave the session's agent
     return JSONResponse(
-        {"session": views.board_row(row), "snapshot": snapshot, "injections": given}
+        {"session": present.board_row(row), "snapshot": snapshot, "injections": given}
     )
 
 

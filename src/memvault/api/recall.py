@@ -14,15 +14,14 @@ from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
+from memvault import present
 from memvault.api import schemas
 from memvault.api.guards import DecodedBodyRoute
 from memvault.api.responses import JSONResponse
 from memvault.api.routes import MAX_OFFSET, link
-from memvault.domain import DOCUMENT_KINDS, Document
+from memvault.domain import DOCUMENT_KINDS
 from memvault.errors import InvalidInput
 from memvault.memory import Memory
-from memvault.recall import Entry
-from memvault.search.engine import Hit
 from memvault.search.ranking import RELEVANCE_ONLY
 from memvault.vault.remember import Draft, facts_from
 
@@ -197,58 +196,6 @@ def _memory(request: Request) -> Memory:
     return request.app.state.memory
 
 
-def _identity(memory: Memory, document: Document) -> dict[str, Any]:
-    """What every view of a memory says: what it is, where it is, where it came from."""
-    view = {
-        "kind": document.kind,
-        "id": memory.public_id(document),
-        "title": document.title,
-        "summary": document.summary,
-        "project": document.project,
-        "sessionId": document.session_id,
-        "updatedAt": document.updated_at,
-        "eventIds": document.event_ids,
-    }
-    if document.path:
-        view["path"] = document.path
-    return view
-
-
-def hit_view(memory: Memory, hit: Hit) -> dict[str, Any]:
-    view = _identity(memory, hit.document)
-    view.update(
-        score=round(hit.score, 6),
-        relevance=round(hit.relevance, 6),
-        importance=round(hit.importance, 6),
-        recency=round(hit.recency, 6),
-    )
-    if hit.document.archived:
-        view["archived"] = True
-    return view
-
-
-def document_view(memory: Memory, document: Document) -> dict[str, Any]:
-    view = _identity(memory, document)
-    view.update(
-        importance=document.importance,
-        accessCount=document.access_count,
-        lastAccessed=document.last_accessed,
-        archived=document.archived,
-    )
-    tags = document.meta.get("tags")
-    if tags is not None:
-        view["tags"] = tags
-    return view
-
-
-def entry_view(memory: Memory, entry: Entry) -> dict[str, Any]:
-    return {
-        **document_view(memory, entry.document),
-        "body": entry.body,
-        "properties": entry.properties,
-    }
-
-
 @router.post(
     "/search",
     summary="Search all memory (L0): fragments, summaries, observations",
@@ -266,7 +213,7 @@ async def search(request: Request, body: SearchBody) -> dict[str, Any]:
         include_archived=body.include_archived,
         weights=RELEVANCE_ONLY if body.ranking == "relevance" else None,
     )
-    return {"query": body.query, "results": [hit_view(memory, h) for h in hits]}
+    return {"query": body.query, "results": [present.hit_view(memory, h) for h in hits]}
 
 
 @router.post(
@@ -282,14 +229,14 @@ async def smart_search(request: Request, body: SmartSearchBody) -> dict[str, Any
     memory = _memory(request)
     if body.expand_ids:
         entries = [await run_in_threadpool(memory.get, i) for i in body.expand_ids]
-        found = [entry_view(memory, e) for e in entries if e is not None]
+        found = [present.entry_view(memory, e) for e in entries if e is not None]
         return {"mode": "expanded", "results": found, "truncated": False}
     if not body.query or not body.query.strip():
         raise InvalidInput("give a query, or expandIds to read", fields=["query"])
     hits = await run_in_threadpool(
         memory.search, body.query, limit=body.limit, project=body.project
     )
-    return {"mode": "compact", "results": [hit_view(memory, h) for h in hits]}
+    return {"mode": "compact", "results": [present.hit_view(memory, h) for h in hits]}
 
 
 @router.post(
@@ -334,7 +281,7 @@ async def remember(request: Request, body: RememberBody) -> JSONResponse:
     )
     answer = {"success": True, **result.to_dict(memory.settings.vault_path)}
     if document is not None:
-        answer["memory"] = document_view(memory, document)
+        answer["memory"] = present.document_view(memory, document)
     if result.action == "merged":
         answer["similarTo"] = answer["memory"]["id"] if document else None
     return JSONResponse(answer, status_code=201 if result.action == "created" else 200)
@@ -378,7 +325,7 @@ def memories(
         project=project, include_archived=include_archived, limit=limit, offset=offset
     )
     return {
-        "memories": [document_view(memory, d) for d in found],
+        "memories": [present.document_view(memory, d) for d in found],
         "offset": offset,
         "limit": limit,
     }
@@ -389,7 +336,7 @@ def _entry(request: Request, memory_id: str, kinds: tuple[str, ...]) -> JSONResp
     entry = memory.get(memory_id)
     if entry is None or entry.document.kind not in kinds:
         return JSONResponse({"error": f"no memory {memory_id!r}"}, status_code=404)
-    return JSONResponse({"memory": entry_view(memory, entry)})
+    return JSONResponse({"memory": present.entry_view(memory, entry)})
 
 
 @router.get(
@@ -421,7 +368,7 @@ def project_memory(
         "project": found.project,
         "summary": found.summary,
         "total": found.total,
-        "fragments": [document_view(memory, d) for d in found.fragments],
+        "fragments": [present.document_view(memory, d) for d in found.fragments],
     }
 
 

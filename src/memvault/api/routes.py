@@ -13,8 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.background import BackgroundTask
 from starlette.concurrency import run_in_threadpool
 
-from memvault import __version__
-from memvault.api import schemas, views
+from memvault import __version__, present
+from memvault.api import schemas
 from memvault.api.guards import DecodedBodyRoute
 from memvault.api.responses import JSONResponse
 from memvault.errors import InvalidInput
@@ -124,7 +124,7 @@ async def observe(request: Request) -> JSONResponse:
         background = BackgroundTask(
             memory.register_from_event, envelope.session_id, envelope.agent_id
         )
-    return JSONResponse(views.observe_result(result), status_code=201, background=background)
+    return JSONResponse(present.observe_result(result), status_code=201, background=background)
 
 
 @router.post(
@@ -167,7 +167,7 @@ async def observe_bulk(request: Request) -> JSONResponse:
             fields=["observations"],
         )
     bulk = await _memory(request).observe_many_async(items)
-    return JSONResponse(views.bulk_result(bulk))
+    return JSONResponse(present.bulk_result(bulk))
 
 
 @router.post(
@@ -206,7 +206,7 @@ async def session_start(request: Request) -> dict[str, Any]:
     started = await run_in_threadpool(_memory(request).start_session, start)
     report = started.board
     return {
-        "session": views.session(started.session),
+        "session": present.session(started.session),
         "memorySessionId": report.session_id if report.ok else None,
         "context": "\n\n".join(
             part for part in (report.message if report.ok else "", started.context) if part
@@ -270,7 +270,7 @@ def sessions(
     offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
 ) -> dict[str, Any]:
     found = _memory(request).sessions(limit=limit, offset=offset, agent_id=agent_id)
-    return {"sessions": [views.session(s) for s in found]}
+    return {"sessions": [present.session(s) for s in found]}
 
 
 @router.get(
@@ -286,7 +286,7 @@ def observations(
     offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
 ) -> dict[str, Any]:
     found = _memory(request).observations(session_id, limit=limit, offset=offset)
-    return {"observations": [views.observation(o) for o in found]}
+    return {"observations": [present.observation(o) for o in found]}
 
 
 @router.get(
@@ -320,5 +320,5 @@ async def livez() -> dict[str, Any]:
     },
 )
 def health(request: Request) -> JSONResponse:
-    report = views.health(_memory(request).health())
+    report = present.health(_memory(request).health())
     return JSONResponse(report, status_code=200 if report["status"] != "critical" else 503)

@@ -11,9 +11,9 @@ from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
+from memvault import present
 from memvault.api import schemas
 from memvault.api.guards import DecodedBodyRoute
-from memvault.api.recall import entry_view
 from memvault.memory import Memory
 from memvault.vault.remember import Edit
 
@@ -89,7 +89,7 @@ async def edit(request: Request, fragment_id: str, body: EditBody) -> dict[str, 
         remove_tags=body.remove_tags,
     )
     entry = await run_in_threadpool(memory.edit_fragment, fragment_id, change)
-    return {"memory": entry_view(memory, entry)}
+    return {"memory": present.entry_view(memory, entry)}
 
 
 @router.delete(

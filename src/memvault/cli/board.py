@@ -239,10 +239,10 @@ def list_(as_json: Json = False) -> None:
             fail(exc.error)
         board_file = None
     else:
-        from memvault.api import views
+        from memvault import present
 
         with open_memory() as memory:
-            rows = [views.board_row(r) for r in _readable(memory.board_rows)]
+            rows = [present.board_row(r) for r in _readable(memory.board_rows)]
             board_file = memory.board.index_path
     if as_json:
         console.print_json(json.dumps(rows, ensure_ascii=False))
@@ -310,7 +310,7 @@ def show(
         snapshot = found["snapshot"] if found else None
         given = found.get("injections", []) if found else []
     else:
-        from memvault.api import views
+        from memvault import present
         from memvault.vault.board_files import BoardError
 
         with open_memory() as memory:
@@ -319,7 +319,7 @@ def show(
                 snapshot = memory.board.snapshot_text(session_id) if board_row else None
             except BoardError as exc:  # a hand-edited row whose id is no Memory Session ID
                 fail(str(exc))
-            row = views.board_row(board_row) if board_row else None
+            row = present.board_row(board_row) if board_row else None
             given = memory.injections(session_id)
     if row is None:
         errors.print(f"[red]{session_id} is not on the board[/] (memory/index.md)")

@@ -15,7 +15,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from memvault.api import views
+from memvault import present
 from memvault.mcp_server.answers import answer, report_answer
 from memvault.memory import Memory
 from memvault.vault.board import format_references
@@ -74,7 +74,7 @@ def memory_sessions(
     if status is not None:
         rows = [row for row in rows if row.status == status]
     shown = rows[:limit]
-    data = {"sessions": [views.board_row(row) for row in shown], "total": len(rows)}
+    data = {"sessions": [present.board_row(row) for row in shown], "total": len(rows)}
     lines = [f"{len(rows)} session(s) on the board" + (f" with status {status}" if status else "")]
     for row in shown:
         lines.append(f"- {row.session_id} · {row.status} · {row.topic} · updated {row.updated_at}")

@@ -15,8 +15,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from memvault.api import views
-from memvault.api.recall import document_view, entry_view, hit_view
+from memvault import present
 from memvault.errors import InvalidInput
 from memvault.mcp_server.answers import NotFound, answer
 from memvault.memory import Memory
@@ -64,7 +63,7 @@ def memory_search(
     hits = memory.search(
         query, limit=limit, project=project, kinds=kinds, include_archived=include_archived
     )
-    results = [hit_view(memory, hit) for hit in hits]
+    results = [present.hit_view(memory, hit) for hit in hits]
     where = f" in project {project}" if project else ""
     lines = [f"{len(results)} result(s) for {query!r}{where}"]
     for n, view in enumerate(results, 1):
@@ -101,7 +100,12 @@ def memory_get(
             snapshot = memory.board.snapshot_text(id)
         except BoardError as exc:  # its snapshot would be read from outside the vault
             raise ToolError(f"session {id}: {exc}") from None
-        data = {"kind": "session", "id": id, "session": views.board_row(row), "snapshot": snapshot}
+        data = {
+            "kind": "session",
+            "id": id,
+            "session": present.board_row(row),
+            "snapshot": snapshot,
+        }
         heading = f"[session] {id} · {row.status} · {row.topic}\n{row.summary}"
         return answer(data, f"{heading}\n\n{snapshot or '(no snapshot yet)'}")
     entry = memory.get(id)
@@ -110,7 +114,7 @@ def memory_get(
             f"no memory {id!r}; ids come from memory_search, memory_project, memory_sessions "
             "or memory_timeline"
         )
-    view = entry_view(memory, entry)
+    view = present.entry_view(memory, entry)
     scope = f" · {view['project']}" if view["project"] else ""
     heading = f"[{view['kind']}] {view['id']}{scope}\n{view['summary'] or view['title']}"
     return answer(view, f"{heading}\n\n{entry.body}")
@@ -126,7 +130,7 @@ def memory_project(
     """A project's memory (L2): its maintained summary when it has one, and its fragments,
     newest first. Use it when one fragment (L1) is not enough to act on."""
     found = memory.project_memory(project, limit=limit)
-    fragments = [document_view(memory, document) for document in found.fragments]
+    fragments = [present.document_view(memory, document) for document in found.fragments]
     data = {
         "project": found.project,
         "summary": found.summary,
@@ -215,7 +219,7 @@ def memory_save(
     document = memory.store.document("fragment", saved.path.relative_to(vault).as_posix())
     if document is not None:
         data["id"] = memory.public_id(document)
-        data["memory"] = document_view(memory, document)
+        data["memory"] = present.document_view(memory, document)
     if saved.action == "merged":
         text = f"merged into {data['path']} (similarity {data['similarity']})"
     else:
@@ -280,7 +284,7 @@ def memory_edit(
         entry = memory.edit_fragment(id, edit)
     except OSError as exc:
         raise ToolError(f"not edited: {exc}") from None
-    view = entry_view(memory, entry)
+    view = present.entry_view(memory, entry)
     return answer(view, f"edited {view['id']}\n{view['summary']}\n\n{entry.body}")
 
 

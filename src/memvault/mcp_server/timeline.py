@@ -12,7 +12,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from memvault.api import views
+from memvault import present
 from memvault.domain import Observation, Session
 from memvault.mcp_server.answers import NotFound, answer
 from memvault.memory import Memory
@@ -57,7 +57,7 @@ def memory_timeline(
         "sessionId": session_id,
         "project": project,
         "sessions": headers,
-        "observations": [views.observation(o) for o in observations],
+        "observations": [present.observation(o) for o in observations],
         "truncated": earlier,
     }
     return answer(data, _timeline_text(headers, observations, earlier, many=project is not None))
@@ -120,7 +120,7 @@ def _session_header(
         "project": session.project if session is not None else None,
         "lastEventAt": session.last_event_at if session is not None else None,
         "observationCount": session.observation_count if session is not None else 0,
-        "board": views.board_row(row) if row is not None else None,
+        "board": present.board_row(row) if row is not None else None,
         "topic": (summary or {}).get("topic") or (row.topic if row else None),
         "summary": (summary or {}).get("current_context") or (row.summary if row else None),
     }

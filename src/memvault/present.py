@@ -1,11 +1,15 @@
-"""JSON shapes of domain objects, in agentmemory's camelCase where it has one."""
+"""The shapes memvault shows its objects in, shared by every entry point: the REST API's
+JSON (in agentmemory's camelCase where it has one), the MCP tools' structured answers, the
+CLI's ``--json`` and the viewer's pages."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from memvault.domain import BoardRow, Observation, Session, Watermark
-from memvault.memory import BulkResult, EmbedderState, Health, LLMState, ObserveResult
+from memvault.domain import BoardRow, Document, Observation, Session, Watermark
+from memvault.memory import BulkResult, EmbedderState, Health, LLMState, Memory, ObserveResult
+from memvault.recall import Entry
+from memvault.search.engine import Hit
 from memvault.search.indexer import Backlog
 from memvault.vault.board import format_references
 
@@ -165,4 +169,56 @@ def board_row(row: BoardRow) -> dict[str, Any]:
         "referencedBy": format_references(row.referenced_by),
         "startedAt": row.started_at,
         "updatedAt": row.updated_at,
+    }
+
+
+def identity(memory: Memory, document: Document) -> dict[str, Any]:
+    """What every view of a memory says: what it is, where it is, where it came from."""
+    view = {
+        "kind": document.kind,
+        "id": memory.public_id(document),
+        "title": document.title,
+        "summary": document.summary,
+        "project": document.project,
+        "sessionId": document.session_id,
+        "updatedAt": document.updated_at,
+        "eventIds": document.event_ids,
+    }
+    if document.path:
+        view["path"] = document.path
+    return view
+
+
+def hit_view(memory: Memory, hit: Hit) -> dict[str, Any]:
+    view = identity(memory, hit.document)
+    view.update(
+        score=round(hit.score, 6),
+        relevance=round(hit.relevance, 6),
+        importance=round(hit.importance, 6),
+        recency=round(hit.recency, 6),
+    )
+    if hit.document.archived:
+        view["archived"] = True
+    return view
+
+
+def document_view(memory: Memory, document: Document) -> dict[str, Any]:
+    view = identity(memory, document)
+    view.update(
+        importance=document.importance,
+        accessCount=document.access_count,
+        lastAccessed=document.last_accessed,
+        archived=document.archived,
+    )
+    tags = document.meta.get("tags")
+    if tags is not None:
+        view["tags"] = tags
+    return view
+
+
+def entry_view(memory: Memory, entry: Entry) -> dict[str, Any]:
+    return {
+        **document_view(memory, entry.document),
+        "body": entry.body,
+        "properties": entry.properties,
     }
