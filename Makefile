@@ -44,9 +44,11 @@ system-deps:
 run: install
 	$(BIN)/memvault serve
 
+# The suite runs on every core (pytest-xdist; most tests wait on servers and subprocesses),
+# and prints its slowest tests so suite time stays in view.
 test: install $(TORCH_STAMP) system-deps
 	$(BIN)/ruff check .
-	$(BIN)/pytest
+	$(BIN)/pytest -n auto --dist worksteal --durations=20
 
 lint: install
 	$(BIN)/ruff check .

@@ -128,7 +128,17 @@ def test_redaction_bench_runs_at_a_small_scale():
 
 
 def test_mcp_relay_bench_runs_at_a_small_scale():
-    out = _run("clients.py", "--runs", "2", "--cold-runs", "1", "--in-process-runs", "0")
+    out = _run(
+        "clients.py",
+        "--runs",
+        "2",
+        "--cold-runs",
+        "1",
+        "--in-process-runs",
+        "0",
+        "--search-runs",
+        "2",
+    )
     assert "relay, server running" in out
     assert "relay, no server (starts one)" in out
 
