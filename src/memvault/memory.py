@@ -39,6 +39,7 @@ from memvault.ingest import INLINE_DATA_CHARS, Envelope, Redactor, prepare
 from memvault.ingest.envelope import SessionStart, validate
 from memvault.ingest.spool import SpoolDrain
 from memvault.pipeline.service import Pipeline
+from memvault.reading import BoardEntry, IngestRate, Timeline, board_entry, session_timeline
 from memvault.recall import INJECTION_HOOK, Recall, open_index
 from memvault.search.context import MEMORY_KINDS, Packed
 from memvault.search.indexer import Backlog
@@ -178,6 +179,7 @@ class Memory(Recall):
         )
         # Shared by the server's background threads: they give way while events arrive.
         self.pacer = Pacer()
+        self.ingest_rate = IngestRate()  # events stored per minute, for the viewer's chart
         self._started = time.monotonic()
         self._linked: set[str] = set()
         self._registering: set[str] = set()
@@ -310,6 +312,7 @@ class Memory(Recall):
         return result
 
     def _after_ingest(self, event: NewEvent) -> None:
+        self.ingest_rate.add(1)
         self.nudge_indexer()
         if event.hook_type in TURN_ENDS and self._pipeline_running:
             self.pipeline.turn_ended(event.session_id)
@@ -328,6 +331,7 @@ class Memory(Recall):
                 chunk = []
         if chunk:
             self._collect(bulk, *self._submit(bulk, chunk, len(bulk.results)))
+        self.ingest_rate.add(bulk.imported)
         self.nudge_indexer()
         return bulk
 
@@ -339,6 +343,7 @@ class Memory(Recall):
         outcomes = await asyncio.wrap_future(future) if future else []
         _record(bulk, positions, outcomes)
         self._turns_ended(events, outcomes)
+        self.ingest_rate.add(bulk.imported)
         self.nudge_indexer()
         return bulk
 
@@ -489,6 +494,11 @@ class Memory(Recall):
     def events(self, session_id: str, *, limit: int = 1000, offset: int = 0) -> list[Event]:
         return self.store.list_events(session_id, limit=limit, offset=offset)
 
+    def timeline(self, session_id: str, *, after: int = 0, limit: int = 200) -> Timeline | None:
+        """A page of a session's events with their observations, in arrival order after
+        sequence ``after``, its summary, watermarks and board row; None for no session."""
+        return session_timeline(self.store, self.board, session_id, after=after, limit=limit)
+
     # -- the session board ------------------------------------------------------------------
 
     def agent_for(self, agent_id: str | None) -> str:
@@ -618,6 +628,11 @@ class Memory(Recall):
             self.store.replace_board_rows(self.board.board().rows if mark else [])
             self._board_mark = mark
             return True
+
+    def board_entry(self, session_id: str) -> BoardEntry | None:
+        """A board row with its snapshot, the rows it continues and what memory gave its
+        session; None when the row is not on the board."""
+        return board_entry(self.store, self.board, session_id, self.injections(session_id))
 
     def mirrored_board(self, *, status: str | None = None) -> list[BoardRow]:
         self.sync_board()

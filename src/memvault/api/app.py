@@ -12,7 +12,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
 
-from memvault import __version__
+from memvault import __version__, viewer
 from memvault.api import archive, board, graph, mcp_routes, recall, schemas, upkeep
 from memvault.api import importer as transcript_import
 from memvault.api.docs import serve_docs
@@ -116,6 +116,7 @@ def create_app(settings: Settings | None = None, memory: Memory | None = None) -
     app.include_router(archive.router)
     app.include_router(mcp_routes.router)
     mcp_routes.mount(app, settings)
+    viewer.mount(app)  # the web viewer, at /
     _document_common_answers(app)
 
     @app.exception_handler(InvalidInput)
@@ -158,7 +159,14 @@ def create_app(settings: Settings | None = None, memory: Memory | None = None) -
         return JSONResponse({"error": f"internal error: {type(exc).__name__}"}, status_code=500)
 
     # Outermost first: size is checked before anything reads the body.
-    app.add_middleware(BearerAuth, secret=settings.secret_value())
+    app.add_middleware(
+        BearerAuth,
+        secret=settings.secret_value(),
+        viewer_pages=viewer.PAGES,
+        viewer_open=viewer.OPEN,
+        viewer_feeds=viewer.FEEDS,
+        login=viewer.LOGIN,
+    )
     app.add_middleware(BrowserGuard, loopback=is_loopback(settings.host))
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
     return app

@@ -1,5 +1,5 @@
-"""Guards in front of every route: browsers kept out, the bearer secret, the body size
-limit, and one way to decode a JSON body.
+"""Guards in front of every route: browsers kept out, the bearer secret (and the viewer's
+cookie, on the viewer's pages only), the body size limit, and one way to decode a JSON body.
 
 The first three are plain ASGI rather than Starlette's BaseHTTPMiddleware, which costs a
 task per request on the hook path.
@@ -7,10 +7,12 @@ task per request on the hook path.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
+from urllib.parse import quote
 
 from fastapi import Request, Response
 from fastapi.routing import APIRoute
@@ -102,25 +104,98 @@ def _loopback_host(host: str) -> bool:
 
 
 class BearerAuth:
-    """When a secret is set, every route but livez and the docs needs ``Bearer <secret>``."""
+    """When a secret is set, every route but livez and the docs needs ``Bearer <secret>``.
 
-    def __init__(self, app: ASGIApp, secret: str | None) -> None:
+    The viewer's pages (``viewer_pages``) also take the cookie its door leaves (a browser
+    cannot send a bearer header with a link it follows); a page asked for without either
+    is sent to the door (a feed, ``viewer_feeds``, is answered 401). The door and its
+    files (``viewer_open``) are open. The API takes
+    the header alone, the cookie never.
+    """
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        secret: str | None,
+        *,
+        viewer_pages: tuple[str, ...] = (),
+        viewer_open: tuple[str, ...] = (),
+        viewer_feeds: tuple[str, ...] = (),
+        login: str = "/login",
+    ) -> None:
         self.app = app
         self.expected = f"Bearer {secret}".encode() if secret else None
+        self.cookie = viewer_token(secret).encode() if secret else None
+        self.viewer_pages = viewer_pages
+        self.viewer_open = viewer_open
+        self.viewer_feeds = viewer_feeds
+        self.login = login
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if self.expected is None or scope["type"] != "http" or _public(scope["path"]):
+        path = scope.get("path", "")
+        if (
+            self.expected is None
+            or scope["type"] != "http"
+            or _public(path)
+            or _under(path, self.viewer_open)
+        ):
             await self.app(scope, receive, send)
             return
         given = b""
+        cookies = b""
         for name, value in scope["headers"]:
             if name == b"authorization":
                 given = value
-                break
-        if not hmac.compare_digest(given, self.expected):
-            await send_json(send, 401, {"error": "unauthorized"})
+            elif name == b"cookie":
+                cookies = value
+        if hmac.compare_digest(given, self.expected):
+            await self.app(scope, receive, send)
             return
-        await self.app(scope, receive, send)
+        page = _under(path, self.viewer_pages)
+        if page and self.cookie is not None:
+            if hmac.compare_digest(_cookie(cookies, VIEWER_COOKIE.encode()), self.cookie):
+                await self.app(scope, receive, send)
+                return
+            if scope.get("method") == "GET" and not _under(path, self.viewer_feeds):
+                await _see_other(send, f"{self.login}?next={quote(path)}")
+                return
+        await send_json(send, 401, {"error": "unauthorized"})
+
+
+VIEWER_COOKIE = "memvault_viewer"
+
+
+def viewer_token(secret: str) -> str:
+    """What the viewer's cookie holds: derived from the secret, never the secret itself,
+    and the same across restarts, so a browser is asked once."""
+    return hmac.new(secret.encode(), b"memvault viewer cookie", hashlib.sha256).hexdigest()
+
+
+def _cookie(header: bytes, name: bytes) -> bytes:
+    for part in header.split(b";"):
+        key, _, value = part.strip().partition(b"=")
+        if key == name:
+            return value.strip(b'"')
+    return b""
+
+
+def _under(path: str, prefixes: tuple[str, ...]) -> bool:
+    """``path`` is one of ``prefixes`` or below one (``/`` only itself)."""
+    for prefix in prefixes:
+        if path == prefix or (prefix != "/" and path.startswith(prefix + "/")):
+            return True
+    return False
+
+
+async def _see_other(send: Send, location: str) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 303,
+            "headers": [(b"location", location.encode()), (b"content-length", b"0")],
+        }
+    )
+    await send({"type": "http.response.body", "body": b""})
 
 
 def _public(path: str) -> bool:

@@ -1,0 +1,166 @@
+"""Reads that join several parts of a memory: a session's timeline, one page at a time,
+and a board row with its snapshot and what memory gave its session.
+
+``Memory`` composes these; the viewer, the REST API and the MCP tools ask ``Memory``.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from memvault.domain import BoardRow, Event, Observation, Session
+from memvault.recall import INJECTION_HOOK
+from memvault.store import Store
+from memvault.vault.board import SESSION_ID
+from memvault.vault.board_files import BoardError
+from memvault.vault.lifecycle import SessionBoard
+from memvault.vault.snapshot import CONTINUES, Snapshot
+
+TIMELINE_PAGE = 200  # events a timeline page holds unless asked for fewer
+MAX_TIMELINE_PAGE = 1000
+
+# What an entry of a timeline is, from its hook type (and its observation's type).
+_KINDS = {
+    "prompt_submit": "prompt",
+    "assistant_response": "response",
+    "stop": "response",
+    "pre_tool_use": "tool",
+    "post_tool_use": "tool",
+    "post_tool_failure": "failure",
+    INJECTION_HOOK: "injection",
+    "session_start": "session",
+    "session_end": "session",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class TimelineEntry:
+    """One event of a session and the observation derived from it."""
+
+    event: Event
+    observation: Observation | None
+
+    @property
+    def kind(self) -> str:
+        """prompt, response, tool, failure, injection, session or other."""
+        if self.observation is not None and self.observation.type == "error":
+            return "failure"
+        return _KINDS.get(self.event.hook_type, "other")
+
+
+@dataclass(frozen=True, slots=True)
+class Timeline:
+    """A page of a session's events in arrival order, after sequence ``after``."""
+
+    session: Session
+    board_row: BoardRow | None  # the row the session feeds, when it is on the board
+    summary: dict[str, Any] | None
+    entries: list[TimelineEntry]
+    after: int  # the cursor this page starts after (0: the first page)
+    next_after: int | None  # the cursor of the next page; None when this is the last
+
+
+@dataclass(frozen=True, slots=True)
+class BoardEntry:
+    """A board row with its snapshot, read from the vault as it is now."""
+
+    row: BoardRow
+    snapshot_text: str | None
+    snapshot: Snapshot | None
+    continues_from: list[str]  # the rows its snapshot's Continues From names
+    host_session_id: str | None  # the host session tied to the row, if any
+    injections: list[dict[str, Any]]  # what memory gave that session, oldest first
+    unreadable: str | None = None  # why the snapshot could not be read
+
+
+def session_timeline(
+    store: Store,
+    board: SessionBoard,
+    session_id: str,
+    *,
+    after: int = 0,
+    limit: int = TIMELINE_PAGE,
+) -> Timeline | None:
+    """A page of the session ``session_id`` names (a host session id, or the Memory
+    Session ID of its board row); None when it names none. Paged by sequence number, so a
+    page costs the same in a session of ten events or of a hundred thousand."""
+    limit = max(1, min(limit, MAX_TIMELINE_PAGE))
+    session = store.get_session(session_id)
+    if session is None:
+        link = store.board_links().get(session_id)
+        session = store.get_session(link[0]) if link else None
+    if session is None:
+        return None
+    events = store.events_after(session.id, max(after, 0), limit=limit + 1)
+    more = len(events) > limit
+    events = events[:limit]
+    observed = {o.event_seq: o for o in store.observations_of([e.seq for e in events])}
+    row = None
+    if session.board_session_id:
+        try:
+            row = board.board().get(session.board_session_id)
+        except ValueError:  # a board memvault will not read: the timeline still shows
+            row = None
+    stored = store.session_summary(session.id)
+    return Timeline(
+        session=session,
+        board_row=row,
+        summary=stored[0] if stored else None,
+        entries=[TimelineEntry(e, observed.get(e.seq)) for e in events],
+        after=max(after, 0),
+        next_after=events[-1].seq if more and events else None,
+    )
+
+
+def board_entry(
+    store: Store, board: SessionBoard, session_id: str, injections: list[dict[str, Any]]
+) -> BoardEntry | None:
+    """The row ``session_id`` names with its snapshot; None when it is not on the board."""
+    row = board.board().get(session_id)
+    if row is None:
+        return None
+    link = store.board_links().get(session_id)
+    try:
+        text = board.snapshot_text(session_id)
+    except BoardError as exc:  # a hand-edited row whose id names no snapshot file
+        return BoardEntry(row, None, None, [], link[0] if link else None, injections, str(exc))
+    snapshot = Snapshot.parse(text) if text is not None else None
+    sources: list[str] = []
+    if snapshot is not None:
+        for item in snapshot.items(CONTINUES):
+            sources += [m.group(0) for m in SESSION_ID.finditer(item)]
+    return BoardEntry(
+        row, text, snapshot, list(dict.fromkeys(sources)), link[0] if link else None, injections
+    )
+
+
+class IngestRate:
+    """Events stored per minute over the last hour, counted as they are acknowledged: what
+    the viewer's health chart draws. In memory only, so it starts empty with the server."""
+
+    MINUTES = 60
+
+    def __init__(self, clock: Any = time.time) -> None:
+        self._clock = clock
+        self._counts: dict[int, int] = {}
+        self._lock = threading.Lock()
+        self.since = clock()
+
+    def add(self, events: int) -> None:
+        if events <= 0:
+            return
+        minute = int(self._clock() // 60)
+        with self._lock:
+            self._counts[minute] = self._counts.get(minute, 0) + events
+            if len(self._counts) > self.MINUTES + 5:
+                for old in [m for m in self._counts if m <= minute - self.MINUTES]:
+                    del self._counts[old]
+
+    def last_hour(self) -> list[int]:
+        """Events in each of the last 60 minutes, oldest first, this minute last."""
+        now = int(self._clock() // 60)
+        with self._lock:
+            return [self._counts.get(m, 0) for m in range(now - self.MINUTES + 1, now + 1)]
