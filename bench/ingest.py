@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import statistics
 import sys
@@ -24,7 +25,18 @@ from _server import Connection, envelope, health, machine, percentile, running_s
 
 async def steady(url: str, rate: int, seconds: float, connections: int = 16) -> dict:
     """Open-loop load: requests are due every 1/rate s; latency counts from the due time,
-    so a stalled server cannot hide its queueing (no coordinated omission)."""
+    so a stalled server cannot hide its queueing (no coordinated omission). The driver's
+    own garbage collector is off meanwhile: its pauses (20–30 ms) are not the server's."""
+    gc.freeze()
+    gc.disable()
+    try:
+        return await _steady(url, rate, seconds, connections)
+    finally:
+        gc.enable()
+        gc.unfreeze()
+
+
+async def _steady(url: str, rate: int, seconds: float, connections: int) -> dict:
     pool: asyncio.Queue[Connection] = asyncio.Queue()
     for _ in range(connections):
         pool.put_nowait(await Connection.open(url))

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import gc
 import threading
+import weakref
 
 import pytest
 
-from memvault.background import Pacer, in_background_thread, lower_this_threads_priority
+from memvault.background import (
+    Pacer,
+    QuietCollector,
+    in_background_thread,
+    lower_this_threads_priority,
+)
+from tests.helpers import wait_for
 
 
 class Clock:
@@ -93,3 +101,98 @@ def test_only_a_marked_thread_counts_as_background_work():
 def test_a_duty_outside_zero_to_one_is_refused():
     with pytest.raises(ValueError, match="duty"):
         Pacer(duty=0)
+
+
+# -- full garbage collections at quiet moments ------------------------------------------
+
+
+class FullCollections:
+    """Counts the interpreter's oldest-generation collections while it is entered."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def _seen(self, phase: str, info: dict) -> None:
+        if phase == "stop" and info["generation"] == 2:
+            self.count += 1
+
+    def __enter__(self) -> FullCollections:
+        gc.callbacks.append(self._seen)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        gc.callbacks.remove(self._seen)
+
+
+def make_survivors(n: int) -> list:
+    """Containers that outlive the young generations: what makes full collections due."""
+    return [[None] for _ in range(n)]
+
+
+def test_while_installed_the_interpreter_starts_no_full_collection_by_itself():
+    before = gc.get_threshold()
+    clock = Clock()
+    collector = QuietCollector(Pacer(clock=clock), clock=clock)
+    with FullCollections() as full:
+        # Keeping this many new containers runs full collections with the interpreter's
+        # thresholds; the control shows it.
+        kept = make_survivors(300_000)
+        assert full.count > 0
+        collector.install()
+        try:
+            assert gc.get_threshold()[:2] == before[:2]
+            assert gc.get_freeze_count() > 0
+            full.count = 0
+            kept += make_survivors(300_000)
+            assert full.count == 0
+        finally:
+            collector.uninstall()
+    assert gc.get_threshold() == before
+    assert gc.get_freeze_count() == 0
+
+
+def test_it_collects_once_quiet_at_most_every_period_and_under_load_only_when_overdue():
+    clock = Clock()
+    pacer = Pacer(clock=clock)
+    collector = QuietCollector(
+        pacer, every=30.0, at_least_every=600.0, quiet_seconds=2.0, clock=clock
+    )
+    collector.install()
+    try:
+        ran = collector.collections  # the one at install
+        clock.now += 10
+        assert not collector.tick()  # quiet, but collected 10 s ago
+        clock.now += 25
+        pacer.event_arrived()
+        assert not collector.tick()  # due, but an event just came
+        clock.now += 2.5
+        assert collector.tick()  # due and quiet for 2.5 s
+        assert collector.collections == ran + 1
+        for _ in range(599):  # events every second for ten minutes
+            clock.now += 1
+            pacer.event_arrived()
+            assert not collector.tick()
+        clock.now += 1
+        pacer.event_arrived()
+        assert collector.tick()  # overdue: garbage in cycles stays bounded
+        assert collector.collections == ran + 2
+    finally:
+        collector.uninstall()
+
+
+def test_a_collection_frees_garbage_in_cycles_and_the_thread_stops():
+    clock = Clock()
+    collector = QuietCollector(Pacer(clock=clock), every=0.0, clock=clock)
+    collector.start()
+    try:
+        alive = weakref.ref(Cycle())
+        assert alive() is not None
+        wait_for(lambda: alive() is None, timeout=5)
+    finally:
+        collector.stop()
+    assert gc.get_freeze_count() == 0
+
+
+class Cycle:
+    def __init__(self) -> None:
+        self.me = self

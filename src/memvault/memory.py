@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Self
 
 from memvault import __version__, jsontext
-from memvault.background import Pacer, favour_requests
+from memvault.background import Pacer, QuietCollector, favour_requests
 from memvault.config import Settings
 from memvault.domain import (
     AppendFailure,
@@ -189,6 +189,7 @@ class Memory(Recall):
         self._pipeline_running = False
         self._board_watcher: BoardWatcher | None = None
         self._spool_drain: SpoolDrain | None = None
+        self._collector: QuietCollector | None = None
 
     @classmethod
     def open(cls, settings: Settings | None = None, **overrides: Any) -> Self:
@@ -225,8 +226,12 @@ class Memory(Recall):
     def start_background(self) -> None:
         """Start the threads a server runs, the one place that says which: the board
         watcher, the indexer, the pipeline's worker (unless ``worker_in_server`` is off)
-        and the hook spool's drain (events hooks kept while the server was away)."""
+        and the hook spool's drain (events hooks kept while the server was away); and
+        it moves the interpreter's full garbage collections to quiet moments."""
         favour_requests()
+        if self._collector is None:
+            self._collector = QuietCollector(self.pacer)
+            self._collector.start()
         if self._board_watcher is None:
             self._board_watcher = BoardWatcher(self, interval=self.settings.board_poll_seconds)
             self._board_watcher.start()
@@ -249,6 +254,9 @@ class Memory(Recall):
         if self._board_watcher is not None:
             self._board_watcher.stop()
             self._board_watcher = None
+        if self._collector is not None:
+            self._collector.stop()
+            self._collector = None
 
     # -- the pipeline ---------------------------------------------------------------------
 
