@@ -196,3 +196,17 @@ def test_a_collection_frees_garbage_in_cycles_and_the_thread_stops():
 class Cycle:
     def __init__(self) -> None:
         self.me = self
+
+
+def test_two_collectors_in_one_process_put_the_thresholds_back_once_both_are_gone():
+    before = gc.get_threshold()
+    clock = Clock()
+    first = QuietCollector(Pacer(clock=clock), clock=clock)
+    second = QuietCollector(Pacer(clock=clock), clock=clock)
+    first.install()
+    second.install()
+    first.uninstall()
+    assert gc.get_threshold() != before  # the second still runs
+    second.uninstall()
+    assert gc.get_threshold() == before
+    assert gc.get_freeze_count() == 0

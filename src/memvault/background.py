@@ -133,6 +133,11 @@ class Pacer:
 # The oldest generation's threshold while a `QuietCollector` runs: more young collections
 # than a server makes in its life, so the interpreter never starts a full one by itself.
 _NEVER = 1 << 30
+# The thresholds are the interpreter's, not a collector's: the first collector installed
+# keeps the old ones, the last one uninstalled puts them back.
+_installed_lock = threading.Lock()
+_installed: list[QuietCollector] = []
+_saved_threshold: tuple[int, int, int] | None = None
 
 
 class QuietCollector:
@@ -164,26 +169,31 @@ class QuietCollector:
         self.quiet_seconds = quiet_seconds
         self.collections = 0  # full collections it ran
         self._last = clock()
-        self._saved: tuple[int, int, int] | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
     def install(self) -> None:
         """Collect and freeze what the server holds after starting, and take over the full
         collections from the interpreter (undone by `uninstall`)."""
-        if self._saved is not None:
-            return
-        self._saved = gc.get_threshold()
-        young, middle, _ = self._saved
-        gc.set_threshold(young, middle, _NEVER)
+        global _saved_threshold
+        with _installed_lock:
+            if self in _installed:
+                return
+            if not _installed:
+                _saved_threshold = gc.get_threshold()
+                young, middle, _ = _saved_threshold
+                gc.set_threshold(young, middle, _NEVER)
+            _installed.append(self)
         self._collect()
 
     def uninstall(self) -> None:
-        if self._saved is None:
-            return
-        gc.unfreeze()
-        gc.set_threshold(*self._saved)
-        self._saved = None
+        with _installed_lock:
+            if self not in _installed:
+                return
+            _installed.remove(self)
+            if not _installed and _saved_threshold is not None:
+                gc.unfreeze()
+                gc.set_threshold(*_saved_threshold)
 
     def start(self) -> None:
         self.install()
