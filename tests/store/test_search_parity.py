@@ -5,6 +5,9 @@ and the same graph written to both answers every query alike."""
 
 from __future__ import annotations
 
+import hashlib
+import threading
+
 import pytest
 
 from memvault.domain import DocumentDraft, Watermark
@@ -138,7 +141,7 @@ def _draft(row, *, archived=None, project=None, body=None) -> DocumentDraft:
         embed_text=f"{title}\n{text}",
         importance=0.5,
         updated_at=when,
-        content_hash=f"{title}|{text}|{context}",
+        content_hash=hashlib.sha256(f"{title}|{text}|{context}".encode()).hexdigest(),
         project=proj,
         archived=arch if archived is None else archived,
         session_id="s1",
@@ -295,6 +298,86 @@ def test_revisions_and_vectors_follow_as_on_sqlite(engines):
     assert sorted(postgres.vectors("m")) == sorted(sqlite.vectors("m"))
     assert {v for _, _, v in postgres.vectors("m")} == {v for _, _, v in vectors}
     assert postgres.cursor("embedded") == sqlite.cursor("embedded")
+
+
+@pytest.fixture
+def postgres(postgres_cluster):
+    from memvault.store.postgres import PostgresStore
+
+    store = PostgresStore(postgres_cluster.database(), pool_size=4)
+    yield store
+    store.close()
+
+
+def test_a_document_holding_a_nul_is_indexed_and_found_alike(postgres, tmp_path):
+    sqlite = SQLiteStore(tmp_path / "memvault.db")
+    row = ("fragment", "nul", "delta", False, "Binary\x00junk", "zeta\x00eta theta", "", AT)
+    try:
+        for store in (sqlite, postgres):
+            store.write_documents([_draft(row), _draft(CORPUS[0])])
+        match = parse("zeta theta pool").match()
+        assert_same_hits(
+            sqlite.lexical_search(match, kinds=["fragment"]),
+            postgres.lexical_search(match, kinds=["fragment"]),
+        )
+    finally:
+        sqlite.close()
+    assert postgres.document("fragment", "nul").body == "zeta\ufffdeta theta"
+
+
+def test_a_follower_by_revision_never_passes_a_write_still_to_commit(postgres):
+    """A writer that drew a revision holds back the next writer until it commits, so no
+    larger revision is visible before it."""
+    from memvault.store import postgres_documents
+
+    first = psycopg.connect(postgres.url)
+    try:
+        postgres_documents.write_documents(first, [_draft(CORPUS[0])], [], None)  # not committed
+        second = threading.Thread(target=postgres.write_documents, args=([_draft(CORPUS[1])],))
+        second.start()
+        second.join(0.5)
+        assert second.is_alive(), "the second writer must wait for the first"
+        assert postgres.documents_to_embed(0, limit=10) == []
+        first.commit()
+        second.join(10)
+        assert not second.is_alive()
+    finally:
+        first.close()
+    seen = postgres.documents_to_embed(0, limit=10)
+    assert [(doc_id, revision) for doc_id, revision, _ in seen] == [(1, 1), (2, 2)]
+
+
+def test_concurrent_writers_leave_a_follower_nothing_to_skip(postgres):
+    written = [_draft((*row[:1], f"{row[1]}-{n}", *row[2:])) for n in range(6) for row in CORPUS]
+    batches = [written[i : i + 3] for i in range(0, len(written), 3)]
+    seen: dict[int, int] = {}
+    done = threading.Event()
+
+    def follow():
+        cursor = 0
+        while True:
+            finished = done.is_set()
+            for doc_id, revision, _ in postgres.documents_to_embed(cursor, limit=20):
+                seen[doc_id] = revision
+                cursor = revision
+            if finished and not postgres.documents_to_embed(cursor, limit=1):
+                return
+
+    def write(mine):
+        for batch in mine:
+            postgres.write_documents(batch)
+
+    follower = threading.Thread(target=follow)
+    writers = [threading.Thread(target=write, args=(batches[i::4],)) for i in range(4)]
+    follower.start()
+    for thread in writers:
+        thread.start()
+    for thread in writers:
+        thread.join(30)
+    done.set()
+    follower.join(30)
+    assert len(seen) == len(written) == postgres.document_count()
+    assert sorted(seen.values()) == list(range(1, len(written) + 1))
 
 
 # -- the graph ------------------------------------------------------------------------------

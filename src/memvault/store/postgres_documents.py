@@ -360,7 +360,7 @@ def write_documents(
             stored[(draft.kind, draft.key)] = (*row[:4], length, scope_length(draft))
             continue
         # Only a change of what is embedded needs a new vector (context alone does not).
-        if row and row[3] == draft.embed_text:
+        if row and row[3] == _text(draft.embed_text):
             revision = row[2]
         else:
             last_revision = revision = last_revision + 1
@@ -370,9 +370,9 @@ def write_documents(
         values = (
             draft.project,
             draft.session_id,
-            draft.title,
-            draft.summary,
-            draft.body,
+            _text(draft.title),
+            _text(draft.summary),
+            _text(draft.body),
             float(draft.importance),
             draft.updated_at,
             draft.path,
@@ -382,7 +382,7 @@ def write_documents(
             draft.content_hash,
             draft.mtime,
             revision,
-            draft.embed_text,
+            _text(draft.embed_text),
             project,
             length,
         )
@@ -402,7 +402,7 @@ def write_documents(
             doc_id,
             draft.content_hash,
             revision,
-            draft.embed_text,
+            _text(draft.embed_text),
             length,
             scope_length(draft),
         )
@@ -418,6 +418,12 @@ def write_documents(
     )
     if cursor is not None:
         set_cursor(conn, *cursor)
+
+
+def _text(value: str) -> str:
+    """Free text as PostgreSQL can hold it: a NUL (which SQLite keeps) becomes U+FFFD. The
+    analyzed terms never hold one, so what matches is the same."""
+    return value.replace("\x00", "\ufffd")
 
 
 def _stored(conn, upserts: Sequence[DocumentDraft]) -> dict[tuple[str, str], tuple]:
