@@ -25,7 +25,7 @@ from memvault.errors import InvalidInput, StoreUnavailable, VaultUnwritable
 from memvault.graph import graph_of_fragment
 from memvault.language import Strings, placeholder_summaries, placeholder_topics, strings
 from memvault.search import context as packing
-from memvault.search.engine import RARE_DOCUMENTS, RARE_SHARE, Hit, Searcher
+from memvault.search.engine import Hit, Searcher
 from memvault.search.indexer import Indexer, IndexWorker
 from memvault.search.query import parse
 from memvault.search.ranking import Weights, recency
@@ -406,10 +406,8 @@ class Recall:
         if not hits:
             return hits
         terms = parse(query).terms
-        # The counts the search just made, from the searcher's cache.
-        total = self.searcher._document_count()
-        cap = int(max(RARE_DOCUMENTS, RARE_SHARE * total))
-        weights = packing.term_weights(terms, self.searcher._term_counts(terms, cap), total)
+        counts, total = self.searcher.term_frequencies(terms)
+        weights = packing.term_weights(terms, counts, total)
         return [h for h in hits if packing.relevant(h, packing.matched(weights, h.document))]
 
     def _standing(self, project: str | None, kind: str, limit: int) -> list[Hit]:

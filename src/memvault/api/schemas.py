@@ -174,7 +174,13 @@ class StoreFigures(_Shape):
 
 
 class Queue(_Shape):
-    pendingWrites: Count
+    pendingWrites: Annotated[
+        Count,
+        Field(
+            description="Requests' writes queued, not yet committed (background threads' "
+            "writes queue apart: their backlog is index.eventsNotIndexed and the job counts)"
+        ),
+    ]
     jobsPending: Count
     jobsRunning: Count
     jobsFailed: Count

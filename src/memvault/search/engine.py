@@ -167,6 +167,14 @@ class Searcher:
             query.match(), COMMON_WINDOW
         )
 
+    def term_frequencies(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
+        """How many documents hold each term (counted up to the cap the search uses) and
+        how many the index holds: what the search itself weighed the terms by, from the
+        same cache, so a caller weighing a result's terms agrees with the ranking."""
+        total = self._document_count()
+        cap = int(max(RARE_DOCUMENTS, RARE_SHARE * total))
+        return self._term_counts(terms, cap), total
+
     def _term_counts(self, terms: Sequence[str], cap: int) -> dict[str, int]:
         now = time.monotonic()
         missing = [

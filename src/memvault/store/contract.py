@@ -80,7 +80,8 @@ class StoreBase(ABC):
     @property
     @abstractmethod
     def pending_writes(self) -> int:
-        """Writes queued but not yet committed."""
+        """Requests' writes queued but not yet committed (background threads' writes
+        queue apart, behind them)."""
 
     @property
     @abstractmethod
