@@ -71,7 +71,8 @@ class Settings(BaseSettings):
         validation_alias=_alias("MEMVAULT_STORE_URL", "store_location"),
         description=(
             "Where the store lives: a SQLite file, sqlite:///path or a path (a relative one"
-            " inside MEMVAULT_HOME); $MEMVAULT_HOME/memvault.db when unset."
+            " inside MEMVAULT_HOME), or a PostgreSQL database, postgresql://user@host/db"
+            " (the postgres extra); $MEMVAULT_HOME/memvault.db when unset."
         ),
     )
     lock_wait_seconds: float = Field(
@@ -348,11 +349,11 @@ class Settings(BaseSettings):
     @field_validator("store_location")
     @classmethod
     def _store_url_names_an_engine_memvault_has(cls, value: str | None) -> str | None:
-        from memvault.store import sqlite_file
+        from memvault.store import engine_of
 
         if value is None or not value.strip():
             return None
-        sqlite_file(value.strip())  # refuses postgresql://…, which this version lacks
+        engine_of(value.strip())  # refuses a scheme that names no engine
         return value.strip()
 
     @field_validator("secret")
@@ -365,16 +366,18 @@ class Settings(BaseSettings):
     @property
     def store_url(self) -> str:
         """The store's URL as ``open_store`` takes it, its path absolute."""
-        from memvault.store import sqlite_file
+        from memvault.store import engine_of, sqlite_file
 
         if self.store_location is None:
             return f"sqlite:///{self.home / 'memvault.db'}"
+        if engine_of(self.store_location) == "postgres":
+            return self.store_location
         path = Path(sqlite_file(self.store_location)).expanduser()
         return f"sqlite:///{path if path.is_absolute() else self.home / path}"
 
     @property
     def store_path(self) -> Path:
-        """The SQLite file the store is kept in."""
+        """The SQLite file the store is kept in (refused, in one line, for PostgreSQL)."""
         from memvault.store import sqlite_file
 
         return Path(sqlite_file(self.store_url))

@@ -25,12 +25,13 @@ from typing import Any
 
 from memvault import __version__
 from memvault.config import Settings
+from memvault.errors import MemvaultError
 from memvault.hook import spool
 from memvault.hook.paths import spool_folder
 from memvault.install import HOSTS, Commands
 from memvault.install.commands import MCP_SERVER, is_memvault_hook
 from memvault.install.files import ConfigError, load_json
-from memvault.store import schema_versions
+from memvault.store import schema_versions, store_location
 
 OK, WARN, PROBLEM = "ok", "warn", "problem"
 PROBE_SECONDS = 3.0
@@ -131,9 +132,11 @@ def _get_json(url: str, *, secret: str | None = None) -> dict[str, Any]:
 
 
 def _store(settings: Settings) -> Finding:
-    path = settings.store_path
+    path = store_location(settings.store_url)
     try:
         versions = schema_versions(settings.store_url)
+    except MemvaultError as exc:  # PostgreSQL: the extra is missing, the server unreachable
+        return Finding("store", PROBLEM, str(exc), "check MEMVAULT_STORE_URL and the server")
     except sqlite3.Error as exc:
         return Finding(
             "store",

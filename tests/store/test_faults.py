@@ -15,6 +15,8 @@ from memvault.store.sqlite import SQLiteStore
 from tests.helpers import envelope
 from tests.store.faults import fill, locked_by_another_process, small_disk
 
+pytestmark = pytest.mark.sqlite_only
+
 LOCK_WAIT = 0.3
 
 

@@ -15,6 +15,8 @@ from memvault.store.sqlite_documents import (
     scope,
 )
 
+pytestmark = pytest.mark.sqlite_only
+
 SEARCHED = "{title body context dates}"
 
 

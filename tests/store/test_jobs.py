@@ -5,6 +5,8 @@ from __future__ import annotations
 import threading
 import time
 
+import pytest
+
 
 def test_a_job_is_claimed_once_and_finished(store):
     assert store.enqueue_job("summarize", {"sessionId": "s1"}, dedupe_key="s1")
@@ -96,6 +98,7 @@ def test_finished_jobs_are_pruned_by_age(store):
     assert store.claim_job("w", ["a"], lease_seconds=60) is not None
 
 
+@pytest.mark.sqlite_only
 def test_a_claim_reads_one_index_range_not_every_queued_job(tmp_path):
     """With a backlog queued, a claim must not sort the whole queue: it ran inside every
     write of the server's worker, and its cost grew with the backlog."""

@@ -9,6 +9,8 @@ import pytest
 
 from memvault.store.writer import Batched, Writer, WriterClosed
 
+pytestmark = pytest.mark.sqlite_only
+
 
 class CountingConnection(sqlite3.Connection):
     commits = 0

@@ -1,0 +1,626 @@
+"""The PostgreSQL engine: several servers sharing one memory, on a connection pool.
+
+Every write is one transaction on a pooled connection (``with self._pool.connection()``
+commits on success), retried whole when the database breaks a deadlock or a serialization
+conflict. Appends take the event log's advisory lock so they commit in sequence order
+(``postgres_append``); jobs are claimed with ``FOR UPDATE SKIP LOCKED`` (``postgres_jobs``).
+Migrations run when the store opens, by one replica at a time, under an advisory lock. The
+search index and the graph are the mixins ``PostgresSearchIndex`` and ``PostgresGraph``.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from datetime import timedelta
+from typing import TypeVar
+
+import psycopg
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from memvault import jsontext
+from memvault.domain import (
+    BoardRow,
+    Job,
+    NewEvent,
+    ObservationDraft,
+    Session,
+    StoreStats,
+    Watermark,
+    iso,
+    utc_now,
+)
+from memvault.errors import StoreFailure, StoreUnavailable
+from memvault.store import AppendOutcome, Store, masked_url, migrations
+from memvault.store import postgres_jobs as jobs
+from memvault.store import postgres_pipeline as pipeline
+from memvault.store.postgres_append import LostRace, append
+from memvault.store.postgres_documents import PostgresSearchIndex
+from memvault.store.postgres_graph import PostgresGraph
+from memvault.store.postgres_log import PostgresEventLog
+
+T = TypeVar("T")
+
+POOL_SIZE = 10  # connections at most; one is kept open
+CONNECT_SECONDS = 10.0  # how long opening the store waits for its first connection
+CONNECTION_WAIT = 5.0  # how long a write waits for a pooled connection, then fails
+PROBE_CONNECT_SECONDS = 2  # a health check's own connection
+MIGRATION_LOCK = 0x6D76_0000  # pg_advisory_xact_lock key: one replica migrates at a time
+BOARD_LOCK = 0x6D76_0003  # replacing the board mirror: one replica at a time
+_ATTEMPTS = 5  # a transaction the database aborted to break a deadlock is run again
+
+_SESSION_COLUMNS = """
+id, project, cwd, agent_id, title, board_session_id, created_at, first_event_at,
+last_event_at, event_count, observation_count, summarized_at, summarized_seq, extracted_at,
+extracted_seq, reflected_at, reflected_seq, graph_extracted_at, graph_extracted_seq,
+summary_revision, summarized_observation_count, last_sweep_attempt_at, compressed_at,
+compressed_seq
+"""
+
+_ENSURE_SESSION = """
+INSERT INTO sessions (id, project, cwd, agent_id, title, created_at, updated_at,
+                      last_received_at)
+VALUES (%s, %s, %s, %s, %s, %s, %s, %s)
+ON CONFLICT (id) DO UPDATE SET
+    title = coalesce(excluded.title, sessions.title),
+    updated_at = excluded.updated_at
+RETURNING xmax = 0
+"""
+
+# Retried: the database aborted the transaction to let another pass; nothing was kept.
+_RETRIED = (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure, LostRace)
+
+
+class PostgresStore(PostgresEventLog, PostgresSearchIndex, PostgresGraph, Store):
+    engine = "postgres"
+
+    def __init__(
+        self, url: str, *, pool_size: int = POOL_SIZE, wait: float = CONNECTION_WAIT
+    ) -> None:
+        self.url = url
+        self._wait = wait
+        self.location = masked_url(url)
+        self._trouble: StoreUnavailable | None = None
+        self._pending: set[Future] = set()
+        self._pending_lock = threading.Lock()
+        # The first connection tells at once whether the database can be reached (the
+        # pool would keep trying); it applies the migrations before the pool opens.
+        try:
+            with psycopg.connect(url, connect_timeout=int(CONNECT_SECONDS)) as conn:
+                _migrate(conn)
+        except psycopg.OperationalError as exc:
+            raise StoreUnavailable(
+                f"cannot connect to the PostgreSQL store {self.location}: {_first_line(exc)}"
+            ) from None
+        self._pool = ConnectionPool(
+            url,
+            min_size=1,
+            max_size=max(1, pool_size),
+            open=False,
+            timeout=wait,
+            check=ConnectionPool.check_connection,
+            name="memvault-postgres",
+        )
+        self._pool.open(wait=True, timeout=CONNECT_SECONDS)
+        # Appends run beside their caller, so submit_events returns at once as SQLite's does.
+        self._appends = ThreadPoolExecutor(
+            max_workers=max(1, pool_size), thread_name_prefix="memvault-postgres-append"
+        )
+
+    # -- transactions ---------------------------------------------------------------------
+
+    def _transaction(self, op: Callable[[psycopg.Connection], T]) -> T:
+        """Run ``op`` in one transaction on a pooled connection, committed on return; run
+        again when the database aborted it to break a deadlock. A database that cannot be
+        reached fails as ``StoreUnavailable`` naming it."""
+        for attempt in range(_ATTEMPTS):
+            try:
+                with self._pool.connection() as conn:
+                    result = op(conn)
+                self._trouble = None
+                return result
+            except _RETRIED:
+                if attempt == _ATTEMPTS - 1:
+                    raise
+            except (PoolTimeout, psycopg.OperationalError) as exc:
+                self._trouble = self._unavailable(exc)
+                raise self._trouble from exc
+        raise AssertionError("unreachable")
+
+    def _read(self, sql: str, params: Sequence | dict | None = None) -> list[tuple]:
+        return self._transaction(lambda conn: conn.execute(sql, params).fetchall())
+
+    def _one(self, sql: str, params: Sequence | dict | None = None) -> tuple | None:
+        return self._transaction(lambda conn: conn.execute(sql, params).fetchone())
+
+    def _unavailable(self, exc: BaseException) -> StoreUnavailable:
+        if isinstance(exc, PoolTimeout):
+            # The pool only says it waited: a connection of our own says why.
+            why = self._connect_failure()
+            if why is None:
+                cause = (
+                    f"the PostgreSQL store {self.location} had no free connection for "
+                    f"{self._wait:g} s (all {self._pool.max_size} busy)"
+                )
+            else:
+                cause = f"the PostgreSQL store {self.location} cannot be reached: {why}"
+        elif isinstance(exc, psycopg.errors.DiskFull):
+            cause = f"the disk of the PostgreSQL store {self.location} is full"
+        else:
+            cause = f"the PostgreSQL store {self.location} cannot be reached: {_first_line(exc)}"
+        return StoreUnavailable(f"{cause}; nothing was written")
+
+    def _connect_failure(self) -> str | None:
+        """Why a new connection to the database fails, if it does."""
+        try:
+            with psycopg.connect(self.url, connect_timeout=PROBE_CONNECT_SECONDS) as conn:
+                conn.execute("UPDATE counters SET value = value WHERE name = 'sessions'")
+        except psycopg.Error as exc:
+            return _first_line(exc)
+        return None
+
+    # -- the event log --------------------------------------------------------------------
+
+    def submit_events(self, events: Sequence[NewEvent]) -> Future[list[AppendOutcome]]:
+        batch = list(events)
+        try:
+            future = self._appends.submit(self._transaction, lambda conn: append(conn, batch))
+        except RuntimeError as exc:  # the executor is shut down
+            raise StoreFailure(f"the store {self.location} is closed") from exc
+        with self._pending_lock:
+            self._pending.add(future)
+        future.add_done_callback(self._done)
+        return future
+
+    def _done(self, future: Future) -> None:
+        with self._pending_lock:
+            self._pending.discard(future)
+
+    # -- sessions -------------------------------------------------------------------------
+
+    def ensure_session(
+        self,
+        session_id: str,
+        *,
+        project: str,
+        cwd: str,
+        agent_id: str | None = None,
+        title: str | None = None,
+    ) -> Session:
+        now = iso(utc_now())
+
+        def op(conn: psycopg.Connection) -> None:
+            (created,) = conn.execute(
+                _ENSURE_SESSION, (session_id, project, cwd, agent_id, title, now, now, now)
+            ).fetchone()
+            if created:
+                conn.execute("UPDATE counters SET value = value + 1 WHERE name = 'sessions'")
+
+        self._transaction(op)
+        session = self.get_session(session_id)
+        assert session is not None
+        return session
+
+    def get_session(self, session_id: str) -> Session | None:
+        row = self._one(f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE id = %s", (session_id,))
+        return _session(row) if row else None
+
+    def list_sessions(
+        self, *, limit: int, offset: int = 0, agent_id: str | None = None
+    ) -> list[Session]:
+        order = "ORDER BY last_received_at DESC NULLS LAST, last_event_seq DESC NULLS LAST"
+        if agent_id is None:
+            rows = self._read(
+                f"SELECT {_SESSION_COLUMNS} FROM sessions {order} LIMIT %s OFFSET %s",
+                (limit, offset),
+            )
+        else:
+            rows = self._read(
+                f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE agent_id = %s {order} "
+                "LIMIT %s OFFSET %s",
+                (agent_id, limit, offset),
+            )
+        return [_session(row) for row in rows]
+
+    def record_injected(self, session_id: str, items: Sequence[tuple[str, str]], at: str) -> None:
+        kinds = [kind for kind, _ in items]
+        ids = [item_id for _, item_id in items]
+        if not kinds:
+            return
+        self._transaction(
+            lambda conn: conn.execute(
+                "INSERT INTO injections (session_id, kind, item_id, injected_at) "
+                "SELECT %s, k, i, %s FROM unnest(%s::text[], %s::text[]) AS v(k, i) "
+                "ON CONFLICT DO NOTHING",
+                (session_id, at, kinds, ids),
+            )
+        )
+
+    def injected(self, session_id: str) -> set[tuple[str, str]]:
+        rows = self._read(
+            "SELECT kind, item_id FROM injections WHERE session_id = %s", (session_id,)
+        )
+        return {(row[0], row[1]) for row in rows}
+
+    def advance_extraction(self, session_id: str, through: Watermark) -> bool:
+        def op(conn: psycopg.Connection) -> bool:
+            moved = conn.execute(
+                "UPDATE sessions SET extracted_at = %s, extracted_seq = %s "
+                "WHERE id = %s AND coalesce(extracted_seq, 0) < %s",
+                (through.at, through.seq, session_id, through.seq),
+            ).rowcount
+            pipeline.drop_results(conn, "extract", session_id)
+            return moved == 1
+
+        return self._transaction(op)
+
+    def sessions_to_summarize(
+        self, *, threshold: int, idle_before: str, retry_before: str, limit: int
+    ) -> list[str]:
+        rows = self._read(
+            "SELECT id FROM sessions WHERE observation_count > summarized_observation_count "
+            "AND (observation_count - summarized_observation_count >= %s "
+            "     OR last_received_at < %s) "
+            "AND (last_sweep_attempt_at IS NULL OR last_sweep_attempt_at < %s) "
+            "ORDER BY last_received_at LIMIT %s",
+            (threshold, idle_before, retry_before, limit),
+        )
+        return [row[0] for row in rows]
+
+    def mark_summary_attempt(self, session_id: str, at: str) -> None:
+        self._transaction(
+            lambda conn: conn.execute(
+                "UPDATE sessions SET last_sweep_attempt_at = %s WHERE id = %s", (at, session_id)
+            )
+        )
+
+    def sessions_to_compress(self, *, limit: int) -> list[str]:
+        return self._transaction(lambda conn: pipeline.sessions_to_compress(conn, limit))
+
+    # -- the board mirror -----------------------------------------------------------------
+
+    def link_board_session(
+        self, session_id: str, board_session_id: str, *, replacing: str | None = None
+    ) -> bool:
+        def op(conn: psycopg.Connection) -> bool:
+            cursor = conn.execute(
+                "UPDATE sessions SET board_session_id = %s, updated_at = %s "
+                "WHERE id = %s AND (board_session_id IS NULL OR board_session_id = %s)",
+                (board_session_id, iso(utc_now()), session_id, replacing),
+            )
+            return cursor.rowcount == 1
+
+        return self._transaction(op)
+
+    def board_links(self) -> dict[str, tuple[str, str]]:
+        rows = self._read(
+            "SELECT board_session_id, id, project FROM sessions WHERE board_session_id IS NOT NULL"
+        )
+        return {row[0]: (row[1], row[2]) for row in rows}
+
+    def board_session_taken(self, board_session_id: str) -> bool:
+        row = self._one("SELECT 1 FROM sessions WHERE board_session_id = %s", (board_session_id,))
+        return row is not None
+
+    def replace_board_rows(self, rows: Sequence[BoardRow]) -> None:
+        values = [
+            (
+                r.session_id,
+                r.agent_name,
+                r.topic,
+                r.summary,
+                r.keywords,
+                r.status,
+                jsontext.dumps(r.referenced_by),
+                r.started_at,
+                r.updated_at,
+                position,
+            )
+            for position, r in enumerate(rows)
+        ]
+
+        def op(conn: psycopg.Connection) -> None:
+            # Replicas replacing it at once take turns: each leaves exactly its rows.
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (BOARD_LOCK,))
+            conn.execute("DELETE FROM board_rows")
+            if values:
+                conn.cursor().executemany(
+                    "INSERT INTO board_rows (session_id, agent_name, topic, summary, keywords, "
+                    "status, referenced_by, started_at, updated_at, position) "
+                    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+                    "ON CONFLICT (session_id) DO UPDATE SET agent_name = excluded.agent_name, "
+                    "topic = excluded.topic, summary = excluded.summary, "
+                    "keywords = excluded.keywords, status = excluded.status, "
+                    "referenced_by = excluded.referenced_by, started_at = excluded.started_at, "
+                    "updated_at = excluded.updated_at, position = excluded.position",
+                    values,
+                )
+
+        self._transaction(op)
+
+    def board_rows(self, *, status: str | None = None, limit: int = 1000) -> list[BoardRow]:
+        columns = (
+            "session_id, agent_name, topic, summary, keywords, status, referenced_by, "
+            "started_at, updated_at"
+        )
+        if status is None:
+            rows = self._read(
+                f"SELECT {columns} FROM board_rows ORDER BY position LIMIT %s", (limit,)
+            )
+        else:
+            rows = self._read(
+                f"SELECT {columns} FROM board_rows WHERE status = %s ORDER BY position LIMIT %s",
+                (status, limit),
+            )
+        return [BoardRow(*row[:6], json.loads(row[6]), *row[7:]) for row in rows]
+
+    def board_row_count(self) -> int:
+        row = self._one("SELECT count(*) FROM board_rows")
+        return row[0] if row else 0
+
+    # -- the job queue --------------------------------------------------------------------
+
+    def enqueue_job(
+        self,
+        kind: str,
+        payload: dict,
+        *,
+        dedupe_key: str | None = None,
+        run_after: str | None = None,
+    ) -> bool:
+        now = iso(utc_now())
+        return self._transaction(
+            lambda conn: jobs.enqueue(
+                conn, kind, payload, dedupe_key=dedupe_key, run_after=run_after or now, now=now
+            )
+        )
+
+    def claim_job(self, worker: str, kinds: Sequence[str], *, lease_seconds: float) -> Job | None:
+        now = utc_now()
+        until = iso(now + timedelta(seconds=lease_seconds))
+        kinds = list(kinds)
+        return self._transaction(
+            lambda conn: jobs.claim(conn, worker, kinds, now=iso(now), lease_until=until)
+        )
+
+    def hurry_job(self, kind: str, dedupe_key: str) -> bool:
+        now = iso(utc_now())
+        return self._transaction(lambda conn: jobs.hurry(conn, kind, dedupe_key, now))
+
+    def finish_job(self, job: Job) -> bool:
+        now = iso(utc_now())
+        return self._transaction(lambda conn: jobs.finish(conn, job, now))
+
+    def fail_job(self, job: Job, error: str, *, retry_in: float | None) -> bool:
+        now = utc_now()
+        retry_at = None if retry_in is None else iso(now + timedelta(seconds=retry_in))
+        return self._transaction(
+            lambda conn: jobs.fail(conn, job, error, now=iso(now), retry_at=retry_at)
+        )
+
+    def prune_jobs(self, before: str) -> int:
+        return self._transaction(lambda conn: jobs.prune(conn, before))
+
+    # -- derived results ------------------------------------------------------------------
+
+    def session_summary(self, session_id: str) -> tuple[dict, int] | None:
+        row = self._one(
+            "SELECT summary, revision FROM session_summaries WHERE session_id = %s",
+            (session_id,),
+        )
+        return (json.loads(row[0]), row[1]) if row else None
+
+    def write_summary(
+        self, session_id: str, summary: dict, *, through: Watermark, observations: int
+    ) -> bool:
+        now = iso(utc_now())
+
+        def op(conn: psycopg.Connection) -> bool:
+            # FOR UPDATE: a replica writing the same session's summary waits, then finds
+            # the watermark moved.
+            before = conn.execute(
+                "SELECT summarized_seq, summary_revision FROM sessions WHERE id = %s FOR UPDATE",
+                (session_id,),
+            ).fetchone()
+            if before is None or (before[0] or 0) >= (through.seq or 0):
+                return False  # another run got there first
+            revision = before[1] + 1
+            conn.execute(
+                "INSERT INTO session_summaries (session_id, summary, revision, updated_at) "
+                "VALUES (%s, %s, %s, %s) ON CONFLICT (session_id) DO UPDATE SET "
+                "summary = excluded.summary, revision = excluded.revision, "
+                "updated_at = excluded.updated_at",
+                (session_id, jsontext.dumps(summary), revision, now),
+            )
+            conn.execute(
+                "UPDATE sessions SET summarized_at = %s, summarized_seq = %s, "
+                "summary_revision = %s, summarized_observation_count = %s WHERE id = %s",
+                (through.at, through.seq, revision, observations, session_id),
+            )
+            return True
+
+        return self._transaction(op)
+
+    def upgrade_observations(
+        self,
+        session_id: str,
+        upgrades: Sequence[tuple[int, ObservationDraft]],
+        *,
+        derived_by: str,
+        through: Watermark,
+    ) -> bool:
+        upgrades, now = list(upgrades), iso(utc_now())
+        return self._transaction(
+            lambda conn: pipeline.upgrade_observations(
+                conn, session_id, upgrades, derived_by=derived_by, through=through, now=now
+            )
+        )
+
+    def rederive_observations(self, drafts: Sequence[tuple[int, ObservationDraft]]) -> int:
+        drafts, now = list(drafts), iso(utc_now())
+        return self._transaction(lambda conn: pipeline.rederive_observations(conn, drafts, now))
+
+    def record_pipeline_fragment(self, path: str, sha256: str) -> None:
+        now = iso(utc_now())
+        self._transaction(lambda conn: pipeline.record_fragment(conn, path, sha256, now))
+
+    def pipeline_fragment(self, path: str) -> str | None:
+        row = self._one("SELECT sha256 FROM pipeline_fragments WHERE path = %s", (path,))
+        return row[0] if row else None
+
+    def pipeline_fragments(self) -> dict[str, str]:
+        return {row[0]: row[1] for row in self._read("SELECT path, sha256 FROM pipeline_fragments")}
+
+    def forget_pipeline_fragments(self, paths: Sequence[str]) -> None:
+        wanted = list(paths)
+        if wanted:
+            self._transaction(
+                lambda conn: conn.execute(
+                    "DELETE FROM pipeline_fragments WHERE path = ANY(%s::text[])", (wanted,)
+                )
+            )
+
+    def keep_result(self, kind: str, session_id: str, through: int, result: str) -> None:
+        now = iso(utc_now())
+        self._transaction(
+            lambda conn: pipeline.keep_result(conn, kind, session_id, through, result, now)
+        )
+
+    def kept_result(self, kind: str, session_id: str, through: int) -> str | None:
+        return self._transaction(lambda conn: pipeline.kept_result(conn, kind, session_id, through))
+
+    def forget_events(self, event_ids: Sequence[str]) -> None:
+        ids, now = list(event_ids), iso(utc_now())
+        self._transaction(lambda conn: pipeline.forget_events(conn, ids, now))
+
+    def forgotten_events(self, event_ids: Sequence[str]) -> set[str]:
+        ids = list(event_ids)
+        return self._transaction(lambda conn: pipeline.forgotten(conn, ids))
+
+    def reset_derived(self) -> None:
+        self._transaction(pipeline.reset_derived)
+
+    # -- what every engine has ------------------------------------------------------------
+
+    def stats(self) -> StoreStats:
+        def op(conn: psycopg.Connection) -> tuple:
+            counts = dict(conn.execute("SELECT name, value FROM counters").fetchall())
+            states = dict(
+                conn.execute("SELECT state, count(*) FROM jobs GROUP BY state").fetchall()
+            )
+            (version,) = conn.execute("SELECT max(version) FROM schema_migrations").fetchone()
+            (size,) = conn.execute("SELECT pg_database_size(current_database())").fetchone()
+            return counts, states, version, size
+
+        counts, states, version, size = self._transaction(op)
+        return StoreStats(
+            engine=self.engine,
+            location=self.location,
+            size_bytes=size,
+            events=counts["events"],
+            observations=counts["observations"],
+            sessions=counts["sessions"],
+            jobs_pending=states.get("pending", 0),
+            jobs_running=states.get("running", 0),
+            jobs_failed=states.get("failed", 0),
+            schema_version=version or 0,
+        )
+
+    def sync(self) -> None:
+        """Every write but an append is committed before it returns; wait for the appends
+        already submitted."""
+        with self._pending_lock:
+            submitted = list(self._pending)
+        wait(submitted)
+
+    @property
+    def pending_writes(self) -> int:
+        """Appends submitted and not yet committed (there is no write queue besides)."""
+        return len(self._pending)
+
+    @property
+    def write_failure(self) -> BaseException | None:
+        """Always None: no writer thread can stop; a database that cannot be reached is
+        ``write_trouble``, which clears once it can."""
+        return None
+
+    def write_trouble(self) -> str | None:
+        if self._trouble is None:
+            return None
+        # The last write failed: try a small one on a connection of its own (the pool may
+        # still be waiting to reconnect), so the answer changes as soon as writes can pass.
+        why = self._connect_failure()
+        if why is None:
+            self._trouble = None
+            return None
+        return f"the PostgreSQL store {self.location} cannot be reached: {why}"
+
+    def close(self) -> None:
+        self._appends.shutdown(wait=True)
+        self._pool.close()
+
+
+def _migrate(conn: psycopg.Connection) -> None:
+    """Apply the migrations not yet applied, in one transaction, under a lock: replicas
+    starting together wait for the first, then find nothing left to do."""
+    conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations ("
+        "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+    )
+    applied = {row[0] for row in conn.execute("SELECT version FROM schema_migrations")}
+    for migration in migrations.load("postgres"):
+        if migration.version in applied:
+            continue
+        conn.execute(migration.sql.encode())  # no parameters: the whole script at once
+        conn.execute(
+            "INSERT INTO schema_migrations (version, name, applied_at) VALUES (%s, %s, %s)",
+            (migration.version, migration.name, iso(utc_now())),
+        )
+
+
+def applied_schema_version(url: str) -> int | None:
+    """The newest migration applied to the database at ``url``, read only (0 when it has
+    none); None when memvault has never opened it."""
+    try:
+        with psycopg.connect(url, connect_timeout=int(CONNECT_SECONDS), autocommit=True) as conn:
+            (table,) = conn.execute("SELECT to_regclass('schema_migrations')").fetchone()
+            if table is None:
+                return None
+            (version,) = conn.execute("SELECT max(version) FROM schema_migrations").fetchone()
+            return version or 0
+    except psycopg.OperationalError as exc:
+        raise StoreUnavailable(
+            f"cannot connect to the PostgreSQL store {masked_url(url)}: {_first_line(exc)}"
+        ) from None
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return masked_url(text[0]) if text else type(exc).__name__
+
+
+def _session(row: tuple) -> Session:
+    return Session(
+        id=row[0],
+        project=row[1],
+        cwd=row[2],
+        agent_id=row[3],
+        title=row[4],
+        board_session_id=row[5],
+        created_at=row[6],
+        first_event_at=row[7],
+        last_event_at=row[8],
+        event_count=row[9],
+        observation_count=row[10],
+        summarized=Watermark(row[11], row[12]),
+        extracted=Watermark(row[13], row[14]),
+        reflected=Watermark(row[15], row[16]),
+        graph_extracted=Watermark(row[17], row[18]),
+        summary_revision=row[19],
+        summarized_observation_count=row[20],
+        last_sweep_attempt_at=row[21],
+        compressed=Watermark(row[22], row[23]),
+    )
