@@ -116,6 +116,14 @@ def _seed(server: Server) -> Seeded:
     ).json()
     seeded.rows["stale"] = third["sessionId"]
     _edit_board_line(seeded, third["sessionId"], "| active |", "| stale |")
+    # Memory given to the checkout session, as a prompt's hook asks for it.
+    given = {
+        "project": "demo-app",
+        "query": "payment mock retries",
+        "sessionId": "host-checkout",
+        "hookEvent": "UserPromptSubmit",
+    }
+    api.post("/context", json=given).raise_for_status()
     # The summary of the checkout session, made by the pipeline now.
     api.post("/summarize", json={"sessionId": "host-checkout"}).raise_for_status()
     api.post("/jobs/run").raise_for_status()
@@ -140,7 +148,11 @@ def _edit_board_line(seeded: Seeded, session_id: str, old: str, new: str) -> Non
 def seeded(tmp_path_factory) -> Seeded:
     server = Server(
         tmp_path_factory.mktemp("viewer") / "home",
-        {"MEMVAULT_SECRET": SECRET, "MEMVAULT_BOARD_POLL_SECONDS": "0.2"},
+        {
+            "MEMVAULT_SECRET": SECRET,
+            "MEMVAULT_BOARD_POLL_SECONDS": "0.2",
+            "MEMVAULT_LANGUAGE": "en",
+        },
     ).start()
     try:
         yield _seed(server)

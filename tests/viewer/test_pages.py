@@ -49,6 +49,9 @@ def test_the_timeline_shows_a_session_in_order_with_summary_watermarks_and_board
     assert kinds[:5] == ["prompt", "tool", "failure", "response", "response"]
     assert "Prompt: Fix the flaky checkout test" in page.locator("table.timeline").inner_text()
     assert "Bash failed: 2 failed" in page.locator("table.timeline").inner_text()
+    given = page.locator("table.timeline tr.k-injection")
+    assert given.count() == 1  # the memory injected, and when
+    assert "Memory given (UserPromptSubmit)" in given.inner_text()
     fields = page.locator("table.fields").first.inner_text()
     assert "summarized: #" in fields  # the pipeline summarized it: its watermark moved
     assert "not summarized yet" not in page.locator("#summary").inner_text()
