@@ -229,28 +229,25 @@ def grid() -> list[Constants]:
     return sorted(out, key=lambda c: sum(c.has(n) for n in CONSTANTS))
 
 
+# What the cross-validation changes while it runs, put back after it.
+_CHANGED = (
+    (indexer, "CONTEXT_BEFORE"),
+    (indexer, "CONTEXT_AFTER"),
+    (documents, "date_terms"),
+    (engine, "COLUMN_WEIGHTS"),
+    (engine, "ACTOR_BOOST"),
+    (engine, "SESSION_BOOST"),
+    (engine, "_MAX_FUSED"),
+)
+
+
 def _saved() -> tuple:
-    return (
-        indexer.CONTEXT_BEFORE,
-        indexer.CONTEXT_AFTER,
-        documents.date_terms,
-        engine.COLUMN_WEIGHTS,
-        engine.ACTOR_BOOST,
-        engine.SESSION_BOOST,
-        engine._MAX_FUSED,
-    )
+    return tuple(getattr(module, name) for module, name in _CHANGED)
 
 
 def _restore(saved: tuple) -> None:
-    (
-        indexer.CONTEXT_BEFORE,
-        indexer.CONTEXT_AFTER,
-        documents.date_terms,
-        engine.COLUMN_WEIGHTS,
-        engine.ACTOR_BOOST,
-        engine.SESSION_BOOST,
-        engine._MAX_FUSED,
-    ) = saved
+    for (module, name), value in zip(_CHANGED, saved, strict=True):
+        setattr(module, name, value)
 
 
 def _index_constants(window: int, dates: bool) -> None:
@@ -460,6 +457,7 @@ def _gain(paired: tuple[float, float, float]) -> str:
 
 
 def main() -> None:
+    global CV_WINDOWS
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--modes", default="lexical,hybrid")
@@ -473,7 +471,13 @@ def main() -> None:
         action="store_true",
         help="choose the constants on one half of the conversations, score the other half",
     )
+    parser.add_argument(
+        "--windows",
+        default=",".join(map(str, CV_WINDOWS)),
+        help="the context windows the cross-validation's grid tries (0 is none)",
+    )
     args = parser.parse_args()
+    CV_WINDOWS = tuple(int(w) for w in args.windows.split(","))
     if not args.data.exists():
         sys.exit(f"LoCoMo data not found at {args.data}: pass --data")
     data = json.loads(args.data.read_text())
