@@ -185,3 +185,18 @@ def test_stats_count_what_is_stored(store):
     assert (stats.events, stats.observations, stats.sessions) == (3, 3, 2)
     assert stats.jobs_pending == stats.jobs_running == stats.jobs_failed == 0
     assert stats.size_bytes > 0 and stats.schema_version >= 1
+
+
+def test_an_event_holding_a_nul_character_is_stored_and_read_back_as_sent(store):
+    data = {
+        "tool_name": "Bash",
+        "tool_input": {"command": "printf 'a\x00b'"},
+        "tool_output": "a\x00b",
+    }
+    (result,) = store.append_events([event(n=1, data=data)])
+    assert isinstance(result, AppendResult)
+    (stored,) = store.list_events("s1", limit=10)
+    assert stored.payload == data
+    # The observation is derived text: PostgreSQL, which cannot hold U+0000, shows U+FFFD.
+    (observation,) = store.list_observations("s1", limit=10)
+    assert observation.title.replace("\ufffd", "\x00") == "Bash: printf 'a\x00b'"

@@ -178,8 +178,8 @@ def _insert(conn: psycopg.Connection, events: list[NewEvent], seqs: list[int]) -
             e.occurred_at,
             e.hook_type,
             e.observation.type,
-            e.observation.title,
-            e.observation.narrative,
+            without_nul(e.observation.title),
+            without_nul(e.observation.narrative),
             _json(e.observation.facts),
             _json(e.observation.files),
             _json(e.observation.concepts),
@@ -236,6 +236,12 @@ def _stored_ids(
         ([w[0] for w in wanted], [w[1] for w in wanted]),
     )
     return {(session_id, client_id): seq for session_id, client_id, seq in rows}
+
+
+def without_nul(text: str) -> str:
+    """PostgreSQL text cannot hold U+0000: in an observation's text (derived, shown to a
+    person) it becomes U+FFFD. The event's payload keeps it, escaped in its JSON."""
+    return text.replace("\x00", "\ufffd") if "\x00" in text else text
 
 
 def _json(values: list[str]) -> str:

@@ -15,7 +15,7 @@ import psycopg
 
 from memvault import jsontext
 from memvault.domain import ObservationDraft, Watermark
-from memvault.store.postgres_append import OBSERVATION_CHANGES_LOCK
+from memvault.store.postgres_append import OBSERVATION_CHANGES_LOCK, without_nul
 
 _UPGRADE = """
 UPDATE observations SET type = %s, title = %s, narrative = %s, facts = %s, files = %s,
@@ -34,8 +34,8 @@ WHERE event_seq = %s AND (type, title, narrative, facts, files, concepts, import
 def _columns(draft: ObservationDraft) -> tuple:
     return (
         draft.type,
-        draft.title,
-        draft.narrative,
+        without_nul(draft.title),
+        without_nul(draft.narrative),
         jsontext.dumps(draft.facts),
         jsontext.dumps(draft.files),
         jsontext.dumps(draft.concepts),
