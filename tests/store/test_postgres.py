@@ -9,6 +9,7 @@ import threading
 import psycopg
 import pytest
 
+from memvault.domain import AppendFailure
 from memvault.errors import StoreFailure, StoreUnavailable
 from memvault.ingest import prepare
 from memvault.ingest.envelope import Envelope, validate
@@ -207,3 +208,20 @@ def test_every_append_is_committed_once_its_future_resolves(url):
     store.close()
     with pytest.raises(StoreFailure, match="closed"):
         store.submit_events([event(n=11)])
+
+
+def test_an_event_the_database_refuses_fails_alone(url):
+    """A value only the server refuses (the observation's importance beyond its integer)
+    fails that event, after the others were sent in the same round trip."""
+    store = PostgresStore(url, pool_size=1)
+    try:
+        bad = event(n=2)
+        bad.observation.importance = 2**40
+        results = store.append_events([event(n=1), bad, event(n=3)])
+        assert isinstance(results[1], AppendFailure)
+        assert "out of range" in results[1].error
+        assert [r.event_seq for r in (results[0], results[2])] == [1, 2]
+        assert [e.client_event_id for e in store.list_events("s1", limit=10)] == ["s1-e1", "s1-e3"]
+        assert store.get_session("s1").event_count == 2 and store.stats().events == 2
+    finally:
+        store.close()

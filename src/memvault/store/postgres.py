@@ -11,9 +11,8 @@ search index and the graph are the mixins ``PostgresSearchIndex`` and ``Postgres
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future
 from datetime import timedelta
 from typing import TypeVar
 
@@ -36,7 +35,7 @@ from memvault.errors import StoreFailure, StoreUnavailable
 from memvault.store import AppendOutcome, Store, masked_url, migrations
 from memvault.store import postgres_jobs as jobs
 from memvault.store import postgres_pipeline as pipeline
-from memvault.store.postgres_append import LostRace, append
+from memvault.store.postgres_append import Appender, LostRace
 from memvault.store.postgres_documents import PostgresSearchIndex
 from memvault.store.postgres_graph import PostgresGraph
 from memvault.store.postgres_log import PostgresEventLog
@@ -83,8 +82,6 @@ class PostgresStore(PostgresEventLog, PostgresSearchIndex, PostgresGraph, Store)
         self._wait = wait
         self.location = masked_url(url)
         self._trouble: StoreUnavailable | None = None
-        self._pending: set[Future] = set()
-        self._pending_lock = threading.Lock()
         # The first connection tells at once whether the database can be reached (the
         # pool would keep trying); it applies the migrations before the pool opens.
         try:
@@ -104,10 +101,7 @@ class PostgresStore(PostgresEventLog, PostgresSearchIndex, PostgresGraph, Store)
             name="memvault-postgres",
         )
         self._pool.open(wait=True, timeout=CONNECT_SECONDS)
-        # Appends run beside their caller, so submit_events returns at once as SQLite's does.
-        self._appends = ThreadPoolExecutor(
-            max_workers=max(1, pool_size), thread_name_prefix="memvault-postgres-append"
-        )
+        self._appender = Appender(self._transaction, name="memvault-postgres-append")
 
     # -- transactions ---------------------------------------------------------------------
 
@@ -164,19 +158,10 @@ class PostgresStore(PostgresEventLog, PostgresSearchIndex, PostgresGraph, Store)
     # -- the event log --------------------------------------------------------------------
 
     def submit_events(self, events: Sequence[NewEvent]) -> Future[list[AppendOutcome]]:
-        batch = list(events)
         try:
-            future = self._appends.submit(self._transaction, lambda conn: append(conn, batch))
-        except RuntimeError as exc:  # the executor is shut down
+            return self._appender.submit(list(events))
+        except RuntimeError as exc:
             raise StoreFailure(f"the store {self.location} is closed") from exc
-        with self._pending_lock:
-            self._pending.add(future)
-        future.add_done_callback(self._done)
-        return future
-
-    def _done(self, future: Future) -> None:
-        with self._pending_lock:
-            self._pending.discard(future)
 
     # -- sessions -------------------------------------------------------------------------
 
@@ -531,14 +516,12 @@ class PostgresStore(PostgresEventLog, PostgresSearchIndex, PostgresGraph, Store)
     def sync(self) -> None:
         """Every write but an append is committed before it returns; wait for the appends
         already submitted."""
-        with self._pending_lock:
-            submitted = list(self._pending)
-        wait(submitted)
+        self._appender.sync()
 
     @property
     def pending_writes(self) -> int:
         """Appends submitted and not yet committed (there is no write queue besides)."""
-        return len(self._pending)
+        return self._appender.pending
 
     @property
     def write_failure(self) -> BaseException | None:
@@ -558,7 +541,7 @@ class PostgresStore(PostgresEventLog, PostgresSearchIndex, PostgresGraph, Store)
         return f"the PostgreSQL store {self.location} cannot be reached: {why}"
 
     def close(self) -> None:
-        self._appends.shutdown(wait=True)
+        self._appender.close()
         self._pool.close()
 
 

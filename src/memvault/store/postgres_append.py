@@ -8,10 +8,19 @@ still says ``ON CONFLICT DO NOTHING`` against the unique client id, and a row it
 sends the whole transaction round again, so an id is stored once whoever writes it.
 
 The batch is written in a few statements (arrays unnested into each table); if any of it
-fails, it is redone event by event under savepoints, so only the culprit fails.
+fails, it is redone event by event under savepoints, so only the culprit fails. Since
+appends take turns on the lock anyway, each store appends from one thread (``Appender``)
+that writes whatever callers queued meanwhile in one transaction: a burst of hook events
+costs one turn, not one each.
 """
 
 from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import Any
 
 import psycopg
 
@@ -46,29 +55,28 @@ FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::text[], %s::text[], %s::te
     AS v(s, sid, occ, hook, t, title, narr, facts, files, concepts, imp, upd)
 """
 
-# xmax = 0 on the returned row: it was inserted, not updated (a session new to the log).
+# One statement: the sessions touched (xmax = 0 on a returned row: inserted, not updated,
+# a session new to the log) and the counters.
 _TOUCH_SESSIONS = """
-INSERT INTO sessions (id, project, cwd, agent_id, created_at, updated_at, first_event_at,
-                      last_event_at, last_received_at, event_count, observation_count,
-                      last_event_seq)
-SELECT * FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[],
-                     %s::text[], %s::text[], %s::text[], %s::integer[], %s::integer[],
-                     %s::bigint[])
-ON CONFLICT (id) DO UPDATE SET
-    first_event_at = least(sessions.first_event_at, excluded.first_event_at),
-    last_event_at = greatest(sessions.last_event_at, excluded.last_event_at),
-    last_received_at = excluded.last_received_at,
-    last_event_seq = excluded.last_event_seq,
-    event_count = sessions.event_count + excluded.event_count,
-    observation_count = sessions.observation_count + excluded.observation_count,
-    updated_at = excluded.updated_at
-RETURNING xmax = 0
-"""
-
-_COUNT = """
-UPDATE counters SET value = value + CASE name
-    WHEN 'events' THEN %(events)s WHEN 'observations' THEN %(events)s
-    WHEN 'sessions' THEN %(sessions)s END
+WITH touched AS (
+    INSERT INTO sessions (id, project, cwd, agent_id, created_at, updated_at, first_event_at,
+                          last_event_at, last_received_at, event_count, observation_count,
+                          last_event_seq)
+    SELECT * FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::text[],
+                         %s::text[], %s::text[], %s::text[], %s::text[], %s::integer[],
+                         %s::integer[], %s::bigint[])
+    ON CONFLICT (id) DO UPDATE SET
+        first_event_at = least(sessions.first_event_at, excluded.first_event_at),
+        last_event_at = greatest(sessions.last_event_at, excluded.last_event_at),
+        last_received_at = excluded.last_received_at,
+        last_event_seq = excluded.last_event_seq,
+        event_count = sessions.event_count + excluded.event_count,
+        observation_count = sessions.observation_count + excluded.observation_count,
+        updated_at = excluded.updated_at
+    RETURNING xmax = 0 AS created
+)
+UPDATE counters SET value = value + CASE
+    WHEN name = 'sessions' THEN (SELECT count(*) FROM touched WHERE created) ELSE %s END
 WHERE name IN ('events', 'observations', 'sessions')
 """
 
@@ -82,35 +90,122 @@ _TRANSACTION_ERRORS = (
 )
 
 
+MAX_BATCH = 2000  # events written in one transaction at most
+
+Transaction = Callable[[Callable[[psycopg.Connection], Any]], Any]
+
+
+class Appender:
+    """One thread that appends what callers queue, merging what waits into one transaction.
+
+    ``transaction(op)`` runs ``op`` in a committed transaction (the store's). Each caller's
+    future gets its own events' outcomes; a transaction that fails whole (the database
+    cannot be reached) fails the futures of every caller in it.
+    """
+
+    def __init__(self, transaction: Transaction, *, name: str) -> None:
+        self._transaction = transaction
+        self._queue: deque[tuple[list[NewEvent], Future]] = deque()
+        self._ready = threading.Condition()
+        self._writing = 0
+        self._closed = False
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    @property
+    def pending(self) -> int:
+        """Submissions queued or being written."""
+        with self._ready:
+            return len(self._queue) + self._writing
+
+    def submit(self, events: list[NewEvent]) -> Future[list[AppendOutcome]]:
+        future: Future[list[AppendOutcome]] = Future()
+        with self._ready:
+            if self._closed:
+                raise RuntimeError("the appender is closed")
+            self._queue.append((events, future))
+            self._ready.notify()
+        return future
+
+    def sync(self) -> None:
+        """Wait until everything submitted so far is written (or failed)."""
+        with self._ready:
+            self._ready.wait_for(lambda: not self._queue and not self._writing)
+
+    def close(self) -> None:
+        with self._ready:
+            self._closed = True
+            self._ready.notify_all()
+        self._thread.join()
+
+    def _run(self) -> None:
+        while True:
+            with self._ready:
+                self._ready.wait_for(lambda: self._queue or self._closed)
+                if not self._queue:
+                    return
+                taken, size = [], 0
+                while self._queue and (not taken or size + len(self._queue[0][0]) <= MAX_BATCH):
+                    events, future = self._queue.popleft()
+                    taken.append((events, future))
+                    size += len(events)
+                self._writing = len(taken)
+            self._write(taken)
+            with self._ready:
+                self._writing = 0
+                self._ready.notify_all()
+
+    def _write(self, taken: list[tuple[list[NewEvent], Future]]) -> None:
+        live = [
+            (events, future) for events, future in taken if future.set_running_or_notify_cancel()
+        ]
+        merged = [event for events, _ in live for event in events]
+        try:
+            outcomes = self._transaction(lambda conn: append(conn, merged))
+        except BaseException as exc:
+            for _, future in live:
+                future.set_exception(exc)
+            return
+        start = 0
+        for events, future in live:
+            future.set_result(outcomes[start : start + len(events)])
+            start += len(events)
+
+
 def append(conn: psycopg.Connection, events: list[NewEvent]) -> list[AppendOutcome]:
     """Append a batch in one transaction; if anything fails, redo it event by event so only
     the culprit fails."""
     if not events:
         return []
-    conn.execute("SELECT pg_advisory_xact_lock(%s)", (EVENT_LOG_LOCK,))
-    try:
-        with conn.transaction():
-            return _append_together(conn, events)
-    except _TRANSACTION_ERRORS:
-        raise
-    except Exception:
-        if conn.broken:
-            raise
-    outcomes: list[AppendOutcome] = []
-    for event in events:
+    # Pipelined: statements go without waiting for each answer, so the lock is held for
+    # two round trips to the database, not one per statement.
+    with conn.pipeline():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (EVENT_LOG_LOCK,))
         try:
             with conn.transaction():
-                outcomes.extend(_append_together(conn, [event]))
+                return _append_together(conn, events)
         except _TRANSACTION_ERRORS:
             raise
-        except Exception as exc:  # one event that cannot be stored fails alone
+        except Exception:
             if conn.broken:
                 raise
-            outcomes.append(AppendFailure(event.session_id, event.client_event_id, str(exc)))
-    return outcomes
+        outcomes: list[AppendOutcome] = []
+        for event in events:
+            try:
+                with conn.transaction():
+                    outcomes.extend(_append_together(conn, [event]))
+            except _TRANSACTION_ERRORS:
+                raise
+            except Exception as exc:  # one event that cannot be stored fails alone
+                if conn.broken:
+                    raise
+                outcomes.append(AppendFailure(event.session_id, event.client_event_id, str(exc)))
+        return outcomes
 
 
 def _append_together(conn: psycopg.Connection, events: list[NewEvent]) -> list[AppendOutcome]:
+    # Under the lock, the last number issued cannot change until this transaction ends.
+    issued = conn.execute("SELECT value FROM sequences WHERE name = 'events'")
     known = _stored_ids(conn, events)
     fresh: list[NewEvent] = []
     # Per event: the seq it already has, or (as -1 - i) the i-th fresh event's, to come.
@@ -126,11 +221,9 @@ def _append_together(conn: psycopg.Connection, events: list[NewEvent]) -> list[A
         fresh.append(event)
     seqs: list[int] = []
     if fresh:
-        last = conn.execute(
-            "UPDATE sequences SET value = value + %s WHERE name = 'events' RETURNING value",
-            (len(fresh),),
-        ).fetchone()[0]
-        seqs = list(range(last - len(fresh) + 1, last + 1))
+        first = issued.fetchone()[0] + 1
+        seqs = list(range(first, first + len(fresh)))
+        conn.execute("UPDATE sequences SET value = %s WHERE name = 'events'", (seqs[-1],))
         _insert(conn, fresh, seqs)
     outcomes: list[AppendOutcome] = []
     written: set[int] = set()
@@ -168,9 +261,7 @@ def _insert(conn: psycopg.Connection, events: list[NewEvent], seqs: list[int]) -
             strict=True,
         )
     )
-    inserted = conn.execute(_INSERT_EVENTS, [list(c) for c in columns]).fetchall()
-    if len(inserted) != len(events):
-        raise LostRace("an event id was stored by another writer meanwhile")
+    inserted = conn.execute(_INSERT_EVENTS, [list(c) for c in columns])
     observations = [
         (
             seq,
@@ -216,9 +307,9 @@ def _insert(conn: psycopg.Connection, events: list[NewEvent], seqs: list[int]) -
             session[11] = seq
     # In id order, so two transactions touching the same sessions lock them alike.
     rows = [sessions[key] for key in sorted(sessions)]
-    touched = conn.execute(_TOUCH_SESSIONS, [list(c) for c in zip(*rows, strict=True)])
-    new_sessions = sum(1 for (inserted_row,) in touched.fetchall() if inserted_row)
-    conn.execute(_COUNT, {"events": len(events), "sessions": new_sessions})
+    conn.execute(_TOUCH_SESSIONS, [*(list(c) for c in zip(*rows, strict=True)), len(events)])
+    if len(inserted.fetchall()) != len(events):
+        raise LostRace("an event id was stored by another writer meanwhile")
 
 
 def _stored_ids(
