@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 
+import httpx
 import pytest
 from pydantic import ValidationError
 
@@ -16,7 +17,7 @@ from memvault.config import Settings
 from memvault.doctor import _store
 from memvault.errors import MemvaultError, StoreUnavailable
 from memvault.store import masked_url, open_store, schema_versions
-from tests.helpers import envelope, free_port
+from tests.helpers import Server, envelope, free_port, wait_for
 
 
 def test_by_default_the_store_is_the_sqlite_file_in_memvault_home(tmp_path):
@@ -142,3 +143,23 @@ def _cli(home, url: str, *args: str) -> subprocess.CompletedProcess:
         text=True,
         timeout=60,
     )
+
+
+def test_memvault_serve_runs_on_the_postgresql_store_the_url_names(tmp_path, postgres_cluster):
+    url = postgres_cluster.database()
+    server = Server(tmp_path / "home", {"MEMVAULT_STORE_URL": url}).start(timeout=60)
+    try:
+        first = httpx.post(f"{server.url}/agentmemory/observe", json=envelope("s1", 1))
+        again = httpx.post(f"{server.url}/agentmemory/observe", json=envelope("s1", 1))
+        assert first.json()["eventSeq"] == 1 and again.json()["deduplicated"] is True
+
+        def found():
+            answer = httpx.post(f"{server.url}/agentmemory/search", json={"query": "npm test"})
+            return [hit["id"] for hit in answer.json()["results"]]
+
+        assert wait_for(found, timeout=30) == ["obs_1"]  # indexed by the server's follower
+        store = httpx.get(f"{server.url}/agentmemory/health").json()["store"]
+        assert (store["engine"], store["location"], store["events"]) == ("postgres", url, 1)
+    finally:
+        server.stop()
+    assert not (tmp_path / "home" / "memvault.db").exists()

@@ -100,7 +100,14 @@ class PostgresStore(PostgresEventLog, PostgresSearchIndex, PostgresGraph, Store)
             check=ConnectionPool.check_connection,
             name="memvault-postgres",
         )
-        self._pool.open(wait=True, timeout=CONNECT_SECONDS)
+        try:
+            self._pool.open(wait=True, timeout=CONNECT_SECONDS)
+        except PoolTimeout:
+            self._pool.close()
+            raise StoreUnavailable(
+                f"cannot connect to the PostgreSQL store {self.location}: no connection "
+                f"within {CONNECT_SECONDS:g} s"
+            ) from None
         self._appender = Appender(self._transaction, name="memvault-postgres-append")
 
     # -- transactions ---------------------------------------------------------------------
