@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 import threading
+import time
 
 import psycopg
 import pytest
@@ -223,5 +224,30 @@ def test_an_event_the_database_refuses_fails_alone(url):
         assert [r.event_seq for r in (results[0], results[2])] == [1, 2]
         assert [e.client_event_id for e in store.list_events("s1", limit=10)] == ["s1-e1", "s1-e3"]
         assert store.get_session("s1").event_count == 2 and store.stats().events == 2
+    finally:
+        store.close()
+
+
+def test_an_id_stored_meanwhile_by_a_writer_outside_the_lock_is_reported_as_a_duplicate(url):
+    """The insert's ON CONFLICT DO NOTHING waits for the other writer's row; when that
+    commits, the append runs again and finds it: stored once, the later one deduplicated."""
+    store = PostgresStore(url, pool_size=2)
+    try:
+        with psycopg.connect(url) as other:
+            other.execute(
+                "INSERT INTO events (seq, session_id, client_event_id, hook_type, project, cwd, "
+                "client_timestamp, occurred_at, received_at, payload) VALUES (1000, 's1', "
+                "'s1-e1', 'post_tool_use', 'p', '/p', 'x', 'x', 'x', '{}')"
+            )
+            pending = store.submit_events([event(n=1)])
+            time.sleep(0.3)  # the append now waits on the other writer's uncommitted row
+            assert not pending.done()
+            other.commit()
+        (result,) = pending.result(timeout=10)
+        assert result.deduplicated and result.event_seq == 1000
+        assert store.stats().events == 0  # the counters are the store's own; none added
+        with psycopg.connect(url) as conn:
+            (count,) = conn.execute("SELECT count(*) FROM events").fetchone()
+        assert count == 1
     finally:
         store.close()
