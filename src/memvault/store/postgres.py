@@ -115,13 +115,12 @@ class PostgresStore(PostgresEventLog, PostgresSearchIndex, PostgresGraph, Store)
     def _transaction(self, op: Callable[[psycopg.Connection], T]) -> T:
         """Run ``op`` in one transaction on a pooled connection, committed on return; run
         again when the database aborted it to break a deadlock. A database that cannot be
-        reached fails as ``StoreUnavailable`` naming it."""
+        reached fails as ``StoreUnavailable`` naming it, kept for ``write_trouble`` (reads
+        that pass do not clear it: a full disk still lets them)."""
         for attempt in range(_ATTEMPTS):
             try:
                 with self._pool.connection() as conn:
-                    result = op(conn)
-                self._trouble = None
-                return result
+                    return op(conn)
             except _RETRIED:
                 if attempt == _ATTEMPTS - 1:
                     raise
