@@ -65,11 +65,13 @@ def test_a_long_timeline_is_paged_by_sequence(page, seeded):
     page.goto(f"{seeded.url}/sessions/host-long?limit=200")
     first = page.locator("table.timeline tbody tr")
     assert first.count() == 200
-    seqs = [int(s) for s in page.locator("table.timeline tbody td:first-child").all_inner_texts()]
+    seqs = [int(s) for s in page.locator("table.timeline tbody td:first-child").all_text_contents()]
     assert seqs == sorted(seqs)
     page.locator("#next").click()
     page.wait_for_url(re.compile(rf"after={seqs[-1]}"))
-    second = [int(s) for s in page.locator("table.timeline tbody td:first-child").all_inner_texts()]
+    second = [
+        int(s) for s in page.locator("table.timeline tbody td:first-child").all_text_contents()
+    ]
     assert len(second) == 200 and second[0] > seqs[-1]
     page.locator("#next").click()
     third = page.locator("table.timeline tbody tr")
