@@ -301,7 +301,7 @@ class Memory(Recall):
         """
         event = prepare(_envelope(envelope), redactor=self.redactor)
         result = _single(self.store.submit_events([event]).result())
-        self._after_ingest(event)
+        self._after_ingest(event, result)
         return result
 
     async def observe_async(self, envelope: Envelope | Mapping[str, Any]) -> ObserveResult:
@@ -316,11 +316,11 @@ class Memory(Recall):
                 prepare, envelope, redactor=self.redactor, data_text=data_text
             )
         result = _single(await asyncio.wrap_future(self.store.submit_events([event])))
-        self._after_ingest(event)
+        self._after_ingest(event, result)
         return result
 
-    def _after_ingest(self, event: NewEvent) -> None:
-        self.ingest_rate.add(1)
+    def _after_ingest(self, event: NewEvent, result: ObserveResult) -> None:
+        self.ingest_rate.add(0 if result.deduplicated else 1)
         self.nudge_indexer()
         if event.hook_type in TURN_ENDS and self._pipeline_running:
             self.pipeline.turn_ended(event.session_id)
@@ -640,7 +640,7 @@ class Memory(Recall):
     def board_entry(self, session_id: str) -> BoardEntry | None:
         """A board row with its snapshot, the rows it continues and what memory gave its
         session; None when the row is not on the board."""
-        return board_entry(self.store, self.board, session_id, self.injections(session_id))
+        return board_entry(self.store, self.board, session_id)
 
     def mirrored_board(self, *, status: str | None = None) -> list[BoardRow]:
         self.sync_board()

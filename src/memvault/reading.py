@@ -21,6 +21,9 @@ from memvault.vault.snapshot import CONTINUES, Snapshot
 
 TIMELINE_PAGE = 200  # events a timeline page holds unless asked for fewer
 MAX_TIMELINE_PAGE = 1000
+# A board row lists the memory given to its session among this many of its latest events:
+# a bounded read however long the session (its timeline shows every one).
+INJECTIONS_SCANNED = 5000
 
 # What an entry of a timeline is, from its hook type (and its observation's type).
 _KINDS = {
@@ -73,6 +76,7 @@ class BoardEntry:
     continues_from: list[str]  # the rows its snapshot's Continues From names
     host_session_id: str | None  # the host session tied to the row, if any
     injections: list[dict[str, Any]]  # what memory gave that session, oldest first
+    injections_complete: bool = True  # False: only the latest INJECTIONS_SCANNED were read
     unreadable: str | None = None  # why the snapshot could not be read
 
 
@@ -115,26 +119,53 @@ def session_timeline(
     )
 
 
-def board_entry(
-    store: Store, board: SessionBoard, session_id: str, injections: list[dict[str, Any]]
-) -> BoardEntry | None:
+def board_entry(store: Store, board: SessionBoard, session_id: str) -> BoardEntry | None:
     """The row ``session_id`` names with its snapshot; None when it is not on the board."""
     row = board.board().get(session_id)
     if row is None:
         return None
     link = store.board_links().get(session_id)
+    host = link[0] if link else None
+    given, complete = recent_injections(store, host) if host else ([], True)
     try:
         text = board.snapshot_text(session_id)
     except BoardError as exc:  # a hand-edited row whose id names no snapshot file
-        return BoardEntry(row, None, None, [], link[0] if link else None, injections, str(exc))
+        return BoardEntry(row, None, None, [], host, given, complete, str(exc))
     snapshot = Snapshot.parse(text) if text is not None else None
     sources: list[str] = []
     if snapshot is not None:
         for item in snapshot.items(CONTINUES):
             sources += [m.group(0) for m in SESSION_ID.finditer(item)]
-    return BoardEntry(
-        row, text, snapshot, list(dict.fromkeys(sources)), link[0] if link else None, injections
-    )
+    return BoardEntry(row, text, snapshot, list(dict.fromkeys(sources)), host, given, complete)
+
+
+def recent_injections(
+    store: Store, session_id: str, *, scan: int = INJECTIONS_SCANNED
+) -> tuple[list[dict[str, Any]], bool]:
+    """The memory blocks given to a host session among its latest ``scan`` events, oldest
+    first (when, the host event answered, the memories, the tokens), and whether that
+    was all of the session."""
+    session = store.get_session(session_id)
+    if session is None:
+        return [], True
+    events = store.events_before(session_id, store.last_event_seq(), limit=scan)
+    found = []
+    for event in events:
+        if event.hook_type == INJECTION_HOOK and isinstance(event.payload, dict):
+            items = [
+                i
+                for i in event.payload.get("items") or []
+                if isinstance(i, dict) and i.get("kind") != "report"
+            ]
+            found.append(
+                {
+                    "at": event.occurred_at,
+                    "answered": event.payload.get("answered"),
+                    "items": items,
+                    "tokens": event.payload.get("tokens"),
+                }
+            )
+    return found, session.event_count <= scan
 
 
 class IngestRate:

@@ -59,6 +59,10 @@ def test_the_timeline_shows_a_session_in_order_with_summary_watermarks_and_board
     row = next(s for s in board_id if s["id"] == "host-checkout")["memorySessionId"]
     assert page.get_by_role("link", name=row).count() == 1
     shoot(page, "timeline")
+    page.get_by_role("link", name=row).click()  # the board row it feeds
+    page.wait_for_url(f"{seeded.url}/board/{row}")
+    given = page.locator("#given").inner_text()
+    assert "UserPromptSubmit" in given and "fragment" in given
 
 
 def test_a_long_timeline_is_paged_by_sequence(page, seeded):

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import time
 
-from memvault.reading import IngestRate
+from memvault.reading import IngestRate, recent_injections
+from memvault.vault.remember import Draft
 from tests.helpers import envelope
 
 
@@ -80,3 +81,18 @@ def test_memory_counts_what_it_stores(memory):
     memory.observe_many([envelope("r", 1)])  # a repeat stores nothing
     assert sum(memory.ingest_rate.last_hour()) - before == 5
     assert time.time() - memory.ingest_rate.since < 60
+
+
+def test_a_board_entry_lists_the_memory_given_to_its_session(memory):
+    memory.remember(Draft("p", "Checkout retries", ["The payment mock retried."]))
+    memory.start_session({"sessionId": "host-2", "project": "p", "cwd": "/p"})
+    for n in range(3):
+        memory.observe(envelope("host-2", n, project="p"))
+    row = memory.session("host-2").board_session_id
+    entry = memory.board_entry(row)
+    assert [g["answered"] for g in entry.injections] == ["SessionStart"]
+    assert entry.injections_complete
+    assert any(i["kind"] == "fragment" for i in entry.injections[0]["items"])
+    # A long session is read back only so far: the row says its list may be partial.
+    assert recent_injections(memory.store, "host-2", scan=2)[1] is False
+    assert recent_injections(memory.store, "host-2", scan=4)[1] is True

@@ -11,7 +11,7 @@ from memvault.viewer.render import memory_of, page
 
 router = APIRouter(include_in_schema=False)
 SESSIONS_PAGE = 100
-TIMELINE_PAGE = 200
+TIMELINE_PAGE = 100  # events a page shows unless asked: its HTML stays under 100 KB
 
 
 @router.get("/sessions")
