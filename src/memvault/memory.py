@@ -39,7 +39,15 @@ from memvault.ingest import INLINE_DATA_CHARS, Envelope, Redactor, prepare
 from memvault.ingest.envelope import SessionStart, validate
 from memvault.ingest.spool import SpoolDrain
 from memvault.pipeline.service import Pipeline
-from memvault.reading import BoardEntry, IngestRate, Timeline, board_entry, session_timeline
+from memvault.reading import (
+    INJECTIONS_SCANNED,
+    BoardEntry,
+    IngestRate,
+    Timeline,
+    board_entry,
+    recent_injections,
+    session_timeline,
+)
 from memvault.recall import INJECTION_HOOK, Recall, open_index
 from memvault.search.context import MEMORY_KINDS, Packed
 from memvault.search.indexer import Backlog
@@ -468,21 +476,7 @@ class Memory(Recall):
         link = self.store.board_links().get(board_session_id)
         if link is None:
             return []
-        found = []
-        for event in self.store.list_events(link[0], limit=100_000):
-            if event.hook_type == INJECTION_HOOK and isinstance(event.payload, dict):
-                given = event.payload
-                items = [i for i in given.get("items") or [] if i.get("kind") != "report"]
-                found.append(
-                    {
-                        "at": event.occurred_at,
-                        "sessionId": link[0],
-                        "answered": given.get("answered"),
-                        "items": items,
-                        "tokens": given.get("tokens"),
-                    }
-                )
-        return found
+        return recent_injections(self.store, link[0], scan=None)[0]
 
     # -- reads ----------------------------------------------------------------------------
 
@@ -637,10 +631,13 @@ class Memory(Recall):
             self._board_mark = mark
             return True
 
-    def board_entry(self, session_id: str) -> BoardEntry | None:
+    def board_entry(
+        self, session_id: str, *, scan: int | None = INJECTIONS_SCANNED
+    ) -> BoardEntry | None:
         """A board row with its snapshot, the rows it continues and what memory gave its
-        session; None when the row is not on the board."""
-        return board_entry(self.store, self.board, session_id)
+        session (among its latest ``scan`` events; None: all); None when the row is not on
+        the board."""
+        return board_entry(self.store, self.board, session_id, scan=scan)
 
     def mirrored_board(self, *, status: str | None = None) -> list[BoardRow]:
         self.sync_board()

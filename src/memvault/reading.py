@@ -24,6 +24,7 @@ MAX_TIMELINE_PAGE = 1000
 # A board row lists the memory given to its session among this many of its latest events:
 # a bounded read however long the session (its timeline shows every one).
 INJECTIONS_SCANNED = 5000
+ALL_EVENTS = 100_000  # what "all of them" reads at most
 
 # What an entry of a timeline is, from its hook type (and its observation's type).
 _KINDS = {
@@ -119,14 +120,18 @@ def session_timeline(
     )
 
 
-def board_entry(store: Store, board: SessionBoard, session_id: str) -> BoardEntry | None:
-    """The row ``session_id`` names with its snapshot; None when it is not on the board."""
+def board_entry(
+    store: Store, board: SessionBoard, session_id: str, *, scan: int | None = INJECTIONS_SCANNED
+) -> BoardEntry | None:
+    """The row ``session_id`` names with its snapshot; None when it is not on the board.
+    The memory given to its session is looked for among its latest ``scan`` events (None:
+    all of them)."""
     row = board.board().get(session_id)
     if row is None:
         return None
     link = store.board_links().get(session_id)
     host = link[0] if link else None
-    given, complete = recent_injections(store, host) if host else ([], True)
+    given, complete = recent_injections(store, host, scan=scan) if host else ([], True)
     try:
         text = board.snapshot_text(session_id)
     except BoardError as exc:  # a hand-edited row whose id names no snapshot file
@@ -140,15 +145,19 @@ def board_entry(store: Store, board: SessionBoard, session_id: str) -> BoardEntr
 
 
 def recent_injections(
-    store: Store, session_id: str, *, scan: int = INJECTIONS_SCANNED
+    store: Store, session_id: str, *, scan: int | None = INJECTIONS_SCANNED
 ) -> tuple[list[dict[str, Any]], bool]:
-    """The memory blocks given to a host session among its latest ``scan`` events, oldest
-    first (when, the host event answered, the memories, the tokens), and whether that
-    was all of the session."""
+    """The memory blocks given to a host session among its latest ``scan`` events (None:
+    all of them), oldest first (when, the host event answered, the memories, the tokens),
+    and whether that was all of the session."""
     session = store.get_session(session_id)
     if session is None:
         return [], True
-    events = store.events_before(session_id, store.last_event_seq(), limit=scan)
+    if scan is None:
+        events = store.list_events(session_id, limit=ALL_EVENTS)
+        scan = ALL_EVENTS
+    else:
+        events = store.events_before(session_id, store.last_event_seq(), limit=scan)
     found = []
     for event in events:
         if event.hook_type == INJECTION_HOOK and isinstance(event.payload, dict):
@@ -160,6 +169,7 @@ def recent_injections(
             found.append(
                 {
                     "at": event.occurred_at,
+                    "sessionId": session_id,
                     "answered": event.payload.get("answered"),
                     "items": items,
                     "tokens": event.payload.get("tokens"),

@@ -20,7 +20,6 @@ from memvault.api.routes import link
 from memvault.errors import InvalidInput
 from memvault.memory import Memory
 from memvault.triggers import recognise
-from memvault.vault.board_files import BoardError
 from memvault.vault.lifecycle import Report
 
 MAX_STALE_DAYS = 3650  # ten years, as the MCP tool takes
@@ -184,17 +183,17 @@ def sessions(request: Request) -> dict[str, Any]:
     },
 )
 def session(request: Request, session_id: str) -> JSONResponse:
-    memory = _memory(request)
-    row = memory.board.board().get(session_id)
-    if row is None:
+    entry = _memory(request).board_entry(session_id, scan=None)
+    if entry is None:
         return JSONResponse({"error": f"{session_id} is not on the board"}, status_code=404)
-    try:
-        snapshot = memory.board.snapshot_text(session_id)
-    except BoardError as exc:  # a hand-edited row whose id is no Memory Session ID
-        raise InvalidInput(str(exc)) from None
-    given = memory.injections(session_id)  # what memory gave the session's agent
+    if entry.unreadable is not None:  # a hand-edited row whose id is no Memory Session ID
+        raise InvalidInput(entry.unreadable)
     return JSONResponse(
-        {"session": present.board_row(row), "snapshot": snapshot, "injections": given}
+        {
+            "session": present.board_row(entry.row),
+            "snapshot": entry.snapshot_text,
+            "injections": entry.injections,  # what memory gave the session's agent
+        }
     )
 
 
