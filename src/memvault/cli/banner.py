@@ -32,6 +32,7 @@ def banner(health: Health, url: str) -> str:
         "next:",
         "  memvault install claude-code   connect Claude Code (or: memvault install cursor)",
         "  memvault doctor                check the whole setup, with a fix for each problem",
+        f"  {url}/".ljust(33) + "the viewer: board, sessions, search, health",
         f"  {url}/docs".ljust(33) + "the API, to read and try",
     ]
     return "\n".join(lines) + "\n"
