@@ -112,10 +112,10 @@ def _query_tokens(text: str) -> tuple[str, ...]:
     return tuple(tokenize([text])[0])
 
 
-def postings(doc_id: int, terms: Sequence[str]) -> tuple[list[tuple], int]:
-    """The postings rows of a document's four fields, and how many tokens they hold."""
+def postings(doc_id: int, fields: Sequence[list[str]]) -> tuple[list[tuple], int]:
+    """The postings rows of a document's four fields' tokens, and how many they are."""
     rows, length = [], 0
-    for field, tokens in enumerate(tokenize(list(terms))):
+    for field, tokens in enumerate(fields):
         length += len(tokens)
         places: dict[str, list[int]] = {}
         for offset, token in enumerate(tokens):
@@ -181,12 +181,12 @@ def _like(start: str) -> str:
     return escaped + "%"
 
 
-def _token_rows(token: str, prefix: bool, fields: tuple[int, ...]) -> tuple[str, list]:
-    where = "term LIKE %s" if prefix else "term = %s"
-    return f"{where} AND field = ANY(%s::smallint[])", [
-        _like(token) if prefix else token,
-        list(fields),
-    ]
+def _token_rows(
+    token: str, prefix: bool, fields: tuple[int, ...], table: str = "document_terms"
+) -> tuple[str, list]:
+    where = f"{table}.term LIKE %s" if prefix else f"{table}.term = %s"
+    value = _like(token) if prefix else token
+    return f"{where} AND {table}.field = ANY(%s::smallint[])", [value, list(fields)]
 
 
 def phrase_sql(phrase: Phrase, weight: str) -> tuple[str, list]:
@@ -201,24 +201,23 @@ def phrase_sql(phrase: Phrase, weight: str) -> tuple[str, list]:
             f"FROM document_terms WHERE {where} GROUP BY document_id",
             params,
         )
-    # A phrase: the places where each token follows the one before, in the same field.
-    parts, params = [], []
+    # A phrase: rows of its tokens in the same field of the same document (read in index
+    # order), then the places where each token follows the one before.
+    rows, where, params = [], [], []
     for i, token in enumerate(phrase.tokens):
-        where, more = _token_rows(token, phrase.prefix and i == last, phrase.fields)
+        condition, more = _token_rows(token, phrase.prefix and i == last, phrase.fields, f"t{i}")
+        where.append(condition)
         params += more
-        rows = (
-            "(SELECT document_id, field, unnest(positions) AS pos FROM document_terms "
-            f"WHERE {where}) t{i}"
-        )
+        rows.append(f"document_terms t{i}")
         if i:
-            rows += (
-                f" ON t{i}.document_id = t0.document_id AND t{i}.field = t0.field "
-                f"AND t{i}.pos = t0.pos + {i}"
-            )
-        parts.append(rows)
+            where.append(f"t{i}.document_id = t0.document_id AND t{i}.field = t0.field")
+    follows = " AND ".join(f"p + {i} = ANY(t{i}.positions)" for i in range(1, last + 1))
+    hits = f"(SELECT count(*) FROM unnest(t0.positions) AS p WHERE {follows})"
     return (
-        f"SELECT t0.document_id AS id, sum({weight.format(field='t0.field')}) AS f "
-        f"FROM {' JOIN '.join(parts)} GROUP BY t0.document_id",
+        f"SELECT id, sum(hits * {weight.format(field='field')}) AS f FROM "
+        f"(SELECT t0.document_id AS id, t0.field AS field, {hits} AS hits "
+        f"FROM {', '.join(rows)} WHERE {' AND '.join(where)}) x "
+        "WHERE hits > 0 GROUP BY id",
         params,
     )
 
@@ -235,20 +234,22 @@ def _weight(weights: Sequence[float]) -> str:
     return "(ARRAY[" + ", ".join(_float(w) for w in weights) + "])[{field} + 1]"
 
 
-def _bm25_term(cte: str) -> str:
-    """One phrase's share of bm25(), in fts5_aux.c's order of operations."""
-    k1, b = _float(K1), _float(B)
+def _bm25_term(j: int) -> str:
+    """Phrase ``j``'s share of bm25(), in fts5_aux.c's order of operations."""
+    k1, b, f = _float(K1), _float(B), f"m.f{j}"
     return (
-        f"CASE WHEN {cte}.f IS NULL THEN 0::float8 ELSE i.{cte} * (({cte}.f * ({k1} + "
-        f"1.0::float8)) / ({cte}.f + {k1} * (1::float8 - {b} + {b} * d.length::float8 "
-        "/ t.avgdl))) END"
+        f"CASE WHEN {f} IS NULL THEN 0::float8 ELSE i.idf{j} * (({f} * ({k1} + 1.0::float8)) "
+        f"/ ({f} + {k1} * (1::float8 - {b} + {b} * d.length::float8 / t.avgdl))) END"
     )
 
 
-def _idf(cte: str) -> str:
-    hits = f"(SELECT count(*) FROM {cte})::float8"
+def _idf(j: int) -> str:
+    """FTS5's idf of phrase ``j``: from the documents holding it, whatever the filters, and
+    1e-6 where it is not positive."""
+    hits = f"(SELECT count(*) FROM p{j})::float8"
     value = f"ln(((t.n - {hits}) + 0.5::float8) / ({hits} + 0.5::float8))"
-    return f"greatest({value}, 0::float8) AS {cte}"
+    floored = f"CASE WHEN v > 0::float8 THEN v ELSE {_float(IDF_FLOOR)} END"
+    return f"(SELECT {floored} FROM (SELECT {value} AS v) x) AS idf{j}"
 
 
 def search_sql(
@@ -258,43 +259,50 @@ def search_sql(
     project: str | None,
     include_archived: bool,
     weights: tuple[float, float, float, float],
+    newest: int | None = None,
 ) -> tuple[str, list] | None:
-    """The statement that scores a query's matches, best first (its last two parameters:
-    the id floor and the limit); None when nothing can match."""
+    """The statement that scores a query's matches, best first (its last parameter: the
+    limit); None when nothing can match.
+
+    Each phrase's documents are found once (``p<j>``); they are gathered by document in one
+    grouping, never joined to one another, so the work grows with the postings read
+    whatever the planner guesses of their number."""
     expr = expression(query)
     weight = _weight(weights)
-    ctes: dict[Phrase, str] = {}
+    ctes: dict[Phrase, int] = {}
     parts, params = [], []
     for phrase in expr.phrases:
         if phrase.tokens and phrase not in ctes:
-            name = ctes[phrase] = f"p{len(ctes)}"
+            j = ctes[phrase] = len(ctes)
             body, more = phrase_sql(phrase, weight)
-            parts.append(f"{name} AS ({body})")
+            parts.append(f"p{j} AS ({body})")
             params += more
     clauses = expr.required or [expr.optional]
     # A phrase with no tokens matches nothing (FTS5 makes it an empty node).
-    first = [ctes[expr.phrases[i]] for i in clauses[0] if expr.phrases[i] in ctes]
-    if not first:
+    if not ctes or any(all(expr.phrases[i] not in ctes for i in c) for c in clauses):
         return None
-    parts.append("c AS (" + " UNION ".join(f"SELECT id FROM {n}" for n in first) + ")")
+    numbers = list(ctes.values())
+    parts.append(
+        "hits AS (" + " UNION ALL ".join(f"SELECT id, {j} AS p, f FROM p{j}" for j in numbers) + ")"
+    )
+    floor = ""
+    if newest is not None:
+        floor = "WHERE id > (SELECT coalesce(max(id), 0) FROM documents) - %s "
+        params.append(newest)
+    parts.append(
+        "m AS (SELECT id, "
+        + ", ".join(f"sum(f) FILTER (WHERE p = {j}) AS f{j}" for j in numbers)
+        + f" FROM hits {floor}GROUP BY id)"
+    )
     parts.append(
         "t AS (SELECT documents::float8 AS n, tokens::float8 / documents::float8 AS avgdl "
         "FROM document_totals)"
     )
-    # FTS5 floors a non-positive idf to 1e-6; greatest() keeps 0 apart to be replaced.
-    parts.append(
-        "i0 AS (SELECT " + ", ".join(_idf(n) for n in ctes.values()) + " FROM t), "
-        "i AS (SELECT "
-        + ", ".join(
-            f"CASE WHEN {n} > 0::float8 THEN {n} ELSE {_float(IDF_FLOOR)} END AS {n}"
-            for n in ctes.values()
-        )
-        + " FROM i0)"
-    )
+    parts.append("i AS (SELECT " + ", ".join(_idf(j) for j in numbers) + " FROM t)")
 
     def holds(index: int) -> str:
-        name = ctes.get(expr.phrases[index])
-        return f"{name}.id IS NOT NULL" if name else "false"
+        j = ctes.get(expr.phrases[index])
+        return "false" if j is None else f"m.f{j} IS NOT NULL"
 
     where = ["(" + " OR ".join(holds(i) for i in clause) + ")" for clause in clauses]
     where.append("d.kind = ANY(%s::text[])")
@@ -304,12 +312,10 @@ def search_sql(
         params.append(project)
     if not include_archived:
         where.append("NOT d.archived")
-    where.append("d.id > %s")
-    joins = " ".join(f"LEFT JOIN {n} ON {n}.id = d.id" for n in ctes.values())
     score = " + ".join(["0::float8"] + [_bm25_term(ctes[p]) for p in expr.phrases if p in ctes])
     sql = (
         f"WITH {', '.join(parts)} "
-        f"SELECT d.id, {score} AS score FROM c JOIN documents d ON d.id = c.id {joins} "
+        f"SELECT d.id, {score} AS score FROM m JOIN documents d ON d.id = m.id "
         f"CROSS JOIN t CROSS JOIN i WHERE {' AND '.join(where)} "
         "ORDER BY score DESC, d.id LIMIT %s"
     )
@@ -340,84 +346,98 @@ def write_documents(
     ).fetchone()
     for kind, key in dict.fromkeys(deletes):
         row = conn.execute(
-            "DELETE FROM documents WHERE kind = %s AND key = %s RETURNING length", (kind, key)
+            "DELETE FROM documents WHERE kind = %s AND key = %s RETURNING id, length", (kind, key)
         ).fetchone()
         if row:
             # Its reads go with it: a later document of the same name starts afresh.
             conn.execute("DELETE FROM document_access WHERE kind = %s AND key = %s", (kind, key))
-            count, tokens = count - 1, tokens - row[0]
+            conn.execute("DELETE FROM document_terms WHERE document_id = %s", (row[0],))
+            conn.execute("DELETE FROM document_vectors WHERE document_id = %s", (row[0],))
+            count, tokens = count - 1, tokens - row[1]
     stored = _stored(conn, upserts)
-    fresh: list[tuple] = []
-    for draft in upserts:
-        row = stored.get((draft.kind, draft.key))
-        project = draft.project or None
-        if row and row[1] == draft.content_hash:
-            length = row[4] - row[5] + scope_length(draft)
-            conn.execute(
-                _REFRESH, (draft.mtime, draft.archived, draft.path, project, length, row[0])
+    split = tokenize([text for draft in upserts for text in draft.terms])
+    fresh: dict[int, list[tuple]] = {}
+    # Sent without waiting for each answer; nothing below reads one back.
+    with conn.pipeline():
+        for n, draft in enumerate(upserts):
+            row = stored.get((draft.kind, draft.key))
+            project = draft.project or None
+            if row and row[1] == draft.content_hash:
+                length = row[4] - row[5] + scope_length(draft)
+                conn.execute(
+                    _REFRESH, (draft.mtime, draft.archived, draft.path, project, length, row[0])
+                )
+                tokens += length - row[4]
+                stored[(draft.kind, draft.key)] = (*row[:4], length, scope_length(draft))
+                continue
+            # Only a change of what is embedded needs a new vector (context alone does not).
+            if row and row[3] == _text(draft.embed_text):
+                revision = row[2]
+            else:
+                last_revision = revision = last_revision + 1
+            doc_id = row[0] if row else last_id + 1
+            rows, length = postings(doc_id, split[4 * n : 4 * n + 4])
+            length += scope_length(draft)
+            values = (
+                draft.project,
+                draft.session_id,
+                _text(draft.title),
+                _text(draft.summary),
+                _text(draft.body),
+                float(draft.importance),
+                draft.updated_at,
+                draft.path,
+                jsontext.dumps(list(draft.event_ids)),
+                draft.archived,
+                jsontext.dumps(draft.meta),
+                draft.content_hash,
+                draft.mtime,
+                revision,
+                _text(draft.embed_text),
+                project,
+                length,
             )
-            tokens += length - row[4]
-            stored[(draft.kind, draft.key)] = (*row[:4], length, scope_length(draft))
-            continue
-        # Only a change of what is embedded needs a new vector (context alone does not).
-        if row and row[3] == _text(draft.embed_text):
-            revision = row[2]
-        else:
-            last_revision = revision = last_revision + 1
-        doc_id = row[0] if row else last_id + 1
-        rows, length = postings(doc_id, draft.terms)
-        length += scope_length(draft)
-        values = (
-            draft.project,
-            draft.session_id,
-            _text(draft.title),
-            _text(draft.summary),
-            _text(draft.body),
-            float(draft.importance),
-            draft.updated_at,
-            draft.path,
-            jsontext.dumps(list(draft.event_ids)),
-            draft.archived,
-            jsontext.dumps(draft.meta),
-            draft.content_hash,
-            draft.mtime,
-            revision,
-            _text(draft.embed_text),
-            project,
-            length,
+            if row:
+                conn.execute(_UPDATE, (*values, doc_id))
+                conn.execute("DELETE FROM document_terms WHERE document_id = %s", (doc_id,))
+                if revision != row[2]:
+                    conn.execute("DELETE FROM document_vectors WHERE document_id = %s", (doc_id,))
+                tokens += length - row[4]
+            else:
+                last_id = doc_id
+                conn.execute(_INSERT, (doc_id, draft.kind, draft.key, *values))
+                count, tokens = count + 1, tokens + length
+            fresh[doc_id] = rows  # a document written twice in one batch: the last counts
+            stored[(draft.kind, draft.key)] = (
+                doc_id,
+                draft.content_hash,
+                revision,
+                _text(draft.embed_text),
+                length,
+                scope_length(draft),
+            )
+        conn.execute(
+            "UPDATE document_totals SET documents = %s, tokens = %s, last_id = %s, "
+            "last_revision = %s",
+            (count, tokens, last_id, last_revision),
         )
-        if row:
-            conn.execute(_UPDATE, (*values, doc_id))
-            conn.execute("DELETE FROM document_terms WHERE document_id = %s", (doc_id,))
-            if revision != row[2]:
-                conn.execute("DELETE FROM document_vectors WHERE document_id = %s", (doc_id,))
-            tokens += length - row[4]
-        else:
-            last_id = doc_id
-            conn.execute(_INSERT, (doc_id, draft.kind, draft.key, *values))
-            count, tokens = count + 1, tokens + length
-        # Postings of a document written twice in one batch: the last writing counts.
-        fresh = [r for r in fresh if r[1] != doc_id] + rows
-        stored[(draft.kind, draft.key)] = (
-            doc_id,
-            draft.content_hash,
-            revision,
-            _text(draft.embed_text),
-            length,
-            scope_length(draft),
-        )
+        if cursor is not None:
+            set_cursor(conn, *cursor)
     if fresh:
         with conn.cursor().copy(
             "COPY document_terms (term, document_id, field, frequency, positions) FROM STDIN"
         ) as copy:
-            for posting in fresh:
-                copy.write_row(posting)
-    conn.execute(
-        "UPDATE document_totals SET documents = %s, tokens = %s, last_id = %s, last_revision = %s",
-        (count, tokens, last_id, last_revision),
-    )
-    if cursor is not None:
-        set_cursor(conn, *cursor)
+            copy.write("".join(_copy_line(r) for rows in fresh.values() for r in rows))
+
+
+def _copy_line(posting: tuple) -> str:
+    """One postings row in COPY's text format."""
+    term, doc_id, field, frequency, positions = posting
+    term = term.translate(_COPY_ESCAPES)
+    return f"{term}\t{doc_id}\t{field}\t{frequency}\t{{{','.join(map(str, positions))}}}\n"
+
+
+_COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
 
 
 def _text(value: str) -> str:
@@ -538,17 +558,14 @@ class PostgresSearchIndex(SearchIndex):
             project=project,
             include_archived=include_archived,
             weights=weights,
+            newest=newest,
         )
         if built is None:
             return []
         sql, params = built
         with self._pool.connection() as conn:
             _no_jit(conn)
-            floor = 0
-            if newest is not None:
-                top = conn.execute("SELECT max(id) FROM documents").fetchone()[0] or 0
-                floor = max(top - newest, 0)
-            rows = conn.execute(sql, (*params, floor, limit)).fetchall()
+            rows = conn.execute(sql, (*params, limit)).fetchall()
         return [(row[0], row[1]) for row in rows]
 
     def term_counts(self, terms: Sequence[str], *, cap: int) -> dict[str, int]:

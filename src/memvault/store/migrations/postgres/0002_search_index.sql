@@ -52,14 +52,17 @@ CREATE INDEX documents_updated ON documents (kind, updated_at DESC, id DESC);
 
 -- One row per (term, document, field): field 0 title, 1 body, 2 context, 3 dates. Terms are
 -- the tokens SQLite's unicode61 tokenizer makes of the analyzed text, positions their
--- offsets within the field. Bytewise order, so a prefix is a range of the primary key.
+-- offsets within the field. Bytewise order, so a prefix is a range of the primary key, and
+-- a term's documents and frequencies are read from the index alone, in document order. No
+-- foreign key: a document's writer deletes its postings itself (a check per posting would
+-- cost more than writing it).
 CREATE TABLE document_terms (
     term        TEXT COLLATE "C" NOT NULL,
-    document_id BIGINT NOT NULL REFERENCES documents (id) ON DELETE CASCADE,
+    document_id BIGINT NOT NULL,
     field       SMALLINT NOT NULL CHECK (field BETWEEN 0 AND 3),
     frequency   INTEGER NOT NULL,
     positions   INTEGER[] NOT NULL,
-    PRIMARY KEY (term, document_id, field)
+    PRIMARY KEY (term, document_id, field) INCLUDE (frequency)
 );
 
 CREATE INDEX document_terms_document ON document_terms (document_id);
@@ -76,7 +79,7 @@ CREATE TABLE document_access (
 -- The same bytes the SQLite engine stores. Without pgvector the in-process index reads
 -- them through vectors(model), on every replica.
 CREATE TABLE document_vectors (
-    document_id BIGINT PRIMARY KEY REFERENCES documents (id) ON DELETE CASCADE,
+    document_id BIGINT PRIMARY KEY,
     model       TEXT COLLATE "C" NOT NULL,
     vector      BYTEA NOT NULL
 );
