@@ -16,7 +16,7 @@ from memvault.ingest import prepare
 from memvault.ingest.envelope import Envelope, validate
 from memvault.store import PARTS, migrations
 from memvault.store.postgres import PostgresStore
-from tests.helpers import envelope
+from tests.helpers import envelope, wait_for
 
 
 def event(session="s1", n=0, **overrides):
@@ -193,8 +193,15 @@ def test_a_database_that_goes_away_fails_writes_in_one_line_and_they_resume(url,
             assert line.endswith("nothing was written")
             assert store.write_trouble() is not None
             admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true')
-        assert store.write_trouble() is None
-        assert store.append_events([event(n=1)])[0].event_seq == 2
+        assert store.write_trouble() is None  # a connection of its own passes at once
+
+        def appended():
+            try:
+                return store.append_events([event(n=1)])[0]
+            except StoreUnavailable:
+                return None  # the pool is still reconnecting (it backs off)
+
+        assert wait_for(appended, timeout=20).event_seq == 2
         assert store.stats().events == 2
     finally:
         store.close()
@@ -251,3 +258,54 @@ def test_an_id_stored_meanwhile_by_a_writer_outside_the_lock_is_reported_as_a_du
         assert count == 1
     finally:
         store.close()
+
+
+def test_a_full_disk_fails_writes_naming_it_while_reads_pass_and_writes_resume(
+    postgres_cluster,
+):
+    """The database in a tablespace on a small filesystem: a write that needs room fails
+    as unavailable naming the full disk; health keeps saying so while reads still pass,
+    and stops once there is room again."""
+    import os
+    import pwd
+
+    from tests.store.faults import fill, small_disk
+
+    # Inside the cluster's own folder: the account PostgreSQL runs as can reach it.
+    with small_disk(postgres_cluster.folder / f"disk{os.getpid()}", "16m") as disk:
+        place = disk / "tablespace"
+        place.mkdir()
+        account = postgres_cluster._prefix[2] if postgres_cluster._prefix else None
+        if account is not None:
+            owner = pwd.getpwnam(account)
+            os.chown(disk, owner.pw_uid, owner.pw_gid)
+            os.chown(place, owner.pw_uid, owner.pw_gid)
+        name = f"full_{os.getpid()}"
+        with psycopg.connect(postgres_cluster.url, autocommit=True) as admin:
+            admin.execute(f"CREATE TABLESPACE {name} LOCATION '{place}'")
+            admin.execute(f'CREATE DATABASE "{name}" TABLESPACE {name}')
+        url = postgres_cluster.url.rsplit("/", 1)[0] + f"/{name}"
+        store = PostgresStore(url, pool_size=2)
+        try:
+            store.append_events([event(n=0)])
+            filler = fill(disk)
+            big = {
+                "tool_name": "Bash",
+                "tool_input": {"command": "x"},
+                "tool_output": "y" * 600_000,
+            }
+            with pytest.raises(StoreUnavailable) as failed:
+                store.append_events([event(n=1, data=big)])
+            assert str(failed.value) == (
+                f"the disk of the PostgreSQL store {url} is full; nothing was written"
+            )
+            assert store.stats().events == 1  # reads pass...
+            assert store.write_trouble() is not None  # ...and health still says why
+            filler.unlink()
+            assert store.write_trouble() is None
+            assert store.append_events([event(n=1, data=big)])[0].event_seq == 2
+        finally:
+            store.close()
+            with psycopg.connect(postgres_cluster.url, autocommit=True) as admin:
+                admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+                admin.execute(f"DROP TABLESPACE {name}")

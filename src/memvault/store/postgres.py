@@ -153,10 +153,17 @@ class PostgresStore(PostgresEventLog, PostgresSearchIndex, PostgresGraph, Store)
         return StoreUnavailable(f"{cause}; nothing was written")
 
     def _connect_failure(self) -> str | None:
-        """Why a new connection to the database fails, if it does."""
+        """Why a small write on a new connection fails, if it does: the database cannot be
+        reached, or its disk has no room for a few new pages (an update in place would
+        pass on a full disk). Nothing of it is kept."""
         try:
             with psycopg.connect(self.url, connect_timeout=PROBE_CONNECT_SECONDS) as conn:
                 conn.execute("UPDATE counters SET value = value WHERE name = 'sessions'")
+                conn.execute("CREATE TEMP TABLE write_probe (n integer)")
+                conn.execute("INSERT INTO write_probe SELECT generate_series(1, 4000)")
+                conn.rollback()
+        except psycopg.errors.DiskFull:
+            return "its disk is full"
         except psycopg.Error as exc:
             return _first_line(exc)
         return None
@@ -544,7 +551,7 @@ class PostgresStore(PostgresEventLog, PostgresSearchIndex, PostgresGraph, Store)
         if why is None:
             self._trouble = None
             return None
-        return f"the PostgreSQL store {self.location} cannot be reached: {why}"
+        return f"the PostgreSQL store {self.location} cannot take writes: {why}"
 
     def close(self) -> None:
         self._appender.close()
