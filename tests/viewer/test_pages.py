@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from tests.helpers import envelope
 from tests.viewer.conftest import HOSTILE, shoot
 
 
@@ -151,3 +152,12 @@ def test_pages_hold_hostile_text_as_text(page, seeded):
         hrefs = page.eval_on_selector_all("a", "as => as.map(a => a.getAttribute('href'))")
         assert not [h for h in hrefs if h and h.strip().lower().startswith("javascript:")]
     shoot(page, "hostile")
+
+
+def test_a_session_id_with_a_slash_and_markup_opens_its_timeline(page, seeded):
+    odd = "team/alpha <b>x</b>"
+    seeded.api.post("/observe", json=envelope(odd, 1)).raise_for_status()
+    page.goto(f"{seeded.url}/sessions")
+    page.locator("table a", has_text=odd).click()
+    page.wait_for_selector("table.timeline tbody tr")
+    assert page.locator("main h1").inner_text() == odd

@@ -8,19 +8,10 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request, Response
 
 from memvault.domain import Document
-from memvault.memory import Memory
-from memvault.viewer.render import memory_of, obsidian_link, page
+from memvault.viewer.render import memory_of, obsidian, page
 
 router = APIRouter(include_in_schema=False)
 FRAGMENTS_SHOWN = 500
-
-
-def obsidian(memory: Memory, document: Document) -> str | None:
-    """The ``obsidian://`` link to a fragment's file: the vault by its folder's name, the
-    file by its path inside the vault."""
-    if document.kind != "fragment" or not document.key:
-        return None
-    return obsidian_link(memory.settings.vault_path.name, document.key)
 
 
 @router.get("/fragments")

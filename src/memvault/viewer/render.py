@@ -13,6 +13,7 @@ from urllib.parse import quote
 from fastapi import Request, Response
 from jinja2 import Environment, PackageLoader
 
+from memvault.domain import Document
 from memvault.memory import Memory
 
 # No inline script or style anywhere: scripts and styles come from /static/ only.
@@ -49,6 +50,14 @@ def path_part(text: str) -> str:
 def obsidian_link(vault_name: str, path: str) -> str:
     """``obsidian://open`` for a file of the vault, by the vault folder's name."""
     return f"obsidian://open?vault={quote(vault_name, safe='')}&file={quote(path, safe='')}"
+
+
+def obsidian(memory: Memory, document: Document) -> str | None:
+    """The ``obsidian://`` link to a fragment's file: the vault by its folder's name, the
+    file by its path inside the vault."""
+    if document.kind != "fragment" or not document.key:
+        return None
+    return obsidian_link(memory.settings.vault_path.name, document.key)
 
 
 def when(value: str | None) -> str:

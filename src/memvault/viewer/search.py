@@ -9,8 +9,7 @@ from fastapi import APIRouter, Query, Request, Response
 
 from memvault.domain import DOCUMENT_KINDS
 from memvault.errors import InvalidInput
-from memvault.viewer.fragments import obsidian
-from memvault.viewer.render import memory_of, page
+from memvault.viewer.render import memory_of, obsidian, page
 
 router = APIRouter(include_in_schema=False)
 HITS = 20

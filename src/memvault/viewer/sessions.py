@@ -31,7 +31,7 @@ def sessions(
     )
 
 
-@router.get("/sessions/{session_id}")
+@router.get("/sessions/{session_id:path}")
 def timeline(
     request: Request,
     session_id: str,
