@@ -145,6 +145,7 @@ def _cli(home, url: str, *args: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_memvault_serve_runs_on_the_postgresql_store_the_url_names(tmp_path, postgres_cluster):
     url = postgres_cluster.database()
     server = Server(tmp_path / "home", {"MEMVAULT_STORE_URL": url}).start(timeout=60)
