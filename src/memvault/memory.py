@@ -41,11 +41,14 @@ from memvault.ingest.spool import SpoolDrain
 from memvault.pipeline.service import Pipeline
 from memvault.reading import (
     INJECTIONS_SCANNED,
+    Activity,
     BoardEntry,
     IngestRate,
     Timeline,
     board_entry,
+    project_activity,
     recent_injections,
+    session_activity,
     session_timeline,
 )
 from memvault.recall import INJECTION_HOOK, Recall, open_index
@@ -495,6 +498,19 @@ class Memory(Recall):
 
     def events(self, session_id: str, *, limit: int = 1000, offset: int = 0) -> list[Event]:
         return self.store.list_events(session_id, limit=limit, offset=offset)
+
+    def latest(
+        self, *, session_id: str | None = None, project: str | None = None, limit: int = 20
+    ) -> Activity | None:
+        """What happened lately in a session (a host session id or a Memory Session ID;
+        None when it names neither) or in a project: the latest observations, oldest first,
+        and the sessions they belong to."""
+        if (session_id is None) == (project is None):
+            raise InvalidInput("give session_id or project (one of them)")
+        if session_id is not None:
+            return session_activity(self.store, self.board, session_id, limit)
+        assert project is not None
+        return project_activity(self.store, self.board, project, limit)
 
     def timeline(self, session_id: str, *, after: int = 0, limit: int = 200) -> Timeline | None:
         """A page of a session's events with their observations, in arrival order after

@@ -1,5 +1,6 @@
-"""Reads that join several parts of a memory: a session's timeline, one page at a time,
-and a board row with its snapshot and what memory gave its session.
+"""Reads that join several parts of a memory: a session's timeline, one page at a time;
+what happened lately in a session or a project; and a board row with its snapshot and
+what memory gave its session.
 
 ``Memory`` composes these; the viewer, the REST API and the MCP tools ask ``Memory``.
 """
@@ -14,7 +15,7 @@ from typing import Any
 from memvault.domain import BoardRow, Event, Observation, Session
 from memvault.recall import INJECTION_HOOK
 from memvault.store import Store
-from memvault.vault.board import SESSION_ID
+from memvault.vault.board import SESSION_ID, Board
 from memvault.vault.board_files import BoardError
 from memvault.vault.lifecycle import SessionBoard
 from memvault.vault.snapshot import CONTINUES, Snapshot
@@ -176,6 +177,69 @@ def recent_injections(
                 }
             )
     return found, session.event_count <= scan
+
+
+# What happened lately in a project: looked for among this many of the most recently
+# active sessions, with observations read from at most this many of the project's.
+SESSION_SCAN = 500
+SESSIONS_READ = 20
+
+
+@dataclass(frozen=True, slots=True)
+class Activity:
+    """What happened lately: the sessions read (each with its board row's id, if any) and
+    their latest observations, oldest first; ``earlier`` when there were more."""
+
+    board: Board  # the board as it was read, for the rows the sessions feed
+    sessions: list[tuple[Session | None, str | None]]
+    observations: list[Observation]
+    earlier: bool
+
+
+def session_activity(
+    store: Store, board: SessionBoard, session_id: str, limit: int
+) -> Activity | None:
+    """The latest ``limit`` observations of the session ``session_id`` names (a host
+    session id or a Memory Session ID); None when it names neither."""
+    rows = board.board()
+    session = store.get_session(session_id)
+    board_id = session.board_session_id if session is not None else None
+    if session is None:
+        link = store.board_links().get(session_id)
+        session = store.get_session(link[0]) if link else None
+        board_id = session_id if session is not None or rows.get(session_id) else None
+    if session is None and board_id is None:
+        return None
+    observations = _latest(store, session, limit) if session is not None else []
+    earlier = session is not None and session.observation_count > len(observations)
+    return Activity(rows, [(session, board_id)], observations, earlier)
+
+
+def project_activity(store: Store, board: SessionBoard, project: str, limit: int) -> Activity:
+    """The latest ``limit`` observations across the project's most recent sessions."""
+    rows = board.board()
+    candidates = [s for s in store.list_sessions(limit=SESSION_SCAN) if s.project == project]
+    candidates.sort(key=lambda s: s.last_event_at or "", reverse=True)
+    kept: list[Observation] = []
+    read: list[Session] = []
+    for session in candidates[:SESSIONS_READ]:
+        if len(kept) >= limit and (session.last_event_at or "") < kept[0].occurred_at:
+            break  # this session and the older ones ended before the oldest one kept
+        read.append(session)
+        kept = sorted([*kept, *_latest(store, session, limit)], key=_when)[-limit:]
+    shown = {o.session_id for o in kept}
+    sessions = [(s, s.board_session_id) for s in read if s.id in shown]
+    earlier = sum(s.observation_count for s in candidates) > len(kept)
+    return Activity(rows, sessions, kept, earlier)
+
+
+def _latest(store: Store, session: Session, limit: int) -> list[Observation]:
+    offset = max(0, session.observation_count - limit)
+    return store.list_observations(session.id, limit=limit, offset=offset)
+
+
+def _when(observation: Observation) -> tuple[str, int]:
+    return observation.occurred_at, observation.event_seq
 
 
 class IngestRate:

@@ -96,3 +96,14 @@ def test_a_board_entry_lists_the_memory_given_to_its_session(memory):
     # A long session is read back only so far: the row says its list may be partial.
     assert recent_injections(memory.store, "host-2", scan=2)[1] is False
     assert recent_injections(memory.store, "host-2", scan=4)[1] is True
+
+
+def test_latest_reads_a_projects_newest_observations_across_its_sessions(memory):
+    memory.observe_many([envelope("a", n, project="p") for n in range(5)])
+    memory.observe_many([envelope("b", n + 10, project="p") for n in range(5)])
+    memory.observe(envelope("c", 0, project="elsewhere"))
+    found = memory.latest(project="p", limit=4)
+    assert [o.session_id for o in found.observations] == ["b"] * 4
+    assert found.earlier
+    assert [s.id for s, _ in found.sessions] == ["b"]
+    assert memory.latest(session_id="nobody") is None

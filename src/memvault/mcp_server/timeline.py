@@ -1,7 +1,8 @@
 """The timeline tool: what happened lately in a session or a project, in order.
 
-A plain function over ``Memory``, like the other tools. It reads captured observations
-through ``Memory`` (never the search index), so what a hook sent a moment ago is there.
+A plain function over ``Memory``, like the other tools: ``Memory.latest`` reads the captured
+observations (never the search index, so what a hook sent a moment ago is there); the tool
+says them.
 """
 
 from __future__ import annotations
@@ -18,10 +19,6 @@ from memvault.mcp_server.answers import NotFound, answer
 from memvault.memory import Memory
 from memvault.vault.board import Board
 
-# A project timeline looks through this many of the most recently active sessions, and
-# reads observations from at most this many of the project's.
-SESSION_SCAN = 500
-SESSIONS_READ = 20
 NARRATIVE_SHOWN = 160
 
 
@@ -46,13 +43,16 @@ def memory_timeline(
     session left off."""
     if (session_id is None) == (project is None):
         raise ToolError("give session_id or project (one of them)")
-    board = memory.board.board()
-    if session_id is not None:
-        sessions, observations, earlier = _session_timeline(memory, board, session_id, limit)
-    else:
-        assert project is not None
-        sessions, observations, earlier = _project_timeline(memory, project, limit)
-    headers = [_session_header(memory, board, session, board_id) for session, board_id in sessions]
+    found = memory.latest(session_id=session_id, project=project, limit=limit)
+    if found is None:
+        raise NotFound(
+            f"no session {session_id!r}; give a host session id or a Memory Session ID "
+            "from memory_sessions"
+        )
+    board, observations, earlier = found.board, found.observations, found.earlier
+    headers = [
+        _session_header(memory, board, session, board_id) for session, board_id in found.sessions
+    ]
     data = {
         "sessionId": session_id,
         "project": project,
@@ -61,52 +61,6 @@ def memory_timeline(
         "truncated": earlier,
     }
     return answer(data, _timeline_text(headers, observations, earlier, many=project is not None))
-
-
-def _session_timeline(
-    memory: Memory, board: Board, session_id: str, limit: int
-) -> tuple[list[tuple[Session | None, str | None]], list[Observation], bool]:
-    session = memory.session(session_id)
-    board_id = session.board_session_id if session is not None else None
-    if session is None:
-        link = memory.store.board_links().get(session_id)
-        session = memory.session(link[0]) if link else None
-        board_id = session_id if session is not None or board.get(session_id) else None
-    if session is None and board_id is None:
-        raise NotFound(
-            f"no session {session_id!r}; give a host session id or a Memory Session ID "
-            "from memory_sessions"
-        )
-    observations = _latest(memory, session, limit) if session is not None else []
-    earlier = session is not None and session.observation_count > len(observations)
-    return [(session, board_id)], observations, earlier
-
-
-def _project_timeline(
-    memory: Memory, project: str, limit: int
-) -> tuple[list[tuple[Session | None, str | None]], list[Observation], bool]:
-    candidates = [s for s in memory.sessions(limit=SESSION_SCAN) if s.project == project]
-    candidates.sort(key=lambda s: s.last_event_at or "", reverse=True)
-    kept: list[Observation] = []
-    read: list[Session] = []
-    for session in candidates[:SESSIONS_READ]:
-        if len(kept) >= limit and (session.last_event_at or "") < kept[0].occurred_at:
-            break  # this session and the older ones ended before the oldest one kept
-        read.append(session)
-        kept = sorted([*kept, *_latest(memory, session, limit)], key=_when)[-limit:]
-    shown = {o.session_id for o in kept}
-    sessions = [(s, s.board_session_id) for s in read if s.id in shown]
-    earlier = sum(s.observation_count for s in candidates) > len(kept)
-    return sessions, kept, earlier
-
-
-def _latest(memory: Memory, session: Session, limit: int) -> list[Observation]:
-    offset = max(0, session.observation_count - limit)
-    return memory.observations(session.id, limit=limit, offset=offset)
-
-
-def _when(observation: Observation) -> tuple[str, int]:
-    return observation.occurred_at, observation.event_seq
 
 
 def _session_header(
