@@ -538,9 +538,9 @@ class PostgresStore(PostgresEventLog, PostgresSearchIndex, PostgresGraph, Store)
 
     @property
     def write_failure(self) -> BaseException | None:
-        """Always None: no writer thread can stop; a database that cannot be reached is
-        ``write_trouble``, which clears once it can."""
-        return None
+        """What stopped the append thread, which only a bug does; a database that cannot be
+        reached is ``write_trouble`` instead, which clears once it can."""
+        return self._appender.failure
 
     def write_trouble(self) -> str | None:
         if self._trouble is None:

@@ -109,6 +109,7 @@ class Appender:
         self._ready = threading.Condition()
         self._writing = 0
         self._closed = False
+        self.failure: BaseException | None = None  # what stopped the thread, if anything did
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
 
@@ -139,6 +140,20 @@ class Appender:
         self._thread.join()
 
     def _run(self) -> None:
+        try:
+            self._loop()
+        except BaseException as exc:  # a bug: say so (health turns critical), fail the rest
+            self.failure = exc
+            with self._ready:
+                self._closed = True
+                waiting, self._writing = list(self._queue), 0
+                self._queue.clear()
+                self._ready.notify_all()
+            for _, future in waiting:
+                future.set_exception(exc)
+            raise
+
+    def _loop(self) -> None:
         while True:
             with self._ready:
                 self._ready.wait_for(lambda: self._queue or self._closed)
