@@ -481,3 +481,34 @@ def test_graph_counts_and_sessions_behind_it_are_the_same(engines):
     assert postgres.graph_stats().to_dict()["totalNodes"] == 8 + 1
     assert postgres.sessions_behind_graph(limit=10) == sqlite.sessions_behind_graph(limit=10)
     assert postgres.get_session("s1").graph_extracted == Watermark(AT, 3)
+
+
+def test_a_name_holding_a_nul_is_one_node_found_alike(postgres, tmp_path):
+    sqlite = SQLiteStore(tmp_path / "memvault.db")
+    delta = _delta(("error", "bad\x00byte in header", "frag-1"), ("file", "io.py", "frag-1"))
+    try:
+        for store in (sqlite, postgres):
+            store.write_fragment_graph(delta)
+            store.write_fragment_graph(delta)  # the same node again, not a second one
+        for asked in (
+            {"start": "error:bad\x00byte in header"},
+            {"text": "bad\x00byte"},
+            {"text": "ba"},
+            {},
+        ):
+            shown = [
+                [
+                    (n.kind, n.key.replace("\x00", "\ufffd"), n.mentions)
+                    for n in s.graph_query(**asked).nodes
+                ]
+                for s in (sqlite, postgres)
+            ]
+            assert shown[0] == shown[1], asked
+            assert shown[0] or ("text" in asked and "\x00" in asked["text"]), asked
+        assert postgres.graph_stats() == sqlite.graph_stats()
+        # Past the NUL too (SQLite's trigram table reads a name only up to it).
+        assert [n.name for n in postgres.graph_query(text="byte in").nodes] == [
+            "bad\ufffdbyte in header"
+        ]
+    finally:
+        sqlite.close()

@@ -125,17 +125,23 @@ def _added(conn, sql: str, key: tuple, sources: Sequence[str]) -> list[str]:
     return [source for source in wanted if source in new]
 
 
+def _text(value: str) -> str:
+    """A name or key as PostgreSQL can hold it: a NUL (which SQLite keeps) becomes U+FFFD,
+    when written and when asked for, so the node is still one and still found."""
+    return value.replace("\x00", "\ufffd")
+
+
 def _merge_node(conn, entity: Entity) -> int:
+    key = _text(entity.key)
     row = conn.execute(
-        "SELECT id, sources FROM graph_nodes WHERE kind = %s AND key = %s",
-        (entity.kind, entity.key),
+        "SELECT id, sources FROM graph_nodes WHERE kind = %s AND key = %s", (entity.kind, key)
     ).fetchone()
     if row is None:
         node = conn.execute(
             "INSERT INTO graph_nodes (id, kind, key, name, mentions, first_seen, last_seen, "
             "sources) SELECT coalesce(max(id), 0) + 1, %s, %s, %s, 0, %s, %s, '[]' "
             "FROM graph_nodes RETURNING id",
-            (entity.kind, entity.key, entity.name, entity.first_seen, entity.last_seen),
+            (entity.kind, key, _text(entity.name), entity.first_seen, entity.last_seen),
         ).fetchone()[0]
         _count(conn, f"node:{entity.kind}")
         row = (node, "[]")
@@ -346,14 +352,12 @@ def query(
 
 
 def _fits(row: tuple, kind: str | None, folded: str) -> bool:
-    return (kind is None or row[1] == kind) and folded in row[2]
+    return (kind is None or row[1] == kind) and _text(folded) in row[2]
 
 
 def _walk(conn, start: Ref, depth: int) -> tuple[list[tuple], bool]:
     """Breadth first from ``start``, strongest edges first; whether a bound cut it short."""
-    if "\x00" in start[1]:
-        return [], False  # no key holds one: PostgreSQL text cannot
-    first = conn.execute(NODE_BY_REF, start).fetchone()
+    first = conn.execute(NODE_BY_REF, (start[0], _text(start[1]))).fetchone()
     if first is None:
         return [], False
     order, seen, frontier, cut = [first[0]], {first[0]}, [first[0]], False
@@ -390,21 +394,19 @@ def _named(conn, folded: str) -> tuple[list[tuple], bool]:
     """Nodes whose key contains ``folded`` (3+ characters) or starts with it (shorter),
     the exact name first, then the most mentioned."""
     if len(folded) >= 3:
-        # As the SQLite engine asks FTS5 (which reads a NUL as the end of its query).
+        # As the SQLite engine asks FTS5, which reads a NUL as the end of its query.
         needle = folded.replace("\x00", " ")
         pattern = "%" + needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         ids = [r[0] for r in conn.execute(NAMES_CONTAINING, (pattern, MATCH_CAP + 1))]
         rows = _nodes_by_id(conn, ids[:MATCH_CAP])
         cut = len(ids) > MATCH_CAP
-    elif "\x00" in folded:
-        rows, cut = [], False  # no key holds one: PostgreSQL text cannot
     else:
-        rows = conn.execute(
-            KEYS_STARTING, (folded, folded + "\U0010ffff", MATCH_CAP + 1)
-        ).fetchall()
+        start = _text(folded)
+        rows = conn.execute(KEYS_STARTING, (start, start + "\U0010ffff", MATCH_CAP + 1)).fetchall()
         cut = len(rows) > MATCH_CAP
         rows = rows[:MATCH_CAP]
-    rows.sort(key=lambda r: (r[2] != folded, not r[2].startswith(folded), -r[4], r[0]))
+    stored = _text(folded)
+    rows.sort(key=lambda r: (r[2] != stored, not r[2].startswith(stored), -r[4], r[0]))
     return rows, cut
 
 
