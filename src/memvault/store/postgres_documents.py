@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import sqlite3
 import threading
 from collections.abc import Sequence
@@ -108,9 +109,25 @@ class _Tokenizer(threading.local):
 _tokenizer = _Tokenizer()
 
 
+# In ASCII, unicode61 (token characters L* N* Co) keeps letters and digits, folded to lower
+# case, and separates at everything else: most analyzed text needs no SQLite round.
+_ASCII_TOKEN = re.compile(r"[a-z0-9]+")
+
+
 def tokenize(texts: Sequence[str]) -> list[list[str]]:
     """The tokens FTS5 indexes (or asks for) in each text."""
-    return _tokenizer.split(texts) if texts else []
+    out: list[list[str]] = []
+    rest: list[int] = []
+    for text in texts:
+        if text.isascii():
+            out.append(_ASCII_TOKEN.findall(text.lower()))
+        else:
+            rest.append(len(out))
+            out.append([])
+    if rest:
+        for place, tokens in zip(rest, _tokenizer.split([texts[i] for i in rest]), strict=True):
+            out[place] = tokens
+    return out
 
 
 @functools.lru_cache(maxsize=16384)
