@@ -15,23 +15,24 @@ from memvault.store.sqlite_documents import (
     scope,
 )
 
-pytestmark = pytest.mark.sqlite_only
-
 SEARCHED = "{title body context dates}"
 
 
+@pytest.mark.sqlite_only  # FTS5 syntax
 def test_terms_alone_match_any_of_them():
     assert fts5_match(parse("The failing websocket tests").match()) == " OR ".join(
         f'{SEARCHED} : "{term}"' for term in ("fail", "websocket", "test")
     )
 
 
+@pytest.mark.sqlite_only  # FTS5 syntax
 def test_a_phrase_is_required_in_the_documents_own_text_and_terms_stay_optional():
     assert fts5_match(parse('"connection pool" timeout').match()) == (
         f'{{title body}} : "connect pool" AND ({SEARCHED} : "timeout" OR {ANY_DOCUMENT})'
     )
 
 
+@pytest.mark.sqlite_only  # FTS5 syntax
 def test_a_prefix_matches_any_of_its_starts():
     assert fts5_match(parse("deplo*").match()) == '({title body} : "deplo"*)'
     assert fts5_match(parse("connection*").match()) == (
@@ -39,6 +40,7 @@ def test_a_prefix_matches_any_of_its_starts():
     )
 
 
+@pytest.mark.sqlite_only  # FTS5 syntax
 def test_an_anchor_requires_one_of_the_rare_terms_and_still_counts_the_rest():
     query = parse("socket timeout retry")
     anchored = fts5_match(query.match(anchor=("socket",)))
@@ -48,11 +50,13 @@ def test_an_anchor_requires_one_of_the_rare_terms_and_still_counts_the_rest():
     assert f'"socket" AND {SEARCHED} : "retri"' in both
 
 
+@pytest.mark.sqlite_only  # FTS5 syntax
 def test_quotes_inside_a_term_cannot_break_the_expression():
     expression = fts5_match(LexicalQuery(terms=('he"llo', "x")))
     assert expression == f'{SEARCHED} : "he""llo" OR {SEARCHED} : "x"'
 
 
+@pytest.mark.sqlite_only  # FTS5 syntax
 def test_the_fields_asked_are_the_columns_searched():
     query = LexicalQuery(terms=("x",), fields=("title",))
     assert fts5_match(query) == '{title} : "x"'
