@@ -362,8 +362,12 @@ def write_documents(
     cursor: tuple[str, int] | None,
 ) -> None:
     """Apply one batch of index changes (and move a follower's cursor) in the caller's
-    transaction, under the index's lock: ids, revisions and totals are drawn here."""
+    transaction, under the index's lock: ids, revisions and totals are drawn here. A batch
+    whose cursor is not ahead of the stored one was written by another replica following
+    the same log, and is dropped whole: a cursor never moves back."""
     conn.execute("SELECT pg_advisory_xact_lock(%s)", (DOCUMENTS_LOCK,))
+    if cursor is not None and not _ahead(conn, *cursor):
+        return
     count, tokens, last_id, last_revision = conn.execute(
         "SELECT documents, tokens, last_id, last_revision FROM document_totals FOR UPDATE"
     ).fetchone()
@@ -483,6 +487,11 @@ def _stored(conn, upserts: Sequence[DocumentDraft]) -> dict[tuple[str, str], tup
     return {(row[0], row[1]): row[2:] for row in rows}
 
 
+def _ahead(conn, name: str, value: int) -> bool:
+    row = conn.execute("SELECT value FROM cursors WHERE name = %s", (name,)).fetchone()
+    return row is None or row[0] < value
+
+
 def set_cursor(conn, name: str, value: int) -> None:
     conn.execute(
         "INSERT INTO cursors (name, value) VALUES (%s, %s) "
@@ -496,7 +505,11 @@ def write_vectors(
 ) -> None:
     """Store vectors for documents still at the revision they were computed from. The
     document is locked while its vector is written, so a rewrite that commits meanwhile
-    either waits for the vector (and drops it) or is seen and leaves it unwritten."""
+    either waits for the vector (and drops it) or is seen and leaves it unwritten. Vectors
+    whose cursor another replica already passed are dropped (that replica wrote them)."""
+    conn.execute("SELECT pg_advisory_xact_lock(%s)", (DOCUMENTS_LOCK,))
+    if not _ahead(conn, *cursor):
+        return
     for doc_id, revision, blob in sorted(vectors):  # in id order: replicas never deadlock
         current = conn.execute(
             "SELECT 1 FROM documents WHERE id = %s AND revision = %s FOR SHARE",
