@@ -1,4 +1,5 @@
-"""One real server with a secret and one real Chromium for the whole viewer suite: the
+"""One real server with a secret and one real Chromium for all the viewer tests a worker
+runs (what a test adds, a live event or a hand edit, no other test depends on): the
 store is filled through the REST API, the board edited on disk as a person would, and
 every page read in the browser. Screenshots go to test-artifacts/viewer/."""
 
@@ -144,7 +145,7 @@ def _edit_board_line(seeded: Seeded, session_id: str, old: str, new: str) -> Non
     seeded.board_file.write_text("\n".join(lines), encoding="utf-8")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def seeded(tmp_path_factory) -> Seeded:
     server = Server(
         tmp_path_factory.mktemp("viewer") / "home",
@@ -160,7 +161,7 @@ def seeded(tmp_path_factory) -> Seeded:
         server.stop()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser():
     chromium = require_tool("chromium")
     from playwright.sync_api import sync_playwright
@@ -173,7 +174,7 @@ def browser():
         launched.close()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def context(browser, seeded):
     """A browser that gave the secret once, at the door."""
     made = browser.new_context(viewport={"width": 1280, "height": 900})
