@@ -505,6 +505,15 @@ class SearchIndex(ABC):
         """(document id, kind, vector) of every stored vector of a model."""
 
     @abstractmethod
+    def vector_changes(
+        self, model: str, after_revision: int, through_revision: int, *, limit: int
+    ) -> list[tuple[int, str, int, bytes | None]]:
+        """(id, kind, revision, vector of ``model`` or None) of the documents changed after
+        ``after_revision`` up to ``through_revision``, oldest change first: what an
+        in-memory index follows other processes' vectors by (None: the document has no
+        vector of this model now, so a vector held for it is stale)."""
+
+    @abstractmethod
     def document_kinds(self, ids: Sequence[int]) -> dict[int, str]:
         """The kind of each of these documents that still exists."""
 

@@ -37,7 +37,7 @@ import json
 import re
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from memvault import jsontext
@@ -556,9 +556,18 @@ def _no_jit(conn) -> None:
 
 
 class PostgresSearchIndex(SearchIndex):
-    """The search index part of the PostgreSQL store; it needs only ``self._pool``."""
+    """The search index part of the PostgreSQL store. Every statement runs through the
+    store's ``_transaction``, so a database that cannot be reached fails as
+    ``StoreUnavailable`` (a 503), not as a driver error."""
 
-    _pool: object
+    _transaction: Callable
+
+    def _rows(self, sql: str, params: Sequence | None = None) -> list[tuple]:
+        return self._transaction(lambda conn: conn.execute(sql, params).fetchall())
+
+    def _value(self, sql: str, params: Sequence | None = None):
+        row = self._transaction(lambda conn: conn.execute(sql, params).fetchone())
+        return row[0] if row else None
 
     def write_documents(
         self,
@@ -567,13 +576,12 @@ class PostgresSearchIndex(SearchIndex):
         *,
         cursor: tuple[str, int] | None = None,
     ) -> None:
-        with self._pool.connection() as conn:
-            write_documents(conn, list(upserts), list(deletes), cursor)
+        upserts, deletes = list(upserts), list(deletes)
+        self._transaction(lambda conn: write_documents(conn, upserts, deletes, cursor))
 
     def cursor(self, name: str) -> int:
-        with self._pool.connection() as conn:
-            row = conn.execute("SELECT value FROM cursors WHERE name = %s", (name,)).fetchone()
-        return row[0] if row else 0
+        value = self._value("SELECT value FROM cursors WHERE name = %s", (name,))
+        return value if value is not None else 0
 
     def lexical_search(
         self,
@@ -599,15 +607,17 @@ class PostgresSearchIndex(SearchIndex):
         if built is None:
             return []
         sql, params = built
-        with self._pool.connection() as conn:
+
+        def op(conn) -> list[tuple]:
             _no_jit(conn)
-            rows = conn.execute(sql, (*params, limit)).fetchall()
-        return [(row[0], row[1]) for row in rows]
+            return conn.execute(sql, (*params, limit)).fetchall()
+
+        return [(row[0], row[1]) for row in self._transaction(op)]
 
     def term_counts(self, terms: Sequence[str], *, cap: int) -> dict[str, int]:
-        found = {}
-        with self._pool.connection() as conn:
+        def op(conn) -> dict[str, int]:
             _no_jit(conn)
+            found = {}
             for term in terms:
                 phrase = Phrase(_query_tokens(term), False, _fields(FIELDS))
                 if not phrase.tokens:
@@ -615,25 +625,24 @@ class PostgresSearchIndex(SearchIndex):
                     continue
                 sql, params = phrase_count_sql(phrase)
                 found[term] = conn.execute(sql, (*params, cap + 1)).fetchone()[0]
-        return found
+            return found
+
+        return self._transaction(op)
 
     def document_count(self) -> int:
-        with self._pool.connection() as conn:
-            return conn.execute("SELECT documents FROM document_totals").fetchone()[0]
+        return self._value("SELECT documents FROM document_totals")
 
     def documents(self, ids: Sequence[int]) -> dict[int, Document]:
-        with self._pool.connection() as conn:
-            rows = conn.execute(
-                f"SELECT {DOCUMENT_COLUMNS} {_FROM} WHERE d.id = ANY(%s::bigint[])", (list(ids),)
-            ).fetchall()
+        rows = self._rows(
+            f"SELECT {DOCUMENT_COLUMNS} {_FROM} WHERE d.id = ANY(%s::bigint[])", (list(ids),)
+        )
         return {row[0]: to_document(row) for row in rows}
 
     def document(self, kind: str, key: str) -> Document | None:
-        with self._pool.connection() as conn:
-            row = conn.execute(
-                f"SELECT {DOCUMENT_COLUMNS} {_FROM} WHERE d.kind = %s AND d.key = %s", (kind, key)
-            ).fetchone()
-        return to_document(row) if row else None
+        rows = self._rows(
+            f"SELECT {DOCUMENT_COLUMNS} {_FROM} WHERE d.kind = %s AND d.key = %s", (kind, key)
+        )
+        return to_document(rows[0]) if rows else None
 
     def list_documents(
         self,
@@ -650,50 +659,54 @@ class PostgresSearchIndex(SearchIndex):
             params.append(project)
         if not include_archived:
             where.append("NOT d.archived")
-        with self._pool.connection() as conn:
-            rows = conn.execute(
-                f"SELECT {DOCUMENT_COLUMNS} {_FROM} WHERE {' AND '.join(where)} "
-                "ORDER BY d.updated_at DESC, d.id DESC LIMIT %s OFFSET %s",
-                (*params, limit, offset),
-            ).fetchall()
+        rows = self._rows(
+            f"SELECT {DOCUMENT_COLUMNS} {_FROM} WHERE {' AND '.join(where)} "
+            "ORDER BY d.updated_at DESC, d.id DESC LIMIT %s OFFSET %s",
+            (*params, limit, offset),
+        )
         return [to_document(row) for row in rows]
 
     def document_stamps(self, kind: str) -> dict[str, tuple[str, float | None]]:
-        with self._pool.connection() as conn:
-            rows = conn.execute(
-                "SELECT key, content_hash, mtime FROM documents WHERE kind = %s", (kind,)
-            ).fetchall()
+        rows = self._rows("SELECT key, content_hash, mtime FROM documents WHERE kind = %s", (kind,))
         return {row[0]: (row[1], row[2]) for row in rows}
 
     def documents_to_embed(self, after_revision: int, *, limit: int) -> list[tuple[int, int, str]]:
-        with self._pool.connection() as conn:
-            rows = conn.execute(
-                "SELECT id, revision, embed_text FROM documents WHERE revision > %s "
-                "ORDER BY revision LIMIT %s",
-                (after_revision, limit),
-            ).fetchall()
+        rows = self._rows(
+            "SELECT id, revision, embed_text FROM documents WHERE revision > %s "
+            "ORDER BY revision LIMIT %s",
+            (after_revision, limit),
+        )
         return [(row[0], row[1], row[2]) for row in rows]
 
     def write_vectors(
         self, model: str, vectors: Sequence[tuple[int, int, bytes]], *, cursor: tuple[str, int]
     ) -> None:
-        with self._pool.connection() as conn:
-            write_vectors(conn, model, list(vectors), cursor)
+        vectors = list(vectors)
+        self._transaction(lambda conn: write_vectors(conn, model, vectors, cursor))
 
     def vectors(self, model: str) -> list[tuple[int, str, bytes]]:
-        with self._pool.connection() as conn:
-            rows = conn.execute(
-                "SELECT v.document_id, d.kind, v.vector FROM document_vectors v "
-                "JOIN documents d ON d.id = v.document_id WHERE v.model = %s",
-                (model,),
-            ).fetchall()
+        rows = self._rows(
+            "SELECT v.document_id, d.kind, v.vector FROM document_vectors v "
+            "JOIN documents d ON d.id = v.document_id WHERE v.model = %s",
+            (model,),
+        )
         return [(row[0], row[1], bytes(row[2])) for row in rows]
 
+    def vector_changes(
+        self, model: str, after_revision: int, through_revision: int, *, limit: int
+    ) -> list[tuple[int, str, int, bytes | None]]:
+        rows = self._rows(
+            "SELECT d.id, d.kind, d.revision, v.vector FROM documents d "
+            "LEFT JOIN document_vectors v ON v.document_id = d.id AND v.model = %s "
+            "WHERE d.revision > %s AND d.revision <= %s ORDER BY d.revision LIMIT %s",
+            (model, after_revision, through_revision, limit),
+        )
+        return [(row[0], row[1], row[2], None if row[3] is None else bytes(row[3])) for row in rows]
+
     def document_kinds(self, ids: Sequence[int]) -> dict[int, str]:
-        with self._pool.connection() as conn:
-            rows = conn.execute(
-                "SELECT id, kind FROM documents WHERE id = ANY(%s::bigint[])", (list(ids),)
-            ).fetchall()
+        rows = self._rows(
+            "SELECT id, kind FROM documents WHERE id = ANY(%s::bigint[])", (list(ids),)
+        )
         return dict(rows)
 
     def document_ids(
@@ -702,8 +715,7 @@ class PostgresSearchIndex(SearchIndex):
         sql = "SELECT id FROM documents WHERE project = %s AND kind = ANY(%s::text[])"
         if not include_archived:
             sql += " AND NOT archived"
-        with self._pool.connection() as conn:
-            rows = conn.execute(sql + " ORDER BY id", (project, list(kinds))).fetchall()
+        rows = self._rows(sql + " ORDER BY id", (project, list(kinds)))
         return [row[0] for row in rows]
 
     def record_access(self, keys: Sequence[tuple[str, str]], at: str) -> None:
@@ -711,7 +723,8 @@ class PostgresSearchIndex(SearchIndex):
         rows = [(kind, key, at) for kind, key in sorted(keys)]
         if not rows:
             return
-        with self._pool.connection() as conn:
+
+        def op(conn) -> None:
             conn.cursor().executemany(
                 "INSERT INTO document_access (kind, key, count, last_accessed) "
                 "VALUES (%s, %s, 1, %s) ON CONFLICT (kind, key) DO UPDATE SET "
@@ -719,8 +732,12 @@ class PostgresSearchIndex(SearchIndex):
                 rows,
             )
 
+        # Waited for, unlike SQLite's queued count: queuing it needs sync() to wait for
+        # that queue too, in the store's core.
+        self._transaction(op)
+
     def move_access(self, kind: str, moves: Sequence[tuple[str, str]]) -> None:
-        with self._pool.connection() as conn:
+        def op(conn) -> None:
             for old, new in moves:
                 if old == new:
                     continue
@@ -738,18 +755,15 @@ class PostgresSearchIndex(SearchIndex):
                         (new, kind, old),
                     )
 
+        self._transaction(op)
+
     def documents_since(self, revision: int) -> int:
-        with self._pool.connection() as conn:
-            return conn.execute(
-                "SELECT count(*) FROM documents WHERE revision > %s", (revision,)
-            ).fetchone()[0]
+        return self._value("SELECT count(*) FROM documents WHERE revision > %s", (revision,))
 
     def fragment_counts(self) -> tuple[int, int]:
-        with self._pool.connection() as conn:
-            counts = dict(
-                conn.execute(
-                    "SELECT archived, count(*) FROM documents WHERE kind = 'fragment' "
-                    "GROUP BY archived"
-                ).fetchall()
+        counts = dict(
+            self._rows(
+                "SELECT archived, count(*) FROM documents WHERE kind = 'fragment' GROUP BY archived"
             )
+        )
         return counts.get(False, 0), counts.get(True, 0)

@@ -15,7 +15,7 @@ SQLite engine's trigram FTS5 table finds them; shorter ones by key prefix.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from memvault import jsontext
 from memvault.domain import Watermark
@@ -456,9 +456,10 @@ def _chunks(items: Sequence[int], size: int) -> Iterable[Sequence[int]]:
 
 
 class PostgresGraph(Graph):
-    """The graph part of the PostgreSQL store; it needs only ``self._pool``."""
+    """The graph part of the PostgreSQL store. Every statement runs through the store's
+    ``_transaction``, so a database that cannot be reached fails as ``StoreUnavailable``."""
 
-    _pool: object
+    _transaction: Callable
 
     def write_graph(
         self,
@@ -468,17 +469,21 @@ class PostgresGraph(Graph):
         through: Watermark,
         after: int | None = None,
     ) -> bool:
-        with self._pool.connection() as conn:
+        def op(conn) -> bool:
             lock(conn)
             if not advance(conn, session_id, through, after):
                 return False
             write(conn, delta)
             return True
 
+        return self._transaction(op)
+
     def write_fragment_graph(self, delta: GraphDelta) -> None:
-        with self._pool.connection() as conn:
+        def op(conn) -> None:
             lock(conn)
             write(conn, delta)
+
+        self._transaction(op)
 
     def graph_query(
         self,
@@ -493,8 +498,8 @@ class PostgresGraph(Graph):
         ref = None if start is None else parse_node_id(start)
         if start is not None and ref is None:
             return GraphSlice(nodes=[], edges=[])
-        with self._pool.connection() as conn:
-            return query(
+        return self._transaction(
+            lambda conn: query(
                 conn,
                 start=ref,
                 kind=kind,
@@ -503,21 +508,25 @@ class PostgresGraph(Graph):
                 limit=max(1, min(limit, MAX_LIMIT)),
                 offset=max(0, min(offset, MAX_OFFSET)),
             )
+        )
 
     def graph_stats(self) -> GraphStats:
-        with self._pool.connection() as conn:
-            return stats(conn)
+        return self._transaction(stats)
 
     def reset_graph(self) -> GraphStats:
-        with self._pool.connection() as conn:
+        def op(conn) -> GraphStats:
             lock(conn)
             return reset(conn)
 
+        return self._transaction(op)
+
     def forget_graph_source(self, source: str) -> None:
-        with self._pool.connection() as conn:
+        def op(conn) -> None:
             lock(conn)
             forget(conn, source)
 
+        self._transaction(op)
+
     def sessions_behind_graph(self, *, limit: int) -> list[str]:
-        with self._pool.connection() as conn:
-            return [row[0] for row in conn.execute(SESSIONS_BEHIND, (limit,)).fetchall()]
+        rows = self._transaction(lambda conn: conn.execute(SESSIONS_BEHIND, (limit,)).fetchall())
+        return [row[0] for row in rows]

@@ -635,6 +635,11 @@ class SQLiteStore(Store):
     def vectors(self, model: str) -> list[tuple[int, str, bytes]]:
         return list(docs.iter_vectors(self._reader(), model))
 
+    def vector_changes(
+        self, model: str, after_revision: int, through_revision: int, *, limit: int
+    ) -> list[tuple[int, str, int, bytes | None]]:
+        return docs.vector_changes(self._reader(), model, after_revision, through_revision, limit)
+
     def document_kinds(self, ids: Sequence[int]) -> dict[int, str]:
         return docs.document_kinds(self._reader(), list(ids))
 

@@ -321,6 +321,19 @@ def iter_vectors(conn: sqlite3.Connection, model: str) -> Iterator[tuple[int, st
     )
 
 
+def vector_changes(
+    conn: sqlite3.Connection, model: str, after: int, through: int, limit: int
+) -> list[tuple[int, str, int, bytes | None]]:
+    """(id, kind, revision, vector or None) of documents changed in (after, through]."""
+    rows = conn.execute(
+        "SELECT d.id, d.kind, d.revision, v.vector FROM documents d "
+        "LEFT JOIN document_vectors v ON v.document_id = d.id AND v.model = ? "
+        "WHERE d.revision > ? AND d.revision <= ? ORDER BY d.revision LIMIT ?",
+        (model, after, through, limit),
+    )
+    return [(row[0], row[1], row[2], row[3]) for row in rows]
+
+
 def document_kinds(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, str]:
     found: dict[int, str] = {}
     for start in range(0, len(ids), 500):
