@@ -368,35 +368,39 @@ class PostgresStore(PostgresEventLog, PostgresSearchIndex, PostgresGraph, Store)
         dedupe_key: str | None = None,
         run_after: str | None = None,
     ) -> bool:
-        now = iso(utc_now())
-        return self._transaction(
-            lambda conn: jobs.enqueue(
+        def op(conn: psycopg.Connection) -> bool:
+            now = iso(jobs.database_now(conn))
+            return jobs.enqueue(
                 conn, kind, payload, dedupe_key=dedupe_key, run_after=run_after or now, now=now
             )
-        )
+
+        return self._transaction(op)
 
     def claim_job(self, worker: str, kinds: Sequence[str], *, lease_seconds: float) -> Job | None:
-        now = utc_now()
-        until = iso(now + timedelta(seconds=lease_seconds))
         kinds = list(kinds)
-        return self._transaction(
-            lambda conn: jobs.claim(conn, worker, kinds, now=iso(now), lease_until=until)
-        )
+
+        def op(conn: psycopg.Connection) -> Job | None:
+            now = jobs.database_now(conn)
+            until = iso(now + timedelta(seconds=lease_seconds))
+            return jobs.claim(conn, worker, kinds, now=iso(now), lease_until=until)
+
+        return self._transaction(op)
 
     def hurry_job(self, kind: str, dedupe_key: str) -> bool:
-        now = iso(utc_now())
-        return self._transaction(lambda conn: jobs.hurry(conn, kind, dedupe_key, now))
+        return self._transaction(
+            lambda conn: jobs.hurry(conn, kind, dedupe_key, iso(jobs.database_now(conn)))
+        )
 
     def finish_job(self, job: Job) -> bool:
-        now = iso(utc_now())
-        return self._transaction(lambda conn: jobs.finish(conn, job, now))
+        return self._transaction(lambda conn: jobs.finish(conn, job, iso(jobs.database_now(conn))))
 
     def fail_job(self, job: Job, error: str, *, retry_in: float | None) -> bool:
-        now = utc_now()
-        retry_at = None if retry_in is None else iso(now + timedelta(seconds=retry_in))
-        return self._transaction(
-            lambda conn: jobs.fail(conn, job, error, now=iso(now), retry_at=retry_at)
-        )
+        def op(conn: psycopg.Connection) -> bool:
+            now = jobs.database_now(conn)
+            retry_at = None if retry_in is None else iso(now + timedelta(seconds=retry_in))
+            return jobs.fail(conn, job, error, now=iso(now), retry_at=retry_at)
+
+        return self._transaction(op)
 
     def prune_jobs(self, before: str) -> int:
         return self._transaction(lambda conn: jobs.prune(conn, before))

@@ -5,12 +5,18 @@ claiming at once each lock a different row and none waits for another's. A job i
 worker's until its lease runs out; then any worker may claim it again. Finishing and failing
 are conditional on still holding the claim (worker and attempt), so the late answer of a
 worker whose lease was taken over is not kept.
+
+Every time the queue compares (due, leased until, retry at) is the database's clock, not a
+replica's: replicas whose clocks disagree still never take over a lease before it ends.
+A ``run_after`` a caller gives is its own clock's, so a job queued for later may start a
+little early or late by the difference.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from datetime import datetime
 
 import psycopg
 
@@ -39,6 +45,11 @@ UPDATE jobs SET state = 'running', claimed_by = %(worker)s, claimed_until = %(un
 FROM candidate WHERE jobs.id = candidate.id
 RETURNING {", ".join(f"jobs.{c.strip()}" for c in _COLUMNS.split(","))}
 """
+
+
+def database_now(conn: psycopg.Connection) -> datetime:
+    """The database's clock: the same for every replica, whatever their own say."""
+    return conn.execute("SELECT statement_timestamp()").fetchone()[0]
 
 
 def enqueue(
