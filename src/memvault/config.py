@@ -332,6 +332,7 @@ class Settings(BaseSettings):
         description=(
             "Run the pipeline worker inside the server. On SQLite it must stay on: the server"
             " is the database's one writer, and `memvault serve` refuses to start without it."
+            " On PostgreSQL a server may leave its jobs to `memvault worker` processes."
         ),
     )
 

@@ -21,14 +21,17 @@ errors = Console(stderr=True, soft_wrap=True)
 def worker(
     once: Annotated[bool, typer.Option("--once", help="Run the jobs due now, then exit.")] = False,
 ) -> None:
-    """Process captured events (summaries, fragments, the graph) while no server runs;
-    with one running, --once has the server run what is due now."""
+    """Process captured events (summaries, fragments, the graph). On SQLite only while no
+    server runs (with one running, --once has the server run what is due now); on
+    PostgreSQL beside any number of servers, each job claimed by one worker."""
     import threading
 
     from memvault.background import lower_this_threads_priority
     from memvault.cli import reach
 
-    running = reach.server()
+    # On PostgreSQL jobs are claimed with SKIP LOCKED by every replica's workers: one more
+    # worker process adds throughput rather than a second writer.
+    running = None if _on_postgres() else reach.server()
     if running is not None:
         # On SQLite the server is the store's one writer, and it runs the pipeline itself:
         # a worker beside it would queue behind its write lock and slow every hook event.
@@ -63,6 +66,17 @@ def worker(
             console.print("stopping")
 
 
+def _on_postgres(settings: Settings | None = None) -> bool:
+    """Whether the store is PostgreSQL, where replicas and worker processes share jobs. A
+    URL naming no engine is left to the command's own error."""
+    from memvault.store import engine_of
+
+    try:
+        return engine_of((settings or Settings()).store_url) == "postgres"
+    except ValueError:
+        return False
+
+
 def serve(
     host: Annotated[str | None, typer.Option(help="Address to bind (default 127.0.0.1).")] = None,
     port: Annotated[int | None, typer.Option(min=1, max=65535, help="Port (default 3111).")] = None,
@@ -91,7 +105,7 @@ def serve(
             "existing Obsidian vault, or unset it to use $MEMVAULT_HOME/vault"
         )
         raise typer.Exit(2)
-    if not settings.worker_in_server:
+    if not settings.worker_in_server and not _on_postgres(settings):
         errors.print(
             "[red]MEMVAULT_WORKER_IN_SERVER=false leaves the pipeline to `memvault worker` "
             "processes[/], but on SQLite the server is the database's one writer and no worker "
