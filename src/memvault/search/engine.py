@@ -101,6 +101,9 @@ class Searcher:
         semantic = semantic_future.result() if semantic_future is not None else []
         fused, lexical_norm, cosine = fuse(lexical, semantic)
         documents = self.store.documents(list(fused))
+        gone = [doc_id for doc_id, _ in semantic if doc_id not in documents]
+        if gone and self.semantic is not None:  # deleted, here or by another process
+            self.semantic.remove(gone)
         relevance = boost(fused, documents, set(query.terms))
         weights = weights or self.weights
         now = now or utc_now()

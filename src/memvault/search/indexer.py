@@ -48,6 +48,7 @@ BUSY_BATCH = 25  # while events arrive: a request waits at most one such write
 CONTEXT_BEFORE = 2
 CONTEXT_AFTER = 2
 SUMMARY_EVENTS = 5  # event ids a session summary carries
+FOLLOW_INTERVAL = 1.0  # seconds between looks at vectors other processes wrote
 
 
 @dataclass(frozen=True, slots=True)
@@ -335,6 +336,10 @@ class IndexWorker:
             threading.Thread(target=self._run, name="memvault-index", daemon=True),
             threading.Thread(target=self._watch, name="memvault-vault-watch", daemon=True),
         ]
+        if indexer.semantic is not None:  # other replicas' vectors, into this one's memory
+            self._threads.append(
+                threading.Thread(target=self._follow, name="memvault-vector-follow", daemon=True)
+            )
 
     def start(self) -> None:
         for folder in (self.indexer.fragments, self.indexer.sessions):
@@ -401,6 +406,17 @@ class IndexWorker:
             return 0
         with self.pacer.step(self._stop):
             return 0 if self._stop.is_set() else batch()
+
+    def _follow(self) -> None:
+        lower_this_threads_priority()
+        warned = float("-inf")
+        while not self._stop.wait(FOLLOW_INTERVAL):
+            try:
+                self.indexer.semantic.follow()
+            except Exception:  # the database away: the next look tries again
+                if time.monotonic() - warned > 60:
+                    warned = time.monotonic()
+                    log.warning("following other processes' vectors failed", exc_info=True)
 
     def _watch(self) -> None:
         try:

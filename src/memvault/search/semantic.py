@@ -4,6 +4,13 @@ Vectors live in the store (one per document, tagged with the embedder that made 
 are loaded into one in-memory index per document kind when search starts, so a search
 never waits for a database extension or a disk scan. The embedding worker adds vectors
 as documents change; a query costs one embedding (cached) and a matrix product.
+
+Several processes may embed into one store (replicas on PostgreSQL). Each follows the
+others by the embedding cursor, which moves in the transaction that writes a batch's
+vectors: ``follow`` reads it, and when it moved, takes in the documents changed up to it
+(their vector, or the loss of a stale one). A document deleted elsewhere is dropped from
+memory when a search meets it (ids are never reused, so it can only take a candidate's
+place until then).
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ import numpy as np
 
 from memvault.background import lower_this_threads_priority
 from memvault.domain import DOCUMENT_KINDS
-from memvault.search.vectors import VectorIndex, to_blob
+from memvault.search.vectors import VectorIndex, from_blob, to_blob
 from memvault.store import Store
 
 if TYPE_CHECKING:
@@ -34,6 +41,7 @@ log = logging.getLogger(__name__)
 # model whose note is behind starts embedding from the beginning (cursors hold integers).
 _SWITCHES = "vectors:model-changes"
 _LOAD_BATCH = 4096  # vectors converted at a time when the index loads
+_FOLLOW_BATCH = 4096  # documents read at a time when following other processes' vectors
 
 
 def _return_freed_memory() -> None:
@@ -59,6 +67,7 @@ class Semantic:
         self._embed_document = functools.lru_cache(maxsize=64)(self._embed_text)
         self.failure: str | None = None  # why the model last failed to embed, if it did
         self._claimed = False
+        self._followed = 0  # the embedding cursor the vectors in memory are complete to
 
     @property
     def model(self) -> str:
@@ -93,8 +102,57 @@ class Semantic:
         self._claim()
         with self._lock:
             if self._indexes is None:
+                # Read before the vectors: what commits in between is taken in twice.
+                self._followed = self.store.cursor(self.cursor_name)
                 self._indexes = self._load_vectors()
             return self._indexes
+
+    def follow(self) -> int:
+        """Take in the vectors other processes wrote (and drop those their rewrites made
+        stale) since the last look; how many documents changed. When nothing did, it costs
+        one read of the embedding cursor. Before the vectors are loaded there is nothing to
+        follow: loading reads them all."""
+        if self._indexes is None:
+            return 0
+        through = self.store.cursor(self.cursor_name)
+        after = self._followed
+        if through == after:
+            return 0
+        if through < after:  # embedding started again from the beginning: load anew
+            with self._lock:
+                self._indexes = None
+            return 0
+        taken = 0
+        while True:
+            changes = self.store.vector_changes(self.model, after, through, limit=_FOLLOW_BATCH)
+            self._take(changes)
+            taken += len(changes)
+            if len(changes) < _FOLLOW_BATCH:
+                break
+            after = changes[-1][2]
+        self._followed = max(self._followed, through)
+        return taken
+
+    def _take(self, changes: Sequence[tuple[int, str, int, bytes | None]]) -> None:
+        indexes = self._indexes
+        if indexes is None or not changes:
+            return
+        dim = self.embedder.dim
+        stale = [doc_id for doc_id, _, _, blob in changes if blob is None]
+        fresh: dict[str, tuple[list[int], list[np.ndarray]]] = {}
+        for doc_id, kind, _, blob in changes:
+            if blob is not None and kind in indexes and len(blob) == dim * 4:
+                ids, vectors = fresh.setdefault(kind, ([], []))
+                ids.append(doc_id)
+                vectors.append(from_blob(blob, dim))
+        with self._lock:
+            for index in indexes.values():
+                index.remove(stale)
+            for kind, (ids, vectors) in fresh.items():
+                for other, index in indexes.items():
+                    if other != kind:  # a document that changed kind
+                        index.remove(ids)
+                indexes[kind].upsert(ids, np.stack(vectors))
 
     def _load_vectors(self) -> dict[str, VectorIndex]:
         """Every stored vector of this model into one index per kind, a batch at a time:
