@@ -10,7 +10,7 @@ import httpx
 import psycopg
 import pytest
 
-from tests.helpers import envelope
+from tests.helpers import envelope, wait_for
 from tests.replicas.conftest import replica
 
 CLIENTS = 16
@@ -133,3 +133,30 @@ def test_a_replica_killed_mid_ingest_loses_no_acknowledged_event_and_a_retry_sto
     for event_id in kept:
         assert retried[event_id].get("deduplicated") is True
     assert stored(database, session) == Counter({f"{session}-e{n}": 1 for n in range(total)})
+
+
+def test_both_replicas_following_the_log_index_every_observation_once(replicas, database):
+    """Both replicas' indexers follow the same log into the same index: it ends with one
+    document per stored event and its cursor at the newest, never moved back."""
+    session = "indexed-by-both"
+    with httpx.Client(timeout=30) as http:
+        for n in range(60):
+            http.post(f"{replicas[n % 2].url}/agentmemory/observe", json=envelope(session, n))
+    with psycopg.connect(database) as conn:
+        (newest,) = conn.execute("SELECT max(seq) FROM events").fetchone()
+
+    def caught_up():
+        """the index cursor reached the newest event"""
+        with psycopg.connect(database) as conn:
+            row = conn.execute(
+                "SELECT value FROM cursors WHERE name = 'index:observations'"
+            ).fetchone()
+        return row is not None and row[0] == newest
+
+    wait_for(caught_up, timeout=30)
+    with psycopg.connect(database) as conn:
+        (events,) = conn.execute("SELECT count(*) FROM events").fetchone()
+        documents, keys = conn.execute(
+            "SELECT count(*), count(DISTINCT key) FROM documents WHERE kind = 'observation'"
+        ).fetchone()
+    assert documents == keys == events
