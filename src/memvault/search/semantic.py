@@ -67,6 +67,7 @@ class Semantic:
         self._embed_document = functools.lru_cache(maxsize=64)(self._embed_text)
         self.failure: str | None = None  # why the model last failed to embed, if it did
         self._claimed = False
+        self._generation = 0  # how many times this model started embedding anew
         self._followed = 0  # the embedding cursor the vectors in memory are complete to
 
     @property
@@ -75,7 +76,11 @@ class Semantic:
 
     @property
     def cursor_name(self) -> str:
-        return f"vectors:{self.model}"
+        """The embedding cursor of this model: a new one each time the model embeds anew,
+        since a cursor never moves back (replicas may still be writing behind it)."""
+        if self._generation == 0:
+            return f"vectors:{self.model}"  # the name the first embedding kept
+        return f"vectors:{self.model}#{self._generation}"
 
     def _claim(self) -> None:
         """Make this model the store's: from the beginning when another embedded it since."""
@@ -86,12 +91,15 @@ class Semantic:
                 return
             store, changes = self.store, self.store.cursor(_SWITCHES)
             note = f"vectors-claimed:{self.model}"
+            generation = f"vectors-generation:{self.model}"
             claimed = store.cursor(note)
+            self._generation = store.cursor(generation)
             if changes == 0 or claimed != changes:
                 # A store from before the count has had one model (or its cursor is all
                 # there is to go by): its cursor stands.
                 if changes > 0 and store.cursor(self.cursor_name) > 0:
-                    store.write_vectors(self.model, [], cursor=(self.cursor_name, 0))
+                    self._generation += 1  # a fresh cursor, at 0
+                    store.write_vectors(self.model, [], cursor=(generation, self._generation))
                     log.info("embedding every document again with %s", self.model)
                 changes += 1
                 for name, value in ((_SWITCHES, changes), (note, changes)):
