@@ -253,6 +253,57 @@ class BoardMirror(ABC):
         """Rows of the mirrored session board."""
 
 
+@dataclass(frozen=True, slots=True)
+class VaultWrite:
+    """A board or fragment write a replica that does not own the vault left for the owner."""
+
+    id: int
+    kind: str  # the Memory use case to run: register, update, remember, …
+    payload: dict
+    done: bool = False
+    result: dict | None = None  # what the owner's run answered, once done
+
+
+class VaultWrites(ABC):
+    """Who owns the vault (writes its files), and the writes the other replicas queue for
+    it. Applied in queue order by the owner; each is keyed by its request, so queueing the
+    same request twice keeps one."""
+
+    @abstractmethod
+    def pool_stats(self) -> dict[str, int] | None:
+        """The connection pool's state (size, in use, waiting), or None for an engine
+        without one (SQLite)."""
+
+    @abstractmethod
+    def take_vault_ownership(self) -> bool:
+        """Whether this store's process owns the vault now: holds the owner's lock, taking
+        it if it is free (SQLite: always, there is one server)."""
+
+    @abstractmethod
+    def give_up_vault_ownership(self) -> None:
+        """Let another replica take the vault (on close)."""
+
+    @abstractmethod
+    def queue_vault_write(self, key: str, kind: str, payload: dict) -> int:
+        """Queue a write for the owner; its id (the earlier one's for a key queued before)."""
+
+    @abstractmethod
+    def vault_writes_due(self, *, limit: int = 50) -> list[VaultWrite]:
+        """Writes not applied yet, oldest first."""
+
+    @abstractmethod
+    def finish_vault_write(self, write_id: int, result: dict) -> None:
+        """Mark a write applied, with what it answered."""
+
+    @abstractmethod
+    def vault_write(self, write_id: int) -> VaultWrite | None:
+        """One queued write, applied or not."""
+
+    @abstractmethod
+    def vault_writes_waiting(self) -> int:
+        """Writes queued and not applied yet: the vault's lag."""
+
+
 class JobQueue(ABC):
     """The pipeline's work queue: dedupe keys, run-after times, leases, retries."""
 
@@ -541,8 +592,28 @@ class SearchIndex(ABC):
         """Indexed fragments: (live, archived)."""
 
 
-class Store(StoreBase, EventLog, Sessions, BoardMirror, JobQueue, Derived, Graph, SearchIndex):
+class Store(
+    StoreBase,
+    EventLog,
+    Sessions,
+    BoardMirror,
+    VaultWrites,
+    JobQueue,
+    Derived,
+    Graph,
+    SearchIndex,
+):
     """The whole contract: every part, in one engine."""
 
 
-PARTS = (StoreBase, EventLog, Sessions, BoardMirror, JobQueue, Derived, Graph, SearchIndex)
+PARTS = (
+    StoreBase,
+    EventLog,
+    Sessions,
+    BoardMirror,
+    VaultWrites,
+    JobQueue,
+    Derived,
+    Graph,
+    SearchIndex,
+)

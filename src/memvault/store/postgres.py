@@ -39,6 +39,7 @@ from memvault.store.postgres_append import Appender, LostRace
 from memvault.store.postgres_documents import PostgresSearchIndex
 from memvault.store.postgres_graph import PostgresGraph
 from memvault.store.postgres_log import PostgresEventLog
+from memvault.store.postgres_vault import PostgresVaultWrites
 
 T = TypeVar("T")
 
@@ -72,7 +73,9 @@ RETURNING xmax = 0
 _RETRIED = (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure, LostRace)
 
 
-class PostgresStore(PostgresEventLog, PostgresSearchIndex, PostgresGraph, Store):
+class PostgresStore(
+    PostgresVaultWrites, PostgresEventLog, PostgresSearchIndex, PostgresGraph, Store
+):
     engine = "postgres"
 
     def __init__(

@@ -45,6 +45,7 @@ from memvault.store import sqlite_graph as graph
 from memvault.store import sqlite_jobs as jobs
 from memvault.store import sqlite_pipeline as pipeline
 from memvault.store.sqlite_append import append_requests
+from memvault.store.sqlite_vault import SQLiteVaultWrites
 from memvault.store.writer import LOCK_WAIT_SECONDS, Batched, Writer
 
 _ENSURE_SESSION = """
@@ -70,7 +71,7 @@ o.title, o.narrative, o.facts, o.files, o.concepts, o.importance, o.derived_by, 
 """
 
 
-class SQLiteStore(Store):
+class SQLiteStore(SQLiteVaultWrites, Store):
     engine = "sqlite"
 
     def __init__(
