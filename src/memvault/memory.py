@@ -58,7 +58,10 @@ from memvault.store import AppendOutcome, Store, open_store
 from memvault.vault.board import BoardFormatError
 from memvault.vault.fragments import CheckReport, check_folder
 from memvault.vault.lifecycle import Report, SessionBoard
+from memvault.vault.owner import VaultOwner
 from memvault.vault.snapshot import SnapshotInput, as_snapshot
+from memvault.vault_writes import apply as apply_vault_write
+from memvault.vault_writes import vault_write
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +69,8 @@ BULK_CHUNK = 1000
 _HOST_ALIASES = {"claude": "claude-code", "claudecode": "claude-code", "cursor-agent": "cursor"}
 # Past this many queued writes the writer is falling behind: health says "degraded".
 WRITE_BACKLOG_LIMIT = 10_000
+# Past this many board and fragment writes waiting for the vault's owner, health says so.
+VAULT_BACKLOG_LIMIT = 100
 # Less room than this on a vault folder's disk, and the next write may fail.
 LOW_SPACE_BYTES = 1024 * 1024
 # What an injection record lists: the memories given, and the report line.
@@ -156,6 +161,10 @@ class Health:
     fragments: int = 0  # live fragments indexed
     archived_fragments: int = 0
     backlog: Backlog | None = None  # what search cannot find yet
+    pool: dict[str, int] | None = None  # the store's connections (PostgreSQL)
+    vault_owner: bool = True  # whether this replica writes the vault
+    vault_owner_since: str | None = None  # when it became the owner (or a standby)
+    vault_writes_queued: int = 0  # board and fragment writes the owner has not applied yet
 
 
 class Memory(Recall):
@@ -201,6 +210,15 @@ class Memory(Recall):
         self._board_watcher: BoardWatcher | None = None
         self._spool_drain: SpoolDrain | None = None
         self._collector: QuietCollector | None = None
+        self._serving = False
+        # Which replica writes the vault: on PostgreSQL, one at a time; on SQLite, this one.
+        self.vault_owner = VaultOwner(
+            store,
+            apply=lambda kind, payload: apply_vault_write(self, kind, payload),
+            on_gain=self._gained_vault,
+            on_loss=self._lost_vault,
+        )
+        self.indexer.owns_vault = self.vault_owner.is_owner
 
     @classmethod
     def open(cls, settings: Settings | None = None, **overrides: Any) -> Self:
@@ -228,6 +246,7 @@ class Memory(Recall):
 
     def close(self) -> None:
         self.stop_background()
+        self.vault_owner.stop()
         if "pipeline" in self.__dict__:
             self.pipeline.close()
         self.store.close()
@@ -243,12 +262,10 @@ class Memory(Recall):
         if self._collector is None:
             self._collector = QuietCollector(self.pacer)
             self._collector.start()
-        if self._board_watcher is None:
-            self._board_watcher = BoardWatcher(self, interval=self.settings.board_poll_seconds)
-            self._board_watcher.start()
+        self._serving = True
+        self.vault_owner.check()  # the owner starts the board watcher and the pipeline
+        self.vault_owner.start()
         self.start_indexing()
-        if self.settings.worker_in_server:
-            self.start_pipeline()
         if self._spool_drain is None:
             self._spool_drain = SpoolDrain(self)
             self._spool_drain.start()
@@ -260,14 +277,30 @@ class Memory(Recall):
         if self._spool_drain is not None:
             self._spool_drain.stop()
             self._spool_drain = None
+        self._serving = False
         self.stop_pipeline()
         self.stop_indexing()
-        if self._board_watcher is not None:
-            self._board_watcher.stop()
-            self._board_watcher = None
+        self.vault_owner.stop()  # and the board watcher with it
         if self._collector is not None:
             self._collector.stop()
             self._collector = None
+
+    def _gained_vault(self) -> None:
+        """This replica writes the vault now: it watches the board for hand edits and runs
+        the pipeline (whose summaries and fragments are vault files)."""
+        if not self._serving:
+            return
+        if self._board_watcher is None:
+            self._board_watcher = BoardWatcher(self, interval=self.settings.board_poll_seconds)
+            self._board_watcher.start()
+        if self.settings.worker_in_server:
+            self.start_pipeline()
+
+    def _lost_vault(self) -> None:
+        self.stop_pipeline()
+        if self._board_watcher is not None:
+            self._board_watcher.stop()
+            self._board_watcher = None
 
     # -- the pipeline ---------------------------------------------------------------------
 
@@ -529,6 +562,7 @@ class Memory(Recall):
         host = _HOST_ALIASES.get(host, host)
         return host if host.endswith("-agent") else f"{host}-main-agent"
 
+    @vault_write("register_session")
     def register_session(
         self,
         *,
@@ -550,6 +584,7 @@ class Memory(Recall):
             content=as_snapshot(content),
         )
 
+    @vault_write("register_host_session")
     def register_host_session(
         self, session_id: str, agent_id: str | None = None, *, from_event: bool = False
     ) -> Report:
@@ -599,6 +634,7 @@ class Memory(Recall):
         except BoardFormatError:
             return True  # on the board, twice: it exists; organize reports the duplicate
 
+    @vault_write("update_session")
     def update_session(
         self,
         session_id: str,
@@ -612,17 +648,21 @@ class Memory(Recall):
             session_id, as_snapshot(content), topic=topic, summary=summary, keywords=keywords
         )
 
+    @vault_write("continue_session")
     def continue_session(
         self, current: str | None, source: str, *, agent: str | None = None
     ) -> Report:
         return self.board.continue_from(current, source, agent=agent or self.settings.agent_name)
 
+    @vault_write("release_session")
     def release_session(self, current: str, source: str) -> Report:
         return self.board.release(current, source)
 
+    @vault_write("archive_session")
     def archive_session(self, session_id: str, *, force: bool = False) -> Report:
         return self.board.archive(session_id, force=force)
 
+    @vault_write("organize")
     def organize(self, *, dry_run: bool = False, stale_days: int | None = None) -> Report:
         return self.board.organize(
             dry_run=dry_run, stale_days=stale_days or self.settings.stale_days
@@ -634,7 +674,10 @@ class Memory(Recall):
 
     def sync_board(self) -> bool:
         """Refresh the store's mirror of the board if ``memory/index.md`` changed (by
-        memvault, another tool or a person). Returns whether it did."""
+        memvault, another tool or a person). Returns whether it did. Only the vault's owner
+        does: another replica's folder may not be the vault."""
+        if not self.vault_owner.is_owner():
+            return False
         with self._sync_lock:
             try:
                 stat = self.board.index_path.stat()
@@ -665,6 +708,13 @@ class Memory(Recall):
 
     # -- fragments ---------------------------------------------------------------------------
 
+    # Fragment files are written by the vault's owner (``vault_writes``), as board rows are.
+    remember = vault_write("remember")(Recall.remember)
+    edit_fragment = vault_write("edit_fragment")(Recall.edit_fragment)
+    delete_fragment = vault_write("delete_fragment")(Recall.delete_fragment)
+    forget = vault_write("forget")(Recall.forget)
+    maintain = vault_write("maintain")(Recall.maintain)
+
     def check_fragments(self) -> CheckReport:
         """Every fragment file that breaks the fragment rules, and how."""
         folder = self.settings.fragments_path
@@ -687,6 +737,10 @@ class Memory(Recall):
             reasons.append(trouble)
         if pending > WRITE_BACKLOG_LIMIT:
             reasons.append(f"{pending} writes are queued: the store is falling behind")
+        owner = self.vault_owner.is_owner()
+        queued = self.vault_owner.waiting()
+        if queued > VAULT_BACKLOG_LIMIT:
+            reasons.append(f"{queued} vault writes wait for the replica that owns the vault")
         reasons += _vault_reasons(
             [self.settings.fragments_path, self.settings.vault_path / "memory"]
         )
@@ -709,6 +763,10 @@ class Memory(Recall):
             fragments=live,
             archived_fragments=archived,
             backlog=self.indexer.backlog(),
+            pool=self.store.pool_stats(),
+            vault_owner=owner,
+            vault_owner_since=self.vault_owner.since,
+            vault_writes_queued=queued,
         )
 
     def _embedder_state(self) -> EmbedderState:

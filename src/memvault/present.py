@@ -106,6 +106,7 @@ def health(h: Health) -> dict[str, Any]:
             "events": s.events,
             "observations": s.observations,
             "sessions": s.sessions,
+            "pool": h.pool,
         },
         "queue": {
             "pendingWrites": h.pending_writes,
@@ -125,6 +126,12 @@ def health(h: Health) -> dict[str, Any]:
         "embedder": _embedder(h.embedder),
         "llm": _llm(h.llm),
         "index": _backlog(h.backlog),
+        "replication": {
+            "role": "vault owner" if h.vault_owner else "standby",
+            "vaultOwner": h.vault_owner,
+            "since": h.vault_owner_since,
+            "vaultWritesQueued": h.vault_writes_queued,
+        },
     }
 
 

@@ -25,6 +25,7 @@ from memvault.errors import InvalidInput, StoreFailure
 from memvault.ingest.envelope import invalid_from_errors
 from memvault.memory import Memory
 from memvault.vault.board import BoardFormatError
+from memvault.vault.owner import VaultWriteQueued
 
 log = logging.getLogger("memvault.api")
 SWITCH_INTERVAL = 0.001  # seconds; Python's default is 0.005
@@ -148,6 +149,11 @@ def create_app(settings: Settings | None = None, memory: Memory | None = None) -
     async def store_failure(_: Request, exc: StoreFailure) -> JSONResponse:
         # Nothing of the request was kept: the client may retry it as it is.
         return JSONResponse({"error": str(exc)}, status_code=503)
+
+    @app.exception_handler(VaultWriteQueued)
+    async def vault_write_queued(_: Request, exc: VaultWriteQueued) -> JSONResponse:
+        # Kept in the database: the replica that owns the vault writes it. No retry needed.
+        return JSONResponse({"accepted": True, "queued": exc.write_id, "message": str(exc)}, 202)
 
     @app.exception_handler(HTTPException)
     async def http_error(_: Request, exc: HTTPException) -> JSONResponse:

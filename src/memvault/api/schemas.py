@@ -163,6 +163,13 @@ class Live(_Shape):
     version: str
 
 
+class Pool(_Shape):
+    size: Annotated[Count, Field(description="Connections open now")]
+    max: Count
+    inUse: Annotated[Count, Field(description="Connections lent out now")]
+    waiting: Annotated[Count, Field(description="Requests waiting for a connection")]
+
+
 class StoreFigures(_Shape):
     engine: str
     location: str
@@ -171,6 +178,7 @@ class StoreFigures(_Shape):
     events: Count
     observations: Count
     sessions: Count
+    pool: Annotated[Pool | None, Field(description="PostgreSQL's connection pool; null on SQLite")]
 
 
 class Queue(_Shape):
@@ -222,6 +230,17 @@ class IndexBacklog(_Shape):
     caughtUp: bool
 
 
+class Replication(_Shape):
+    role: Literal["vault owner", "standby"]
+    vaultOwner: Annotated[
+        bool, Field(description="Whether this replica writes the vault (on SQLite, always)")
+    ]
+    since: Annotated[str | None, Field(description="When this replica took its role")]
+    vaultWritesQueued: Annotated[
+        Count, Field(description="Board and fragment writes queued, not applied by the owner yet")
+    ]
+
+
 class Health(_Shape):
     status: Literal["ok", "degraded", "critical"]
     reasons: Annotated[list[str], Field(description="Why the status is not ok")]
@@ -235,6 +254,7 @@ class Health(_Shape):
     embedder: Embedder | None
     llm: LLM | None
     index: IndexBacklog | None
+    replication: Replication
 
 
 # -- session board -------------------------------------------------------------------------

@@ -217,6 +217,13 @@ def _health_table(report: dict[str, Any], url: str) -> Table:
     table.add_row("uptime", _duration(report["uptimeSeconds"]))
     table.add_row("store", f"{store['engine']} {store['location']}")
     table.add_row("store size", _bytes(store["sizeBytes"]))
+    if store.get("pool"):
+        pool = store["pool"]
+        table.add_row(
+            "connections",
+            f"{pool['inUse']} in use of {pool['size']} open (at most {pool['max']}), "
+            f"{pool['waiting']} waiting",
+        )
     table.add_row("events", f"{store['events']:,}")
     table.add_row("observations", f"{store['observations']:,}")
     table.add_row("sessions", f"{store['sessions']:,}")
@@ -238,6 +245,13 @@ def _health_table(report: dict[str, Any], url: str) -> Table:
         table.add_row(
             "fragments", f"{vault['fragments']:,} ({vault['archivedFragments']:,} archived)"
         )
+    replication = report.get("replication")
+    if replication:
+        owner = replication["vaultOwner"]
+        role = "writes the vault" if owner else "standby: another replica writes the vault"
+        since = f" since {replication['since']}" if replication.get("since") else ""
+        table.add_row("vault role", f"{role}{since}")
+        table.add_row("vault writes queued", f"{replication['vaultWritesQueued']:,}")
     if report.get("embedder"):
         table.add_row("embedder", _embedder_words(report["embedder"]))
     if report.get("llm"):

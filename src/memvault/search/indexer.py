@@ -66,6 +66,10 @@ class Backlog:
 
 
 class Indexer:
+    # Whether this process's vault folder is the vault; a replica that does not own it
+    # scans none (its folder may be empty, and a scan drops what it does not find).
+    owns_vault: Callable[[], bool] = staticmethod(lambda: True)
+
     def __init__(
         self,
         store: Store,
@@ -157,6 +161,8 @@ class Indexer:
 
     def scan_vault(self) -> int:
         """Re-index vault files that changed and drop those that are gone; how many."""
+        if not self.owns_vault():
+            return 0
         with self._lock:
             return self._scan_fragments() + self._scan_summaries()
 

@@ -1,0 +1,181 @@
+"""Which replica writes the vault, and how the others' board and fragment writes reach it.
+
+Several servers on one PostgreSQL database may share one vault folder; exactly one of them
+(the owner) writes it. The store says who: ``take_vault_ownership`` holds a lock the
+database releases when the owner's process dies (SQLite: one server, always the owner).
+``VaultOwner`` asks again every ``try_every`` seconds, so a standby takes over a second or
+two after the owner is gone, and it tells the server when it gains or loses the vault (the
+server then starts or stops what writes it: the board watcher, the pipeline).
+
+A replica that does not own the vault queues a write in the database (``submit``) and waits
+for the owner to apply it: the answer is then the owner's own. The queue survives the
+owner's death: the next owner applies what is left, in order. A write is marked done only
+after it was applied, so an owner killed between the two leaves it to be applied again by
+the next (board updates merge, and a fragment saved twice merges into itself).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from memvault.domain import iso, utc_now
+from memvault.errors import MemvaultError
+from memvault.store import Store
+
+log = logging.getLogger(__name__)
+
+TRY_EVERY_SECONDS = 1.0  # how often a standby asks for the lock (and the owner checks it)
+APPLY_EVERY_SECONDS = 0.1  # how often the owner looks for queued writes
+WAIT_SECONDS = 10.0  # how long a replica waits for the owner to apply its write
+_POLL_SECONDS = 0.05
+
+Apply = Callable[[str, dict], dict]
+
+
+class VaultWriteQueued(MemvaultError):
+    """The write is queued in the database, and the vault's owner has not applied it yet
+    (none runs, or it is taking over): it will be written when one does."""
+
+    def __init__(self, write_id: int) -> None:
+        super().__init__(
+            f"accepted: queued as vault write {write_id}; the replica that owns the vault "
+            "writes it when it can (none has applied it yet)"
+        )
+        self.write_id = write_id
+
+
+class VaultOwner:
+    """This process's claim on the vault: whether it owns it, since when, and the loop that
+    keeps asking (a standby) or applies the queue (the owner)."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        apply: Apply,
+        on_gain: Callable[[], None] = lambda: None,
+        on_loss: Callable[[], None] = lambda: None,
+        try_every: float = TRY_EVERY_SECONDS,
+        apply_every: float = APPLY_EVERY_SECONDS,
+        wait: float = WAIT_SECONDS,
+    ) -> None:
+        self.store = store
+        self._apply = apply
+        self._on_gain = on_gain
+        self._on_loss = on_loss
+        self.try_every = try_every
+        self.apply_every = apply_every
+        self.wait = wait  # how long a write handed over waits for the owner's answer
+        self.owner = False
+        self.since: str | None = None  # when this process became the owner, or a standby
+        self._checked = False
+        self._guard = threading.Lock()  # one application of the queue at a time
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # -- ownership ------------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None
+
+    def is_owner(self) -> bool:
+        """Whether this process writes the vault. Without the loop (a command run in its own
+        process), asked once of the store."""
+        if not self._checked:
+            self.check()
+        return self.owner
+
+    def check(self) -> bool:
+        """Ask the store once; start or stop what writes the vault on a change."""
+        try:
+            held = self.store.take_vault_ownership()
+        except Exception:
+            log.warning("could not ask who owns the vault", exc_info=True)
+            held = False
+        first = not self._checked
+        self._checked = True
+        if held != self.owner or first:
+            self.owner = held
+            self.since = iso(utc_now())
+            if held:
+                log.info("this replica owns the vault now")
+                self._on_gain()
+            elif not first:
+                log.warning("this replica no longer owns the vault")
+                self._on_loss()
+        return held
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._stop.clear()
+            self._thread = threading.Thread(target=self._run, name="memvault-vault", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        """Stop the loop and let another replica take the vault."""
+        if self._thread is not None:
+            self._stop.set()
+            self._thread.join(timeout=10)
+            self._thread = None
+        if self.owner:
+            self.owner = False
+            self._on_loss()
+        self.store.give_up_vault_ownership()
+        self._checked = False
+
+    def _run(self) -> None:
+        next_try = 0.0
+        while not self._stop.is_set():
+            if time.monotonic() >= next_try:
+                self.check()
+                next_try = time.monotonic() + self.try_every
+            if self.owner:
+                try:
+                    self.apply_due()
+                except Exception:  # a database away for a moment: the next round retries
+                    log.warning("could not apply the queued vault writes", exc_info=True)
+            self._stop.wait(self.apply_every if self.owner else self.try_every)
+
+    # -- the queue ------------------------------------------------------------------------
+
+    def apply_due(self) -> int:
+        """Apply the queued writes, oldest first (the owner does); how many."""
+        done = 0
+        with self._guard:
+            while self.owner and not self._stop.is_set():
+                due = self.store.vault_writes_due()
+                if not due:
+                    return done
+                for write in due:
+                    result = self._apply(write.kind, write.payload)
+                    self.store.finish_vault_write(write.id, result)
+                    done += 1
+        return done
+
+    def submit(self, kind: str, payload: dict) -> dict:
+        """Queue a write for the owner and wait for its answer; raises ``VaultWriteQueued``
+        when it was not applied within ``wait`` seconds (it stays queued)."""
+        write_id = self.store.queue_vault_write(uuid.uuid4().hex, kind, payload)
+        deadline = time.monotonic() + self.wait
+        while True:
+            write = self.store.vault_write(write_id)
+            if write is not None and write.done:
+                return write.result or {}
+            if time.monotonic() >= deadline:
+                raise VaultWriteQueued(write_id)
+            time.sleep(_POLL_SECONDS)
+
+    def waiting(self) -> int:
+        """Writes queued and not applied yet."""
+        return self.store.vault_writes_waiting()
+
+
+def encode_error(exc: BaseException) -> dict[str, Any]:
+    """An error the owner met applying a write, as the replica that queued it raises it."""
+    return {"error": type(exc).__name__, "message": str(exc), "fields": getattr(exc, "fields", [])}

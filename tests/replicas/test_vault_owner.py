@@ -1,0 +1,192 @@
+"""One vault folder shared by replicas on one PostgreSQL database: exactly one replica (the
+owner) writes it; the others hand their board and fragment writes over through the
+database and tell their clients the owner's answer; a standby takes over when the owner
+is killed, and then picks up hand edits."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import httpx
+import psycopg
+import pytest
+
+from memvault import Memory
+from memvault.errors import InvalidInput
+from memvault.vault.owner import VaultWriteQueued
+from memvault.vault.remember import Draft
+from tests.e2e.test_health_visibility import memvault
+from tests.helpers import wait_for
+from tests.replicas.conftest import replica
+
+OFFLINE = {"embeddings": "none", "llm": "none"}
+
+
+def open_replica(root: Path, name: str, database: str, vault: Path) -> Memory:
+    """A Memory of its own home on the shared database and vault folder."""
+    return Memory.open(home=root / name, vault=vault, store_location=database, **OFFLINE)
+
+
+@pytest.fixture
+def shared(postgres_cluster, tmp_path):
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    return postgres_cluster.database(), vault
+
+
+def board_text(vault: Path) -> str:
+    index = vault / "memory" / "index.md"
+    return index.read_text(encoding="utf-8") if index.exists() else ""
+
+
+def test_the_first_memory_owns_the_vault_and_the_second_hands_its_writes_to_it(shared, tmp_path):
+    database, vault = shared
+    with (
+        open_replica(tmp_path, "a", database, vault) as owner,
+        open_replica(tmp_path, "b", database, vault) as standby,
+    ):
+        assert owner.vault_owner.is_owner() is True
+        assert standby.vault_owner.is_owner() is False
+        owner.vault_owner.start()  # the owner's loop applies what the standby queues
+
+        report = standby.register_session(manual=True, topic="Owner test", content="## Goal\n- x")
+        assert report.ok, report.message
+        assert report.session_id and f"| {report.session_id} |" in board_text(vault)
+        assert "Owner test" in board_text(vault)
+
+        saved = standby.remember(
+            Draft(project="replicas", summary="The standby's fragment.", facts=["one fact"])
+        )
+        assert saved.action == "created" and saved.path.is_file()
+        assert saved.path.is_relative_to(vault)
+        # Saved again from the standby: merged into the same file, as on the owner.
+        again = standby.remember(
+            Draft(project="replicas", summary="The standby's fragment.", facts=["one fact"])
+        )
+        assert again.action == "merged" and again.path == saved.path
+
+        # The owner's errors are the standby's errors, with their fields.
+        with pytest.raises(InvalidInput) as refused:
+            standby.remember(Draft(project="", summary="", facts=[]))
+        assert "project" in str(refused.value)
+        missing = standby.update_session("1999-01-01-no-such-row", "## Goal\n- y")
+        assert missing.ok is False and missing.message
+
+        assert standby.health().vault_owner is False
+        assert owner.health().vault_owner is True
+        assert standby.health().vault_writes_queued == 0
+
+
+def test_a_write_queued_while_no_owner_applies_it_is_applied_in_order_by_the_next(shared, tmp_path):
+    database, vault = shared
+    owner = open_replica(tmp_path, "a", database, vault)
+    standby = open_replica(tmp_path, "b", database, vault)
+    try:
+        assert owner.vault_owner.is_owner() and not standby.vault_owner.is_owner()
+        # The owner runs no loop here, so the writes wait in the database; the standby
+        # tells its caller so after a short wait.
+        standby.vault_owner.wait = 0.3
+        with pytest.raises(VaultWriteQueued) as queued:
+            standby.register_session(topic="Queued first")
+        assert queued.value.write_id > 0
+        with pytest.raises(VaultWriteQueued):
+            standby.register_session(topic="Queued second")
+        assert standby.health().vault_writes_queued == 2
+        assert "Queued first" not in board_text(vault)
+
+        owner.close()  # the owner goes away; the standby takes the vault and the queue
+        assert standby.vault_owner.check() is True
+        assert standby.vault_owner.apply_due() == 2
+        text = board_text(vault)
+        assert text.index("Queued first") < text.index("Queued second")
+        assert standby.health().vault_writes_queued == 0
+    finally:
+        owner.close()
+        standby.close()
+
+
+# -- real servers --------------------------------------------------------------------------
+
+
+def health(server) -> dict:
+    return httpx.get(f"{server.url}/agentmemory/health", timeout=10).json()
+
+
+def mirrored_topics(database: str) -> dict[str, str]:
+    with psycopg.connect(database) as conn:
+        rows = conn.execute("SELECT session_id, topic FROM board_rows").fetchall()
+    return dict(rows)
+
+
+@pytest.mark.slow
+def test_two_servers_share_a_vault_and_the_standby_takes_over_when_the_owner_is_killed(
+    shared, tmp_path
+):
+    database, vault = shared
+    env = {"MEMVAULT_VAULT": str(vault), "MEMVAULT_EMBEDDINGS": "none", "MEMVAULT_LLM": "none"}
+    first = replica(tmp_path / "a", database, env).start()
+    second = None
+    try:
+        wait_for(lambda: health(first)["replication"]["vaultOwner"], timeout=10)
+        second = replica(tmp_path / "b", database, env).start()
+        told = health(second)
+        assert told["replication"]["vaultOwner"] is False
+        assert told["replication"]["role"] == "standby"
+        assert told["store"]["engine"] == "postgres"
+        pool = told["store"]["pool"]
+        assert pool["size"] >= 1 and pool["max"] >= pool["size"] and pool["waiting"] >= 0
+        assert health(first)["replication"]["role"] == "vault owner"
+        status = memvault("status", url=second.url)
+        assert status.returncode == 0, status.stderr
+        words = " ".join(status.stdout.replace("│", " ").split())
+        assert "vault role standby: another replica writes the vault" in words, words
+        assert "connections" in words and "waiting" in words
+
+        # A board write sent to the standby: the owner writes it, the client is told its
+        # answer, and both replicas read the row.
+        answer = httpx.post(
+            f"{second.url}/agentmemory/board/register",
+            json={"agentName": "cursor-main-agent", "manual": True, "topic": "Shared vault"},
+            timeout=30,
+        )
+        assert answer.status_code == 200, answer.text
+        row = answer.json()["sessionId"]
+        assert f"| {row} |" in board_text(vault)
+        for server in (first, second):
+            rows = httpx.get(f"{server.url}/agentmemory/board/sessions", timeout=10).json()
+            assert row in [r["sessionId"] for r in rows["sessions"]]
+        saved = httpx.post(
+            f"{second.url}/agentmemory/remember",
+            json={"project": "replicas", "summary": "Saved on the standby.", "facts": ["f"]},
+            timeout=30,
+        )
+        assert saved.status_code == 201, saved.text
+        assert (vault / saved.json()["path"]).is_file()
+
+        # The owner dies without a word; the standby takes the vault within seconds.
+        first.kill()
+        killed_at = time.monotonic()
+        wait_for(lambda: health(second)["replication"]["vaultOwner"], timeout=15)
+        took = time.monotonic() - killed_at
+        assert took < 10, took
+        # Its board watcher now picks up a hand edit of the board.
+        index = vault / "memory" / "index.md"
+        index.write_text(
+            index.read_text(encoding="utf-8").replace("Shared vault", "Edited by hand"),
+            encoding="utf-8",
+        )
+        wait_for(lambda: mirrored_topics(database).get(row) == "Edited by hand", timeout=10)
+        # And it writes the vault itself now.
+        after = httpx.post(
+            f"{second.url}/agentmemory/board/register",
+            json={"agentName": "cursor-main-agent", "topic": "After the takeover"},
+            timeout=30,
+        )
+        assert after.status_code == 200, after.text
+        assert "After the takeover" in board_text(vault)
+        assert health(second)["replication"]["vaultWritesQueued"] == 0
+    finally:
+        first.kill()
+        if second is not None:
+            second.kill()
