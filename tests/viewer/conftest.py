@@ -1,5 +1,5 @@
-"""One real server with a secret and one real Chromium for all the viewer tests a worker
-runs (what a test adds, a live event or a hand edit, no other test depends on): the
+"""One real server with a secret for all the viewer tests a worker runs (what a test adds,
+a live event or a hand edit, no other test depends on) and one Chromium a module: the
 store is filled through the REST API, the board edited on disk as a person would, and
 every page read in the browser. Screenshots go to test-artifacts/viewer/."""
 
@@ -161,7 +161,9 @@ def seeded(tmp_path_factory) -> Seeded:
         server.stop()
 
 
-@pytest.fixture(scope="session")
+# Module scope: Playwright's sync API keeps an event loop running while it is open, which
+# would stop the asyncio tests that run after these in the same process.
+@pytest.fixture(scope="module")
 def browser():
     chromium = require_tool("chromium")
     from playwright.sync_api import sync_playwright
@@ -174,7 +176,7 @@ def browser():
         launched.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def context(browser, seeded):
     """A browser that gave the secret once, at the door."""
     made = browser.new_context(viewport={"width": 1280, "height": 900})
