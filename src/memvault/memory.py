@@ -217,6 +217,7 @@ class Memory(Recall):
             apply=lambda kind, payload: apply_vault_write(self, kind, payload),
             on_gain=self._gained_vault,
             on_loss=self._lost_vault,
+            vault=settings.vault_path,
         )
         self.indexer.owns_vault = self.vault_owner.is_owner
 
@@ -739,6 +740,8 @@ class Memory(Recall):
             reasons.append(f"{pending} writes are queued: the store is falling behind")
         owner = self.vault_owner.is_owner()
         queued = self.vault_owner.waiting()
+        if self.vault_owner.refusal:
+            reasons.append(self.vault_owner.refusal)
         if queued > VAULT_BACKLOG_LIMIT:
             reasons.append(f"{queued} vault writes wait for the replica that owns the vault")
         reasons += _vault_reasons(

@@ -190,3 +190,37 @@ def test_two_servers_share_a_vault_and_the_standby_takes_over_when_the_owner_is_
         first.kill()
         if second is not None:
             second.kill()
+
+
+def test_a_replica_whose_folder_is_not_the_vault_never_takes_it_over(shared, tmp_path):
+    database, vault = shared
+    elsewhere = tmp_path / "own-folder"
+    elsewhere.mkdir()
+    owner = open_replica(tmp_path, "a", database, vault)
+    standby = open_replica(tmp_path, "b", database, elsewhere)
+    try:
+        assert owner.vault_owner.is_owner()
+        saved = owner.remember(Draft(project="p", summary="Kept in the vault.", facts=["f"]))
+        assert owner.store.fragment_counts()[0] == 1
+        identity = (vault / "memory" / ".vault-id").read_text().strip()
+        owner.close()  # the lock is free, but the standby's folder is not the vault
+
+        assert standby.vault_owner.check() is False
+        told = standby.health()
+        assert told.vault_owner is False and told.status == "degraded"
+        assert any(identity in reason for reason in told.reasons), told.reasons
+        assert standby.indexer.scan_vault() == 0  # nothing dropped for an empty folder
+        assert standby.store.fragment_counts()[0] == 1
+        assert not (elsewhere / "memory" / "index.md").exists()
+        assert saved.path.is_file()
+    finally:
+        owner.close()
+        standby.close()
+
+    # Told that this folder is the vault now, a replica takes it.
+    assert not (elsewhere / "memory").exists()  # the refused replica wrote nothing there
+    (elsewhere / "memory").mkdir()
+    (elsewhere / "memory" / ".vault-id").write_text(identity + "\n")
+    with open_replica(tmp_path, "c", database, elsewhere) as moved:
+        assert moved.vault_owner.is_owner() is True
+        assert moved.health().vault_owner is True

@@ -12,6 +12,14 @@ for the owner to apply it: the answer is then the owner's own. The queue survive
 owner's death: the next owner applies what is left, in order. A write is marked done only
 after it was applied, so an owner killed between the two leaves it to be applied again by
 the next (board updates merge, and a fragment saved twice merges into itself).
+
+Replicas without a shared volume each have a folder of their own, and only one of them is
+the vault. So that a replica whose folder is not it never takes over (and never drops from
+the index the fragments its folder lacks), the vault carries an identity, ``memory/.vault-id``,
+which the first owner records in the database (as a queued write of its own kind, done at
+once); a replica whose folder holds another identity, or none once one is recorded, gives
+the lock back and stays a standby, and health says why. SQLite is not checked: its one
+server owns the vault, wherever ``MEMVAULT_VAULT`` points.
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from memvault.domain import iso, utc_now
@@ -33,6 +42,8 @@ TRY_EVERY_SECONDS = 1.0  # how often a standby asks for the lock (and the owner 
 APPLY_EVERY_SECONDS = 0.1  # how often the owner looks for queued writes
 WAIT_SECONDS = 10.0  # how long a replica waits for the owner to apply its write
 _POLL_SECONDS = 0.05
+IDENTITY_FILE = Path("memory") / ".vault-id"
+_IDENTITY_KEY = "vault-identity"
 
 Apply = Callable[[str, dict], dict]
 
@@ -63,6 +74,7 @@ class VaultOwner:
         try_every: float = TRY_EVERY_SECONDS,
         apply_every: float = APPLY_EVERY_SECONDS,
         wait: float = WAIT_SECONDS,
+        vault: Path | None = None,
     ) -> None:
         self.store = store
         self._apply = apply
@@ -71,6 +83,8 @@ class VaultOwner:
         self.try_every = try_every
         self.apply_every = apply_every
         self.wait = wait  # how long a write handed over waits for the owner's answer
+        self.vault = vault  # checked against the recorded identity (PostgreSQL)
+        self.refusal: str | None = None  # why this replica will not own the vault
         self.owner = False
         self.since: str | None = None  # when this process became the owner, or a standby
         self._checked = False
@@ -93,11 +107,15 @@ class VaultOwner:
 
     def check(self) -> bool:
         """Ask the store once; start or stop what writes the vault on a change."""
-        try:
-            held = self.store.take_vault_ownership()
-        except Exception:
-            log.warning("could not ask who owns the vault", exc_info=True)
-            held = False
+        held = False
+        if self.refusal is None:
+            try:
+                held = self.store.take_vault_ownership()
+                if held and not self.owner:
+                    held = self._is_the_vault()
+            except Exception:
+                log.warning("could not ask who owns the vault", exc_info=True)
+                held = False
         first = not self._checked
         self._checked = True
         if held != self.owner or first:
@@ -110,6 +128,36 @@ class VaultOwner:
                 log.warning("this replica no longer owns the vault")
                 self._on_loss()
         return held
+
+    def _is_the_vault(self) -> bool:
+        """Whether this replica's folder is the vault the database was written with; if it
+        is not, the lock is given back and ``refusal`` says why."""
+        if self.vault is None or self.store.engine == "sqlite":
+            return True
+        marker = self.vault / IDENTITY_FILE
+        mine = marker.read_text(encoding="utf-8").strip() if marker.is_file() else None
+        proposed = mine or uuid.uuid4().hex
+        write_id = self.store.queue_vault_write(_IDENTITY_KEY, "identity", {"id": proposed})
+        write = self.store.vault_write(write_id)
+        recorded = str(write.payload.get("id")) if write is not None else proposed
+        if write is not None and not write.done:
+            self.store.finish_vault_write(write_id, {})
+        if mine is None and recorded == proposed:
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.write_text(proposed + "\n", encoding="utf-8")
+            return True
+        if mine == recorded:
+            return True
+        self.refusal = (
+            f"this replica's vault folder {self.vault} is not the vault this database was "
+            f"written with (its {IDENTITY_FILE} {'says ' + mine if mine else 'is missing'}; "
+            f"the vault's says {recorded}): it will not write it. Share the vault's folder, "
+            f"or, if this folder is the vault now, put {recorded} in its {IDENTITY_FILE}"
+            " and restart"
+        )
+        log.error("%s", self.refusal)
+        self.store.give_up_vault_ownership()
+        return False
 
     def start(self) -> None:
         if self._thread is None:
