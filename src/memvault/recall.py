@@ -262,8 +262,10 @@ class Recall:
 
     # -- L1: get --------------------------------------------------------------------------
 
-    def get(self, memory_id: str) -> Entry | None:
-        """One memory whole (L1). A fragment is read from its file, so a hand edit shows."""
+    def get(self, memory_id: str, *, counted: bool = True) -> Entry | None:
+        """One memory whole (L1). A fragment is read from its file, so a hand edit shows.
+        A fragment read counts as a use of it (what keeps it from being archived) unless
+        ``counted`` is off: a person looking at it in the viewer is not an agent using it."""
         self._fresh()
         document = self._document(memory_id)
         if document is None:
@@ -275,7 +277,8 @@ class Recall:
             fragment = Fragment.read(path)
         except (OSError, ValueError):
             return None  # the file went away since it was indexed
-        self._accessed([document])
+        if counted:
+            self._accessed([document])
         return Entry(self.public_id(document), document, fragment.body.strip(), fragment.properties)
 
     def _accessed(self, documents: list[Document]) -> None:

@@ -69,6 +69,15 @@ def test_reads_are_counted_with_their_time(memory):
     assert document.last_accessed is not None
 
 
+def test_a_read_the_viewer_makes_is_not_counted_as_a_use(memory):
+    done = save(memory, summary="flaky test list", facts=["test_a: flaky"])
+    key = f"agent-memory/{done.path.stem}.md"
+    entry = memory.get(done.path.stem, counted=False)
+    assert entry is not None and "test_a: flaky" in entry.body
+    memory.store.sync()
+    assert memory.store.document("fragment", key).access_count == 0
+
+
 def test_project_memory_lists_the_projects_fragments_and_its_summary(memory):
     for n in range(3):
         save(memory, project="alpha", summary=f"alpha fact number {n}", facts=[f"n: {n}"])

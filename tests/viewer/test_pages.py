@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from tests.helpers import envelope
+from tests.helpers import envelope, wait_for
 from tests.viewer.conftest import HOSTILE, shoot
 
 
@@ -161,3 +161,19 @@ def test_a_session_id_with_a_slash_and_markup_opens_its_timeline(page, seeded):
     page.locator("table a", has_text=odd).click()
     page.wait_for_selector("table.timeline tbody tr")
     assert page.locator("main h1").inner_text() == odd
+
+
+def test_opening_a_fragment_in_the_viewer_does_not_count_as_a_read(page, seeded):
+    def reads(memory_id: str) -> int:
+        listed = seeded.api.get("/memories", params={"limit": 1000}).json()["memories"]
+        return next(m["accessCount"] for m in listed if m["id"] == memory_id)
+
+    chosen = seeded.api.get("/memories").json()["memories"][0]["id"]
+    before = reads(chosen)
+    page.goto(f"{seeded.url}/memory/{chosen}")
+    assert page.locator("main").inner_text()
+    # A read through the API is counted, after whatever the viewer's read queued: once it
+    # shows, a count the viewer's read made would show too.
+    seeded.api.get(f"/memories/{chosen}").raise_for_status()
+    wait_for(lambda: reads(chosen) > before)
+    assert reads(chosen) == before + 1

@@ -53,7 +53,7 @@ def search(
 @router.get("/memory/{memory_id:path}")
 def memory_entry(request: Request, memory_id: str) -> Response:
     memory = memory_of(request)
-    entry = memory.get(memory_id)
+    entry = memory.get(memory_id, counted=False)
     if entry is None:
         return page(
             request, "missing.html", title="Memory", code=404, message=f"no memory {memory_id!r}"
