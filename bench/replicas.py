@@ -3,14 +3,16 @@ and on PostgreSQL with two replicas sharing the database.
 
     .venv/bin/python bench/replicas.py                  # everything (about ten minutes)
     .venv/bin/python bench/replicas.py --quick          # smaller counts, for a smoke run
-    .venv/bin/python bench/replicas.py --skip-search    # ingest only
+    .venv/bin/python bench/replicas.py --skip-search    # no search figures
 
 PostgreSQL is a throwaway cluster (tests/postgres_cluster.py: fsync off, on this machine's
 cores, as bench/store.py). For each setup: closed-loop ingest throughput (32 connections
 posting as fast as answers come back, spread over the replicas), then /observe latency
 under an open-loop 200 events/s (latency from each request's due time, so queueing is not
 hidden). Search: p50/p95 of lexical searches in process over 100,000 observations on each
-engine. The machine is shared: quote medians of several runs.
+engine. Jobs: how long the pipeline takes for a set of sessions with a slow scripted LLM,
+run by a replica's own worker or by `memvault worker` processes. The machine is shared:
+quote medians of several runs.
 """
 
 from __future__ import annotations
@@ -201,10 +203,83 @@ def search(label: str, store_url: str | None, home: Path, args) -> None:
     )
 
 
+def jobs(label: str, database: str, *, in_server: bool, workers: int, args) -> None:
+    """Time for the pipeline to summarize and extract ``args.sessions`` sessions with an
+    LLM that takes 0.25 s a call (a scripted server on loopback): the jobs wait on the
+    LLM, so what counts is how many run at once."""
+    import subprocess
+    import urllib.request
+
+    import psycopg
+
+    from tests.llm_server import LLMServer
+    from tests.pipeline.test_llm_pipeline import SUMMARY, kind_of
+    from tests.test_pipeline_service import work
+
+    sessions = [f"job-{n}" for n in range(args.sessions)]
+    with LLMServer() as llm, contextlib.ExitStack() as stack:
+        llm.delay = 0.25
+        llm.respond = lambda r: json.dumps(
+            SUMMARY if kind_of(r) == "summary" else {"fragments": []}
+        )
+        env = {
+            "MEMVAULT_STORE_URL": database,
+            "MEMVAULT_LLM": "openai",
+            "MEMVAULT_LLM_URL": llm.base_url,
+            "MEMVAULT_LLM_MODEL": "bench-model",
+            "MEMVAULT_LLM_API_KEY": "bench-key",
+        }
+        server_env = env if in_server else {**env, "MEMVAULT_WORKER_IN_SERVER": "false"}
+        url = stack.enter_context(running_server(**server_env))
+        home = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="memvault-bench-")))
+        for _ in range(workers):
+            process = subprocess.Popen(
+                [sys.executable, "-m", "memvault.cli", "worker"],
+                env={**os.environ, **env, "MEMVAULT_HOME": str(home)},
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            stack.callback(process.wait, 30)
+            stack.callback(process.kill)
+        time.sleep(3.0)  # the worker processes start (imports, the store's pool)
+        for session in sessions:
+            body = json.dumps({"observations": work(session)}).encode()
+            post = urllib.request.Request(
+                f"{url}/agentmemory/observe/bulk", body, {"Content-Type": "application/json"}
+            )
+            urllib.request.urlopen(post, timeout=30).close()
+        began = time.perf_counter()
+        for session in sessions:
+            post = urllib.request.Request(
+                f"{url}/agentmemory/summarize",
+                json.dumps({"sessionId": session}).encode(),
+                {"Content-Type": "application/json"},
+            )
+            urllib.request.urlopen(post, timeout=30).close()
+        with psycopg.connect(database, autocommit=True) as conn:
+            while True:
+                (done,) = conn.execute(
+                    "SELECT count(*) FROM sessions WHERE extracted_seq IS NOT NULL"
+                ).fetchone()
+                if done == len(sessions) or time.perf_counter() - began > 300:
+                    break
+                time.sleep(0.05)
+        elapsed = time.perf_counter() - began
+        at_once = llm.most_at_once
+    print(
+        f"{label:<40} {2 * done} jobs (summary and extraction of {done} sessions) in "
+        f"{elapsed:5.1f} s: {2 * done / elapsed:4.1f} jobs/s, at most {at_once} LLM calls at once",
+        flush=True,
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--skip-search", action="store_true")
+    parser.add_argument("--skip-ingest", action="store_true")
+    parser.add_argument("--skip-jobs", action="store_true")
+    parser.add_argument("--sessions", type=int, default=24, help="Sessions the jobs figure runs.")
     parser.add_argument("--observations", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=10.0)
@@ -212,6 +287,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.quick:
         args.observations, args.queries, args.seconds, args.runs = 5_000, 50, 3.0, 1
+        args.sessions = 6
     bindir = binaries()
     if bindir is None:
         sys.exit("PostgreSQL (initdb, pg_ctl) is not installed")
@@ -219,11 +295,19 @@ def main() -> None:
     cluster = Cluster(bindir).start()
     try:
         cpu = CPU(cluster)
-        ingest("SQLite, 1 server", [{}], args, cpu)
-        one = cluster.database()
-        ingest("PostgreSQL, 1 replica", [{"MEMVAULT_STORE_URL": one}], args, cpu)
-        two = cluster.database()
-        ingest("PostgreSQL, 2 replicas", [{"MEMVAULT_STORE_URL": two}] * 2, args, cpu)
+        if not args.skip_ingest:
+            ingest("SQLite, 1 server", [{}], args, cpu)
+            one = cluster.database()
+            ingest("PostgreSQL, 1 replica", [{"MEMVAULT_STORE_URL": one}], args, cpu)
+            two = cluster.database()
+            ingest("PostgreSQL, 2 replicas", [{"MEMVAULT_STORE_URL": two}] * 2, args, cpu)
+        if not args.skip_jobs:
+            for label, in_server, workers in (
+                ("jobs: 1 replica, its own worker", True, 0),
+                ("jobs: 1 replica + 2 worker processes", False, 2),
+                ("jobs: 1 replica + 4 worker processes", False, 4),
+            ):
+                jobs(label, cluster.database(), in_server=in_server, workers=workers, args=args)
         if not args.skip_search:
             with tempfile.TemporaryDirectory(prefix="memvault-bench-") as scratch:
                 search("SQLite", None, Path(scratch) / "sqlite", args)
