@@ -26,7 +26,7 @@ from memvault import jsontext
 from memvault.domain import iso, utc_now
 from memvault.store.contract import VaultWrite
 
-VAULT_LOCK = 0x6D76_0001  # pg_advisory_lock key: the vault's owner (MIGRATION_LOCK + 1)
+VAULT_LOCK = 0x6D76_0020  # pg_advisory_lock key: the vault's owner (the log's is 0x6D76_0001)
 _KEEPALIVE = {
     "keepalives": 1,
     "keepalives_idle": 5,
