@@ -11,6 +11,7 @@ import httpx
 import pytest
 
 from tests.embeddings.conftest import SERVER_DIM, EmbeddingServer
+from tests.helpers import envelope
 from tests.replicas.conftest import replica
 
 FOLLOWED_WITHIN = 5.0  # seconds: a follower looks every second
@@ -31,16 +32,15 @@ def same_meaning(word: str, avoid: set[str]) -> str:
     raise AssertionError("no word found")
 
 
-def prompt(session: str, n: int, text: str) -> dict:
-    return {
-        "hookType": "prompt_submit",
-        "sessionId": session,
-        "project": "demo",
-        "cwd": "/srv/demo",
-        "timestamp": f"2026-12-02T06:00:{n:02d}.000Z",
-        "eventId": f"{session}-{n}",
-        "data": {"prompt": text},
-    }
+def command(session: str, n: int, text: str) -> dict:
+    return envelope(
+        session, n, data={"tool_name": "Bash", "tool_input": {"command": text}, "tool_output": ""}
+    )
+
+
+def post(server, body: dict) -> None:
+    answer = httpx.post(f"{server.url}/agentmemory/observe", json=body, timeout=30)
+    assert answer.status_code == 201, answer.text
 
 
 def found(server, query: str, event_id: str) -> bool:
@@ -85,22 +85,15 @@ def test_an_event_posted_to_one_replica_is_found_on_another_by_words_then_by_mea
     two_replicas,
 ):
     a, b = two_replicas
-    # b's own event, found by meaning on b: its model answered and its vectors are loaded.
-    words = {"prompt", "rotate", "the", "signing", "keys", "bump", "lockfile", "zebrafish"}
-    posted = httpx.post(
-        f"{b.url}/agentmemory/observe", json=prompt("on-b", 1, "bump the lockfile"), timeout=30
-    )
-    assert posted.status_code == 201, posted.text
-    assert within(30, lambda: found(b, same_meaning("lockfile", words), "on-b-1")) is not None
+    # A first event, found by meaning on b: b's model answered and its vectors are loaded
+    # (it loads them on its first search by meaning), before the event that follows.
+    words = {"bash", "the", "signing", "keys", "bump", "lockfile", "zebrafish"}
+    post(a, command("on-a", 1, "bump the lockfile"))
+    assert within(30, lambda: found(b, same_meaning("lockfile", words), "on-a-e1")) is not None
 
-    posted = httpx.post(
-        f"{a.url}/agentmemory/observe",
-        json=prompt("on-a", 2, "zebrafish signing keys"),
-        timeout=30,
-    )
-    assert posted.status_code == 201, posted.text
-    assert within(30, lambda: found(a, "zebrafish", "on-a-2")) is not None
-    assert found(b, "zebrafish", "on-a-2")  # the same index: at once
+    post(a, command("on-a", 2, "zebrafish signing keys"))
+    assert within(30, lambda: found(a, "zebrafish", "on-a-e2")) is not None
+    assert found(b, "zebrafish", "on-a-e2")  # the same index: at once
 
-    took = within(FOLLOWED_WITHIN, lambda: found(b, same_meaning("zebrafish", words), "on-a-2"))
+    took = within(FOLLOWED_WITHIN, lambda: found(b, same_meaning("zebrafish", words), "on-a-e2"))
     assert took is not None, f"b did not find a's event by meaning:\n{b.log()}"
