@@ -117,10 +117,12 @@ def test_a_killed_replicas_job_runs_once_more_on_the_other_and_its_output_is_wri
                 running.kill()
 
     assert script.calls["summary"] == 2 and script.calls["fragments"] == 1
-    # The job ran twice (the dead replica's attempt, then the other's), finished once.
-    assert rows(database, "SELECT state, attempts FROM jobs WHERE kind = 'summarize'") == [
-        ("done", 2)
-    ]
+    # The job ran twice (the dead replica's attempt, then the other's), finished once. The
+    # other runs the pipeline once it owns the vault, and its first round may queue the
+    # session's summary anew before the dead one's lease runs out: then that job is done
+    # and the dead one's is still leased (it finds nothing left to do when taken again).
+    states = rows(database, "SELECT state, attempts FROM jobs WHERE kind = 'summarize'")
+    assert states == [("done", 2)] or sorted(states) == [("done", 1), ("running", 1)]
     assert one(database, "SELECT summary_revision FROM sessions WHERE id = 's1'") == (1,)
     assert one(database, "SELECT count(*) FROM session_summaries WHERE session_id = 's1'") == (1,)
     fragments = sorted((vault / "agent-memory").glob("*.md"))
