@@ -21,3 +21,12 @@ def test_a_sqlite_server_owns_the_vault_and_health_and_status_say_so(start_serve
     text = " ".join(table.stdout.replace("│", " ").split())
     assert f"vault role writes the vault since {replication['since']}" in text, text
     assert "vault writes queued 0" in text and "connections" not in text
+
+
+def test_the_viewers_health_page_names_the_role(start_server):
+    server = start_server({"MEMVAULT_EMBEDDINGS": "none", "MEMVAULT_LLM": "none"})
+    page = httpx.get(f"{server.url}/health", timeout=10)
+    assert page.status_code == 200, page.text
+    assert '<td id="vault-role">writes the vault · since ' in page.text
+    assert "<th>Vault writes queued</th><td>0</td>" in page.text
+    assert "<th>Connections</th>" not in page.text  # SQLite has no pool

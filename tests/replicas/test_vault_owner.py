@@ -142,6 +142,9 @@ def test_two_servers_share_a_vault_and_the_standby_takes_over_when_the_owner_is_
         words = " ".join(status.stdout.replace("│", " ").split())
         assert "vault role standby: another replica writes the vault" in words, words
         assert "connections" in words and "waiting" in words
+        page = httpx.get(f"{second.url}/health", timeout=10).text
+        assert '<td id="vault-role">standby: another replica writes the vault' in page
+        assert "<th>Connections</th>" in page
 
         # A board write sent to the standby: the owner writes it, the client is told its
         # answer, and both replicas read the row.
