@@ -264,8 +264,9 @@ class Memory(Recall):
             self._collector = QuietCollector(self.pacer)
             self._collector.start()
         self._serving = True
-        self.vault_owner.check()  # the owner starts the board watcher and the pipeline
-        self.vault_owner.start()
+        if self.vault_owner.check():  # asked before (a health report): start them now
+            self._gained_vault()
+        self.vault_owner.start()  # a standby starts them when it takes the vault over
         self.start_indexing()
         if self._spool_drain is None:
             self._spool_drain = SpoolDrain(self)
