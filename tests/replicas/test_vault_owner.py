@@ -227,3 +227,28 @@ def test_a_replica_whose_folder_is_not_the_vault_never_takes_it_over(shared, tmp
     with open_replica(tmp_path, "c", database, elsewhere) as moved:
         assert moved.vault_owner.is_owner() is True
         assert moved.health().vault_owner is True
+
+
+@pytest.mark.slow
+def test_a_write_no_owner_applies_in_time_is_answered_accepted_and_applied_later(shared, tmp_path):
+    database, vault = shared
+    env = {"MEMVAULT_VAULT": str(vault), "MEMVAULT_EMBEDDINGS": "none", "MEMVAULT_LLM": "none"}
+    # The owner holds the vault but applies nothing until told (its loop is not running).
+    with open_replica(tmp_path, "owner", database, vault) as owner:
+        assert owner.vault_owner.is_owner()
+        standby = replica(tmp_path / "standby", database, env).start()
+        try:
+            answer = httpx.post(
+                f"{standby.url}/agentmemory/board/register",
+                json={"agentName": "cursor-main-agent", "topic": "Accepted for later"},
+                timeout=30,
+            )
+            assert answer.status_code == 202, answer.text
+            told = answer.json()
+            assert told["accepted"] is True and told["queued"] > 0
+            assert "Accepted for later" not in board_text(vault)
+            assert health(standby)["replication"]["vaultWritesQueued"] == 1
+        finally:
+            standby.kill()
+        assert owner.vault_owner.apply_due() == 1
+        assert "Accepted for later" in board_text(vault)

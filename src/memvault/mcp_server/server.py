@@ -30,6 +30,7 @@ from memvault.errors import InvalidInput, StoreFailure
 from memvault.mcp_server import board_tools, memory_tools, timeline
 from memvault.memory import Memory
 from memvault.vault.board import BoardFormatError
+from memvault.vault.owner import VaultWriteQueued
 
 INSTRUCTIONS = """\
 memvault keeps an AI coding agent's memory as markdown in the user's Obsidian vault.
@@ -178,7 +179,7 @@ def _bound(function: Callable[..., CallToolResult], memory: Callable[[], Memory]
             return function(memory(), **arguments)
         except InvalidInput as exc:
             raise ToolError(exc.message) from exc
-        except (BoardFormatError, StoreFailure) as exc:
+        except (BoardFormatError, StoreFailure, VaultWriteQueued) as exc:
             raise ToolError(str(exc)) from exc
 
     tool.__signature__ = signature.replace(  # type: ignore[attr-defined]
