@@ -56,3 +56,26 @@ def test_one_postgres_store_at_a_time_owns_the_vault_and_closing_hands_it_on(pos
     finally:
         first.close()
         second.close()
+
+
+def test_applied_writes_older_than_a_day_are_pruned_but_the_vaults_identity_stays(store):
+    identity = store.queue_vault_write("vault-identity", "identity", {"id": "abc"})
+    store.finish_vault_write(identity, {})
+    old = store.queue_vault_write("old", "organize", {})
+    store.finish_vault_write(old, {"value": 1})
+    _age(store, [identity, old])
+    recent = store.queue_vault_write("recent", "organize", {})
+    store.finish_vault_write(recent, {"value": 2})  # applying one prunes the old
+    assert store.vault_write(old) is None
+    assert store.vault_write(identity) is not None and store.vault_write(recent) is not None
+
+
+def _age(store, ids: list[int]) -> None:
+    """Move these writes' application two days back, in the engine's own database."""
+    sql = "UPDATE vault_writes SET applied_at = '2000-01-01T00:00:00.000Z' WHERE id = "
+    if store.engine == "sqlite":
+        for write_id in ids:
+            store._writer.call(lambda conn, w=write_id: conn.execute(sql + "?", (w,)))
+    else:
+        for write_id in ids:
+            store._transaction(lambda conn, w=write_id: conn.execute(sql + "%s", (w,)))

@@ -18,6 +18,7 @@ import contextlib
 import json
 import threading
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 import psycopg
@@ -34,6 +35,9 @@ _KEEPALIVE = {
     "keepalives_count": 3,
 }
 _COLUMNS = "id, kind, payload, done, result"
+KEPT = timedelta(days=1)  # an applied write's answer is kept this long, for its waiter
+# Applied writes past KEPT go; the vault's identity (see vault/owner.py) stays.
+_PRUNE = "DELETE FROM vault_writes WHERE done AND applied_at < %s AND kind <> 'identity'"
 
 
 class PostgresVaultWrites:
@@ -108,14 +112,18 @@ class PostgresVaultWrites:
 
     def finish_vault_write(self, write_id: int, result: dict) -> None:
         text = jsontext.dumps(result)
-        now = iso(utc_now())
-        self._transaction(
-            lambda conn: conn.execute(
+        now = utc_now()
+        kept_from = iso(now - KEPT)
+
+        def op(conn: psycopg.Connection) -> None:
+            conn.execute(
                 "UPDATE vault_writes SET done = true, result = %s, applied_at = %s "
                 "WHERE id = %s AND NOT done",
-                (text, now, write_id),
+                (text, iso(now), write_id),
             )
-        )
+            conn.execute(_PRUNE, (kept_from,))
+
+        self._transaction(op)
 
     def vault_write(self, write_id: int) -> VaultWrite | None:
         sql = f"SELECT {_COLUMNS} FROM vault_writes WHERE id = %s"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 from memvault import jsontext
@@ -16,6 +17,9 @@ from memvault.domain import iso, utc_now
 from memvault.store.contract import VaultWrite
 
 _COLUMNS = "id, kind, payload, done, result"
+KEPT = timedelta(days=1)  # an applied write's answer is kept this long, for its waiter
+# Applied writes past KEPT go; the vault's identity (see vault/owner.py) stays.
+_PRUNE = "DELETE FROM vault_writes WHERE done = 1 AND applied_at < ? AND kind <> 'identity'"
 
 
 class SQLiteVaultWrites:
@@ -55,13 +59,18 @@ class SQLiteVaultWrites:
 
     def finish_vault_write(self, write_id: int, result: dict) -> None:
         text = jsontext.dumps(result)
-        self._writer.call(
-            lambda conn: conn.execute(
+        now = utc_now()
+        kept_from = iso(now - KEPT)
+
+        def op(conn: sqlite3.Connection) -> None:
+            conn.execute(
                 "UPDATE vault_writes SET done = 1, result = ?, applied_at = ? "
                 "WHERE id = ? AND done = 0",
-                (text, iso(utc_now()), write_id),
+                (text, iso(now), write_id),
             )
-        )
+            conn.execute(_PRUNE, (kept_from,))
+
+        self._writer.call(op)
 
     def vault_write(self, write_id: int) -> VaultWrite | None:
         row = (
