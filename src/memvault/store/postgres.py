@@ -535,8 +535,9 @@ class PostgresStore(
 
     def sync(self) -> None:
         """Every write but an append is committed before it returns; wait for the appends
-        already submitted."""
+        already submitted, and the read counts queued."""
         self._appender.sync()
+        self._sync_access()
 
     @property
     def pending_writes(self) -> int:
@@ -562,6 +563,7 @@ class PostgresStore(
 
     def close(self) -> None:
         self._appender.close()
+        self._close_access()
         self._pool.close()
 
 

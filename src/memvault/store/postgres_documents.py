@@ -34,15 +34,20 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 import re
 import sqlite3
 import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 from memvault import jsontext
 from memvault.domain import Document, DocumentDraft
+from memvault.errors import StoreUnavailable
 from memvault.store.contract import FIELDS, LexicalQuery, SearchIndex
+
+log = logging.getLogger(__name__)
 
 # pg_advisory_xact_lock key of the index's writes (beside the event log's, 0x6D76_0001).
 DOCUMENTS_LOCK = 0x6D76_0010
@@ -732,9 +737,31 @@ class PostgresSearchIndex(SearchIndex):
                 rows,
             )
 
-        # Waited for, unlike SQLite's queued count: queuing it needs sync() to wait for
-        # that queue too, in the store's core.
-        self._transaction(op)
+        # Queued, not waited for: a read must not wait for a commit. One thread per store
+        # writes them in order; sync() waits for it. A database that is away shows in
+        # write_trouble (``_transaction`` keeps it); any other failure is logged.
+        self._access_queue().submit(self._transaction, op).add_done_callback(_access_failed)
+
+    def _access_queue(self) -> ThreadPoolExecutor:
+        with _ACCESS_LOCK:
+            queue = self.__dict__.get("_access_writer")
+            if queue is None:
+                queue = self.__dict__["_access_writer"] = ThreadPoolExecutor(
+                    max_workers=1, thread_name_prefix="memvault-postgres-access"
+                )
+            return queue
+
+    def _sync_access(self) -> None:
+        """Wait for the read counts queued so far (one thread: in order)."""
+        queue = self.__dict__.get("_access_writer")
+        if queue is not None:
+            queue.submit(lambda: None).result()
+
+    def _close_access(self) -> None:
+        """Write the read counts still queued, then stop their thread."""
+        queue = self.__dict__.pop("_access_writer", None)
+        if queue is not None:
+            queue.shutdown(wait=True)
 
     def move_access(self, kind: str, moves: Sequence[tuple[str, str]]) -> None:
         def op(conn) -> None:
@@ -767,3 +794,12 @@ class PostgresSearchIndex(SearchIndex):
             )
         )
         return counts.get(False, 0), counts.get(True, 0)
+
+
+_ACCESS_LOCK = threading.Lock()
+
+
+def _access_failed(done: Future) -> None:
+    exc = done.exception()
+    if exc is not None and not isinstance(exc, StoreUnavailable):
+        log.warning("read counts were not written: %s", exc)
