@@ -111,8 +111,10 @@ def test_a_killed_replicas_job_runs_once_more_on_the_other_and_its_output_is_wri
             wait_for(extracted, timeout=30)
 
             def taken_again():
-                """the dead replica's claim ran out and its job ran again"""
-                return one(database, "SELECT state FROM jobs WHERE id = %s", (job_id,)) == ("done",)
+                """the dead replica's claim ran out, its job ran again, and no job is left"""
+                return rows(database, "SELECT id FROM jobs WHERE state <> 'done'") == [] and one(
+                    database, "SELECT state FROM jobs WHERE id = %s", (job_id,)
+                ) == ("done",)
 
             wait_for(taken_again, timeout=30)
             script.release.set()
