@@ -52,3 +52,23 @@ def replicas(database, tmp_path_factory):
     finally:
         for running in started:
             running.kill()
+
+
+@pytest.fixture
+def launch():
+    """Start replicas (``launch(replica(...))``) and keep worker processes
+    (``launch(worker_process(...))``); whatever a test launched is killed after it, passed
+    or failed."""
+    launched: list[Server | subprocess.Popen] = []
+
+    def start(thing):
+        launched.append(thing)
+        return thing.start() if isinstance(thing, Server) else thing
+
+    yield start
+    for thing in reversed(launched):
+        if isinstance(thing, Server):
+            thing.kill()
+        elif thing.poll() is None:
+            thing.kill()
+            thing.wait(30)

@@ -73,10 +73,10 @@ def test_clients_posting_the_same_ids_to_both_replicas_store_each_once(replicas,
 
 @pytest.mark.slow
 def test_a_replica_killed_mid_ingest_loses_no_acknowledged_event_and_a_retry_stores_none_twice(
-    replicas, database, tmp_path
+    replicas, database, tmp_path, launch
 ):
     session = "killed-mid-ingest"
-    victim = replica(tmp_path / "victim", database).start()
+    victim = launch(replica(tmp_path / "victim", database))
     acknowledged: dict[str, str] = {}  # event id → observation id the victim answered
     lock = threading.Lock()
     enough = threading.Event()

@@ -81,7 +81,7 @@ class StallFirstSummary:
 
 @pytest.mark.slow
 def test_a_killed_replicas_job_runs_once_more_on_the_other_and_its_output_is_written_once(
-    postgres_cluster, tmp_path
+    postgres_cluster, tmp_path, launch
 ):
     require_sdk("openai")
     database = postgres_cluster.database()
@@ -91,7 +91,7 @@ def test_a_killed_replicas_job_runs_once_more_on_the_other_and_its_output_is_wri
     with LLMServer() as llm:
         llm.respond = script
         env = llm_env(llm, MEMVAULT_JOB_LEASE_SECONDS="2", MEMVAULT_VAULT=str(vault))
-        servers = [replica(tmp_path / name, database, env).start() for name in ("a", "b")]
+        servers = [launch(replica(tmp_path / name, database, env)) for name in ("a", "b")]
         try:
             post_work(servers[0].url, "s1")
             assert script.waiting.wait(30), "no replica asked for a summary"
@@ -142,7 +142,9 @@ def test_a_killed_replicas_job_runs_once_more_on_the_other_and_its_output_is_wri
 
 
 @pytest.mark.slow
-def test_worker_processes_beside_replicas_run_each_job_once_and_at_once(postgres_cluster, tmp_path):
+def test_worker_processes_beside_replicas_run_each_job_once_and_at_once(
+    postgres_cluster, tmp_path, launch
+):
     """A replica that leaves its jobs to `memvault worker` processes starts on PostgreSQL;
     workers started beside it (in its home, where SQLite refuses them) share the queue with
     a second replica's own worker, and every job runs once."""
@@ -154,12 +156,11 @@ def test_worker_processes_beside_replicas_run_each_job_once_and_at_once(postgres
         llm.respond = lambda r: json.dumps(
             SUMMARY if kind_of(r) == "summary" else {"fragments": []}
         )
-        front = replica(
-            tmp_path / "front", database, llm_env(llm, MEMVAULT_WORKER_IN_SERVER="false")
+        front = launch(
+            replica(tmp_path / "front", database, llm_env(llm, MEMVAULT_WORKER_IN_SERVER="false"))
         )
-        front.start()
-        second = replica(tmp_path / "second", database, llm_env(llm)).start()
-        workers = [worker_process(front.home, database, llm_env(llm)) for _ in range(2)]
+        second = launch(replica(tmp_path / "second", database, llm_env(llm)))
+        workers = [launch(worker_process(front.home, database, llm_env(llm))) for _ in range(2)]
         try:
             for n, session in enumerate(sessions):
                 post_work((front, second)[n % 2].url, session)
