@@ -23,23 +23,27 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _server import Connection, envelope, health, machine, percentile, running_server
 
 
-async def steady(url: str, rate: int, seconds: float, connections: int = 16) -> dict:
+async def steady(url: str | list[str], rate: int, seconds: float, connections: int = 16) -> dict:
     """Open-loop load: requests are due every 1/rate s; latency counts from the due time,
-    so a stalled server cannot hide its queueing (no coordinated omission). The driver's
-    own garbage collector is off meanwhile: its pauses (20–30 ms) are not the server's."""
+    so a stalled server cannot hide its queueing (no coordinated omission). Given several
+    servers (replicas), request n goes to server n mod their number. The driver's own
+    garbage collector is off meanwhile: its pauses (20–30 ms) are not the server's."""
     gc.freeze()
     gc.disable()
     try:
-        return await _steady(url, rate, seconds, connections)
+        return await _steady([url] if isinstance(url, str) else url, rate, seconds, connections)
     finally:
         gc.enable()
         gc.unfreeze()
 
 
-async def _steady(url: str, rate: int, seconds: float, connections: int) -> dict:
-    pool: asyncio.Queue[Connection] = asyncio.Queue()
-    for _ in range(connections):
-        pool.put_nowait(await Connection.open(url))
+async def _steady(urls: list[str], rate: int, seconds: float, connections: int) -> dict:
+    pools: list[asyncio.Queue[Connection]] = []
+    for url in urls:
+        pool: asyncio.Queue[Connection] = asyncio.Queue()
+        for _ in range(max(connections // len(urls), 1)):
+            pool.put_nowait(await Connection.open(url))
+        pools.append(pool)
     latencies: list[float] = []
     failures = 0
     total = int(rate * seconds)
@@ -49,6 +53,7 @@ async def _steady(url: str, rate: int, seconds: float, connections: int) -> dict
         nonlocal failures
         due = start + n / rate
         body = json.dumps(envelope("steady", n)).encode()
+        pool = pools[n % len(pools)]
         conn = await pool.get()
         try:
             status, _ = await conn.post("/agentmemory/observe", body)
@@ -64,8 +69,9 @@ async def _steady(url: str, rate: int, seconds: float, connections: int) -> dict
             await asyncio.sleep(delay)
         tasks.append(asyncio.create_task(one(n)))
     await asyncio.gather(*tasks)
-    while not pool.empty():
-        pool.get_nowait().close()
+    for pool in pools:
+        while not pool.empty():
+            pool.get_nowait().close()
     ms = [x * 1000 for x in latencies]
     return {
         "rate": rate,

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import gc
 import json
 import os
 import random
@@ -33,7 +32,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).parent.parent))
 
-from _server import Connection, envelope, machine, percentile, running_server
+from _server import Connection, envelope, machine, running_server
+from ingest import steady
 
 from tests.postgres_cluster import Cluster, binaries
 
@@ -61,57 +61,6 @@ async def saturate(urls: list[str], seconds: float, connections: int = 32) -> di
     await asyncio.gather(*(worker(i) for i in range(connections)))
     elapsed = time.perf_counter() - began
     return {"events": sum(counts), "events_per_s": sum(counts) / elapsed}
-
-
-async def steady(urls: list[str], rate: int, seconds: float, connections: int = 16) -> dict:
-    """Open loop at ``rate`` events/s, request n to replica n mod len(urls); latency counts
-    from the due time. The driver's garbage collector is off meanwhile."""
-    gc.freeze()
-    gc.disable()
-    try:
-        pools: list[asyncio.Queue[Connection]] = []
-        for url in urls:
-            pool: asyncio.Queue[Connection] = asyncio.Queue()
-            for _ in range(connections // len(urls)):
-                pool.put_nowait(await Connection.open(url))
-            pools.append(pool)
-        latencies: list[float] = []
-        failures = 0
-        total = int(rate * seconds)
-        start = time.perf_counter() + 0.05
-
-        async def one(n: int) -> None:
-            nonlocal failures
-            due = start + n / rate
-            body = json.dumps(envelope("steady", n)).encode()
-            pool = pools[n % len(pools)]
-            conn = await pool.get()
-            try:
-                status, _ = await conn.post("/agentmemory/observe", body)
-            finally:
-                pool.put_nowait(conn)
-            latencies.append(time.perf_counter() - due)
-            failures += status != 201
-
-        tasks = []
-        for n in range(total):
-            delay = start + n / rate - time.perf_counter()
-            if delay > 0:
-                await asyncio.sleep(delay)
-            tasks.append(asyncio.create_task(one(n)))
-        await asyncio.gather(*tasks)
-        for pool in pools:
-            while not pool.empty():
-                pool.get_nowait().close()
-    finally:
-        gc.enable()
-        gc.unfreeze()
-    ms = [x * 1000 for x in latencies]
-    return {
-        "failures": failures,
-        "p50_ms": statistics.median(ms),
-        "p99_ms": percentile(ms, 99),
-    }
 
 
 def _children(parent: int) -> list[int]:
