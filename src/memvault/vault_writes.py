@@ -56,14 +56,14 @@ def forward(memory: Memory, kind: str, args: tuple, kwargs: dict) -> Any:
     """Queue the call for the owner, wait for its answer and return it as the method would."""
     before = None
     if kind == "forget":  # the answer is the document as it was: read it while it is there
-        before = memory.get(args[0] if args else kwargs["memory_id"])
+        before = memory.get(args[0] if args else kwargs["memory_id"], counted=False)
     payload = {"args": [_encode(a) for a in args], "kwargs": _encode(kwargs)}
     answer = memory.vault_owner.submit(kind, payload)
     if "error" in answer:
         raise _error(answer)
     value = _decode(answer.get("value"), memory)
     if kind == "edit_fragment":  # the file the owner edited, read here as the owner would
-        return memory.get(value)
+        return memory.get(value, counted=False)
     if kind == "forget" and before is not None:
         return before.document
     return value

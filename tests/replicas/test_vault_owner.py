@@ -15,7 +15,7 @@ import pytest
 from memvault import Memory
 from memvault.errors import InvalidInput
 from memvault.vault.owner import VaultWriteQueued
-from memvault.vault.remember import Draft
+from memvault.vault.remember import Draft, Edit
 from tests.e2e.test_health_visibility import memvault
 from tests.helpers import wait_for
 from tests.replicas.conftest import replica
@@ -252,3 +252,21 @@ def test_a_write_no_owner_applies_in_time_is_answered_accepted_and_applied_later
             standby.kill()
         assert owner.vault_owner.apply_due() == 1
         assert "Accepted for later" in board_text(vault)
+
+
+def test_a_fragment_edited_through_a_standby_is_not_counted_as_read(shared, tmp_path):
+    database, vault = shared
+    with (
+        open_replica(tmp_path, "a", database, vault) as owner,
+        open_replica(tmp_path, "b", database, vault) as standby,
+    ):
+        owner.vault_owner.start()
+        saved = owner.remember(Draft(project="replicas", summary="Reads.", facts=["a fact"]))
+        owner.index_now()
+        key = f"agent-memory/{saved.path.name}"
+        entry = standby.edit_fragment(saved.path.stem, Edit(add_facts=["another fact"]))
+        assert "another fact" in entry.body
+        owner.store.sync()
+        standby.store.sync()
+        # Editing is not reading: what keeps a fragment from being archived is agents' reads.
+        assert owner.store.document("fragment", key).access_count == 0
