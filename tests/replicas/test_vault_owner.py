@@ -6,6 +6,7 @@ is killed, and then picks up hand edits."""
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
@@ -260,11 +261,16 @@ def test_a_fragment_edited_through_a_standby_is_not_counted_as_read(shared, tmp_
         open_replica(tmp_path, "a", database, vault) as owner,
         open_replica(tmp_path, "b", database, vault) as standby,
     ):
-        owner.vault_owner.start()
         saved = owner.remember(Draft(project="replicas", summary="Reads.", facts=["a fact"]))
         owner.index_now()
         key = f"agent-memory/{saved.path.name}"
-        entry = standby.edit_fragment(saved.path.stem, Edit(add_facts=["another fact"]))
+        # The standby waits for the owner's answer; the owner applies the queue here.
+        with ThreadPoolExecutor(1) as pool:
+            edited = pool.submit(
+                standby.edit_fragment, saved.path.stem, Edit(add_facts=["another fact"])
+            )
+            wait_for(lambda: owner.vault_owner.apply_due() > 0 or edited.done(), timeout=30)
+            entry = edited.result(timeout=30)
         assert "another fact" in entry.body
         owner.store.sync()
         standby.store.sync()
