@@ -40,6 +40,7 @@ from memvault.store.postgres_documents import PostgresSearchIndex
 from memvault.store.postgres_graph import PostgresGraph
 from memvault.store.postgres_log import PostgresEventLog
 from memvault.store.postgres_vault import PostgresVaultWrites
+from memvault.store.rows import session as _session
 
 T = TypeVar("T")
 
@@ -605,27 +606,3 @@ def applied_schema_version(url: str) -> int | None:
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return masked_url(text[0]) if text else type(exc).__name__
-
-
-def _session(row: tuple) -> Session:
-    return Session(
-        id=row[0],
-        project=row[1],
-        cwd=row[2],
-        agent_id=row[3],
-        title=row[4],
-        board_session_id=row[5],
-        created_at=row[6],
-        first_event_at=row[7],
-        last_event_at=row[8],
-        event_count=row[9],
-        observation_count=row[10],
-        summarized=Watermark(row[11], row[12]),
-        extracted=Watermark(row[13], row[14]),
-        reflected=Watermark(row[15], row[16]),
-        graph_extracted=Watermark(row[17], row[18]),
-        summary_revision=row[19],
-        summarized_observation_count=row[20],
-        last_sweep_attempt_at=row[21],
-        compressed=Watermark(row[22], row[23]),
-    )

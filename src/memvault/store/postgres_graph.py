@@ -15,7 +15,7 @@ SQLite engine's trigram FTS5 table finds them; shorter ones by key prefix.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 
 from memvault import jsontext
 from memvault.domain import Watermark
@@ -30,7 +30,6 @@ from memvault.graph.model import (
     Entity,
     GraphDelta,
     GraphEdge,
-    GraphNode,
     GraphSlice,
     GraphStats,
     Ref,
@@ -40,6 +39,10 @@ from memvault.graph.model import (
     parse_node_id,
 )
 from memvault.store.contract import Graph
+from memvault.store.rows import chunks as _chunks
+from memvault.store.rows import counted as _counted
+from memvault.store.rows import graph_node as _node
+from memvault.store.rows import without_source as _without
 
 # pg_advisory_xact_lock key of the graph's writes (beside the index's, 0x6D76_0010).
 GRAPH_LOCK = 0x6D76_0011
@@ -252,10 +255,6 @@ def forget(conn, source: str) -> None:
             )
 
 
-def _without(sources: str, source: str) -> str:
-    return jsontext.dumps([s for s in json.loads(sources) if s != source])
-
-
 def _drop_edge(conn, src: int, dst: int, relation: str) -> None:
     conn.execute(
         "DELETE FROM graph_edges WHERE src = %s AND dst = %s AND relation = %s",
@@ -304,14 +303,6 @@ def stats(conn) -> GraphStats:
         nodes_by_kind=_counted(counts, "node:"),
         edges_by_relation=_counted(counts, "edge:"),
     )
-
-
-def _counted(counts: dict[str, int], prefix: str) -> dict[str, int]:
-    return {
-        name.removeprefix(prefix): value
-        for name, value in sorted(counts.items())
-        if name.startswith(prefix) and value
-    }
 
 
 def query(
@@ -436,23 +427,6 @@ def _edges_among(conn, rows: list[tuple]) -> tuple[list[GraphEdge], bool]:
     ]
     edges.sort(key=lambda e: (-e.weight, e.id))
     return edges, len(found) > EDGE_CAP
-
-
-def _node(row: tuple) -> GraphNode:
-    return GraphNode(
-        kind=row[1],
-        key=row[2],
-        name=row[3],
-        mentions=row[4],
-        first_seen=row[5],
-        last_seen=row[6],
-        sources=json.loads(row[7]),
-    )
-
-
-def _chunks(items: Sequence[int], size: int) -> Iterable[Sequence[int]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
 
 
 class PostgresGraph(Graph):

@@ -14,7 +14,6 @@ little early or late by the difference.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -22,6 +21,7 @@ import psycopg
 
 from memvault import jsontext
 from memvault.domain import Job
+from memvault.store.rows import job as _job
 
 _COLUMNS = "id, kind, dedupe_key, payload, attempts, run_after, claimed_by, claimed_until"
 
@@ -125,16 +125,3 @@ def prune(conn: psycopg.Connection, before: str) -> int:
         "DELETE FROM jobs WHERE state IN ('done', 'failed') AND updated_at < %s", (before,)
     )
     return cursor.rowcount
-
-
-def _job(row: tuple) -> Job:
-    return Job(
-        id=row[0],
-        kind=row[1],
-        dedupe_key=row[2],
-        payload=json.loads(row[3]),
-        attempts=row[4],
-        run_after=row[5],
-        claimed_by=row[6],
-        claimed_until=row[7],
-    )

@@ -14,8 +14,9 @@ from typing import Any
 
 import psycopg
 
-from memvault.domain import Event, Observation, observation_id
+from memvault.domain import Event, Observation
 from memvault.store import postgres_pipeline as pipeline
+from memvault.store.rows import observation as _observation
 
 _EVENT_COLUMNS = (
     "seq, session_id, client_event_id, hook_type, project, cwd, agent_id, "
@@ -138,23 +139,3 @@ class PostgresEventLog:
 
 def _event(row: tuple) -> Event:
     return Event(*row[:10], payload=json.loads(row[10]))
-
-
-def _observation(row: tuple) -> Observation:
-    return Observation(
-        id=observation_id(row[0]),
-        event_seq=row[0],
-        session_id=row[1],
-        client_event_id=row[2],
-        occurred_at=row[3],
-        hook_type=row[4],
-        type=row[5],
-        title=row[6],
-        narrative=row[7],
-        facts=json.loads(row[8]),
-        files=json.loads(row[9]),
-        concepts=json.loads(row[10]),
-        importance=row[11],
-        derived_by=row[12],
-        updated_at=row[13],
-    )

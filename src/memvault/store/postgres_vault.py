@@ -15,7 +15,6 @@ fragment writes, the owner applies them in id order and marks each done with its
 from __future__ import annotations
 
 import contextlib
-import json
 import threading
 from collections.abc import Callable
 from datetime import timedelta
@@ -26,6 +25,7 @@ import psycopg
 from memvault import jsontext
 from memvault.domain import iso, utc_now
 from memvault.store.contract import VaultWrite
+from memvault.store.rows import vault_write as _write
 
 VAULT_LOCK = 0x6D76_0020  # pg_advisory_lock key: the vault's owner (the log's is 0x6D76_0001)
 _KEEPALIVE = {
@@ -138,13 +138,3 @@ class PostgresVaultWrites:
 def _close(conn: psycopg.Connection) -> None:
     with contextlib.suppress(psycopg.Error):
         conn.close()
-
-
-def _write(row: tuple) -> VaultWrite:
-    return VaultWrite(
-        id=int(row[0]),
-        kind=row[1],
-        payload=json.loads(row[2]),
-        done=bool(row[3]),
-        result=None if row[4] is None else json.loads(row[4]),
-    )

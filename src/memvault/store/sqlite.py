@@ -26,7 +26,6 @@ from memvault.domain import (
     StoreStats,
     Watermark,
     iso,
-    observation_id,
     utc_now,
 )
 from memvault.errors import StoreFailure
@@ -44,6 +43,8 @@ from memvault.store import sqlite_documents as docs
 from memvault.store import sqlite_graph as graph
 from memvault.store import sqlite_jobs as jobs
 from memvault.store import sqlite_pipeline as pipeline
+from memvault.store.rows import observation as _observation
+from memvault.store.rows import session as _session
 from memvault.store.sqlite_append import append_requests
 from memvault.store.sqlite_vault import SQLiteVaultWrites
 from memvault.store.writer import LOCK_WAIT_SECONDS, Batched, Writer
@@ -863,47 +864,3 @@ def _statements(script: str) -> list[str]:
     if buffer.strip():
         raise ValueError(f"incomplete statement in migration: {buffer[:80]!r}")
     return statements
-
-
-def _session(row: tuple) -> Session:
-    return Session(
-        id=row[0],
-        project=row[1],
-        cwd=row[2],
-        agent_id=row[3],
-        title=row[4],
-        board_session_id=row[5],
-        created_at=row[6],
-        first_event_at=row[7],
-        last_event_at=row[8],
-        event_count=row[9],
-        observation_count=row[10],
-        summarized=Watermark(row[11], row[12]),
-        extracted=Watermark(row[13], row[14]),
-        reflected=Watermark(row[15], row[16]),
-        graph_extracted=Watermark(row[17], row[18]),
-        summary_revision=row[19],
-        summarized_observation_count=row[20],
-        last_sweep_attempt_at=row[21],
-        compressed=Watermark(row[22], row[23]),
-    )
-
-
-def _observation(row: tuple) -> Observation:
-    return Observation(
-        id=observation_id(row[0]),
-        event_seq=row[0],
-        session_id=row[1],
-        client_event_id=row[2],
-        occurred_at=row[3],
-        hook_type=row[4],
-        type=row[5],
-        title=row[6],
-        narrative=row[7],
-        facts=json.loads(row[8]),
-        files=json.loads(row[9]),
-        concepts=json.loads(row[10]),
-        importance=row[11],
-        derived_by=row[12],
-        updated_at=row[13],
-    )

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from memvault import jsontext
 from memvault.domain import Event, Watermark
@@ -26,7 +26,6 @@ from memvault.graph.model import (
     Entity,
     GraphDelta,
     GraphEdge,
-    GraphNode,
     GraphSlice,
     GraphStats,
     Ref,
@@ -34,6 +33,10 @@ from memvault.graph.model import (
     bounded,
     node_id,
 )
+from memvault.store.rows import chunks as _chunks
+from memvault.store.rows import counted as _counted
+from memvault.store.rows import graph_node as _node
+from memvault.store.rows import without_source as _without
 
 _NODE = "id, kind, key, name, mentions, first_seen, last_seen, sources"
 _EDGE = "src, dst, relation, weight, last_seen, sources"
@@ -236,10 +239,6 @@ def forget(conn: sqlite3.Connection, source: str) -> None:
             )
 
 
-def _without(sources: str, source: str) -> str:
-    return jsontext.dumps([s for s in json.loads(sources) if s != source])
-
-
 def _drop_edge(conn: sqlite3.Connection, src: int, dst: int, relation: str) -> None:
     conn.execute(
         "DELETE FROM graph_edges WHERE src = ? AND dst = ? AND relation = ?", (src, dst, relation)
@@ -306,14 +305,6 @@ def stats(conn: sqlite3.Connection) -> GraphStats:
         nodes_by_kind=_counted(counts, "node:"),
         edges_by_relation=_counted(counts, "edge:"),
     )
-
-
-def _counted(counts: dict[str, int], prefix: str) -> dict[str, int]:
-    return {
-        name.removeprefix(prefix): value
-        for name, value in sorted(counts.items())
-        if name.startswith(prefix) and value
-    }
 
 
 def query(
@@ -437,20 +428,3 @@ def _edges_among(conn: sqlite3.Connection, rows: list[tuple]) -> tuple[list[Grap
     ]
     edges.sort(key=lambda e: (-e.weight, e.id))
     return edges, len(found) > EDGE_CAP
-
-
-def _node(row: tuple) -> GraphNode:
-    return GraphNode(
-        kind=row[1],
-        key=row[2],
-        name=row[3],
-        mentions=row[4],
-        first_seen=row[5],
-        last_seen=row[6],
-        sources=json.loads(row[7]),
-    )
-
-
-def _chunks(items: Sequence[int], size: int) -> Iterable[Sequence[int]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]

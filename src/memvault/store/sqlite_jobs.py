@@ -8,12 +8,12 @@ was taken over never writes twice.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Callable, Sequence
 
 from memvault import jsontext
 from memvault.domain import Job
+from memvault.store.rows import job as _job
 
 _COLUMNS = "id, kind, dedupe_key, payload, attempts, run_after, claimed_by, claimed_until"
 
@@ -115,16 +115,3 @@ def prune(conn: sqlite3.Connection, before: str) -> int:
     return conn.execute(
         "DELETE FROM jobs WHERE state IN ('done', 'failed') AND updated_at < ?", (before,)
     ).rowcount
-
-
-def _job(row: tuple) -> Job:
-    return Job(
-        id=row[0],
-        kind=row[1],
-        dedupe_key=row[2],
-        payload=json.loads(row[3]),
-        attempts=row[4],
-        run_after=row[5],
-        claimed_by=row[6],
-        claimed_until=row[7],
-    )

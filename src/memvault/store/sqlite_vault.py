@@ -6,7 +6,6 @@ engines keep one contract (and a test can drive it).
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Callable
 from datetime import timedelta
@@ -15,6 +14,7 @@ from typing import Any
 from memvault import jsontext
 from memvault.domain import iso, utc_now
 from memvault.store.contract import VaultWrite
+from memvault.store.rows import vault_write as _write
 
 _COLUMNS = "id, kind, payload, done, result"
 KEPT = timedelta(days=1)  # an applied write's answer is kept this long, for its waiter
@@ -83,13 +83,3 @@ class SQLiteVaultWrites:
     def vault_writes_waiting(self) -> int:
         sql = "SELECT count(*) FROM vault_writes WHERE done = 0"
         return int(self._reader().execute(sql).fetchone()[0])
-
-
-def _write(row: tuple) -> VaultWrite:
-    return VaultWrite(
-        id=int(row[0]),
-        kind=row[1],
-        payload=json.loads(row[2]),
-        done=bool(row[3]),
-        result=None if row[4] is None else json.loads(row[4]),
-    )
