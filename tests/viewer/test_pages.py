@@ -84,6 +84,21 @@ def test_a_long_timeline_is_paged_by_sequence(page, seeded):
     assert page.locator("#next").count() == 0  # the last page
 
 
+def test_a_link_scrolled_to_stays_where_it_was_shown(page, seeded):
+    """Rows laid out only when they come into view would move the pager under the pointer
+    that aims at it: the timeline is laid out whole, once."""
+    page.goto(f"{seeded.url}/sessions/host-long?after=5&limit=1000")
+    target = page.locator("p.pager a", has_text="first")
+    target.scroll_into_view_if_needed()
+    shown = target.bounding_box()
+    assert shown is not None
+    at = (shown["x"] + shown["width"] / 2, shown["y"] + shown["height"] / 2)
+    under = "([x, y]) => document.elementFromPoint(x, y)?.closest('p.pager a')?.textContent"
+    page.wait_for_timeout(300)  # a few frames: what was not laid out yet is by now
+    assert page.evaluate(under, at) == target.text_content()
+    assert target.bounding_box() == shown
+
+
 def test_search_breaks_each_score_down_and_drills_from_l0_to_l2(page, seeded):
     page.goto(f"{seeded.url}/search")
     page.fill("input[name=q]", "payment mock retries")

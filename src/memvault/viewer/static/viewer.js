@@ -8,6 +8,29 @@
   if (!main || !window.EventSource) return;
   var live = main.getAttribute("data-live") || "";
   var busy = false, again = false;
+  // A press and its release must land on the same element, or the browser makes no click:
+  // a page fetched while a button is held is swapped in after the release.
+  var pressed = false, held = null;
+
+  function swap(fresh) {
+    var current = document.getElementById("page");
+    current.replaceWith(document.adoptNode(fresh));
+    main = fresh;
+    live = main.getAttribute("data-live") || "";
+    document.body.removeAttribute("data-held");
+    document.body.setAttribute("data-reloaded", String(Date.now()));
+  }
+
+  document.addEventListener("pointerdown", function () { pressed = true; }, true);
+  ["pointerup", "pointercancel"].forEach(function (kind) {
+    document.addEventListener(kind, function () {
+      pressed = false;
+      // After the click this release makes, which may leave the page.
+      setTimeout(function () {
+        if (held && !pressed) { var fresh = held; held = null; swap(fresh); }
+      }, 0);
+    }, true);
+  });
 
   function concerns(kind, data) {
     if (!live) return false;
@@ -28,11 +51,12 @@
         if (html === null) return;
         var fresh = new DOMParser().parseFromString(html, "text/html").getElementById("page");
         if (!fresh) return;
-        var current = document.getElementById("page");
-        current.replaceWith(document.adoptNode(fresh));
-        main = fresh;
-        live = main.getAttribute("data-live") || "";
-        document.body.setAttribute("data-reloaded", String(Date.now()));
+        if (pressed) {
+          held = fresh;
+          document.body.setAttribute("data-held", "");
+          return;
+        }
+        swap(fresh);
       })
       .catch(function () {})
       .then(function () {
