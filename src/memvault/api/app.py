@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -28,7 +27,6 @@ from memvault.vault.board import BoardFormatError
 from memvault.vault.owner import VaultWriteQueued
 
 log = logging.getLogger("memvault.api")
-SWITCH_INTERVAL = 0.001  # seconds; Python's default is 0.005
 _SOURCES = frozenset({"query", "body", "path", "header", "cookie"})  # where, not which field
 
 
@@ -83,9 +81,6 @@ def create_app(settings: Settings | None = None, memory: Memory | None = None) -
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        # Background work (indexing, embedding, the pipeline) shares the interpreter with
-        # requests: hand it over more often, so a request waits less for its turn.
-        sys.setswitchinterval(SWITCH_INTERVAL)
         owned = memory is None
         app.state.memory = opened = memory or Memory.open(settings)
         opened.start_background()

@@ -55,9 +55,7 @@ def pending(folder: str, limit: int | None = None) -> list[str]:
     try:
         with os.scandir(folder) as entries:
             names = [
-                e.name
-                for e in entries
-                if e.name.endswith(SUFFIX) and not e.name.startswith(".")
+                e.name for e in entries if e.name.endswith(SUFFIX) and not e.name.startswith(".")
             ]
     except FileNotFoundError:
         return []
