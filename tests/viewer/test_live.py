@@ -37,8 +37,11 @@ def test_a_new_event_shows_in_its_session_timeline_without_a_reload(page, seeded
 def test_a_click_pressed_while_the_page_refreshes_still_follows_its_link(page, seeded):
     """A live refresh that lands between a press and its release must not swallow the
     click: the page holds the refresh until the pointer is up."""
-    # The last page of a long session follows new events; its pager links to the first.
-    page.goto(f"{seeded.url}/sessions/host-long?after=5&limit=1000")
+    # The last page of a session follows new events; its pager links to the first. A
+    # session of its own: the other tests count the events of theirs.
+    many = [envelope("host-press", n) for n in range(30)]
+    seeded.api.post("/observe/bulk", json={"observations": many}).raise_for_status()
+    page.goto(f"{seeded.url}/sessions/host-press?after=5&limit=1000")
     page.wait_for_selector("#live-state.on")
     target = page.locator("p.pager a", has_text="first")
     href = target.get_attribute("href") or ""
@@ -47,7 +50,7 @@ def test_a_click_pressed_while_the_page_refreshes_still_follows_its_link(page, s
     assert box is not None and "after=" not in href
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     page.mouse.down()
-    event = envelope("host-long", 1_000, data={"tool_name": "Bash", "tool_output": "late"})
+    event = envelope("host-press", 1_000, data={"tool_name": "Bash", "tool_output": "late"})
     seeded.api.post("/observe", json=event).raise_for_status()
     # The refresh arrives while the button is held: swapped in (the click would be lost)
     # or held back until the release.
