@@ -21,16 +21,19 @@
     document.body.setAttribute("data-reloaded", String(Date.now()));
   }
 
+  function release() {
+    pressed = false;
+    // After the click this release makes, which may leave the page.
+    setTimeout(function () {
+      if (held && !pressed) { var fresh = held; held = null; swap(fresh); }
+    }, 0);
+  }
+
   document.addEventListener("pointerdown", function () { pressed = true; }, true);
-  ["pointerup", "pointercancel"].forEach(function (kind) {
-    document.addEventListener(kind, function () {
-      pressed = false;
-      // After the click this release makes, which may leave the page.
-      setTimeout(function () {
-        if (held && !pressed) { var fresh = held; held = null; swap(fresh); }
-      }, 0);
-    }, true);
-  });
+  document.addEventListener("pointerup", release, true);
+  document.addEventListener("pointercancel", release, true);
+  // A button released outside the window sends no pointerup here: leaving it ends the hold.
+  window.addEventListener("blur", release);
 
   function concerns(kind, data) {
     if (!live) return false;
