@@ -242,6 +242,21 @@ def test_reading_prefers_active_and_stale_rows_with_meaningful_content(board, cl
     assert [r.session_id for r in board.rows()] == [active, unnamed, idle]
 
 
+def test_reading_sees_a_hand_edit_that_keeps_the_files_size_and_time(board, vault, clock):
+    """Rows are parsed once per text of the board: an edit in place that leaves the file's
+    size and modification time as they were is still read."""
+    import os
+
+    session_id = board.register("cursor-main-agent", manual=True, topic="Auth").session_id
+    assert [r.topic for r in board.rows()] == ["Auth"]
+    index = vault / "memory" / "index.md"
+    before = index.stat()
+    index.write_text(index.read_text(encoding="utf-8").replace("Auth", "Bill"), encoding="utf-8")
+    os.utime(index, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert index.stat().st_size == before.st_size
+    assert [(r.session_id, r.topic) for r in board.rows()] == [(session_id, "Bill")]
+
+
 # -- organize (item 15) ----------------------------------------------------------------
 
 

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import re
 
-from tests.helpers import envelope, wait_for
+from memvault.domain import BoardRow
+from memvault.vault.board import Board, row_cells
+from memvault.vault.table import format_row
+from tests.helpers import Server, envelope, wait_for
 from tests.viewer.conftest import HOSTILE, shoot
 
 
@@ -192,3 +195,47 @@ def test_opening_a_fragment_in_the_viewer_does_not_count_as_a_read(page, seeded)
     seeded.api.get(f"/memories/{chosen}").raise_for_status()
     wait_for(lambda: reads(chosen) > before)
     assert reads(chosen) == before + 1
+
+
+def test_a_long_board_shows_every_row_down_to_the_last(browser, tmp_path):
+    """A board of 45 rows comes in bodies of 20 that the browser lays out when scrolled
+    to: every row is there, in order, and the last one can be scrolled to and followed."""
+    vault = tmp_path / "home" / "vault"
+    ids = [f"2026-11-{1 + n % 28:02d}-{n:04d}-long-agent" for n in range(45)]
+    lines = Board.parse(None).render() + "".join(
+        format_row(
+            row_cells(
+                BoardRow(
+                    sid,
+                    "long-agent",
+                    f"Topic {n}",
+                    f"Work {n}.",
+                    "long",
+                    "active",
+                    [],
+                    "2026-11-30 10:00",
+                    f"2026-11-30 10:{59 - n:02d}",
+                )
+            )
+        )
+        + "\n"
+        for n, sid in enumerate(ids)
+    )
+    (vault / "memory").mkdir(parents=True)
+    (vault / "memory" / "index.md").write_text(lines, encoding="utf-8")
+    server = Server(tmp_path / "home", {"MEMVAULT_LANGUAGE": "en"}).start()
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(f"{server.url}/")
+        assert page.locator("table.board tbody").count() == 3
+        shown = page.locator("table.board tbody td:first-child a").all_text_contents()
+        assert shown == ids  # most recently updated first
+        last = page.get_by_role("link", name=ids[-1], exact=True)
+        last.scroll_into_view_if_needed()
+        assert last.is_visible()
+        last.click()
+        page.wait_for_url(re.compile(re.escape(ids[-1])))
+    finally:
+        context.close()
+        server.stop()

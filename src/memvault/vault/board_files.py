@@ -83,6 +83,9 @@ class BoardFiles:
         # Ids used elsewhere (the store remembers ids whose rows were organized away).
         self.is_taken = is_taken
         self._continues_cache: dict[str, tuple[int, int, list[str]]] = {}
+        # The board's text and its rows in reading priority: read again on every call (the
+        # file is the truth, a person may edit it), parsed again only when the text changed.
+        self._rows_cache: tuple[str | None, tuple[BoardRow, ...]] | None = None
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -109,7 +112,12 @@ class BoardFiles:
 
     def rows(self) -> list[BoardRow]:
         """Rows in reading priority: active, then stale, then idle; meaningful topics first,
-        then most recently updated."""
+        then most recently updated. The rows are shared with later calls on the same text:
+        read them, do not change them."""
+        text = self._board_text()
+        cached = self._rows_cache
+        if cached is not None and cached[0] == text:
+            return list(cached[1])
 
         def priority(row: BoardRow) -> tuple:
             updated = parse_time(row.updated_at)
@@ -119,7 +127,9 @@ class BoardFiles:
                 -(updated.timestamp() if updated else 0),
             )
 
-        return sorted(self.board().rows, key=priority)
+        rows = sorted(Board.parse(text).rows, key=priority)
+        self._rows_cache = (text, tuple(rows))
+        return rows
 
     def has_row(self, session_id: str) -> bool:
         return self.board().get(session_id) is not None

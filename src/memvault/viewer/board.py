@@ -11,6 +11,8 @@ from memvault.viewer.render import memory_of, page
 
 router = APIRouter(include_in_schema=False)
 STATUSES = ("active", "stale", "idle")
+# Rows per <tbody>: the unit the browser lays out when scrolled to (viewer.css sizes it).
+ROWS_PER_BODY = 20
 
 
 @router.get("/")
@@ -31,6 +33,7 @@ def board(request: Request, status: str | None = None) -> Response:
         title="Board",
         live="board",
         rows=shown,
+        rows_per_body=ROWS_PER_BODY,
         total=len(rows),
         counts=counts,
         chosen=chosen,
