@@ -162,6 +162,7 @@ def _backlog(backlog: Backlog | None) -> dict[str, Any] | None:
         "eventsNotIndexed": backlog.events_not_indexed,
         "documentsNotEmbedded": backlog.documents_not_embedded,
         "caughtUp": backlog.caught_up,
+        "indexer": backlog.indexes_here,
     }
 
 

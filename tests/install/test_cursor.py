@@ -56,9 +56,7 @@ def test_stable_events_are_only_those_every_cursor_build_since_1_7_knows(home, m
     assert "--all-events" in result.stdout
 
 
-def test_by_default_the_newer_events_are_registered_and_tools_go_to_post_tool_use(
-    home, memvault
-):
+def test_by_default_the_newer_events_are_registered_and_tools_go_to_post_tool_use(home, memvault):
     memvault("install", "cursor")
     assert set(_hooks(home)) == {
         "sessionStart", "sessionEnd", "beforeSubmitPrompt", "postToolUse", "postToolUseFailure",

@@ -18,7 +18,7 @@ from memvault.errors import InvalidInput
 from memvault.vault.owner import VaultWriteQueued
 from memvault.vault.remember import Draft, Edit
 from tests.e2e.test_health_visibility import memvault
-from tests.helpers import wait_for
+from tests.helpers import envelope, wait_for
 from tests.replicas.conftest import replica
 
 OFFLINE = {"embeddings": "none", "llm": "none"}
@@ -34,6 +34,22 @@ def shared(postgres_cluster, tmp_path):
     vault = tmp_path / "vault"
     vault.mkdir()
     return postgres_cluster.database(), vault
+
+
+def post_event(server, session: str, n: int, command: str) -> None:
+    data = {"tool_name": "Bash", "tool_input": {"command": command}, "tool_output": ""}
+    answer = httpx.post(
+        f"{server.url}/agentmemory/observe", json=envelope(session, n, data=data), timeout=30
+    )
+    assert answer.status_code == 201, answer.text
+
+
+def found(server, query: str, event_id: str) -> bool:
+    answer = httpx.post(
+        f"{server.url}/agentmemory/search", json={"query": query, "limit": 20}, timeout=30
+    )
+    answer.raise_for_status()
+    return any(event_id in (hit.get("eventIds") or []) for hit in answer.json()["results"])
 
 
 def board_text(vault: Path) -> str:
@@ -168,12 +184,28 @@ def test_two_servers_share_a_vault_and_the_standby_takes_over_when_the_owner_is_
         assert saved.status_code == 201, saved.text
         assert (vault / saved.json()["path"]).is_file()
 
+        # Only the owner indexes the shared log; an event posted to the standby alone is
+        # found on it within seconds all the same (the owner looks at the log every second).
+        assert health(first)["index"]["indexer"] is True
+        assert health(second)["index"]["indexer"] is False
+        post_event(second, "on-standby", 1, "quokkaword deploy")
+        wait_for(lambda: found(second, "quokkaword", "on-standby-e1"), timeout=10)
+        time.sleep(1.5)  # the first event's board row written and seen by the owner
+        posted_at = time.monotonic()
+        post_event(second, "on-standby", 2, "numbatword deploy")
+        wait_for(lambda: found(second, "numbatword", "on-standby-e2"), timeout=10)
+        assert time.monotonic() - posted_at < 5
+
         # The owner dies without a word; the standby takes the vault within seconds.
         first.kill()
         killed_at = time.monotonic()
         wait_for(lambda: health(second)["replication"]["vaultOwner"], timeout=15)
         took = time.monotonic() - killed_at
         assert took < 10, took
+        # And indexes from then on.
+        assert health(second)["index"]["indexer"] is True
+        post_event(second, "on-standby", 3, "wombatword rollback")
+        wait_for(lambda: found(second, "wombatword", "on-standby-e3"), timeout=10)
         # Its board watcher now picks up a hand edit of the board.
         index = vault / "memory" / "index.md"
         index.write_text(

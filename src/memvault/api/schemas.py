@@ -228,6 +228,13 @@ class IndexBacklog(_Shape):
     eventsNotIndexed: Count
     documentsNotEmbedded: Annotated[Count | None, Field(description="null without an embedder")]
     caughtUp: bool
+    indexer: Annotated[
+        bool,
+        Field(
+            description="Whether this replica indexes the event log and embeds documents: "
+            "on PostgreSQL the vault's owner does, and the other replicas follow its writes"
+        ),
+    ]
 
 
 class Replication(_Shape):

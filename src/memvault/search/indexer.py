@@ -59,6 +59,9 @@ class Backlog:
     indexed_through: int  # the newest event whose observation is indexed
     events_not_indexed: int
     documents_not_embedded: int | None  # None: no embedder, nothing to wait for
+    # Whether this process indexes the log and embeds documents: on a database replicas
+    # share, only the vault's owner does; the others follow what it writes.
+    indexes_here: bool = True
 
     @property
     def caught_up(self) -> bool:
@@ -309,6 +312,7 @@ class Indexer:
             indexed_through=indexed,
             events_not_indexed=self.store.observations_since(indexed),
             documents_not_embedded=None if self.semantic is None else self.semantic.pending(),
+            indexes_here=self.owns_vault(),
         )
 
     def catch_up(self) -> int:
@@ -325,7 +329,8 @@ class Indexer:
 
 class IndexWorker:
     """Runs the indexer in the background: on a nudge after ingest, on vault changes, and
-    every ``interval`` seconds in case a change went unseen."""
+    every ``interval`` seconds in case a change went unseen. With replicas, only the vault's
+    owner indexes, and it looks at the shared log every second."""
 
     def __init__(
         self, indexer: Indexer, *, interval: float = 30.0, pacer: Pacer | None = None
@@ -368,11 +373,21 @@ class IndexWorker:
         lower_this_threads_priority()
         last_scan = float("-inf")
         failures = 0
+        # On a database replicas share, events arrive at the others too, and nothing
+        # nudges this one for them: the replica that indexes looks at the log every
+        # FOLLOW_INTERVAL.
+        shared = self.indexer.store.engine != "sqlite"
+        wait = min(FOLLOW_INTERVAL, self.interval) if shared else self.interval
         while not self._stop.is_set():
-            self._wake.wait(self.interval)
+            self._wake.wait(wait)
             self._wake.clear()
             if self._stop.is_set():
                 return
+            if not self.indexer.owns_vault():
+                # One replica indexes the shared log (the vault's owner: it also scans the
+                # vault's files); two would compute every batch twice and drop one. The
+                # others follow the vectors it writes (`_follow`).
+                continue
             try:
                 # The timer counts from the last scan, so a steady stream of events (each
                 # a nudge) cannot put off the safety-net scan.
