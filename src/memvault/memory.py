@@ -615,9 +615,18 @@ class Memory(Recall):
             return report
 
     def register_from_event(self, session_id: str, agent_id: str | None) -> None:
-        """Background registration after a session's first live event; never raises."""
+        """Background registration after a session's first live event; never raises.
+        A session the store already links to a row (whichever replica linked it) needs no
+        call; on a standby the call is a hand-over to the vault's owner, so its answer is
+        remembered here too."""
         try:
-            self.register_host_session(session_id, agent_id, from_event=True)
+            known = self.store.get_session(session_id)
+            if known is not None and known.board_session_id:
+                self._linked.add(session_id)
+                return
+            report = self.register_host_session(session_id, agent_id, from_event=True)
+            if report.ok:
+                self._linked.add(session_id)
         except Exception:
             log.exception("could not register session %s on the board", session_id)
         finally:

@@ -308,3 +308,33 @@ def test_a_fragment_edited_through_a_standby_is_not_counted_as_read(shared, tmp_
         standby.store.sync()
         # Editing is not reading: what keeps a fragment from being archived is agents' reads.
         assert owner.store.document("fragment", key).access_count == 0
+
+
+def test_a_standby_hands_a_sessions_board_registration_over_once(shared, tmp_path):
+    """Events of one host session arriving at a standby register it on the board once:
+    the standby remembers the owner's answer, and a session another replica linked needs
+    no hand-over at all (each hand-over is a round trip through the owner)."""
+    database, vault = shared
+    with (
+        open_replica(tmp_path, "a", database, vault) as owner,
+        open_replica(tmp_path, "b", database, vault) as standby,
+    ):
+        owner.vault_owner.start()
+        for n in range(5):
+            standby.observe(envelope("host-s", n))
+            if standby.needs_board_row("host-s"):
+                standby.register_from_event("host-s", None)
+        owner.observe(envelope("host-o", 0))
+        assert owner.needs_board_row("host-o")
+        owner.register_from_event("host-o", None)
+        for n in range(1, 4):
+            standby.observe(envelope("host-o", n))
+            if standby.needs_board_row("host-o"):
+                standby.register_from_event("host-o", None)
+        linked = {s: standby.session(s).board_session_id for s in ("host-s", "host-o")}
+        assert all(linked.values()), linked
+        with psycopg.connect(database) as conn:
+            kinds = conn.execute(
+                "SELECT kind, count(*) FROM vault_writes WHERE kind <> 'identity' GROUP BY kind"
+            ).fetchall()
+        assert kinds == [("register_host_session", 1)]
