@@ -35,7 +35,7 @@ from memvault.errors import StoreFailure, StoreUnavailable
 from memvault.store import AppendOutcome, Store, masked_url, migrations
 from memvault.store import postgres_jobs as jobs
 from memvault.store import postgres_pipeline as pipeline
-from memvault.store.postgres_append import Appender, LostRace
+from memvault.store.postgres_append import Appender
 from memvault.store.postgres_documents import PostgresSearchIndex
 from memvault.store.postgres_graph import PostgresGraph
 from memvault.store.postgres_log import PostgresEventLog
@@ -71,7 +71,7 @@ RETURNING xmax = 0
 """
 
 # Retried: the database aborted the transaction to let another pass; nothing was kept.
-_RETRIED = (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure, LostRace)
+_RETRIED = (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure)
 
 
 class PostgresStore(

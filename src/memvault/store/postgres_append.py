@@ -3,15 +3,19 @@
 A batch is one transaction that first takes the event log's advisory lock, so appends from
 every replica commit one after another, in the order of the sequence numbers they drew: a
 follower reading by sequence (``log_after``, ``observations_after``) never passes a number
-that commits later. Under the lock the lookup of stored ids is authoritative; the insert
-still says ``ON CONFLICT DO NOTHING`` against the unique client id, and a row it skipped
-sends the whole transaction round again, so an id is stored once whoever writes it.
+that commits later. Under the lock the lookup of stored ids is authoritative, so an id is
+stored once whoever writes it.
 
-The batch is written in a few statements (arrays unnested into each table); if any of it
-fails, it is redone event by event under savepoints, so only the culprit fails. Since
-appends take turns on the lock anyway, each store appends from one thread (``Appender``)
-that writes whatever callers queued meanwhile in one transaction: a burst of hook events
-costs one turn, not one each.
+The lock is held for as little as the database's own work: everything the client computes
+is computed before, and the lock, the one statement that appends the batch (the lookup,
+the numbers, the events, their observations, the sessions and the counters, in
+data-modifying CTEs) and the commit go in one flush of a pipeline, one round trip, with no
+wait on this process in between. Replicas then take turns on the lock as fast as the
+database appends, not as fast as each other's interpreters answer. If the batch fails, it
+is redone event by event under savepoints, so only the culprit fails. Since appends take
+turns on the lock anyway, each store appends from one thread (``Appender``) that writes
+whatever callers queued meanwhile in one transaction: a burst of hook events costs one
+turn, not one each.
 """
 
 from __future__ import annotations
@@ -33,38 +37,70 @@ EVENT_LOG_LOCK = 0x6D76_0001
 OBSERVATION_CHANGES_LOCK = 0x6D76_0002
 
 
-class LostRace(Exception):
-    """An id this transaction meant to insert was stored meanwhile: run it again."""
-
-
-_INSERT_EVENTS = """
-INSERT INTO events (seq, session_id, client_event_id, hook_type, project, cwd, agent_id,
-                    client_timestamp, occurred_at, received_at, payload)
-SELECT * FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[],
-                     %s::text[], %s::text[], %s::text[], %s::text[], %s::text[])
-ON CONFLICT (session_id, client_event_id) DO NOTHING
-RETURNING seq
-"""
-
-_INSERT_OBSERVATIONS = """
-INSERT INTO observations (event_seq, session_id, occurred_at, hook_type, type, title,
-                          narrative, facts, files, concepts, importance, derived_by, updated_at)
-SELECT s, sid, occ, hook, t, title, narr, facts, files, concepts, imp, 'synthetic', upd
-FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[],
-            %s::text[], %s::text[], %s::text[], %s::text[], %s::integer[], %s::text[])
-    AS v(s, sid, occ, hook, t, title, narr, facts, files, concepts, imp, upd)
-"""
-
-# One statement: the sessions touched (xmax = 0 on a returned row: inserted, not updated,
-# a session new to the log) and the counters.
-_TOUCH_SESSIONS = """
-WITH touched AS (
+# The whole batch in one statement, under the lock taken just before it. Input: one array
+# per column, an event per position (``ord``). Output: per position, its sequence number
+# and whether it was stored before (by an earlier batch, or earlier in this one).
+_APPEND = """
+WITH v AS (
+    SELECT * FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[],
+                         %s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[],
+                         %s::text[], %s::text[], %s::text[], %s::text[], %s::integer[])
+        WITH ORDINALITY AS v(session_id, client_event_id, hook_type, project, cwd, agent_id,
+                             client_timestamp, occurred_at, received_at, payload, type, title,
+                             narrative, facts, files, concepts, importance, ord)
+),
+known AS (
+    SELECT v.ord, e.seq FROM v
+    JOIN events e ON e.session_id = v.session_id AND e.client_event_id = v.client_event_id
+),
+firsts AS (  -- an id given twice in the batch: its first place is the one stored
+    SELECT DISTINCT ON (session_id, client_event_id) session_id, client_event_id, ord
+    FROM v WHERE client_event_id IS NOT NULL
+    ORDER BY session_id, client_event_id, ord
+),
+fresh AS (
+    SELECT v.*, row_number() OVER (ORDER BY v.ord) AS n FROM v
+    WHERE v.ord NOT IN (SELECT ord FROM known)
+      AND (v.client_event_id IS NULL OR v.ord IN (SELECT ord FROM firsts))
+),
+issued AS (
+    UPDATE sequences SET value = value + (SELECT count(*) FROM fresh)
+    WHERE name = 'events'
+    RETURNING value - (SELECT count(*) FROM fresh) AS base
+),
+numbered AS (
+    SELECT f.*, i.base + f.n AS seq FROM fresh f CROSS JOIN issued i
+),
+stored AS (
+    INSERT INTO events (seq, session_id, client_event_id, hook_type, project, cwd, agent_id,
+                        client_timestamp, occurred_at, received_at, payload)
+    SELECT seq, session_id, client_event_id, hook_type, project, cwd, agent_id,
+           client_timestamp, occurred_at, received_at, payload
+    FROM numbered
+),
+observed AS (
+    INSERT INTO observations (event_seq, session_id, occurred_at, hook_type, type, title,
+                              narrative, facts, files, concepts, importance, derived_by,
+                              updated_at)
+    SELECT seq, session_id, occurred_at, hook_type, type, title, narrative, facts, files,
+           concepts, importance, 'synthetic', received_at
+    FROM numbered
+),
+per_session AS (
+    SELECT session_id, min(n) AS first_n, max(n) AS last_n, min(occurred_at) AS first_at,
+           max(occurred_at) AS last_at, count(*)::integer AS events
+    FROM numbered GROUP BY session_id
+),
+touched AS (  -- xmax = 0 on a returned row: inserted, not updated, a session new to the log
     INSERT INTO sessions (id, project, cwd, agent_id, created_at, updated_at, first_event_at,
                           last_event_at, last_received_at, event_count, observation_count,
                           last_event_seq)
-    SELECT * FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::text[],
-                         %s::text[], %s::text[], %s::text[], %s::text[], %s::integer[],
-                         %s::integer[], %s::bigint[])
+    SELECT s.session_id, f.project, f.cwd, f.agent_id, f.received_at, f.received_at,
+           s.first_at, s.last_at, l.received_at, s.events, s.events, l.seq
+    FROM per_session s
+    JOIN numbered f ON f.n = s.first_n
+    JOIN numbered l ON l.n = s.last_n
+    ORDER BY s.session_id
     ON CONFLICT (id) DO UPDATE SET
         first_event_at = least(sessions.first_event_at, excluded.first_event_at),
         last_event_at = greatest(sessions.last_event_at, excluded.last_event_at),
@@ -74,16 +110,25 @@ WITH touched AS (
         observation_count = sessions.observation_count + excluded.observation_count,
         updated_at = excluded.updated_at
     RETURNING xmax = 0 AS created
+),
+counted AS (
+    UPDATE counters SET value = value + CASE
+        WHEN name = 'sessions' THEN (SELECT count(*) FROM touched WHERE created)
+        ELSE (SELECT count(*) FROM numbered) END
+    WHERE name IN ('events', 'observations', 'sessions')
 )
-UPDATE counters SET value = value + CASE
-    WHEN name = 'sessions' THEN (SELECT count(*) FROM touched WHERE created) ELSE %s END
-WHERE name IN ('events', 'observations', 'sessions')
+SELECT v.ord, coalesce(k.seq, mine.seq, first.seq) AS seq, mine.seq IS NULL AS repeated
+FROM v
+LEFT JOIN known k ON k.ord = v.ord
+LEFT JOIN numbered mine ON mine.ord = v.ord
+LEFT JOIN firsts fi ON fi.session_id = v.session_id AND fi.client_event_id = v.client_event_id
+LEFT JOIN numbered first ON first.ord = fi.ord
+ORDER BY v.ord
 """
 
 # Errors that are the connection's or the transaction's, not one event's: the whole
 # transaction fails (and may be tried again), never a single event.
 _TRANSACTION_ERRORS = (
-    LostRace,
     psycopg.OperationalError,
     psycopg.errors.SerializationFailure,
     psycopg.errors.DeadlockDetected,
@@ -188,101 +233,54 @@ class Appender:
 
 
 def append(conn: psycopg.Connection, events: list[NewEvent]) -> list[AppendOutcome]:
-    """Append a batch in one transaction; if anything fails, redo it event by event so only
-    the culprit fails."""
+    """Append a batch in one transaction, committed here; if anything fails, redo it event
+    by event so only the culprit fails."""
     if not events:
         return []
-    # Pipelined: statements go without waiting for each answer, so the lock is held for
-    # two round trips to the database, not one per statement.
-    with conn.pipeline():
-        conn.execute("SELECT pg_advisory_xact_lock(%s)", (EVENT_LOG_LOCK,))
-        try:
-            with conn.transaction():
-                return _append_together(conn, events)
-        except _TRANSACTION_ERRORS:
+    columns = _columns(events)  # before the lock: nothing of ours runs while it is held
+    try:
+        with conn.pipeline():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (EVENT_LOG_LOCK,))
+            answer = conn.execute(_APPEND, columns)
+            conn.commit()  # sent in the same flush: the lock goes with the commit
+        return _outcomes(events, answer.fetchall())
+    except _TRANSACTION_ERRORS:
+        raise
+    except Exception:
+        if conn.broken:
             raise
-        except Exception:
-            if conn.broken:
-                raise
-        outcomes: list[AppendOutcome] = []
+        conn.rollback()
+    outcomes: list[AppendOutcome] = []
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (EVENT_LOG_LOCK,))
         for event in events:
             try:
                 with conn.transaction():
-                    outcomes.extend(_append_together(conn, [event]))
+                    rows = conn.execute(_APPEND, _columns([event])).fetchall()
+                outcomes.extend(_outcomes([event], rows))
             except _TRANSACTION_ERRORS:
                 raise
             except Exception as exc:  # one event that cannot be stored fails alone
                 if conn.broken:
                     raise
                 outcomes.append(AppendFailure(event.session_id, event.client_event_id, str(exc)))
-        return outcomes
-
-
-def _append_together(conn: psycopg.Connection, events: list[NewEvent]) -> list[AppendOutcome]:
-    # Under the lock, the last number issued cannot change until this transaction ends.
-    issued = conn.execute("SELECT value FROM sequences WHERE name = 'events'")
-    known = _stored_ids(conn, events)
-    fresh: list[NewEvent] = []
-    # Per event: the seq it already has, or (as -1 - i) the i-th fresh event's, to come.
-    places: list[int] = []
-    for event in events:
-        key = (event.session_id, event.client_event_id)
-        if event.client_event_id is not None and key in known:
-            places.append(known[key])
-            continue
-        places.append(-1 - len(fresh))
-        if event.client_event_id is not None:
-            known[key] = -1 - len(fresh)  # a repeat later in the batch is this one
-        fresh.append(event)
-    seqs: list[int] = []
-    if fresh:
-        first = issued.fetchone()[0] + 1
-        seqs = list(range(first, first + len(fresh)))
-        conn.execute("UPDATE sequences SET value = %s WHERE name = 'events'", (seqs[-1],))
-        _insert(conn, fresh, seqs)
-    outcomes: list[AppendOutcome] = []
-    written: set[int] = set()
-    for event, place in zip(events, places, strict=True):
-        seq = place if place > 0 else seqs[-1 - place]
-        repeated = place > 0 or seq in written
-        written.add(seq)
-        outcomes.append(
-            AppendResult(
-                event.session_id, event.client_event_id, seq, observation_id(seq), repeated
-            )
-        )
     return outcomes
 
 
-def _insert(conn: psycopg.Connection, events: list[NewEvent], seqs: list[int]) -> None:
-    columns = list(
-        zip(
-            *(
-                (
-                    seq,
-                    e.session_id,
-                    e.client_event_id,
-                    e.hook_type,
-                    e.project,
-                    e.cwd,
-                    e.agent_id,
-                    e.client_timestamp,
-                    e.occurred_at,
-                    e.received_at,
-                    e.payload,
-                )
-                for seq, e in zip(seqs, events, strict=True)
-            ),
-            strict=True,
-        )
-    )
-    inserted = conn.execute(_INSERT_EVENTS, [list(c) for c in columns])
-    observations = [
+def _columns(events: list[NewEvent]) -> list[list[Any]]:
+    """The batch as one array per column of ``_APPEND``'s input."""
+    rows = [
         (
-            seq,
             e.session_id,
-            e.occurred_at,
+            e.client_event_id,
             e.hook_type,
+            e.project,
+            e.cwd,
+            e.agent_id,
+            e.client_timestamp,
+            e.occurred_at,
+            e.received_at,
+            e.payload,
             e.observation.type,
             without_nul(e.observation.title),
             without_nul(e.observation.narrative),
@@ -290,58 +288,19 @@ def _insert(conn: psycopg.Connection, events: list[NewEvent], seqs: list[int]) -
             _json(e.observation.files),
             _json(e.observation.concepts),
             e.observation.importance,
-            e.received_at,
         )
-        for seq, e in zip(seqs, events, strict=True)
+        for e in events
     ]
-    conn.execute(_INSERT_OBSERVATIONS, [list(c) for c in zip(*observations, strict=True)])
-    sessions: dict[str, list] = {}
-    for seq, e in zip(seqs, events, strict=True):
-        session = sessions.get(e.session_id)
-        if session is None:
-            sessions[e.session_id] = [
-                e.session_id,
-                e.project,
-                e.cwd,
-                e.agent_id,
-                e.received_at,
-                e.received_at,
-                e.occurred_at,
-                e.occurred_at,
-                e.received_at,
-                1,
-                1,
-                seq,
-            ]
-        else:
-            session[6] = min(session[6], e.occurred_at)
-            session[7] = max(session[7], e.occurred_at)
-            session[8] = e.received_at
-            session[9] += 1
-            session[10] += 1
-            session[11] = seq
-    # In id order, so two transactions touching the same sessions lock them alike.
-    rows = [sessions[key] for key in sorted(sessions)]
-    conn.execute(_TOUCH_SESSIONS, [*(list(c) for c in zip(*rows, strict=True)), len(events)])
-    if len(inserted.fetchall()) != len(events):
-        raise LostRace("an event id was stored by another writer meanwhile")
+    return [list(column) for column in zip(*rows, strict=True)]
 
 
-def _stored_ids(
-    conn: psycopg.Connection, events: list[NewEvent]
-) -> dict[tuple[str, str | None], int]:
-    """(session, client event id) → seq, for the events already stored: one probe of the
-    unique index per id."""
-    wanted = list({(e.session_id, e.client_event_id) for e in events if e.client_event_id})
-    if not wanted:
-        return {}
-    rows = conn.execute(
-        "SELECT e.session_id, e.client_event_id, e.seq "
-        "FROM unnest(%s::text[], %s::text[]) AS v(session_id, client_event_id) "
-        "JOIN events e ON e.session_id = v.session_id AND e.client_event_id = v.client_event_id",
-        ([w[0] for w in wanted], [w[1] for w in wanted]),
-    )
-    return {(session_id, client_id): seq for session_id, client_id, seq in rows}
+def _outcomes(events: list[NewEvent], rows: list[tuple[int, int, bool]]) -> list[AppendOutcome]:
+    if len(rows) != len(events):
+        raise RuntimeError(f"the append answered {len(rows)} rows for {len(events)} events")
+    return [
+        AppendResult(event.session_id, event.client_event_id, seq, observation_id(seq), repeated)
+        for event, (_, seq, repeated) in zip(events, rows, strict=True)
+    ]
 
 
 def without_nul(text: str) -> str:
