@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import multiprocessing
 import sqlite3
+import threading
+from contextlib import closing
 
 import pytest
 
@@ -11,7 +13,7 @@ from memvault.ingest import prepare
 from memvault.ingest.envelope import Envelope, validate
 from memvault.store import migrations, open_store
 from memvault.store.sqlite import SQLiteStore
-from tests.helpers import envelope
+from tests.helpers import envelope, wait_for
 
 pytestmark = pytest.mark.sqlite_only
 
@@ -34,6 +36,36 @@ def test_reopening_applies_no_migration_twice(tmp_path):
     conn = connect(tmp_path / "m.db")
     count = conn.execute("SELECT count(*) FROM schema_migrations").fetchone()[0]
     assert count == len(migrations.load("sqlite"))
+
+
+def test_commits_leave_checkpoints_to_a_thread_of_their_own(tmp_path):
+    """The writer never checkpoints in a commit (it would stall every request queued
+    behind it); the checkpointer copies the log into the database file within a second,
+    while the store is open, however little was written."""
+    store = SQLiteStore(tmp_path / "m.db")
+    try:
+        (result,) = store.append_events([prepare(validate(Envelope, envelope("ckpt", 1)))])
+
+        def in_the_database_file() -> bool:
+            # immutable=1 reads the database file alone, never the WAL beside it.
+            uri = f"file:{tmp_path / 'm.db'}?immutable=1"
+            with closing(sqlite3.connect(uri, uri=True)) as conn:
+                try:
+                    found = conn.execute(
+                        "SELECT seq FROM events WHERE seq = ?", (result.event_seq,)
+                    )
+                except sqlite3.OperationalError:  # not even the tables copied yet
+                    return False
+                return found.fetchone() is not None
+
+        wait_for(in_the_database_file, timeout=5)
+        autocheckpoint = store._writer.call(
+            lambda conn: conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0]
+        )
+        assert autocheckpoint == 0
+    finally:
+        store.close()
+    assert not any(t.name == "memvault-sqlite-checkpoint" for t in threading.enumerate())
 
 
 def test_stored_events_cannot_be_rewritten(tmp_path):

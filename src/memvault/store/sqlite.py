@@ -46,6 +46,7 @@ from memvault.store import sqlite_pipeline as pipeline
 from memvault.store.rows import observation as _observation
 from memvault.store.rows import session as _session
 from memvault.store.sqlite_append import append_requests
+from memvault.store.sqlite_checkpoint import Checkpointer
 from memvault.store.sqlite_vault import SQLiteVaultWrites
 from memvault.store.writer import LOCK_WAIT_SECONDS, Batched, Writer
 
@@ -98,6 +99,7 @@ class SQLiteStore(SQLiteVaultWrites, Store):
             lock_wait=lock_wait,
         )
         self._writer.call(_migrate)
+        self._checkpointer = Checkpointer(self._connect)
 
     # -- connections ----------------------------------------------------------------------
 
@@ -117,6 +119,7 @@ class SQLiteStore(SQLiteVaultWrites, Store):
             raise RuntimeError(f"could not switch {self.path} to WAL (got {mode})")
         conn.execute(f"PRAGMA synchronous = {self._synchronous}")
         conn.execute("PRAGMA busy_timeout = 0")  # the writer waits in short steps itself
+        conn.execute("PRAGMA wal_autocheckpoint = 0")  # the checkpointer's job, off its path
         return conn
 
     def _reader(self) -> sqlite3.Connection:
@@ -801,6 +804,7 @@ class SQLiteStore(SQLiteVaultWrites, Store):
         return None
 
     def close(self) -> None:
+        self._checkpointer.close()
         self._writer.close()
         with self._readers_lock:
             for conn in self._readers:
