@@ -10,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
+import jsonschema
 import psycopg
 import pytest
 
@@ -50,6 +51,22 @@ def found(server, query: str, event_id: str) -> bool:
     )
     answer.raise_for_status()
     return any(event_id in (hit.get("eventIds") or []) for hit in answer.json()["results"])
+
+
+# Every route that writes the vault: on a standby each may answer 202.
+VAULT_WRITES = [
+    *(
+        (f"/agentmemory/board/{name}", "post")
+        for name in ("register", "continue", "release", "organize")
+    ),
+    ("/agentmemory/board/sessions/{session_id}/update", "post"),
+    ("/agentmemory/board/sessions/{session_id}/archive", "post"),
+    ("/agentmemory/remember", "post"),
+    ("/agentmemory/forget", "post"),
+    ("/agentmemory/fragments/{fragment_id}", "patch"),
+    ("/agentmemory/fragments/{fragment_id}", "delete"),
+    ("/agentmemory/maintain", "post"),
+]
 
 
 def board_text(vault: Path) -> str:
@@ -279,6 +296,15 @@ def test_a_write_no_owner_applies_in_time_is_answered_accepted_and_applied_later
             assert answer.status_code == 202, answer.text
             told = answer.json()
             assert told["accepted"] is True and told["queued"] > 0
+            # The answer is the one the OpenAPI document declares for it.
+            document = httpx.get(f"{standby.url}/openapi.json", timeout=10).json()
+            declared = document["paths"]["/agentmemory/board/register"]["post"]["responses"]
+            schema = declared["202"]["content"]["application/json"]["schema"]
+            name = schema["$ref"].rsplit("/", 1)[1]
+            jsonschema.validate(told, {**schema, "components": document["components"]})
+            assert name == "VaultWriteAccepted"
+            for path, method in VAULT_WRITES:
+                assert "202" in document["paths"][path][method]["responses"], (path, method)
             assert "Accepted for later" not in board_text(vault)
             assert health(standby)["replication"]["vaultWritesQueued"] == 1
         finally:

@@ -140,7 +140,7 @@ _UNREADABLE: dict[int | str, dict[str, Any]] = {
     409: {"description": "A board memvault will not read; `error` names the line"}
 }
 _DONE = {"description": "The report", "model": schemas.BoardReport}
-_REPORTS: dict[int | str, dict[str, Any]] = {200: _DONE, 409: _REFUSED}
+_REPORTS: dict[int | str, dict[str, Any]] = {200: _DONE, 409: _REFUSED, **schemas.QUEUED}
 
 
 def _memory(request: Request) -> Memory:

@@ -254,6 +254,7 @@ async def smart_search(request: Request, body: SmartSearchBody) -> dict[str, Any
             "model": schemas.Remembered,
             "links": _FRAGMENT_LINKS,
         },
+        **schemas.QUEUED,
     },
 )
 async def remember(request: Request, body: RememberBody) -> JSONResponse:
@@ -291,7 +292,7 @@ async def remember(request: Request, body: RememberBody) -> JSONResponse:
     "/forget",
     summary="Delete a fragment",
     response_model=None,
-    responses=_answers("Deleted", schemas.Forgotten),
+    responses={**_answers("Deleted", schemas.Forgotten), **schemas.QUEUED},
 )
 async def forget(request: Request, body: ForgetBody) -> dict[str, Any]:
     if body.observation_ids or body.session_id:

@@ -45,6 +45,27 @@ class Error(_Shape):
     report: Annotated[BoardReport, sometimes("A refused board operation's, on an MCP call")]
 
 
+class VaultWriteAccepted(_Shape):
+    """A write of the vault a replica handed to the vault's owner, which did not apply it
+    in time (none runs, or one is taking over): kept in the database, and the next owner
+    applies it. Sending it again is not needed."""
+
+    accepted: Literal[True]
+    queued: Annotated[int, Field(description="The queued write's id")]
+    message: str
+
+
+# A route that writes the vault (board, fragments) may answer this on a replica that does
+# not own the vault (PostgreSQL); on SQLite the server owns it and never does.
+QUEUED = {
+    202: {
+        "description": "Handed to the vault's owner, which did not apply it in time; kept "
+        "in the database and applied by the next owner",
+        "model": VaultWriteAccepted,
+    }
+}
+
+
 # -- ingest and sessions -------------------------------------------------------------------
 
 

@@ -74,6 +74,7 @@ _NO_ROUTE = "No route for this path: an id with a control character in it"
         200: {"description": "The fragment as edited, whole", "model": schemas.OneMemory},
         400: {"description": "No such fragment, or an edit that cannot be made"},
         404: {"description": _NO_ROUTE},
+        **schemas.QUEUED,
     },
 )
 async def edit(request: Request, fragment_id: str, body: EditBody) -> dict[str, Any]:
@@ -105,6 +106,7 @@ async def edit(request: Request, fragment_id: str, body: EditBody) -> dict[str, 
         200: {"description": "Deleted, or checked for a dry run", "model": schemas.FragmentDeleted},
         400: {"description": "No such fragment, or not a fragment"},
         404: {"description": _NO_ROUTE},
+        **schemas.QUEUED,
     },
 )
 async def delete(
@@ -131,7 +133,10 @@ async def delete(
     "/maintain",
     summary="Archive unused low-importance fragments; write L2 summaries of large projects",
     response_model=None,
-    responses={200: {"description": "What was (or would be) done", "model": schemas.Maintained}},
+    responses={
+        200: {"description": "What was (or would be) done", "model": schemas.Maintained},
+        **schemas.QUEUED,
+    },
 )
 async def maintain(request: Request, body: MaintainBody | None = None) -> dict[str, Any]:
     dry_run = body.dry_run if body else False
