@@ -56,10 +56,12 @@ from memvault.search.context import MEMORY_KINDS, Packed
 from memvault.search.indexer import Backlog
 from memvault.store import AppendOutcome, Store, open_store
 from memvault.vault.board import BoardFormatError
+from memvault.vault.files import file_sha256
 from memvault.vault.fragments import CheckReport, check_folder
 from memvault.vault.lifecycle import Report, SessionBoard
 from memvault.vault.owner import VaultOwner
-from memvault.vault.snapshot import SnapshotInput, as_snapshot
+from memvault.vault.remember import DerivedFragment, Draft
+from memvault.vault.snapshot import Snapshot, SnapshotInput, as_snapshot
 from memvault.vault_writes import apply as apply_vault_write
 from memvault.vault_writes import vault_write
 
@@ -721,6 +723,58 @@ class Memory(Recall):
 
     # Fragment files are written by the vault's owner (``vault_writes``), as board rows are.
     remember = vault_write("remember")(Recall.remember)
+
+    # -- what the pipeline writes: on the vault's owner, whichever process runs the job -------
+
+    @vault_write("remember_derived")
+    def remember_derived(self, draft: Draft) -> DerivedFragment:
+        """A fragment the pipeline learned, written as ``remember`` writes one, with the
+        file's hash before a merge into it and after the write."""
+        seen: dict[str, str | None] = {}
+
+        def before_merge(path: Path) -> None:
+            seen["before"] = file_sha256(path)
+
+        def after_write(path: Path) -> None:
+            seen["after"] = file_sha256(path)
+
+        done = Recall.remember(self, draft, before_merge=before_merge, after_write=after_write)
+        return DerivedFragment(
+            done.action,
+            done.path.relative_to(self.settings.vault_path).as_posix(),
+            done.similarity,
+            seen.get("before"),
+            seen.get("after"),
+        )
+
+    @vault_write("update_derived")
+    def update_derived(
+        self,
+        board_session_id: str,
+        content: Snapshot,
+        *,
+        topic: str | None = None,
+        derived_summary: str | None = None,
+        keywords: str | None = None,
+    ) -> Report:
+        """A session's summary into its snapshot and row, through the board's merge policy
+        (the Summary only while memvault wrote it)."""
+        return self.board.update(
+            board_session_id,
+            content,
+            topic=topic,
+            derived_summary=derived_summary,
+            keywords=keywords,
+        )
+
+    def board_row(self, board_session_id: str) -> BoardRow | None:
+        """One row of the board: from the file on the vault's owner, from the database's
+        mirror of it elsewhere (another process's folder may not be the vault)."""
+        if self.vault_owner.is_owner():
+            return self.board.board().get(board_session_id)
+        rows = self.store.board_rows(limit=1_000_000)
+        return next((row for row in rows if row.session_id == board_session_id), None)
+
     edit_fragment = vault_write("edit_fragment")(Recall.edit_fragment)
     delete_fragment = vault_write("delete_fragment")(Recall.delete_fragment)
     forget = vault_write("forget")(Recall.forget)

@@ -20,7 +20,7 @@ from memvault.recall import Deleted, Maintenance
 from memvault.vault.board import BoardFormatError
 from memvault.vault.lifecycle import Report
 from memvault.vault.owner import encode_error
-from memvault.vault.remember import Draft, Edit, Remembered
+from memvault.vault.remember import DerivedFragment, Draft, Edit, Remembered
 from memvault.vault.snapshot import Snapshot
 
 if TYPE_CHECKING:
@@ -40,10 +40,7 @@ def vault_write(kind: str) -> Callable[[F], F]:
 
         @functools.wraps(method)
         def call(memory: Memory, *args: Any, **kwargs: Any) -> Any:
-            # A call with callbacks is the pipeline's, run by a `memvault worker` process
-            # (a server's pipeline runs on the owner only): it writes in place, as before
-            # there were owners, since a callback cannot be handed over.
-            if memory.vault_owner.is_owner() or any(map(callable, kwargs.values())):
+            if memory.vault_owner.is_owner():
                 return method(memory, *args, **kwargs)
             return forward(memory, kind, args, kwargs)
 
@@ -151,4 +148,8 @@ def _decode(value: Any, memory: Memory) -> Any:
     return {k: _decode(v, memory) for k, v in value.items()}
 
 
-_RESULTS: dict[str, type] = {"Deleted": Deleted, "Maintenance": Maintenance}
+_RESULTS: dict[str, type] = {
+    "Deleted": Deleted,
+    "Maintenance": Maintenance,
+    "DerivedFragment": DerivedFragment,
+}

@@ -203,3 +203,56 @@ def test_worker_processes_beside_replicas_run_each_job_once_and_at_once(
     # The worker processes took part, not only the second replica.
     pids = {int(c.split(":")[1]) for *_, c in jobs if c}
     assert pids & {p.pid for p in workers}
+
+
+@pytest.mark.slow
+def test_a_worker_process_hands_what_its_jobs_write_to_the_vaults_owner(
+    postgres_cluster, tmp_path, launch
+):
+    """A `memvault worker` never writes a vault itself, its own folder or the shared one:
+    the snapshot and board row a summary writes and the fragment an extraction writes are
+    handed to the replica that owns the vault, which writes them there."""
+    require_sdk("openai")
+    database = postgres_cluster.database()
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    with LLMServer() as llm:
+        llm.respond = lambda r: json.dumps(SUMMARY if kind_of(r) == "summary" else FRAGMENTS)
+        owner = launch(
+            replica(
+                tmp_path / "owner",
+                database,
+                llm_env(llm, MEMVAULT_WORKER_IN_SERVER="false", MEMVAULT_VAULT=str(vault)),
+            )
+        )
+        worker_home = tmp_path / "worker"
+        worker = launch(worker_process(worker_home, database, llm_env(llm)))
+        try:
+            registered = httpx.post(
+                f"{owner.url}/agentmemory/session/start",
+                json={"sessionId": "s1", "project": "demo-app", "cwd": "/code/demo-app"},
+                timeout=30,
+            )
+            assert registered.status_code < 300, registered.text
+            post_work(owner.url, "s1")
+
+            def extracted():
+                """the worker summarized and extracted the session"""
+                return one(database, "SELECT extracted_seq FROM sessions WHERE id = 's1'")[0]
+
+            wait_for(extracted, timeout=60)
+            assert worker.poll() is None, (worker_home / "worker.log").read_text()
+        finally:
+            worker.kill()
+            worker.wait(30)
+            owner.kill()
+        jobs = rows(database, "SELECT kind, claimed_by FROM jobs WHERE kind <> 'graph'")
+    assert {int(c.split(":")[1]) for _, c in jobs} == {worker.pid}
+    handed = dict(rows(database, "SELECT kind, count(*) FROM vault_writes GROUP BY kind"))
+    assert handed.get("update_derived", 0) >= 1 and handed.get("remember_derived") == 1
+    (board_row,) = one(database, "SELECT board_session_id FROM sessions WHERE id = 's1'")
+    snapshot = (vault / "memory" / "sessions" / f"{board_row}.md").read_text(encoding="utf-8")
+    assert SUMMARY["current_context"] in snapshot
+    fragments = sorted((vault / "agent-memory").glob("*.md"))
+    assert len(fragments) == 1 and "bcrypt" in fragments[0].read_text(encoding="utf-8")
+    assert list(worker_home.rglob("*.md")) == []  # its own folder holds no vault file

@@ -4,16 +4,16 @@ background threads start and stop in one place."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from memvault import Memory
 from memvault.config import Settings
+from memvault.domain import BoardRow
 from memvault.pipeline.service import Pipeline
 from memvault.store import Store
-from memvault.vault.lifecycle import SessionBoard
-from memvault.vault.remember import Draft, Remembered
+from memvault.vault.lifecycle import Report
+from memvault.vault.remember import DerivedFragment, Draft
 from tests.test_pipeline_service import step, work
 
 SERVER_THREADS = {
@@ -54,14 +54,21 @@ class Parts:
 
     store: Store
     settings: Settings
-    board: SessionBoard
-    write: Callable[..., Remembered]
+    memory: Memory
     written: list[Draft] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
     graphed: list[Path] = field(default_factory=list)
 
-    def remember(self, draft: Draft, **hooks: Callable[[Path], None]) -> Remembered:
+    def remember_derived(self, draft: Draft) -> DerivedFragment:
         self.written.append(draft)
-        return self.write(draft, **hooks)
+        return self.memory.remember_derived(draft)
+
+    def update_derived(self, board_session_id: str, content, **fields) -> Report:
+        self.updated.append(board_session_id)
+        return self.memory.update_derived(board_session_id, content, **fields)
+
+    def board_row(self, board_session_id: str) -> BoardRow | None:
+        return self.memory.board_row(board_session_id)
 
     def graph_fragment(self, path: Path) -> None:
         self.graphed.append(path)
@@ -72,7 +79,7 @@ def test_the_pipeline_feeds_the_board_and_writes_fragments_through_the_parts_it_
 ):
     started = memory.start_session({"sessionId": "s1", "project": "demo-app", "cwd": "/c"})
     memory.observe_many(work("s1", start=1) + a_fix("s1", start=10))
-    parts = Parts(memory.store, memory.settings, memory.board, write=memory.remember)
+    parts = Parts(memory.store, memory.settings, memory)
     pipeline = Pipeline(parts, offline=True)
     try:
         assert pipeline.summarize_session("s1") is not None
@@ -80,6 +87,7 @@ def test_the_pipeline_feeds_the_board_and_writes_fragments_through_the_parts_it_
         assert row.status == "active"
         text = memory.board.snapshot_text(started.board.session_id)
         assert row.summary.strip() and row.summary.strip() in text
+        assert parts.updated == [started.board.session_id]
         written = pipeline.extract_session("s1")
         assert written and len(parts.written) == len(written)
         assert all(r.path.is_file() for r in written)

@@ -53,6 +53,11 @@ def worker(
         console.print(f"{answer['jobsRun']} job(s) run")
         return
     with reach.open_memory() as memory:
+        if _on_postgres(memory.settings):
+            # A worker beside servers never writes the vault, nor takes it over: what its
+            # jobs write (snapshots, board rows, fragments) is handed to the vault's owner,
+            # and waits in the database while none runs.
+            memory.vault_owner.refusal = "a `memvault worker` process hands its vault writes over"
         if once:
             memory.pipeline.signals()  # sessions due by threshold or idleness
             console.print(f"{memory.pipeline.worker.drain()} job(s) run")

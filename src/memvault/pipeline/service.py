@@ -23,20 +23,18 @@ handed them, so nothing here calls back up into ``Memory``.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import logging
 import re
 import threading
 import time
-from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Protocol
 
 from memvault.background import Pacer
 from memvault.config import Settings
-from memvault.domain import Event, Job, Observation, Session, Watermark, iso, utc_now
+from memvault.domain import BoardRow, Event, Job, Observation, Session, Watermark, iso, utc_now
 from memvault.graph import extract_session_graph
 from memvault.llm import LLM, LLMError, open_llm
 from memvault.llm.budget import estimate_tokens
@@ -60,9 +58,9 @@ from memvault.pipeline.worker import Worker
 from memvault.store import Store
 from memvault.vault.board import UNSET_TOPICS, is_placeholder_keywords
 from memvault.vault.fragments import live_fragment_files
-from memvault.vault.lifecycle import SessionBoard
-from memvault.vault.remember import Draft, FragmentRefused, Remembered, check_draft
-from memvault.vault.snapshot import CONTEXT, as_snapshot
+from memvault.vault.lifecycle import Report
+from memvault.vault.remember import DerivedFragment, Draft, FragmentRefused, Remembered, check_draft
+from memvault.vault.snapshot import CONTEXT, Snapshot, as_snapshot
 
 log = logging.getLogger(__name__)
 
@@ -91,17 +89,25 @@ class Sources(Protocol):
     @property
     def settings(self) -> Settings: ...
 
-    @property
-    def board(self) -> SessionBoard: ...
+    def remember_derived(self, draft: Draft) -> DerivedFragment:
+        """The fragment write path (merge or create, then index and graph the file), run
+        by the vault's owner, with the file's hash before a merge and after the write."""
+        ...
 
-    def remember(
+    def update_derived(
         self,
-        draft: Draft,
+        board_session_id: str,
+        content: Snapshot,
         *,
-        before_merge: Callable[[Path], None] | None = None,
-        after_write: Callable[[Path], None] | None = None,
-    ) -> Remembered:
-        """The fragment write path: merge or create, then index and graph the file."""
+        topic: str | None = None,
+        derived_summary: str | None = None,
+        keywords: str | None = None,
+    ) -> Report:
+        """A summary into a session's snapshot and board row, by the vault's owner."""
+        ...
+
+    def board_row(self, board_session_id: str) -> BoardRow | None:
+        """A row of the board as it is now."""
         ...
 
     def graph_fragment(self, path: Path) -> None:
@@ -115,8 +121,11 @@ class Pipeline:
     ) -> None:
         self.store = sources.store
         self.settings = sources.settings
-        self.board = sources.board
-        self._write_fragment = sources.remember
+        # The vault is written by its owner whichever process runs a job: these are handed
+        # to it from a `memvault worker` or a standby (``vault_writes``).
+        self._write_fragment = sources.remember_derived
+        self._update_row = sources.update_derived
+        self._board_row = sources.board_row
         self._graph_fragment = sources.graph_fragment
         self._last_sweep = float("-inf")
         self._turns_ended: set[str] = set()
@@ -460,26 +469,16 @@ class Pipeline:
         not leave as it is (an agent's, a person's, or one edited since) makes no claim on
         it, and drops an old claim. Both hashes are taken under the folder's lock, so a
         write by someone else in between is never taken for the pipeline's."""
-        vault = self.settings.vault_path
-        seen: dict[str, str | None] = {}
-
-        def before_merge(path: Path) -> None:
-            seen["before"] = _sha256(path)
-
-        def after_write(path: Path) -> None:
-            seen["after"] = _sha256(path)
-
-        remembered = self._write_fragment(draft, before_merge=before_merge, after_write=after_write)
-        relative = remembered.path.relative_to(vault).as_posix()
-        ours = remembered.action == "created" or (
-            seen.get("before") is not None
-            and self.store.pipeline_fragment(relative) == seen["before"]
+        written = self._write_fragment(draft)
+        relative = written.path
+        ours = written.action == "created" or (
+            written.before is not None and self.store.pipeline_fragment(relative) == written.before
         )
-        if ours and seen.get("after") is not None:
-            self.store.record_pipeline_fragment(relative, str(seen["after"]))
+        if ours and written.after is not None:
+            self.store.record_pipeline_fragment(relative, written.after)
         else:
             self.store.forget_pipeline_fragments([relative])
-        return remembered
+        return Remembered(written.action, self.settings.vault_path / relative, written.similarity)
 
     def summarize_session(self, session_id: str, *, fallback: bool = True) -> Summary | None:
         """Bring a session's summary up to date; the new summary, or None if nothing was new.
@@ -555,7 +554,7 @@ class Pipeline:
         one."""
         if not board_session_id:
             return
-        row = self.board.board().get(board_session_id)
+        row = self._board_row(board_session_id)
         if row is None:
             return
         if row.status != "active":
@@ -571,7 +570,7 @@ class Pipeline:
             # The pipeline's own earlier context is replaced, not piled up: the merge policy
             # moves it under Superseded / Resolved.
             sections[CONTEXT] = [context, f"[superseded] {previous_context.strip()}"]
-        report = self.board.update(
+        report = self._update_row(
             board_session_id,
             as_snapshot(sections),
             topic=(summary.topic or None) if topic_unset else None,
@@ -608,13 +607,6 @@ def _own_steps(events: list[Event], observations: list[Observation]) -> list[Ste
             step = dataclasses.replace(step, text=cues.own_words(step.text))
         own.append(step)
     return own
-
-
-def _sha256(path: Path) -> str | None:
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        return None
 
 
 def _summary(stored: dict) -> Summary:

@@ -4,6 +4,7 @@ and the check that a name stays inside its folder."""
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import tempfile
 from pathlib import Path, PurePath
@@ -68,3 +69,11 @@ def inside(folder: Path, relative: str | PurePath) -> Path:
     if resolved == root or not resolved.is_relative_to(root):
         raise OutsideFolder(f"{name!r} leads outside {folder.name}/")
     return target
+
+
+def file_sha256(path: Path) -> str | None:
+    """A file's SHA-256, or None when it cannot be read."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None

@@ -92,6 +92,19 @@ class Remembered:
         }
 
 
+@dataclass(slots=True)
+class DerivedFragment:
+    """What the vault's owner answers for a fragment the pipeline wrote: ``Remembered``
+    with the path inside the vault, and the file's hash before a merge into it and after
+    the write, both taken under the folder's lock (the pipeline's claim on the file)."""
+
+    action: str
+    path: str  # inside the vault, with forward slashes
+    similarity: float | None
+    before: str | None
+    after: str | None
+
+
 def facts_from(body: str) -> list[str]:
     """A body as fact lines: list items as they are, other lines made into items; title
     headings and report-style headings dropped (the file name is the title)."""
