@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import httpx
 import pytest
 
 from tests.helpers import IN_CI, Server
@@ -33,6 +34,14 @@ def worker_process(home: Path, url: str, env: dict[str, str] | None = None) -> s
         stdout=log,
         stderr=subprocess.STDOUT,
     )
+
+
+def found(server, query: str, event_id: str) -> bool:
+    answer = httpx.post(
+        f"{server.url}/agentmemory/search", json={"query": query, "limit": 20}, timeout=30
+    )
+    answer.raise_for_status()
+    return any(event_id in (hit.get("eventIds") or []) for hit in answer.json()["results"])
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ import pytest
 
 from tests.embeddings.conftest import SERVER_DIM, EmbeddingServer
 from tests.helpers import envelope
-from tests.replicas.conftest import replica
+from tests.replicas.conftest import found, replica
 
 FOLLOWED_WITHIN = 5.0  # seconds: a follower looks every second
 
@@ -41,14 +41,6 @@ def command(session: str, n: int, text: str) -> dict:
 def post(server, body: dict) -> None:
     answer = httpx.post(f"{server.url}/agentmemory/observe", json=body, timeout=30)
     assert answer.status_code == 201, answer.text
-
-
-def found(server, query: str, event_id: str) -> bool:
-    answer = httpx.post(
-        f"{server.url}/agentmemory/search", json={"query": query, "limit": 20}, timeout=30
-    )
-    answer.raise_for_status()
-    return any(event_id in (hit.get("eventIds") or []) for hit in answer.json()["results"])
 
 
 def within(seconds: float, predicate) -> float | None:

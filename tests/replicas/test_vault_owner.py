@@ -20,7 +20,7 @@ from memvault.vault.owner import VaultWriteQueued
 from memvault.vault.remember import Draft, Edit
 from tests.e2e.test_health_visibility import memvault
 from tests.helpers import envelope, wait_for
-from tests.replicas.conftest import replica
+from tests.replicas.conftest import found, replica
 
 OFFLINE = {"embeddings": "none", "llm": "none"}
 
@@ -43,14 +43,6 @@ def post_event(server, session: str, n: int, command: str) -> None:
         f"{server.url}/agentmemory/observe", json=envelope(session, n, data=data), timeout=30
     )
     assert answer.status_code == 201, answer.text
-
-
-def found(server, query: str, event_id: str) -> bool:
-    answer = httpx.post(
-        f"{server.url}/agentmemory/search", json={"query": query, "limit": 20}, timeout=30
-    )
-    answer.raise_for_status()
-    return any(event_id in (hit.get("eventIds") or []) for hit in answer.json()["results"])
 
 
 # Every route that writes the vault: on a standby each may answer 202.
