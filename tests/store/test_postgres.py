@@ -73,6 +73,56 @@ def test_stores_opening_together_apply_each_migration_once(url):
     assert sorted(applied) == [m.version for m in migrations.load("postgres")]
 
 
+def test_a_database_an_older_version_wrote_is_upgraded_once_and_keeps_its_events(url):
+    """A database with all but the newest migration (as the version before wrote it),
+    holding an event: replicas of this version starting together upgrade it once, under
+    the migration lock, and the event is still there, its number not reused."""
+    *older, newest = migrations.load("postgres")
+    with psycopg.connect(url) as conn:
+        conn.execute(
+            "CREATE TABLE schema_migrations ("
+            "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+        )
+        for migration in older:
+            conn.execute(migration.sql.encode())
+            conn.execute(
+                "INSERT INTO schema_migrations VALUES (%s, %s, '2026-11-30T10:00:00.000Z')",
+                (migration.version, migration.name),
+            )
+        conn.execute(
+            "INSERT INTO events (seq, session_id, client_event_id, hook_type, project, cwd, "
+            "agent_id, client_timestamp, occurred_at, received_at, payload) VALUES (1, 'old', "
+            "'old-e1', 'post_tool_use', 'p', '/p', NULL, '2026-11-30T10:00:00.000Z', "
+            "'2026-11-30T10:00:00.000Z', '2026-11-30T10:00:00.000Z', '{}')"
+        )
+        conn.execute("UPDATE sequences SET value = 1 WHERE name = 'events'")
+    opened: list[PostgresStore] = []
+    barrier = threading.Barrier(3)
+
+    def open_one():
+        barrier.wait()
+        opened.append(PostgresStore(url, pool_size=1))
+
+    threads = [threading.Thread(target=open_one) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    try:
+        assert len(opened) == 3
+        with psycopg.connect(url) as conn:
+            applied = [row[0] for row in conn.execute("SELECT version FROM schema_migrations")]
+        assert sorted(applied) == [m.version for m in [*older, newest]]
+        store = opened[0]
+        assert [e.client_event_id for e in store.log_after(0, limit=10)] == ["old-e1"]
+        (result,) = store.append_events([event()])
+        assert result.event_seq == 2 and not result.deduplicated
+        assert store.queue_vault_write("k", "organize", {}) > 0  # the newest migration's
+    finally:
+        for store in opened:
+            store.close()
+
+
 def test_stored_events_cannot_be_rewritten(url):
     store = PostgresStore(url, pool_size=1)
     store.append_events([event()])
