@@ -66,6 +66,13 @@ class Settings(BaseSettings):
         validation_alias=_alias("MEMVAULT_SQLITE_SYNCHRONOUS", "sqlite_synchronous"),
         description="FULL survives power loss; NORMAL survives process crashes only.",
     )
+    postgres_pool_size: int = Field(
+        10,
+        ge=1,
+        le=200,
+        validation_alias=_alias("MEMVAULT_POSTGRES_POOL_SIZE", "postgres_pool_size"),
+        description="Connections a process keeps open to PostgreSQL at most (its pool).",
+    )
     store_location: str | None = Field(
         default=None,
         validation_alias=_alias("MEMVAULT_STORE_URL", "store_location"),

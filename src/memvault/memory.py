@@ -244,6 +244,7 @@ class Memory(Recall):
             settings.store_url,
             synchronous=settings.sqlite_synchronous,
             lock_wait=settings.lock_wait_seconds,
+            pool_size=settings.postgres_pool_size,
         )
         return cls(settings, store)
 

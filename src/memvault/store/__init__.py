@@ -106,15 +106,25 @@ def schema_versions(url: str) -> tuple[int, int] | None:
     return None if applied is None else (applied, newest)
 
 
-def open_store(url: str, *, synchronous: str = "FULL", lock_wait: float | None = None) -> Store:
+def open_store(
+    url: str,
+    *,
+    synchronous: str = "FULL",
+    lock_wait: float | None = None,
+    pool_size: int | None = None,
+) -> Store:
     """Open a store from its URL (see ``engine_of``). ``lock_wait`` bounds how long a write
     waits for another process's lock (SQLite) or for a connection (PostgreSQL);
-    ``synchronous`` is SQLite's."""
+    ``synchronous`` is SQLite's, ``pool_size`` PostgreSQL's."""
     if engine_of(url) == "postgres":
         _need_psycopg()
-        from memvault.store.postgres import CONNECTION_WAIT, PostgresStore
+        from memvault.store.postgres import CONNECTION_WAIT, POOL_SIZE, PostgresStore
 
-        return PostgresStore(url, wait=CONNECTION_WAIT if lock_wait is None else lock_wait)
+        return PostgresStore(
+            url,
+            pool_size=POOL_SIZE if pool_size is None else pool_size,
+            wait=CONNECTION_WAIT if lock_wait is None else lock_wait,
+        )
     path = sqlite_file(url)
     from memvault.store.sqlite import SQLiteStore
     from memvault.store.writer import LOCK_WAIT_SECONDS
