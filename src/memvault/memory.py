@@ -773,8 +773,7 @@ class Memory(Recall):
         mirror of it elsewhere (another process's folder may not be the vault)."""
         if self.vault_owner.is_owner():
             return self.board.board().get(board_session_id)
-        rows = self.store.board_rows(limit=1_000_000)
-        return next((row for row in rows if row.session_id == board_session_id), None)
+        return self.store.board_row(board_session_id)
 
     edit_fragment = vault_write("edit_fragment")(Recall.edit_fragment)
     delete_fragment = vault_write("delete_fragment")(Recall.delete_fragment)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from memvault.domain import AppendFailure, AppendResult
+from memvault.domain import AppendFailure, AppendResult, BoardRow
 from memvault.ingest import prepare
 from memvault.ingest.envelope import Envelope, validate
 from tests.helpers import envelope
@@ -200,3 +200,24 @@ def test_an_event_holding_a_nul_character_is_stored_and_read_back_as_sent(store)
     # The observation is derived text: PostgreSQL, which cannot hold U+0000, shows U+FFFD.
     (observation,) = store.list_observations("s1", limit=10)
     assert observation.title.replace("\ufffd", "\x00") == "Bash: printf 'a\x00b'"
+
+
+def test_one_mirrored_board_row_is_read_by_its_id(store):
+    rows = [
+        BoardRow(
+            f"2026-11-30-10{n:02d}-cursor-main-agent",
+            "cursor-main-agent",
+            f"Topic {n}",
+            f"Summary {n}",
+            "k",
+            "active" if n else "idle",
+            ["2026-11-30-1000-cursor-main-agent"] if n == 2 else [],
+            "2026-11-30 10:00",
+            "2026-11-30 10:05",
+        )
+        for n in range(3)
+    ]
+    store.replace_board_rows(rows)
+    assert store.board_row(rows[2].session_id) == rows[2]
+    assert store.board_row("2026-11-30-1099-cursor-main-agent") is None
+    assert store.board_rows(status="idle") == [rows[0]]

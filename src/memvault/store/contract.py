@@ -249,6 +249,10 @@ class BoardMirror(ABC):
         """Mirrored board rows in board order, optionally of one status."""
 
     @abstractmethod
+    def board_row(self, session_id: str) -> BoardRow | None:
+        """The mirrored row of one Memory Session ID, if the board has it."""
+
+    @abstractmethod
     def board_row_count(self) -> int:
         """Rows of the mirrored session board."""
 

@@ -40,6 +40,8 @@ from memvault.store.postgres_documents import PostgresSearchIndex
 from memvault.store.postgres_graph import PostgresGraph
 from memvault.store.postgres_log import PostgresEventLog
 from memvault.store.postgres_vault import PostgresVaultWrites
+from memvault.store.rows import BOARD_COLUMNS as _BOARD_COLUMNS
+from memvault.store.rows import board_row as _board_row
 from memvault.store.rows import session as _session
 
 T = TypeVar("T")
@@ -343,20 +345,23 @@ class PostgresStore(
         self._transaction(op)
 
     def board_rows(self, *, status: str | None = None, limit: int = 1000) -> list[BoardRow]:
-        columns = (
-            "session_id, agent_name, topic, summary, keywords, status, referenced_by, "
-            "started_at, updated_at"
-        )
         if status is None:
             rows = self._read(
-                f"SELECT {columns} FROM board_rows ORDER BY position LIMIT %s", (limit,)
+                f"SELECT {_BOARD_COLUMNS} FROM board_rows ORDER BY position LIMIT %s", (limit,)
             )
         else:
             rows = self._read(
-                f"SELECT {columns} FROM board_rows WHERE status = %s ORDER BY position LIMIT %s",
+                f"SELECT {_BOARD_COLUMNS} FROM board_rows WHERE status = %s "
+                "ORDER BY position LIMIT %s",
                 (status, limit),
             )
-        return [BoardRow(*row[:6], json.loads(row[6]), *row[7:]) for row in rows]
+        return [_board_row(row) for row in rows]
+
+    def board_row(self, session_id: str) -> BoardRow | None:
+        rows = self._read(
+            f"SELECT {_BOARD_COLUMNS} FROM board_rows WHERE session_id = %s", (session_id,)
+        )
+        return next((_board_row(row) for row in rows), None)
 
     def board_row_count(self) -> int:
         row = self._one("SELECT count(*) FROM board_rows")

@@ -8,9 +8,19 @@ import json
 from collections.abc import Iterable, Sequence
 
 from memvault import jsontext
-from memvault.domain import Job, Observation, Session, Watermark, observation_id
+from memvault.domain import BoardRow, Job, Observation, Session, Watermark, observation_id
 from memvault.graph.model import GraphNode
 from memvault.store.contract import VaultWrite
+
+# The board mirror's columns, in the order ``board_row`` reads them.
+BOARD_COLUMNS = (
+    "session_id, agent_name, topic, summary, keywords, status, referenced_by, started_at, "
+    "updated_at"
+)
+
+
+def board_row(row: tuple) -> BoardRow:
+    return BoardRow(*row[:6], json.loads(row[6]), *row[7:])
 
 
 def session(row: tuple) -> Session:

@@ -43,6 +43,8 @@ from memvault.store import sqlite_documents as docs
 from memvault.store import sqlite_graph as graph
 from memvault.store import sqlite_jobs as jobs
 from memvault.store import sqlite_pipeline as pipeline
+from memvault.store.rows import BOARD_COLUMNS as _BOARD_COLUMNS
+from memvault.store.rows import board_row as _board_row
 from memvault.store.rows import observation as _observation
 from memvault.store.rows import session as _session
 from memvault.store.sqlite_append import append_requests
@@ -664,20 +666,23 @@ class SQLiteStore(SQLiteVaultWrites, Store):
     # -- reads ----------------------------------------------------------------------------
 
     def board_rows(self, *, status: str | None = None, limit: int = 1000) -> list[BoardRow]:
-        columns = (
-            "session_id, agent_name, topic, summary, keywords, status, referenced_by, "
-            "started_at, updated_at"
-        )
         if status is None:
             rows = self._reader().execute(
-                f"SELECT {columns} FROM board_rows ORDER BY position LIMIT ?", (limit,)
+                f"SELECT {_BOARD_COLUMNS} FROM board_rows ORDER BY position LIMIT ?", (limit,)
             )
         else:
             rows = self._reader().execute(
-                f"SELECT {columns} FROM board_rows WHERE status = ? ORDER BY position LIMIT ?",
+                f"SELECT {_BOARD_COLUMNS} FROM board_rows WHERE status = ? "
+                "ORDER BY position LIMIT ?",
                 (status, limit),
             )
-        return [BoardRow(*row[:6], json.loads(row[6]), *row[7:]) for row in rows]
+        return [_board_row(row) for row in rows]
+
+    def board_row(self, session_id: str) -> BoardRow | None:
+        rows = self._reader().execute(
+            f"SELECT {_BOARD_COLUMNS} FROM board_rows WHERE session_id = ?", (session_id,)
+        )
+        return next((_board_row(row) for row in rows), None)
 
     def get_session(self, session_id: str) -> Session | None:
         row = (
