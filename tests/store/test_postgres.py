@@ -52,19 +52,25 @@ def test_the_engine_fulfils_every_part_of_the_contract(url):
         store.close()
 
 
-def test_stores_opening_together_apply_each_migration_once(url):
+def open_together(url: str, count: int) -> list[PostgresStore]:
+    """``count`` stores opened on ``url`` at the same moment, as replicas starting together."""
     opened: list[PostgresStore] = []
-    barrier = threading.Barrier(4)
+    barrier = threading.Barrier(count)
 
     def open_one():
         barrier.wait()
         opened.append(PostgresStore(url, pool_size=1))
 
-    threads = [threading.Thread(target=open_one) for _ in range(4)]
+    threads = [threading.Thread(target=open_one) for _ in range(count)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
+    return opened
+
+
+def test_stores_opening_together_apply_each_migration_once(url):
+    opened = open_together(url, 4)
     for store in opened:
         store.close()
     assert len(opened) == 4
@@ -96,18 +102,7 @@ def test_a_database_an_older_version_wrote_is_upgraded_once_and_keeps_its_events
             "'2026-11-30T10:00:00.000Z', '2026-11-30T10:00:00.000Z', '{}')"
         )
         conn.execute("UPDATE sequences SET value = 1 WHERE name = 'events'")
-    opened: list[PostgresStore] = []
-    barrier = threading.Barrier(3)
-
-    def open_one():
-        barrier.wait()
-        opened.append(PostgresStore(url, pool_size=1))
-
-    threads = [threading.Thread(target=open_one) for _ in range(3)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    opened = open_together(url, 3)
     try:
         assert len(opened) == 3
         with psycopg.connect(url) as conn:
