@@ -7,7 +7,7 @@ import time
 import pytest
 
 from memvault import Memory
-from memvault.pipeline import extract_fragments
+from memvault.derive.fragments import extract_fragments
 from memvault.vault.remember import Draft
 
 

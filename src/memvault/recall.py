@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from memvault.background import Pacer
+from memvault.derive.entities import graph_of_fragment
 from memvault.domain import DOCUMENT_KINDS, Document, iso, utc_now
 from memvault.errors import InvalidInput, StoreUnavailable, VaultUnwritable
-from memvault.graph import graph_of_fragment
 from memvault.language import Strings, placeholder_summaries, placeholder_topics, strings
 from memvault.search import context as packing
 from memvault.search.engine import Hit, Searcher

@@ -4,7 +4,7 @@ block given is recorded in the session."""
 from __future__ import annotations
 
 from memvault import Memory
-from memvault.pipeline.activity import steps
+from memvault.derive.activity import steps
 from tests.context.conftest import start
 from tests.helpers import envelope
 

@@ -7,7 +7,7 @@ import time
 import httpx
 import pytest
 
-from memvault.graph import extract_session_graph
+from memvault.pipeline.graph_job import extract_session_graph
 from memvault.store.sqlite import SQLiteStore
 from tests.helpers import Server
 from tests.pipeline.sessions import CHINESE, conversation

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from memvault import Memory
-from memvault.graph import extract_session_graph
+from memvault.pipeline.graph_job import extract_session_graph
 from tests.pipeline.sessions import (
     CHINESE,
     ROOT,

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import time
 
+from memvault.derive.entities import _names, extract_graph
+from memvault.derive.failures import frames, signatures
 from memvault.domain import Event
-from memvault.graph import extract_graph
-from memvault.graph.extract import _names
-from memvault.graph.failures import frames, signatures
 from tests.graph.reading import names, relations
 from tests.pipeline.sessions import ROOT, bash, edit, prompt, reply
 

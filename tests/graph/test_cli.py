@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from memvault import Memory
-from memvault.graph import extract_session_graph
+from memvault.pipeline.graph_job import extract_session_graph
 from memvault.vault.remember import Draft
 from tests.pipeline.sessions import CHINESE, conversation
 

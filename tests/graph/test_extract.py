@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from memvault.graph import extract_graph
-from memvault.graph.extract import LINKS_PER_STEP, MAX_PER_STEP
+from memvault.derive.entities import LINKS_PER_STEP, MAX_PER_STEP, extract_graph
 from memvault.graph.model import SOURCES_LIMIT
 from tests.graph.reading import names, relations
 from tests.pipeline.sessions import (

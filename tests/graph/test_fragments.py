@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from memvault.graph import extract_graph, graph_of_fragment
-from memvault.pipeline import extract_fragments
+from memvault.derive.entities import extract_graph, graph_of_fragment
+from memvault.derive.fragments import extract_fragments
 from memvault.vault.fragments import Fragment
 from memvault.vault.remember import Draft
 from tests.graph.reading import names, relations

@@ -8,9 +8,11 @@ import time
 
 import pytest
 
+from memvault.derive.entities import graph_of_fragment
 from memvault.domain import Watermark
-from memvault.graph import GraphDelta, extract_session_graph, graph_of_fragment
+from memvault.graph import GraphDelta
 from memvault.graph.model import MAX_LIMIT, NEIGHBOURS_PER_NODE, SOURCES_LIMIT
+from memvault.pipeline.graph_job import extract_session_graph
 from memvault.store import sqlite_graph
 from memvault.store.sqlite import SQLiteStore
 from tests.graph.test_fragments import DECISION

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memvault.pipeline import cues
+from memvault.derive import cues
 
 
 @pytest.mark.parametrize(

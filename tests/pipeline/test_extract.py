@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memvault.pipeline import extract_fragments
+from memvault.derive.fragments import extract_fragments
 from memvault.vault.fragments import Fragment
 from memvault.vault.remember import check_draft, remember
 from tests.pipeline import transcripts

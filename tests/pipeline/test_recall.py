@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from memvault.pipeline import extract_fragments
-from memvault.pipeline.summarize import summarize
-from memvault.pipeline.text import substantive
+from memvault.derive.fragments import extract_fragments
+from memvault.derive.summarize import summarize
+from memvault.derive.text import substantive
 from memvault.vault.fragments import Fragment
 from memvault.vault.remember import remember
 from tests.pipeline.sessions import conversation, edit, prompt, reply

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from memvault.pipeline import Summary, has_real_work, snapshot_sections, summarize
-from memvault.pipeline.activity import steps
+from memvault.derive.activity import steps
+from memvault.derive.summarize import Summary, has_real_work, snapshot_sections, summarize
 from memvault.vault import snapshot
 from tests.pipeline import transcripts
 from tests.pipeline.sessions import (

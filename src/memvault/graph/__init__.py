@@ -1,12 +1,13 @@
 """The entity graph: files, functions, libraries, errors, concepts and decisions that
 sessions and fragments mention, and how they relate.
 
-It is a derived catalog, rebuilt from the event log and the vault at will: extraction is
-offline and deterministic (``extract``), the store keeps it indexed, and every query on it
-is bounded (``model`` holds the bounds).
+This package holds the graph's model only: its kinds, relations, node ids and the bounds
+every query on it keeps (``model``). It is a derived catalog, rebuilt from the event log
+and the vault at will: the entities are derived offline and deterministically
+(``memvault.derive.entities``), the pipeline's graph job stores them, and the store keeps
+them indexed.
 """
 
-from memvault.graph.extract import extract_graph, file_name, graph_of_fragment
 from memvault.graph.model import (
     KINDS,
     RELATIONS,
@@ -20,7 +21,6 @@ from memvault.graph.model import (
     node_id,
     parse_node_id,
 )
-from memvault.graph.service import extract_session_graph
 
 __all__ = [
     "KINDS",
@@ -32,10 +32,6 @@ __all__ = [
     "GraphSlice",
     "GraphStats",
     "Relation",
-    "extract_graph",
-    "extract_session_graph",
-    "file_name",
-    "graph_of_fragment",
     "node_id",
     "parse_node_id",
 ]

@@ -1,12 +1,8 @@
-"""The processing pipeline: derive summaries and fragments from a session's captured events.
+"""The processing pipeline's jobs and triggers: bringing a session's summary, fragments,
+compressed observations and graph up to date from its captured events.
 
-This package holds the offline half, pure functions with no store, threads or model: the
-extractive session summary that feeds the session board and snapshots, and the fragment
-extractor that finds what a session learned. Jobs and triggers call them with the events
-past a watermark.
+Triggers queue jobs; the worker runs them one at a time under its gate. Each job reads the
+events past its watermark (``window``), hands them to the pure derivations of
+``memvault.derive`` (or to the LLM, ``llm_tasks``), and writes what they return with the
+moved watermark. ``service.Pipeline`` puts the jobs together for ``Memory``.
 """
-
-from memvault.pipeline.extract import extract_fragments
-from memvault.pipeline.summarize import Summary, has_real_work, snapshot_sections, summarize
-
-__all__ = ["Summary", "extract_fragments", "has_real_work", "snapshot_sections", "summarize"]

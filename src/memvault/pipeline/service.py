@@ -34,13 +34,15 @@ from typing import Protocol
 
 from memvault.background import Pacer
 from memvault.config import Settings
+from memvault.derive import cues
+from memvault.derive.activity import PROMPT, RESPONSE, Step, steps
+from memvault.derive.fragments import extract_fragments
+from memvault.derive.summarize import Summary, has_real_work, snapshot_sections, summarize
+from memvault.derive.text import substantive
 from memvault.domain import BoardRow, Event, Job, Observation, Session, Watermark, iso, utc_now
-from memvault.graph import extract_session_graph
 from memvault.llm import LLM, LLMError, open_llm
 from memvault.llm.budget import estimate_tokens
-from memvault.pipeline import cues
-from memvault.pipeline.activity import PROMPT, RESPONSE, Step, steps
-from memvault.pipeline.extract import extract_fragments
+from memvault.pipeline.graph_job import extract_session_graph
 from memvault.pipeline.llm_tasks import (
     COMPRESS_SYSTEM,
     FRAGMENT_SYSTEM,
@@ -52,8 +54,6 @@ from memvault.pipeline.llm_tasks import (
     llm_summary,
     step_costs,
 )
-from memvault.pipeline.summarize import Summary, has_real_work, snapshot_sections, summarize
-from memvault.pipeline.text import substantive
 from memvault.pipeline.worker import Worker
 from memvault.store import Store
 from memvault.vault.board import UNSET_TOPICS, is_placeholder_keywords

@@ -13,12 +13,12 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from memvault.derive import activity, cues
+from memvault.derive.activity import FAILURE, PROMPT, READ_TYPES, RESPONSE, Step, steps
+from memvault.derive.keywords import keywords
+from memvault.derive.text import clip, close, same
 from memvault.domain import Event, Observation
 from memvault.language import placeholder_topics
-from memvault.pipeline import activity, cues
-from memvault.pipeline.activity import FAILURE, PROMPT, READ_TYPES, RESPONSE, Step, steps
-from memvault.pipeline.keywords import keywords
-from memvault.pipeline.text import clip, close, same
 from memvault.vault import snapshot
 
 TOPIC_LIMIT = 60

@@ -40,12 +40,11 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
+from memvault.derive import code, cues, failures
+from memvault.derive.activity import FAILURE, PROMPT, RESPONSE, TOOL, Step, command_key, steps
+from memvault.derive.text import clip
 from memvault.domain import Event, Observation, iso, observation_id, utc_now
-from memvault.graph import code, failures
 from memvault.graph.model import NAME_LIMIT, GraphDelta, Ref
-from memvault.pipeline import cues
-from memvault.pipeline.activity import FAILURE, PROMPT, RESPONSE, TOOL, Step, command_key, steps
-from memvault.pipeline.text import clip
 from memvault.vault.fragments import TAG, Fragment
 from memvault.vault.remember import Draft, facts_from
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from memvault.derive.entities import CONTEXT_EVENTS, extract_graph
 from memvault.domain import Watermark
-from memvault.graph.extract import CONTEXT_EVENTS, extract_graph
 
 if TYPE_CHECKING:
     from memvault.store import Store

@@ -15,7 +15,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from memvault.graph.code import npm_package, python_package
+from memvault.derive.code import npm_package, python_package
 
 MAX_ERRORS = 3
 MESSAGE_LIMIT = 120

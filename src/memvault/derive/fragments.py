@@ -17,10 +17,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from memvault.derive import cues
+from memvault.derive.activity import FAILURE, PROMPT, RESPONSE, TOOL, Step, command_key, steps
+from memvault.derive.text import clip, close, same, substantive
 from memvault.domain import Event, Observation
-from memvault.pipeline import cues
-from memvault.pipeline.activity import FAILURE, PROMPT, RESPONSE, TOOL, Step, command_key, steps
-from memvault.pipeline.text import clip, close, same, substantive
 from memvault.vault.remember import Draft
 
 SUMMARY_LIMIT = 200
