@@ -12,7 +12,7 @@ import pytest
 from memvault import Memory
 from memvault.domain import Job
 from memvault.llm import LLMError
-from memvault.pipeline.service import COMPRESS, SUMMARIZE
+from memvault.pipeline.jobs import COMPRESS, SUMMARIZE
 from memvault.vault.fragments import Fragment
 from tests.llm.conftest import require_sdk
 from tests.llm_server import LLMServer, Request

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from memvault.derive import cues
 from memvault.derive.activity import FAILURE, PROMPT, RESPONSE, TOOL, Step, command_key, steps
@@ -26,6 +26,8 @@ from memvault.vault.remember import Draft
 SUMMARY_LIMIT = 200
 VALUE_LIMIT = 200
 MAX_PER_KIND = 3
+# Tools that read memory back (memvault's, agentmemory's): what they return was learned before.
+_MEMORY_TOOL = re.compile(r"memvault|agentmemory|(?:^|_)memory_|(?:^|_)recall$", re.IGNORECASE)
 # "3 * 0.008 = 0.024": working shown on the way to an answer, not the answer.
 _CALCULATION = re.compile(r"\d\s*[-+*/×÷]\s*[$€£¥￥]?\s*\d[^=]*=")
 # Fragments are plain text: a link keeps the words it shows ("[[a|b]]" → "b").
@@ -61,6 +63,28 @@ def extract_fragments(
     drafts = [_draft(c, project) for c in [*stated["decision"], *lessons]]
     drafts += [_draft(c, project) for k in ("lesson", "finding", "data") for c in stated[k]]
     return drafts
+
+
+def own_steps(events: Sequence[Event], observations: Sequence[Observation]) -> list[Step]:
+    """The steps fragments are learned from: without memory tools' results, and prompts and
+    replies without what they only pass on (quoted blocks, memvault's report lines and the
+    context block one opens)."""
+    recalled = {
+        event.seq
+        for event in events
+        if isinstance(event.payload, dict)
+        and _MEMORY_TOOL.search(
+            str(event.payload.get("tool_name") or event.payload.get("toolName") or "")
+        )
+    }
+    own = []
+    for step in steps(events, observations):
+        if step.seq in recalled:
+            continue
+        if step.role in (PROMPT, RESPONSE):
+            step = replace(step, text=cues.own_words(step.text))
+        own.append(step)
+    return own
 
 
 def _statements(session: list[Step], taken: list[str]) -> dict[str, list[_Candidate]]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from memvault.derive import activity, cues
 from memvault.derive.activity import FAILURE, PROMPT, READ_TYPES, RESPONSE, Step, steps
@@ -71,6 +71,12 @@ def summarize(
     """Summarize a session's events, or merge new events into ``previous``."""
     fresh = _digest(steps(events, observations), len(observations) or len(events))
     return fresh.summary() if previous is None else _merge(previous, fresh)
+
+
+def stored_summary(stored: dict) -> Summary:
+    """A stored summary, ignoring fields this version does not know."""
+    known = {f.name for f in fields(Summary)}
+    return Summary(**{k: v for k, v in stored.items() if k in known})
 
 
 def snapshot_sections(summary: Summary) -> dict[str, list[str] | str]:
