@@ -8,10 +8,10 @@ wrote no fragment are caught up. With an LLM the model proposes the fragments; w
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import logging
 from collections.abc import Callable
+from dataclasses import asdict, dataclass
 
 from memvault.config import Settings
 from memvault.derive import cues
@@ -29,21 +29,16 @@ from memvault.vault.remember import DerivedFragment, Draft, FragmentRefused, Rem
 log = logging.getLogger(__name__)
 
 
+@dataclass
 class Extraction:
-    def __init__(
-        self,
-        store: Store,
-        settings: Settings,
-        llm: LLM | None,
-        window: Window,
-        *,
-        write_fragment: Callable[[Draft], DerivedFragment],
-    ) -> None:
-        self.store = store
-        self.settings = settings
-        self.llm = llm
-        self.window = window
-        self._write_fragment = write_fragment
+    """The extraction job over the parts it works from; fragments are written through
+    ``write_fragment`` by the vault's owner."""
+
+    store: Store
+    settings: Settings
+    llm: LLM | None
+    window: Window
+    write_fragment: Callable[[Draft], DerivedFragment]
 
     def extract_session(self, session_id: str, *, fallback: bool = True) -> list[Remembered]:
         """Write what the session's new events are worth remembering as fragments (merged
@@ -98,7 +93,7 @@ class Extraction:
             log.warning("session %s: fragments extracted offline", session.id)
             return None
         self.store.keep_result(
-            EXTRACT, session.id, through, json.dumps([dataclasses.asdict(d) for d in drafts])
+            EXTRACT, session.id, through, json.dumps([asdict(d) for d in drafts])
         )
         return drafts
 
@@ -132,7 +127,7 @@ class Extraction:
         not leave as it is (an agent's, a person's, or one edited since) makes no claim on
         it, and drops an old claim. Both hashes are taken under the folder's lock, so a
         write by someone else in between is never taken for the pipeline's."""
-        written = self._write_fragment(draft)
+        written = self.write_fragment(draft)
         relative = written.path
         ours = written.action == "created" or (
             written.before is not None and self.store.pipeline_fragment(relative) == written.before

@@ -84,28 +84,18 @@ class Pipeline:
     ) -> None:
         self.store = sources.store
         self.settings = sources.settings
-        # The vault is written by its owner whichever process runs a job: these are handed
-        # to it from a `memvault worker` or a standby (``vault_writes``).
-        self._graph_fragment = sources.graph_fragment
         self.llm: LLM | None = None if offline else open_llm(self.settings)
         # While observations are upgraded by an LLM, what reads them waits for the upgrade.
         self.compressing = self.settings.auto_compress and self.llm is not None
         self.window = Window(self.store, self.settings, self.llm, compressing=self.compressing)
+        # The vault is written by its owner whichever process runs a job: these writes are
+        # handed to it from a `memvault worker` or a standby (``vault_writes``).
+        self._graph_fragment = sources.graph_fragment
+        parts = (self.store, self.settings, self.llm, self.window)
         self.summaries = Summaries(
-            self.store,
-            self.settings,
-            self.llm,
-            self.window,
-            board_row=sources.board_row,
-            update_row=sources.update_derived,
+            *parts, board_row=sources.board_row, update_row=sources.update_derived
         )
-        self.extraction = Extraction(
-            self.store,
-            self.settings,
-            self.llm,
-            self.window,
-            write_fragment=sources.remember_derived,
-        )
+        self.extraction = Extraction(*parts, write_fragment=sources.remember_derived)
         self._signals = Signals(self.store, self.settings, compressing=self.compressing)
         handlers = {
             SUMMARIZE: self._summarize_job,
@@ -132,9 +122,7 @@ class Pipeline:
     def request_summary(self, session_id: str) -> bool:
         """Queue a summary of the session (a turn ended, or someone asked); False when one
         is already waiting."""
-        queued = self._signals.request_summary(session_id)
-        self.worker.nudge()
-        return queued
+        return self._nudged(self._signals.request_summary(session_id))
 
     def turn_ended(self, session_id: str) -> None:
         """A host said a turn ended. Noted without touching the store, so the ingest path
@@ -145,7 +133,10 @@ class Pipeline:
     def regraph_fragments(self) -> bool:
         """Queue one run that adds every fragment file to the graph again (after a reset);
         False when one is already waiting."""
-        queued = self._signals.regraph_fragments()
+        return self._nudged(self._signals.regraph_fragments())
+
+    def _nudged(self, queued: bool) -> bool:
+        """Wake the worker for what was just queued."""
         self.worker.nudge()
         return queued
 

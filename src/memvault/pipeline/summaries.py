@@ -9,10 +9,10 @@ session's board row and snapshot, which are promoted to active only for real wor
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import logging
 from collections.abc import Callable
+from dataclasses import asdict, dataclass
 
 from memvault.config import Settings
 from memvault.derive.activity import steps
@@ -40,23 +40,17 @@ log = logging.getLogger(__name__)
 RowUpdate = Callable[..., Report]
 
 
+@dataclass
 class Summaries:
-    def __init__(
-        self,
-        store: Store,
-        settings: Settings,
-        llm: LLM | None,
-        window: Window,
-        *,
-        board_row: Callable[[str], BoardRow | None],
-        update_row: RowUpdate,
-    ) -> None:
-        self.store = store
-        self.settings = settings
-        self.llm = llm
-        self.window = window
-        self._board_row = board_row
-        self._update_row = update_row
+    """The summary job over the parts it works from; the board is written through
+    ``update_row`` by the vault's owner."""
+
+    store: Store
+    settings: Settings
+    llm: LLM | None
+    window: Window
+    board_row: Callable[[str], BoardRow | None]
+    update_row: RowUpdate
 
     def summarize_session(self, session_id: str, *, fallback: bool = True) -> Summary | None:
         """Bring a session's summary up to date; the new summary, or None if nothing was new.
@@ -111,7 +105,7 @@ class Summaries:
         self._feed_board(session.board_session_id, summary, fresh, before)
         written = self.store.write_summary(
             session_id,
-            dataclasses.asdict(summary),
+            asdict(summary),
             through=Watermark(last.received_at, last.seq),
             observations=counted,
         )
@@ -132,7 +126,7 @@ class Summaries:
         one."""
         if not board_session_id:
             return
-        row = self._board_row(board_session_id)
+        row = self.board_row(board_session_id)
         if row is None:
             return
         if row.status != "active":
@@ -148,7 +142,7 @@ class Summaries:
             # The pipeline's own earlier context is replaced, not piled up: the merge policy
             # moves it under Superseded / Resolved.
             sections[CONTEXT] = [context, f"[superseded] {previous_context.strip()}"]
-        report = self._update_row(
+        report = self.update_row(
             board_session_id,
             as_snapshot(sections),
             topic=(summary.topic or None) if topic_unset else None,
