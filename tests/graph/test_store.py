@@ -15,7 +15,7 @@ from memvault.graph.model import MAX_LIMIT, NEIGHBOURS_PER_NODE, SOURCES_LIMIT
 from memvault.pipeline.graph_job import extract_session_graph
 from memvault.store import sqlite_graph
 from memvault.store.sqlite import SQLiteStore
-from tests.graph.test_fragments import DECISION
+from tests.derive.test_fragment_entities import DECISION
 from tests.pipeline.sessions import CHINESE, ROOT, conversation, read
 
 AT = "2026-11-30T10:00:00.000Z"

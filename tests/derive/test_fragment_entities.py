@@ -6,7 +6,7 @@ from memvault.derive.entities import extract_graph, graph_of_fragment
 from memvault.derive.fragments import extract_fragments
 from memvault.vault.fragments import Fragment
 from memvault.vault.remember import Draft
-from tests.graph.reading import names, relations
+from tests.derive.reading import names, relations
 from tests.pipeline.sessions import ROOT, edit, prompt, reply
 
 DECISION = Draft(
@@ -72,8 +72,8 @@ def test_a_fragment_not_marked_a_decision_adds_no_decision():
     assert names(graph_of_fragment("x", lesson), "decision") == []
 
 
-def test_an_extracted_decision_fragment_is_the_same_node_as_the_session_decision(ingest):
-    session = ingest(
+def test_an_extracted_decision_fragment_is_the_same_node_as_the_session_decision(ingest_steps):
+    session = ingest_steps(
         "decide",
         [
             prompt("Logins fail after an hour"),

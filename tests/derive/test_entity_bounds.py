@@ -9,7 +9,7 @@ import time
 from memvault.derive.entities import _names, extract_graph
 from memvault.derive.failures import frames, signatures
 from memvault.domain import Event
-from tests.graph.reading import names, relations
+from tests.derive.reading import names, relations
 from tests.pipeline.sessions import ROOT, bash, edit, prompt, reply
 
 EDITS = 1_500

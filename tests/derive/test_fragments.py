@@ -7,6 +7,7 @@ import pytest
 from memvault.derive.fragments import extract_fragments
 from memvault.vault.fragments import Fragment
 from memvault.vault.remember import check_draft, remember
+from tests.derive.test_summarize import cursor_session
 from tests.pipeline import transcripts
 from tests.pipeline.sessions import (
     CHINESE,
@@ -20,7 +21,6 @@ from tests.pipeline.sessions import (
     prompt,
     reply,
 )
-from tests.pipeline.test_summarize import cursor_session
 
 
 def by_tag(drafts, tag):

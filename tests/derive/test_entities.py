@@ -6,7 +6,7 @@ import dataclasses
 
 from memvault.derive.entities import LINKS_PER_STEP, MAX_PER_STEP, extract_graph
 from memvault.graph.model import SOURCES_LIMIT
-from tests.graph.reading import names, relations
+from tests.derive.reading import names, relations
 from tests.pipeline.sessions import (
     CHINESE,
     ENGLISH_FIX,
@@ -51,8 +51,10 @@ PYTHON_FIX = [
 ]
 
 
-def test_files_are_named_relative_to_the_session_folder(ingest):
-    events, observations = ingest("files", [read(f"{ROOT}/scripts/deploy.sh"), read("/etc/hosts")])
+def test_files_are_named_relative_to_the_session_folder(ingest_steps):
+    events, observations = ingest_steps(
+        "files", [read(f"{ROOT}/scripts/deploy.sh"), read("/etc/hosts")]
+    )
     delta = extract_graph(events, observations)
 
     assert names(delta, "file") == ["/etc/hosts", "scripts/deploy.sh"]
@@ -61,8 +63,8 @@ def test_files_are_named_relative_to_the_session_folder(ingest):
     assert deploy.first_seen == deploy.last_seen == events[0].occurred_at
 
 
-def test_an_edit_defines_functions_and_imports_third_party_libraries(ingest):
-    delta = extract_graph(*ingest("py", PYTHON_FIX))
+def test_an_edit_defines_functions_and_imports_third_party_libraries(ingest_steps):
+    delta = extract_graph(*ingest_steps("py", PYTHON_FIX))
 
     assert names(delta, "function") == ["UserRow", "load", "load_user"]
     assert names(delta, "library") == ["httpx", "pydantic"]  # not os, not the relative .db
@@ -73,13 +75,13 @@ def test_an_edit_defines_functions_and_imports_third_party_libraries(ingest):
     assert ("load_user", "related_to", "src/users.py") in relations(delta, "related_to")
 
 
-def test_code_an_edit_removed_is_not_read_as_present(ingest):
-    delta = extract_graph(*ingest("removed", PYTHON_FIX))
+def test_code_an_edit_removed_is_not_read_as_present(ingest_steps):
+    delta = extract_graph(*ingest_steps("removed", PYTHON_FIX))
 
     assert "gone" not in names(delta, "function")
 
 
-def test_typescript_symbols_and_package_imports(ingest):
+def test_typescript_symbols_and_package_imports(ingest_steps):
     code = (
         'import { z } from "zod";\n'
         'import fs from "node:fs";\n'
@@ -91,21 +93,23 @@ def test_typescript_symbols_and_package_imports(ingest):
         "export const refresh = async (token: string): Promise<void> => {};\n"
         "export class Session {}\n"
     )
-    delta = extract_graph(*ingest("ts", [write(f"{ROOT}/src/auth.ts", code)]))
+    delta = extract_graph(*ingest_steps("ts", [write(f"{ROOT}/src/auth.ts", code)]))
 
     assert names(delta, "function") == ["Session", "fetchUser", "refresh"]
     assert names(delta, "library") == ["@tanstack/react-query-devtools", "lodash", "zod"]
 
 
-def test_an_unknown_file_type_yields_no_symbols(ingest):
-    delta = extract_graph(*ingest("md", [write(f"{ROOT}/notes.md", "def looks_like_code():\n")]))
+def test_an_unknown_file_type_yields_no_symbols(ingest_steps):
+    delta = extract_graph(
+        *ingest_steps("md", [write(f"{ROOT}/notes.md", "def looks_like_code():\n")])
+    )
 
     assert names(delta, "function") == []
 
 
-def test_package_manager_commands_name_the_libraries_they_install(ingest):
+def test_package_manager_commands_name_the_libraries_they_install(ingest_steps):
     delta = extract_graph(
-        *ingest(
+        *ingest_steps(
             "install",
             [
                 bash("pip install -U 'httpx[http2]>=0.27' -r requirements.txt ./local", "ok"),
@@ -127,11 +131,11 @@ def test_package_manager_commands_name_the_libraries_they_install(ingest):
     ]
 
 
-def test_manifest_edits_declare_dependencies(ingest):
+def test_manifest_edits_declare_dependencies(ingest_steps):
     pyproject = 'dependencies = [\n    "fastapi",\n    "rich>=13",\n]\nselect = ["E", "F"]\n'
     package = '  "version": "1.0.0",\n  "react": "^18.2.0",\n  "@vitejs/plugin-react": "~4.2.1",'
     delta = extract_graph(
-        *ingest(
+        *ingest_steps(
             "manifests",
             [
                 write(f"{ROOT}/pyproject.toml", pyproject),
@@ -151,22 +155,22 @@ def test_manifest_edits_declare_dependencies(ingest):
     ]
 
 
-def test_a_failure_is_an_error_caused_by_the_project_frame_it_points_at(ingest):
-    delta = extract_graph(*ingest("trace", PYTHON_FIX))
+def test_a_failure_is_an_error_caused_by_the_project_frame_it_points_at(ingest_steps):
+    delta = extract_graph(*ingest_steps("trace", PYTHON_FIX))
 
     assert names(delta, "error") == ["KeyError: 'email'"]
     assert relations(delta, "causes") == [("src/users.py", "causes", "KeyError: 'email'")]
     assert "rows.py" not in " ".join(names(delta, "file"))  # an installed package's frame
 
 
-def test_a_node_failure_is_caused_by_the_first_frame_of_the_project(ingest):
+def test_a_node_failure_is_caused_by_the_first_frame_of_the_project(ingest_steps):
     stack = (
         "Error: listen EADDRINUSE: address already in use :::3000\n"
         "    at Server.setupListenHandle [as _listen2] (node:net:1817:16)\n"
         f"    at Object.<anonymous> ({ROOT}/src/server.js:10:5)\n"
         f"    at Module._compile ({ROOT}/node_modules/tsx/dist/cjs.js:1:100)\n"
     )
-    delta = extract_graph(*ingest("node", [bash_failure("node src/server.js", stack)]))
+    delta = extract_graph(*ingest_steps("node", [bash_failure("node src/server.js", stack)]))
 
     assert names(delta, "error") == ["EADDRINUSE: address already in use :::3000"]
     assert relations(delta, "causes") == [
@@ -174,9 +178,9 @@ def test_a_node_failure_is_caused_by_the_first_frame_of_the_project(ingest):
     ]
 
 
-def test_errors_that_differ_only_in_numbers_are_one_error(ingest):
+def test_errors_that_differ_only_in_numbers_are_one_error(ingest_steps):
     delta = extract_graph(
-        *ingest(
+        *ingest_steps(
             "again",
             [
                 bash_failure("npm test", "TypeError: expected 3 arguments, got 2"),
@@ -190,15 +194,15 @@ def test_errors_that_differ_only_in_numbers_are_one_error(ingest):
     assert error.mentions == 2
 
 
-def test_a_failure_that_names_nothing_adds_no_error(ingest):
-    delta = extract_graph(*ingest("vague", ENGLISH_FIX))
+def test_a_failure_that_names_nothing_adds_no_error(ingest_steps):
+    delta = extract_graph(*ingest_steps("vague", ENGLISH_FIX))
 
     assert names(delta, "error") == []
     assert relations(delta, "fixes") == []
 
 
-def test_a_change_between_a_failure_and_the_passing_run_fixes_the_error(ingest):
-    delta = extract_graph(*ingest("zh", CHINESE))
+def test_a_change_between_a_failure_and_the_passing_run_fixes_the_error(ingest_steps):
+    delta = extract_graph(*ingest_steps("zh", CHINESE))
     decision = "我们决定改用 scp 上传构建产物，而不是在镜像里额外安装 rsync"
 
     assert names(delta, "error") == ["rsync: command not found"]
@@ -211,16 +215,16 @@ def test_a_change_between_a_failure_and_the_passing_run_fixes_the_error(ingest):
     ]
 
 
-def test_a_failure_never_followed_by_a_passing_run_is_not_fixed(ingest):
-    delta = extract_graph(*ingest("unfixed", PYTHON_FIX[:4]))
+def test_a_failure_never_followed_by_a_passing_run_is_not_fixed(ingest_steps):
+    delta = extract_graph(*ingest_steps("unfixed", PYTHON_FIX[:4]))
 
     assert names(delta, "error") == ["KeyError: 'email'"]
     assert relations(delta, "fixes") == []
 
 
-def test_a_decision_modifies_its_turn_and_uses_the_libraries_it_names(ingest):
+def test_a_decision_modifies_its_turn_and_uses_the_libraries_it_names(ingest_steps):
     delta = extract_graph(
-        *ingest(
+        *ingest_steps(
             "decide",
             [
                 prompt("Profile calls time out under load"),
@@ -238,9 +242,9 @@ def test_a_decision_modifies_its_turn_and_uses_the_libraries_it_names(ingest):
     assert relations(delta, "uses") == [(decision, "uses", "httpx")]
 
 
-def test_questions_narration_and_reports_are_not_decisions(ingest):
+def test_questions_narration_and_reports_are_not_decisions(ingest_steps):
     delta = extract_graph(
-        *ingest(
+        *ingest_steps(
             "undecided",
             [
                 prompt("Should we switch to httpx?"),
@@ -253,16 +257,16 @@ def test_questions_narration_and_reports_are_not_decisions(ingest):
     assert names(delta, "decision") == []
 
 
-def test_calls_named_in_prose_are_functions_builtins_are_not(ingest):
+def test_calls_named_in_prose_are_functions_builtins_are_not(ingest_steps):
     delta = extract_graph(
-        *ingest("prose", [reply("`fetchUser()` returns undefined; print() shows the token.")])
+        *ingest_steps("prose", [reply("`fetchUser()` returns undefined; print() shows the token.")])
     )
 
     assert names(delta, "function") == ["fetchUser"]
 
 
-def test_observation_concepts_are_related_to_their_files(ingest):
-    events, observations = ingest("concepts", [read(f"{ROOT}/src/auth.ts")])
+def test_observation_concepts_are_related_to_their_files(ingest_steps):
+    events, observations = ingest_steps("concepts", [read(f"{ROOT}/src/auth.ts")])
     upgraded = [dataclasses.replace(o, concepts=["OAuth", "token refresh"]) for o in observations]
     delta = extract_graph(events, upgraded)
 
@@ -273,7 +277,7 @@ def test_observation_concepts_are_related_to_their_files(ingest):
     ]
 
 
-def test_a_refused_tool_call_adds_nothing(ingest):
+def test_a_refused_tool_call_adds_nothing(ingest_steps):
     refused = (
         "post_tool_failure",
         {
@@ -282,25 +286,25 @@ def test_a_refused_tool_call_adds_nothing(ingest):
             "error": "The user doesn't want to proceed with this tool use.",
         },
     )
-    delta = extract_graph(*ingest("refused", [refused]))
+    delta = extract_graph(*ingest_steps("refused", [refused]))
 
     assert not delta
 
 
-def test_one_observation_adds_a_bounded_number_of_entities_and_links(ingest):
+def test_one_observation_adds_a_bounded_number_of_entities_and_links(ingest_steps):
     many = [f"{ROOT}/src/module_{n}.py" for n in range(20)]
     step = (
         "post_tool_use",
         {"tool_name": "Edit", "tool_input": {}, "tool_output": "ok", "files": many},
     )
-    delta = extract_graph(*ingest("wide", [step]))
+    delta = extract_graph(*ingest_steps("wide", [step]))
 
     assert len(delta.of_kind("file")) == MAX_PER_STEP
     assert 0 < len(delta.relations) <= LINKS_PER_STEP
 
 
-def test_an_entity_keeps_every_source_in_order_for_the_store_to_count(ingest):
-    events, observations = ingest("often", [read(f"{ROOT}/src/app.py") for _ in range(30)])
+def test_an_entity_keeps_every_source_in_order_for_the_store_to_count(ingest_steps):
+    events, observations = ingest_steps("often", [read(f"{ROOT}/src/app.py") for _ in range(30)])
     delta = extract_graph(events, observations)
 
     (app,) = delta.of_kind("file")
@@ -308,9 +312,9 @@ def test_an_entity_keeps_every_source_in_order_for_the_store_to_count(ingest):
     assert app.sources == [f"obs_{e.seq}" for e in events]
 
 
-def test_names_that_differ_in_case_are_one_entity(ingest):
+def test_names_that_differ_in_case_are_one_entity(ingest_steps):
     delta = extract_graph(
-        *ingest(
+        *ingest_steps(
             "case",
             [bash("pip install PyYAML", "ok"), write(f"{ROOT}/src/c.py", "import pyyaml\n")],
         )
@@ -320,8 +324,8 @@ def test_names_that_differ_in_case_are_one_entity(ingest):
     assert library.key == "pyyaml" and library.mentions == 2
 
 
-def test_extraction_is_deterministic(ingest):
-    session = ingest("same", [*PYTHON_FIX, *CHINESE])
+def test_extraction_is_deterministic(ingest_steps):
+    session = ingest_steps("same", [*PYTHON_FIX, *CHINESE])
 
     first, second = extract_graph(*session), extract_graph(*session)
     assert first.entities == second.entities
