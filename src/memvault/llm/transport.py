@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 from types import ModuleType
-from typing import Protocol
+from typing import Any, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
 from memvault.llm.provider import LLMError
@@ -19,6 +19,9 @@ from memvault.llm.provider import LLMError
 # about the next call, so they do not count towards opening the circuit.
 REQUEST_FAULTS = frozenset({400, 413, 422})
 _DETAIL_CHARS = 300
+# A gateway or a local server may need no key, but the SDKs refuse to build a client without
+# one; the Authorization header is then left out of every request, so this value is never sent.
+_NO_KEY = "no-key"
 
 
 class AttemptFailed(Exception):
@@ -50,6 +53,36 @@ class Transport(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+class SdkClient:
+    """What the `openai` and `anthropic` wrappers share: the SDK's client, built with the
+    SDK's own retries off, the provider's name, a failed call judged, and closing."""
+
+    def __init__(
+        self, sdk: str, name: str, base_url: str, model: str, api_key: str | None, timeout: float
+    ) -> None:
+        self.base_url = base_url
+        self.model = model
+        self._name = name
+        self._secret = api_key
+        self._timeout = timeout
+        self._sdk = import_sdk(sdk)
+        client = self._sdk.OpenAI if sdk == "openai" else self._sdk.Anthropic
+        self._client: Any = client(
+            base_url=base_url, api_key=api_key or _NO_KEY, timeout=timeout, max_retries=0
+        )
+        self._headers = {} if api_key else {"Authorization": self._sdk.omit}
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def _failure(self, error: Exception) -> AttemptFailed:
+        return sdk_failure(error, self._sdk, secret=self._secret, timeout=self._timeout)
+
+    def close(self) -> None:
+        self._client.close()
 
 
 def import_sdk(module: str) -> ModuleType:
