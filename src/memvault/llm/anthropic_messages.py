@@ -7,7 +7,7 @@ circuit breaker are memvault's, the same for every provider.
 from __future__ import annotations
 
 from memvault.llm.provider import LLMError
-from memvault.llm.transport import AttemptFailed, SdkClient, display_url
+from memvault.llm.transport import AttemptFailed, SdkClient
 
 DEFAULT_URL = "https://api.anthropic.com"
 
@@ -15,21 +15,21 @@ DEFAULT_URL = "https://api.anthropic.com"
 class AnthropicMessages(SdkClient):
     """`POST {url}/v1/messages` with a system prompt and one user message."""
 
-    def __init__(
-        self, url: str | None, model: str | None, api_key: str | None, *, timeout: float
-    ) -> None:
-        base_url = (url or DEFAULT_URL).rstrip("/")
-        where = display_url(base_url)
+    SDK = "anthropic"
+    DEFAULT_URL = DEFAULT_URL
+
+    def _model_and_name(
+        self, where: str, model: str | None, api_key: str | None
+    ) -> tuple[str, str]:
         if model is None:
             # No default: Claude model ids are retired often, so a built-in one would rot.
             raise LLMError(
                 f"LLM anthropic@{where} needs a model name: set MEMVAULT_LLM_MODEL to a Claude"
                 " model id your account can use"
             )
-        if api_key is None and base_url == DEFAULT_URL:
+        if api_key is None and self.base_url == DEFAULT_URL:
             raise LLMError(f"LLM anthropic@{where} needs an API key: set MEMVAULT_LLM_API_KEY")
-        name = f"anthropic:{model}" + ("" if base_url == DEFAULT_URL else f"@{where}")
-        super().__init__("anthropic", name, base_url, model, api_key, timeout)
+        return model, f"anthropic:{model}" + ("" if self.base_url == DEFAULT_URL else f"@{where}")
 
     def send(self, system: str, prompt: str, max_tokens: int) -> str:
         try:

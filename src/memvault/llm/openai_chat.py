@@ -9,7 +9,7 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from memvault.llm.provider import LLMError
-from memvault.llm.transport import AttemptFailed, SdkClient, display_url
+from memvault.llm.transport import AttemptFailed, SdkClient
 
 DEFAULT_URL = "https://api.openai.com/v1"
 DEFAULT_MODEL = "gpt-4o-mini"
@@ -19,12 +19,13 @@ OPENAI_HOST = "api.openai.com"
 class OpenAIChat(SdkClient):
     """`POST {url}/chat/completions` with a system and a user message."""
 
-    def __init__(
-        self, url: str | None, model: str | None, api_key: str | None, *, timeout: float
-    ) -> None:
-        base_url = (url or DEFAULT_URL).rstrip("/")
-        official = urlsplit(base_url).hostname == OPENAI_HOST
-        where = display_url(base_url)
+    SDK = "openai"
+    DEFAULT_URL = DEFAULT_URL
+
+    def _model_and_name(
+        self, where: str, model: str | None, api_key: str | None
+    ) -> tuple[str, str]:
+        official = urlsplit(self.base_url).hostname == OPENAI_HOST
         if model is None and not official:
             raise LLMError(
                 f"LLM openai@{where} needs a model name: set MEMVAULT_LLM_MODEL to one this"
@@ -36,7 +37,7 @@ class OpenAIChat(SdkClient):
                 " MEMVAULT_LLM_API_KEY, or MEMVAULT_LLM_URL for a local server"
             )
         model = model or DEFAULT_MODEL
-        super().__init__("openai", f"openai:{model}@{where}", base_url, model, api_key, timeout)
+        return model, f"openai:{model}@{where}"
 
     def send(self, system: str, prompt: str, max_tokens: int) -> str:
         messages = [{"role": "system", "content": system}] if system else []

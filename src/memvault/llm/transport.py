@@ -9,6 +9,7 @@ request's.
 from __future__ import annotations
 
 import importlib
+from functools import partial
 from types import ModuleType
 from typing import Any, Protocol
 from urllib.parse import urlsplit, urlunsplit
@@ -56,30 +57,36 @@ class Transport(Protocol):
 
 
 class SdkClient:
-    """What the `openai` and `anthropic` wrappers share: the SDK's client, built with the
-    SDK's own retries off, the provider's name, a failed call judged, and closing."""
+    """What the `openai` and `anthropic` wrappers share: the base URL and the name shown for
+    it, the SDK's client built with the SDK's own retries off, a failed call judged, and
+    closing. A provider says which SDK it uses, its default URL, and its model and name."""
+
+    SDK: str
+    DEFAULT_URL: str
 
     def __init__(
-        self, sdk: str, name: str, base_url: str, model: str, api_key: str | None, timeout: float
+        self, url: str | None, model: str | None, api_key: str | None, *, timeout: float
     ) -> None:
-        self.base_url = base_url
-        self.model = model
-        self._name = name
-        self._secret = api_key
-        self._timeout = timeout
-        self._sdk = import_sdk(sdk)
-        client = self._sdk.OpenAI if sdk == "openai" else self._sdk.Anthropic
+        self.base_url = (url or self.DEFAULT_URL).rstrip("/")
+        self.model, self._name = self._model_and_name(display_url(self.base_url), model, api_key)
+        self._sdk = import_sdk(self.SDK)
+        client = self._sdk.OpenAI if self.SDK == "openai" else self._sdk.Anthropic
         self._client: Any = client(
-            base_url=base_url, api_key=api_key or _NO_KEY, timeout=timeout, max_retries=0
+            base_url=self.base_url, api_key=api_key or _NO_KEY, timeout=timeout, max_retries=0
         )
         self._headers = {} if api_key else {"Authorization": self._sdk.omit}
+        # A failed call is judged knowing the key (to keep it out of the problem) and the timeout.
+        self._failure = partial(sdk_failure, sdk=self._sdk, secret=api_key, timeout=timeout)
+
+    def _model_and_name(
+        self, where: str, model: str | None, api_key: str | None
+    ) -> tuple[str, str]:
+        """The model to ask for and the provider's name; LLMError when one is missing."""
+        raise NotImplementedError
 
     @property
     def name(self) -> str:
         return self._name
-
-    def _failure(self, error: Exception) -> AttemptFailed:
-        return sdk_failure(error, self._sdk, secret=self._secret, timeout=self._timeout)
 
     def close(self) -> None:
         self._client.close()
