@@ -36,7 +36,8 @@ from memvault.importers.driver import (
     Subagents,
     clip,
     clip_strings,
-    json_lines,
+    content_blocks,
+    json_steps,
     project_name,
 )
 
@@ -69,22 +70,19 @@ class _Jsonl:
         self.subagents = Subagents()
 
     def steps(self) -> Iterator[Step]:
-        for line in json_lines(self.path):
-            if line.error is not None:
-                yield Step(line.number, error=line.error)
-            elif line.record is None:
-                yield Step(line.number, skipped="blank line")
-            else:
-                emitted: list[dict[str, Any]] = []
-                skipped = self._row(line, line.record, emitted)
-                yield Step(line.number, emitted, skipped=None if emitted else skipped)
+        yield from json_steps(self.path, self._step)
         if stops := self.subagents.finish():
             yield Step(0, stops, lines=0)
+
+    def _step(self, line: JsonLine, record: dict[str, Any]) -> Step:
+        emitted: list[dict[str, Any]] = []
+        skipped = self._row(line, record, emitted)
+        return Step(line.number, emitted, skipped=None if emitted else skipped)
 
     def _row(self, line: JsonLine, record: dict[str, Any], out: list) -> str | None:
         role = record.get("role")
         message = record.get("message")
-        blocks = _blocks(message.get("content") if isinstance(message, dict) else None)
+        blocks = content_blocks(message.get("content") if isinstance(message, dict) else None)
         if role == "user":
             return self._user(line, blocks, out)
         if role == "assistant":
@@ -185,14 +183,6 @@ def cursor_time(text: str) -> datetime | None:
         return None
     offset = timedelta(hours=int(hours or 0), minutes=int(minutes or 0))
     return (moment - offset if sign != "-" else moment + offset).replace(tzinfo=UTC)
-
-
-def _blocks(content: Any) -> list[dict[str, Any]]:
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}]
-    if isinstance(content, list):
-        return [block for block in content if isinstance(block, dict)]
-    return []
 
 
 def _base(path: Path, folder: str, project: str | None) -> dict[str, Any]:
