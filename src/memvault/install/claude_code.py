@@ -15,7 +15,7 @@ from typing import Any
 
 from memvault.install import rules
 from memvault.install.commands import Commands, is_memvault_hook, mcp_servers
-from memvault.install.files import Artifact, Stripped, drop_block, expect, load_json, put_block
+from memvault.install.files import Artifact, Stripped, expect, load_json
 
 HOST = "claude-code"
 TIMEOUT_SECONDS = 10
@@ -79,7 +79,7 @@ def artifacts(
     return [
         settings_file(root / ".claude" / "settings.json", commands, events(all_events=all_events)),
         mcp_servers(mcp_config, commands),
-        rules_file_artifact(rules_file),
+        rules.agent_rules(rules_file),
     ]
 
 
@@ -185,14 +185,3 @@ def _strip(hooks: dict[str, Any], keep: tuple[str, ...] = ()) -> bool:
             else:
                 del hooks[event]
     return removed
-
-
-def rules_file_artifact(path: Path) -> Artifact:
-    def put(data: bytes | None) -> bytes:
-        return put_block(path, data, rules.render())
-
-    def take(data: bytes) -> Stripped:
-        text = drop_block(path, data)
-        return Stripped(text.encode("utf-8"), empty=not text.strip())
-
-    return Artifact(path, "agent rules", put, take)

@@ -23,10 +23,8 @@ from memvault.install.files import (
     ConfigError,
     JsonStyle,
     Stripped,
-    drop_block,
     expect,
     load_json,
-    put_block,
 )
 
 HOST = "cursor"
@@ -120,7 +118,7 @@ def artifacts(
         mcp_servers(folder / "mcp.json", commands),
     ]
     if project:
-        found.append(rule_file(folder / "rules" / "memvault.mdc"))
+        found.append(rules.agent_rules(folder / "rules" / "memvault.mdc", header=RULE_FRONTMATTER))
     return found
 
 
@@ -200,16 +198,3 @@ def _strip(hooks: dict[str, Any], keep: tuple[str, ...] = ()) -> bool:
         else:
             del hooks[event]
     return removed
-
-
-def rule_file(path: Path) -> Artifact:
-    def put(data: bytes | None) -> bytes:
-        if data is None:
-            return put_block(path, RULE_FRONTMATTER.encode("utf-8"), rules.render())
-        return put_block(path, data, rules.render())
-
-    def take(data: bytes) -> Stripped:
-        text = drop_block(path, data)
-        return Stripped(text.encode("utf-8"), empty=text.strip() in ("", RULE_FRONTMATTER.strip()))
-
-    return Artifact(path, "agent rules", put, take)
