@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from memvault.install import rules
-from memvault.install.commands import Commands, is_memvault_hook, mcp_servers
+from memvault.install.commands import Commands, is_memvault_hook, mcp_servers, strip_events
 from memvault.install.files import Artifact, Stripped, expect, load_json
 
 HOST = "claude-code"
@@ -163,25 +163,18 @@ def _ours(handler: object) -> bool:
 def _strip(hooks: dict[str, Any], keep: tuple[str, ...] = ()) -> bool:
     """Take memvault's handlers out of every event but ``keep``; a group or an event left
     empty goes too (an empty key still makes an older build skip the file)."""
-    removed = False
-    for event in list(hooks):
-        groups = hooks[event]
-        if event in keep or not isinstance(groups, list):
+    return strip_events(hooks, keep, _groups_without_ours)
+
+
+def _groups_without_ours(groups: list[Any]) -> list[Any] | None:
+    kept_groups, touched = [], False
+    for group in groups:
+        handlers = group.get("hooks") if isinstance(group, dict) else None
+        if not isinstance(handlers, list) or not any(_ours(h) for h in handlers):
+            kept_groups.append(group)
             continue
-        kept_groups, touched = [], False
-        for group in groups:
-            handlers = group.get("hooks") if isinstance(group, dict) else None
-            if not isinstance(handlers, list) or not any(_ours(h) for h in handlers):
-                kept_groups.append(group)
-                continue
-            touched = True
-            kept = [h for h in handlers if not _ours(h)]
-            if kept:
-                kept_groups.append({**group, "hooks": kept})
-        if touched:
-            removed = True
-            if kept_groups:
-                hooks[event] = kept_groups
-            else:
-                del hooks[event]
-    return removed
+        touched = True
+        kept = [h for h in handlers if not _ours(h)]
+        if kept:
+            kept_groups.append({**group, "hooks": kept})
+    return kept_groups if touched else None

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from memvault.install import rules
-from memvault.install.commands import Commands, is_memvault_hook, mcp_servers
+from memvault.install.commands import Commands, is_memvault_hook, mcp_servers, strip_events
 from memvault.install.files import (
     Artifact,
     ConfigError,
@@ -184,17 +184,9 @@ def _ours(handler: dict[str, Any]) -> bool:
 def _strip(hooks: dict[str, Any], keep: tuple[str, ...] = ()) -> bool:
     """Take memvault's handlers out of every event but ``keep``; an event left with no
     handler goes too (an empty key still makes an older build reject the file)."""
-    removed = False
-    for event in list(hooks):
-        handlers = hooks[event]
-        if event in keep or not isinstance(handlers, list):
-            continue
-        kept = [h for h in handlers if not (isinstance(h, dict) and _ours(h))]
-        if len(kept) == len(handlers):
-            continue
-        removed = True
-        if kept:
-            hooks[event] = kept
-        else:
-            del hooks[event]
-    return removed
+    return strip_events(hooks, keep, _without_ours)
+
+
+def _without_ours(handlers: list[Any]) -> list[Any] | None:
+    kept = [h for h in handlers if not (isinstance(h, dict) and _ours(h))]
+    return None if len(kept) == len(handlers) else kept
