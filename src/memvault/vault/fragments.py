@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -130,12 +130,7 @@ class Problem:
     message: str
 
     def to_dict(self) -> dict[str, str]:
-        return {
-            "path": self.path,
-            "severity": self.severity,
-            "rule": self.rule,
-            "message": self.message,
-        }
+        return asdict(self)
 
 
 @dataclass(slots=True)
