@@ -24,6 +24,7 @@ from memvault.vault.files import memory_lock, read_text, write_atomic
 from memvault.vault.fragments import (
     FORBIDDEN_FIELDS,
     TAG,
+    WIKILINK,
     Fragment,
     fragment_name,
     free_path,
@@ -36,7 +37,6 @@ DEFAULT_THRESHOLD = 0.8
 MANAGED = frozenset(
     {"tags", "project", "date", "summary", "importance", "confidence", "source", "sources"}
 )
-_WIKILINK = re.compile(r"\[\[[^\]\n]+\]\]")
 _FACT = re.compile(r"^\s*[-*] ")
 
 
@@ -148,7 +148,7 @@ def fact_problems(facts: list[str]) -> list[str]:
 
 def link_problems(texts: list[str]) -> list[str]:
     """Fragments are plain text: the [[wikilinks]] in ``texts``, named once."""
-    links = _WIKILINK.findall(" ".join(texts))
+    links = WIKILINK.findall(" ".join(texts))
     if links:
         return [f"fragments are plain text, without [[wikilinks]]: {', '.join(links)}"]
     return []
