@@ -22,6 +22,7 @@ from memvault.vault.remember import (
     fact_problems,
     fact_text,
     facts_from,
+    is_fact_line,
     link_problems,
     normal_tags,
     tag_list,
@@ -135,7 +136,7 @@ def _edited_body(body: str, edit: Edit, newline: str) -> tuple[str | None, list[
     lines = body.split("\n")
     if edit.facts is not None:
         # Only the fact lines are replaced: a person's headings and blank lines stay.
-        lines = [line for line in lines if not _is_fact_line(line)]
+        lines = [line for line in lines if not is_fact_line(line)]
         wanted = list(dict.fromkeys(edit.facts))
     else:
         removing = {_line_key(fact) for fact in edit.remove_facts}
@@ -143,11 +144,9 @@ def _edited_body(body: str, edit: Edit, newline: str) -> tuple[str | None, list[
         missing = [fact for fact in edit.remove_facts if _line_key(fact) not in present]
         if missing:
             raise FragmentRefused(f"no such fact to remove: {', '.join(map(repr, missing))}")
-        lines = [
-            line for line in lines if not (_is_fact_line(line) and _line_key(line) in removing)
-        ]
+        lines = [line for line in lines if not (is_fact_line(line) and _line_key(line) in removing)]
         wanted = []
-    known = {_line_key(line) for line in lines if _is_fact_line(line)}
+    known = {_line_key(line) for line in lines if is_fact_line(line)}
     added = []
     for fact in [*wanted, *edit.add_facts]:
         if _line_key(fact) not in known:
@@ -159,11 +158,6 @@ def _edited_body(body: str, edit: Edit, newline: str) -> tuple[str | None, list[
     if not facts:
         raise FragmentRefused("the edit would leave the fragment without facts")
     return new_body + newline, facts
-
-
-def _is_fact_line(line: str) -> bool:
-    stripped = line.strip()
-    return bool(stripped) and not stripped.startswith("#")
 
 
 def _line_key(line: str) -> str:

@@ -94,13 +94,13 @@ class DerivedFragment:
 def facts_from(body: str) -> list[str]:
     """A body as fact lines: list items as they are, other lines made into items; title
     headings and report-style headings dropped (the file name is the title)."""
-    facts = []
-    for line in body.split("\n"):
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        facts.append(fact_text(stripped))
-    return facts
+    return [fact_text(line) for line in body.split("\n") if is_fact_line(line)]
+
+
+def is_fact_line(line: str) -> bool:
+    """Any line but a blank one or a heading holds a fact."""
+    stripped = line.strip()
+    return bool(stripped) and not stripped.startswith("#")
 
 
 def fact_text(line: str) -> str:
