@@ -99,4 +99,5 @@ def _fact_numbers(facts: list[str]) -> dict[str, set[str]]:
 
 
 def comparable(summary: str, facts: list[str]) -> str:
+    """A fragment's text as it is compared (and embedded): its summary, then its facts."""
     return "\n".join([summary, *facts])
