@@ -11,7 +11,7 @@ import pytest
 from memvault.domain import Watermark
 from memvault.graph import GraphDelta, extract_session_graph, graph_of_fragment
 from memvault.graph.model import MAX_LIMIT, NEIGHBOURS_PER_NODE, SOURCES_LIMIT
-from memvault.store import sqlite_graph
+from memvault.store.sqlite import graph as sqlite_graph
 from memvault.store.sqlite import SQLiteStore
 from tests.graph.test_fragments import DECISION
 from tests.pipeline.sessions import CHINESE, ROOT, conversation, read

@@ -8,13 +8,11 @@ import pytest
 
 pytest.importorskip("psycopg")
 
-from memvault.store import (
-    postgres,
-    postgres_append,
-    postgres_documents,
-    postgres_graph,
-    postgres_vault,
-)
+from memvault.store.postgres import append as postgres_append
+from memvault.store.postgres import documents as postgres_documents
+from memvault.store.postgres import graph as postgres_graph
+from memvault.store.postgres import store as postgres
+from memvault.store.postgres import vault as postgres_vault
 
 
 def test_every_advisory_lock_key_is_distinct():

@@ -7,25 +7,16 @@ FTS5 terms, and loses its vector until the embedding worker catches up.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from memvault import jsontext
 from memvault.domain import Document, DocumentDraft
-from memvault.store.contract import FIELDS, LexicalQuery
-
-# The filter tokens of the scope column (see migrations/sqlite/0004_documents.sql), the one
-# place they are spelled: ``scope`` writes them, ``fts5_match`` and ``lexical_search`` ask
-# for them. They are matched with weight 0, so they never change a score.
-KIND_TOKEN = "k{kind}"
-LIVE_TOKEN = "live"
-ARCHIVED_TOKEN = "archived"
-PROJECT_TOKEN = "p{digest}"
-# Every document holds one of these: what keeps a group of optional terms from requiring
-# any of them.
-ANY_DOCUMENT = f"scope : ({LIVE_TOKEN} OR {ARCHIVED_TOKEN})"
+from memvault.store.contract import LexicalQuery
+from memvault.store.sqlite import fts5
+from memvault.store.sqlite.fts5 import scope
+from memvault.store.sqlite.writer import Writer
 
 DOCUMENT_COLUMNS = """
 d.id, d.kind, d.key, d.project, d.session_id, d.title, d.summary, d.body, d.importance,
@@ -140,96 +131,6 @@ def set_cursor(conn: sqlite3.Connection, name: str, value: int) -> None:
 def get_cursor(conn: sqlite3.Connection, name: str) -> int:
     row = conn.execute("SELECT value FROM cursors WHERE name = ?", (name,)).fetchone()
     return row[0] if row else 0
-
-
-def scope(draft: DocumentDraft) -> str:
-    """The filter tokens of a document: its kind, its project, live or archived."""
-    tokens = [KIND_TOKEN.format(kind=draft.kind), ARCHIVED_TOKEN if draft.archived else LIVE_TOKEN]
-    if draft.project:
-        tokens.append(project_token(draft.project))
-    return " ".join(tokens)
-
-
-def project_token(project: str) -> str:
-    digest = hashlib.blake2b(project.encode("utf-8", "surrogatepass"), digest_size=10)
-    return PROJECT_TOKEN.format(digest=digest.hexdigest())
-
-
-def fts5_match(query: LexicalQuery) -> str:
-    """The FTS5 expression of a query: phrases, prefixes and anchor required, terms optional
-    but counted."""
-    own, searched = _columns(query.required_fields), _columns(query.fields)
-    required = [f"{own} : {_quote(' '.join(p))}" for p in query.phrases] + [
-        "(" + " OR ".join(f"{own} : {_quote(start)}*" for start in p) + ")" for p in query.prefixes
-    ]
-    if query.anchor:
-        joiner = " AND " if query.all_of else " OR "
-        required.append(f"({joiner.join(f'{searched} : {_quote(t)}' for t in query.anchor)})")
-    optional = [f"{searched} : {_quote(term)}" for term in query.terms if term not in query.anchor]
-    if not required:
-        return " OR ".join(optional)
-    if not optional:
-        return " AND ".join(required)
-    # Every term appears once (BM25 would count a repeated one twice); ANY_DOCUMENT keeps
-    # the optional group from requiring any of its terms.
-    return f"{' AND '.join(required)} AND ({' OR '.join([*optional, ANY_DOCUMENT])})"
-
-
-def _columns(fields: Sequence[str]) -> str:
-    unknown = set(fields) - set(FIELDS)
-    if unknown or not fields:
-        raise ValueError(f"the index has no field {sorted(unknown)}; it has {FIELDS}")
-    return "{" + " ".join(fields) + "}"
-
-
-def _quote(token: str) -> str:
-    return '"' + token.replace('"', '""') + '"'
-
-
-def lexical_search(
-    conn: sqlite3.Connection,
-    query: LexicalQuery,
-    *,
-    kinds: Sequence[str],
-    project: str | None,
-    include_archived: bool,
-    limit: int,
-    weights: tuple[float, float, float, float],
-    newest: int | None = None,
-) -> list[tuple[int, float]]:
-    """Best matches first, as (document id, BM25 score ≥ 0). Filters are part of the FTS5
-    expression (the scope column), so no row outside them is ever scored; ``newest``
-    limits the search to the documents indexed last."""
-    kind_tokens = (KIND_TOKEN.format(kind=kind) for kind in kinds)
-    filters = [f"scope : ({' OR '.join(kind_tokens)})"]
-    if project is not None:
-        filters.append(f"scope : {project_token(project)}")
-    if not include_archived:
-        filters.append(f"scope : {LIVE_TOKEN}")
-    expression = f"({fts5_match(query)}) AND {' AND '.join(filters)}"
-    floor = 0
-    if newest is not None:
-        top = conn.execute("SELECT max(id) FROM documents").fetchone()[0] or 0
-        floor = max(top - newest, 0)
-    rows = conn.execute(
-        "SELECT rowid, -bm25(documents_fts, ?, ?, ?, ?, 0.0) AS score FROM documents_fts "
-        "WHERE documents_fts MATCH ? AND rowid > ? ORDER BY score DESC LIMIT ?",
-        (*weights, expression, floor, limit),
-    )
-    return [(row[0], row[1]) for row in rows]
-
-
-def term_counts(conn: sqlite3.Connection, terms: Sequence[str], cap: int) -> dict[str, int]:
-    """Documents holding each term, counted up to ``cap + 1`` (enough to tell a rare term
-    from a common one, without reading a common term's whole posting list)."""
-    found = {}
-    for term in terms:
-        found[term] = conn.execute(
-            "SELECT count(*) FROM (SELECT rowid FROM documents_fts WHERE documents_fts MATCH ? "
-            "LIMIT ?)",
-            (f"{_columns(FIELDS)} : {_quote(term)}", cap + 1),
-        ).fetchone()[0]
-    return found
 
 
 def documents_by_id(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, Document]:
@@ -390,3 +291,127 @@ def to_document(row: tuple) -> Document:
         access_count=row[14],
         last_accessed=row[15],
     )
+
+
+class SQLiteIndex:
+    """The search index part of the SQLite store."""
+
+    _writer: Writer
+    _reader: Callable[[], sqlite3.Connection]
+
+    def write_documents(
+        self,
+        upserts: Sequence[DocumentDraft] = (),
+        deletes: Sequence[tuple[str, str]] = (),
+        *,
+        cursor: tuple[str, int] | None = None,
+    ) -> None:
+        upserts, deletes = list(upserts), list(deletes)
+        self._writer.call(lambda conn: write_documents(conn, upserts, deletes, cursor))
+
+    def cursor(self, name: str) -> int:
+        return get_cursor(self._reader(), name)
+
+    def lexical_search(
+        self,
+        query: LexicalQuery,
+        *,
+        kinds: Sequence[str],
+        project: str | None = None,
+        include_archived: bool = False,
+        limit: int = 100,
+        weights: tuple[float, float, float, float] = (1.0, 1.0, 0.5, 0.5),
+        newest: int | None = None,
+    ) -> list[tuple[int, float]]:
+        return fts5.lexical_search(
+            self._reader(),
+            query,
+            kinds=kinds,
+            project=project,
+            include_archived=include_archived,
+            limit=limit,
+            weights=weights,
+            newest=newest,
+        )
+
+    def move_access(self, kind: str, moves: Sequence[tuple[str, str]]) -> None:
+        moves = list(moves)
+        self._writer.call(lambda conn: move_access(conn, kind, moves))
+
+    def term_counts(self, terms: Sequence[str], *, cap: int) -> dict[str, int]:
+        return fts5.term_counts(self._reader(), terms, cap)
+
+    def document_count(self) -> int:
+        return self._reader().execute("SELECT count(*) FROM documents").fetchone()[0]
+
+    def documents(self, ids: Sequence[int]) -> dict[int, Document]:
+        return documents_by_id(self._reader(), list(ids))
+
+    def document(self, kind: str, key: str) -> Document | None:
+        return document_by_key(self._reader(), kind, key)
+
+    def list_documents(
+        self,
+        kind: str,
+        *,
+        project: str | None = None,
+        include_archived: bool = False,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> list[Document]:
+        return list_documents(
+            self._reader(),
+            kind=kind,
+            project=project,
+            include_archived=include_archived,
+            limit=limit,
+            offset=offset,
+        )
+
+    def document_stamps(self, kind: str) -> dict[str, tuple[str, float | None]]:
+        return document_stamps(self._reader(), kind)
+
+    def documents_to_embed(self, after_revision: int, *, limit: int) -> list[tuple[int, int, str]]:
+        return to_embed(self._reader(), after_revision, limit)
+
+    def write_vectors(
+        self, model: str, vectors: Sequence[tuple[int, int, bytes]], *, cursor: tuple[str, int]
+    ) -> None:
+        vectors = list(vectors)
+        self._writer.call(lambda conn: write_vectors(conn, model, vectors, cursor))
+
+    def vectors(self, model: str) -> list[tuple[int, str, bytes]]:
+        return list(iter_vectors(self._reader(), model))
+
+    def vector_changes(
+        self, model: str, after_revision: int, through_revision: int, *, limit: int
+    ) -> list[tuple[int, str, int, bytes | None]]:
+        return vector_changes(self._reader(), model, after_revision, through_revision, limit)
+
+    def document_kinds(self, ids: Sequence[int]) -> dict[int, str]:
+        return document_kinds(self._reader(), list(ids))
+
+    def document_ids(
+        self, *, kinds: Sequence[str], project: str, include_archived: bool = False
+    ) -> list[int]:
+        return document_ids(
+            self._reader(), kinds=kinds, project=project, include_archived=include_archived
+        )
+
+    def record_access(self, keys: Sequence[tuple[str, str]], at: str) -> None:
+        keys = list(keys)
+        # Queued, not waited for: a read must not wait for a commit. A failure shows in
+        # the writer's state like any other write's.
+        self._writer.submit(lambda conn: record_access(conn, keys, at))
+
+    def documents_since(self, revision: int) -> int:
+        query = "SELECT count(*) FROM documents WHERE revision > ?"  # documents_revision
+        return self._reader().execute(query, (revision,)).fetchone()[0]
+
+    def fragment_counts(self) -> tuple[int, int]:
+        counts = dict(
+            self._reader().execute(
+                "SELECT archived, count(*) FROM documents WHERE kind = 'fragment' GROUP BY archived"
+            )
+        )
+        return counts.get(0, 0), counts.get(1, 0)

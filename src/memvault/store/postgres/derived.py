@@ -15,7 +15,7 @@ import psycopg
 
 from memvault import jsontext
 from memvault.domain import ObservationDraft, Watermark
-from memvault.store.postgres_append import OBSERVATION_CHANGES_LOCK, without_nul
+from memvault.store.postgres.append import OBSERVATION_CHANGES_LOCK, without_nul
 
 _UPGRADE = """
 UPDATE observations SET type = %s, title = %s, narrative = %s, facts = %s, files = %s,

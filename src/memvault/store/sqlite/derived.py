@@ -8,10 +8,11 @@ upgrade and the watermark that records it land together or not at all.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from memvault import jsontext
-from memvault.domain import ObservationDraft, Watermark
+from memvault.domain import ObservationDraft, Watermark, iso, utc_now
+from memvault.store.sqlite.writer import Writer
 
 SYNTHETIC = "synthetic"
 
@@ -169,3 +170,73 @@ def forgotten(conn: sqlite3.Connection, event_ids: Sequence[str]) -> set[str]:
         )
         found.update(row[0] for row in rows)
     return found
+
+
+class SQLiteDerived:
+    """The derived part of the SQLite store."""
+
+    _writer: Writer
+    _reader: Callable[[], sqlite3.Connection]
+
+    def upgrade_observations(
+        self,
+        session_id: str,
+        upgrades: Sequence[tuple[int, ObservationDraft]],
+        *,
+        derived_by: str,
+        through: Watermark,
+    ) -> bool:
+        upgrades, now = list(upgrades), iso(utc_now())
+        return self._writer.call(
+            lambda conn: upgrade_observations(
+                conn, session_id, upgrades, derived_by=derived_by, through=through, now=now
+            )
+        )
+
+    def rederive_observations(self, drafts: Sequence[tuple[int, ObservationDraft]]) -> int:
+        drafts, now = list(drafts), iso(utc_now())
+        return self._writer.call(lambda conn: rederive_observations(conn, drafts, now))
+
+    def observation_changes(self, after: int, *, limit: int) -> list[tuple[int, int]]:
+        return observation_changes(self._reader(), after, limit)
+
+    def sessions_to_compress(self, *, limit: int) -> list[str]:
+        return sessions_to_compress(self._reader(), limit)
+
+    def record_pipeline_fragment(self, path: str, sha256: str) -> None:
+        now = iso(utc_now())
+        self._writer.call(lambda conn: record_fragment(conn, path, sha256, now))
+
+    def pipeline_fragment(self, path: str) -> str | None:
+        row = (
+            self._reader()
+            .execute("SELECT sha256 FROM pipeline_fragments WHERE path = ?", (path,))
+            .fetchone()
+        )
+        return row[0] if row else None
+
+    def pipeline_fragments(self) -> dict[str, str]:
+        return dict(self._reader().execute("SELECT path, sha256 FROM pipeline_fragments"))
+
+    def forget_pipeline_fragments(self, paths: Sequence[str]) -> None:
+        rows = [(path,) for path in paths]
+        self._writer.call(
+            lambda conn: conn.executemany("DELETE FROM pipeline_fragments WHERE path = ?", rows)
+        )
+
+    def keep_result(self, kind: str, session_id: str, through: int, result: str) -> None:
+        now = iso(utc_now())
+        self._writer.call(lambda conn: keep_result(conn, kind, session_id, through, result, now))
+
+    def kept_result(self, kind: str, session_id: str, through: int) -> str | None:
+        return kept_result(self._reader(), kind, session_id, through)
+
+    def forget_events(self, event_ids: Sequence[str]) -> None:
+        ids, now = list(event_ids), iso(utc_now())
+        self._writer.call(lambda conn: forget_events(conn, ids, now))
+
+    def forgotten_events(self, event_ids: Sequence[str]) -> set[str]:
+        return forgotten(self._reader(), event_ids)
+
+    def reset_derived(self) -> None:
+        self._writer.call(reset_derived)

@@ -10,7 +10,6 @@ search index and the graph are the mixins ``PostgresSearchIndex`` and ``Postgres
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from datetime import timedelta
@@ -19,7 +18,6 @@ from typing import TypeVar
 import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from memvault import jsontext
 from memvault.domain import (
     BoardRow,
     Job,
@@ -32,17 +30,17 @@ from memvault.domain import (
     utc_now,
 )
 from memvault.errors import StoreFailure, StoreUnavailable
-from memvault.store import AppendOutcome, Store, masked_url, migrations
-from memvault.store import postgres_jobs as jobs
-from memvault.store import postgres_pipeline as pipeline
-from memvault.store.postgres_append import Appender
-from memvault.store.postgres_documents import PostgresSearchIndex
-from memvault.store.postgres_graph import PostgresGraph
-from memvault.store.postgres_log import PostgresEventLog
-from memvault.store.postgres_vault import PostgresVaultWrites
-from memvault.store.rows import BOARD_COLUMNS as _BOARD_COLUMNS
-from memvault.store.rows import board_row as _board_row
-from memvault.store.rows import session as _session
+from memvault.store import migrations
+from memvault.store.contract import AppendOutcome, Store
+from memvault.store.graph_queries import SharedGraph
+from memvault.store.log_reads import EVENT_COLUMNS, LogReads
+from memvault.store.postgres import derived as pipeline
+from memvault.store.postgres import graph, jobs
+from memvault.store.postgres.append import Appender
+from memvault.store.postgres.documents import PostgresSearchIndex
+from memvault.store.postgres.vault import PostgresVaultWrites
+from memvault.store.session_rows import BoardRows, SessionRows, board_values
+from memvault.store_url import masked_url
 
 T = TypeVar("T")
 
@@ -77,9 +75,23 @@ _RETRIED = (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure
 
 
 class PostgresStore(
-    PostgresVaultWrites, PostgresEventLog, PostgresSearchIndex, PostgresGraph, Store
+    PostgresVaultWrites,
+    LogReads,
+    SessionRows,
+    BoardRows,
+    SharedGraph,
+    PostgresSearchIndex,
+    Store,
 ):
     engine = "postgres"
+    mark = "%s"
+    GRAPH = graph.DIALECT
+    EVENTS_BEFORE = (
+        f"SELECT {EVENT_COLUMNS} FROM events WHERE session_id = ? AND seq <= ? "
+        "ORDER BY occurred_at DESC, seq DESC LIMIT ?"
+    )
+    RECENT_FIRST = "ORDER BY last_received_at DESC NULLS LAST, last_event_seq DESC NULLS LAST"
+    FOR_UPDATE = " FOR UPDATE"
 
     def __init__(
         self, url: str, *, pool_size: int = POOL_SIZE, wait: float = CONNECTION_WAIT
@@ -134,6 +146,15 @@ class PostgresStore(
                 self._trouble = self._unavailable(exc)
                 raise self._trouble from exc
         raise AssertionError("unreachable")
+
+    def _reading(self, op: Callable[[psycopg.Connection], T]) -> T:
+        return self._transaction(op)
+
+    def _writing(self, op: Callable[[psycopg.Connection], T]) -> T:
+        return self._transaction(op)
+
+    def observation_changes(self, after: int, *, limit: int) -> list[tuple[int, int]]:
+        return self._transaction(lambda conn: pipeline.observation_changes(conn, after, limit))
 
     def _read(self, sql: str, params: Sequence | dict | None = None) -> list[tuple]:
         return self._transaction(lambda conn: conn.execute(sql, params).fetchall())
@@ -207,27 +228,6 @@ class PostgresStore(
         assert session is not None
         return session
 
-    def get_session(self, session_id: str) -> Session | None:
-        row = self._one(f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE id = %s", (session_id,))
-        return _session(row) if row else None
-
-    def list_sessions(
-        self, *, limit: int, offset: int = 0, agent_id: str | None = None
-    ) -> list[Session]:
-        order = "ORDER BY last_received_at DESC NULLS LAST, last_event_seq DESC NULLS LAST"
-        if agent_id is None:
-            rows = self._read(
-                f"SELECT {_SESSION_COLUMNS} FROM sessions {order} LIMIT %s OFFSET %s",
-                (limit, offset),
-            )
-        else:
-            rows = self._read(
-                f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE agent_id = %s {order} "
-                "LIMIT %s OFFSET %s",
-                (agent_id, limit, offset),
-            )
-        return [_session(row) for row in rows]
-
     def record_injected(self, session_id: str, items: Sequence[tuple[str, str]], at: str) -> None:
         kinds = [kind for kind, _ in items]
         ids = [item_id for _, item_id in items]
@@ -242,88 +242,13 @@ class PostgresStore(
             )
         )
 
-    def injected(self, session_id: str) -> set[tuple[str, str]]:
-        rows = self._read(
-            "SELECT kind, item_id FROM injections WHERE session_id = %s", (session_id,)
-        )
-        return {(row[0], row[1]) for row in rows}
-
-    def advance_extraction(self, session_id: str, through: Watermark) -> bool:
-        def op(conn: psycopg.Connection) -> bool:
-            moved = conn.execute(
-                "UPDATE sessions SET extracted_at = %s, extracted_seq = %s "
-                "WHERE id = %s AND coalesce(extracted_seq, 0) < %s",
-                (through.at, through.seq, session_id, through.seq),
-            ).rowcount
-            pipeline.drop_results(conn, "extract", session_id)
-            return moved == 1
-
-        return self._transaction(op)
-
-    def sessions_to_summarize(
-        self, *, threshold: int, idle_before: str, retry_before: str, limit: int
-    ) -> list[str]:
-        rows = self._read(
-            "SELECT id FROM sessions WHERE observation_count > summarized_observation_count "
-            "AND (observation_count - summarized_observation_count >= %s "
-            "     OR last_received_at < %s) "
-            "AND (last_sweep_attempt_at IS NULL OR last_sweep_attempt_at < %s) "
-            "ORDER BY last_received_at LIMIT %s",
-            (threshold, idle_before, retry_before, limit),
-        )
-        return [row[0] for row in rows]
-
-    def mark_summary_attempt(self, session_id: str, at: str) -> None:
-        self._transaction(
-            lambda conn: conn.execute(
-                "UPDATE sessions SET last_sweep_attempt_at = %s WHERE id = %s", (at, session_id)
-            )
-        )
-
     def sessions_to_compress(self, *, limit: int) -> list[str]:
         return self._transaction(lambda conn: pipeline.sessions_to_compress(conn, limit))
 
     # -- the board mirror -----------------------------------------------------------------
 
-    def link_board_session(
-        self, session_id: str, board_session_id: str, *, replacing: str | None = None
-    ) -> bool:
-        def op(conn: psycopg.Connection) -> bool:
-            cursor = conn.execute(
-                "UPDATE sessions SET board_session_id = %s, updated_at = %s "
-                "WHERE id = %s AND (board_session_id IS NULL OR board_session_id = %s)",
-                (board_session_id, iso(utc_now()), session_id, replacing),
-            )
-            return cursor.rowcount == 1
-
-        return self._transaction(op)
-
-    def board_links(self) -> dict[str, tuple[str, str]]:
-        rows = self._read(
-            "SELECT board_session_id, id, project FROM sessions WHERE board_session_id IS NOT NULL"
-        )
-        return {row[0]: (row[1], row[2]) for row in rows}
-
-    def board_session_taken(self, board_session_id: str) -> bool:
-        row = self._one("SELECT 1 FROM sessions WHERE board_session_id = %s", (board_session_id,))
-        return row is not None
-
     def replace_board_rows(self, rows: Sequence[BoardRow]) -> None:
-        values = [
-            (
-                r.session_id,
-                r.agent_name,
-                r.topic,
-                r.summary,
-                r.keywords,
-                r.status,
-                jsontext.dumps(r.referenced_by),
-                r.started_at,
-                r.updated_at,
-                position,
-            )
-            for position, r in enumerate(rows)
-        ]
+        values = board_values(list(rows))
 
         def op(conn: psycopg.Connection) -> None:
             # Replicas replacing it at once take turns: each leaves exactly its rows.
@@ -343,29 +268,6 @@ class PostgresStore(
                 )
 
         self._transaction(op)
-
-    def board_rows(self, *, status: str | None = None, limit: int = 1000) -> list[BoardRow]:
-        if status is None:
-            rows = self._read(
-                f"SELECT {_BOARD_COLUMNS} FROM board_rows ORDER BY position LIMIT %s", (limit,)
-            )
-        else:
-            rows = self._read(
-                f"SELECT {_BOARD_COLUMNS} FROM board_rows WHERE status = %s "
-                "ORDER BY position LIMIT %s",
-                (status, limit),
-            )
-        return [_board_row(row) for row in rows]
-
-    def board_row(self, session_id: str) -> BoardRow | None:
-        rows = self._read(
-            f"SELECT {_BOARD_COLUMNS} FROM board_rows WHERE session_id = %s", (session_id,)
-        )
-        return next((_board_row(row) for row in rows), None)
-
-    def board_row_count(self) -> int:
-        row = self._one("SELECT count(*) FROM board_rows")
-        return row[0] if row else 0
 
     # -- the job queue --------------------------------------------------------------------
 
@@ -415,44 +317,6 @@ class PostgresStore(
         return self._transaction(lambda conn: jobs.prune(conn, before))
 
     # -- derived results ------------------------------------------------------------------
-
-    def session_summary(self, session_id: str) -> tuple[dict, int] | None:
-        row = self._one(
-            "SELECT summary, revision FROM session_summaries WHERE session_id = %s",
-            (session_id,),
-        )
-        return (json.loads(row[0]), row[1]) if row else None
-
-    def write_summary(
-        self, session_id: str, summary: dict, *, through: Watermark, observations: int
-    ) -> bool:
-        now = iso(utc_now())
-
-        def op(conn: psycopg.Connection) -> bool:
-            # FOR UPDATE: a replica writing the same session's summary waits, then finds
-            # the watermark moved.
-            before = conn.execute(
-                "SELECT summarized_seq, summary_revision FROM sessions WHERE id = %s FOR UPDATE",
-                (session_id,),
-            ).fetchone()
-            if before is None or (before[0] or 0) >= (through.seq or 0):
-                return False  # another run got there first
-            revision = before[1] + 1
-            conn.execute(
-                "INSERT INTO session_summaries (session_id, summary, revision, updated_at) "
-                "VALUES (%s, %s, %s, %s) ON CONFLICT (session_id) DO UPDATE SET "
-                "summary = excluded.summary, revision = excluded.revision, "
-                "updated_at = excluded.updated_at",
-                (session_id, jsontext.dumps(summary), revision, now),
-            )
-            conn.execute(
-                "UPDATE sessions SET summarized_at = %s, summarized_seq = %s, "
-                "summary_revision = %s, summarized_observation_count = %s WHERE id = %s",
-                (through.at, through.seq, revision, observations, session_id),
-            )
-            return True
-
-        return self._transaction(op)
 
     def upgrade_observations(
         self,

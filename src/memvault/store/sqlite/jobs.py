@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Sequence
+from datetime import timedelta
 
 from memvault import jsontext
-from memvault.domain import Job
+from memvault.domain import Job, iso, utc_now
 from memvault.store.rows import job as _job
+from memvault.store.sqlite.writer import Writer
 
 _COLUMNS = "id, kind, dedupe_key, payload, attempts, run_after, claimed_by, claimed_until"
 
@@ -115,3 +117,59 @@ def prune(conn: sqlite3.Connection, before: str) -> int:
     return conn.execute(
         "DELETE FROM jobs WHERE state IN ('done', 'failed') AND updated_at < ?", (before,)
     ).rowcount
+
+
+class SQLiteJobs:
+    """The job queue part of the SQLite store, on its writer thread."""
+
+    _writer: Writer
+    _reader: Callable[[], sqlite3.Connection]
+
+    def enqueue_job(
+        self,
+        kind: str,
+        payload: dict,
+        *,
+        dedupe_key: str | None = None,
+        run_after: str | None = None,
+    ) -> bool:
+        now = iso(utc_now())
+        return self._writer.call(
+            lambda conn: enqueue(
+                conn, kind, payload, dedupe_key=dedupe_key, run_after=run_after or now, now=now
+            )
+        )
+
+    def claim_job(self, worker: str, kinds: Sequence[str], *, lease_seconds: float) -> Job | None:
+        now = utc_now()
+        until = iso(now + timedelta(seconds=lease_seconds))
+        kinds = list(kinds)
+        return self._writer.call(
+            lambda conn: claim(conn, worker, kinds, now=iso(now), lease_until=until)
+        )
+
+    def hurry_job(self, kind: str, dedupe_key: str) -> bool:
+        now = iso(utc_now())
+        return self._writer.call(
+            lambda conn: (
+                conn.execute(
+                    "UPDATE jobs SET run_after = ?, updated_at = ? WHERE kind = ? "
+                    "AND dedupe_key = ? AND state = 'pending' AND attempts = 0 AND run_after > ?",
+                    (now, now, kind, dedupe_key, now),
+                ).rowcount
+                == 1
+            )
+        )
+
+    def finish_job(self, job: Job) -> bool:
+        return self._writer.call(lambda conn: finish(conn, job, iso(utc_now()), None))
+
+    def prune_jobs(self, before: str) -> int:
+        return self._writer.call(lambda conn: prune(conn, before))
+
+    def fail_job(self, job: Job, error: str, *, retry_in: float | None) -> bool:
+        now = utc_now()
+        retry_at = None if retry_in is None else iso(now + timedelta(seconds=retry_in))
+        return self._writer.call(
+            lambda conn: fail(conn, job, error, now=iso(now), retry_at=retry_at)
+        )

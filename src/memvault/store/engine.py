@@ -1,0 +1,51 @@
+"""What the parts both engines share are written against: one way to read, one way to
+write, and the engine's parameter mark.
+
+The shared parts (``log_reads``, ``session_rows``, ``graph_queries``) write their SQL with
+``?`` marks; ``_sql`` turns them into the engine's own (``%s`` for psycopg). SQLite reads on
+a pooled reader and writes on its writer thread; PostgreSQL does both in a transaction on a
+pooled connection.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+class Engine:
+    """The engine's side of the shared parts (a mixin of each store)."""
+
+    mark = "?"
+
+    def _reading(self, op: Callable[[Any], T]) -> T:
+        """Run ``op`` on a connection that reads."""
+        raise NotImplementedError
+
+    def _writing(self, op: Callable[[Any], T]) -> T:
+        """Run ``op`` in one write transaction, committed before it returns."""
+        raise NotImplementedError
+
+    def _sql(self, text: str) -> str:
+        return text if self.mark == "?" else _marked(text, self.mark)
+
+    def _select(self, sql: str, params: Sequence = ()) -> list[tuple]:
+        sql = self._sql(sql)
+        return self._reading(lambda conn: conn.execute(sql, params).fetchall())
+
+    def _select_one(self, sql: str, params: Sequence = ()) -> tuple | None:
+        sql = self._sql(sql)
+        return self._reading(lambda conn: conn.execute(sql, params).fetchone())
+
+    def _change(self, sql: str, params: Sequence = ()) -> int:
+        """Run one write statement; how many rows it changed."""
+        sql = self._sql(sql)
+        return self._writing(lambda conn: conn.execute(sql, params).rowcount)
+
+
+@functools.lru_cache(maxsize=512)
+def _marked(text: str, mark: str) -> str:
+    return text.replace("?", mark)
