@@ -1,6 +1,7 @@
 """The entity graph, written once for both engines: merging deltas, bounded queries,
-counts, forgetting a memory, and reset. Each engine hands in a ``GraphDialect``: its own
-statements where its SQL differs, and the few steps it takes its own way.
+counts, forgetting a memory, and reset. Each engine hands in a ``GraphDialect``
+(``graph_part``): its own statements where its SQL differs, and the few steps it takes its
+own way.
 
 A node is merged by (kind, key) and an edge by (source, target, relation). Each records
 every memory id it was seen in (``graph_node_sources``, ``graph_edge_sources``); a mention,
@@ -29,6 +30,7 @@ from memvault.graph.model import (
     Entity,
     GraphDelta,
     GraphEdge,
+    GraphNode,
     GraphSlice,
     GraphStats,
     Ref,
@@ -37,73 +39,24 @@ from memvault.graph.model import (
     node_id,
     parse_node_id,
 )
-from memvault.store.contract import Graph
-from memvault.store.engine import Engine, _marked
+from memvault.store.graph_part import GraphDialect
 from memvault.store.rows import chunks as _chunks
 from memvault.store.rows import counted as _counted
-from memvault.store.rows import graph_node as _node
 from memvault.store.rows import without_source as _without
 
-NODE = "id, kind, key, name, mentions, first_seen, last_seen, sources"
-EDGE = "src, dst, relation, weight, last_seen, sources"
 COUNTS = "SELECT name, value FROM graph_counts"
 
 
-class GraphDialect:
-    """An engine's side of the graph: statements (with ``?`` marks, ``q`` makes them its
-    own) and the steps its SQL takes differently."""
-
-    mark = "?"
-    NODE_BY_REF: str
-    TOP_NODES: str
-    NODES_OF_KIND: str
-    KEYS_STARTING: str
-    NAMES_CONTAINING: str
-    EDGES_OUT: str
-    EDGES_IN: str
-    SESSIONS_BEHIND: str
-    TABLES: tuple[str, ...]
-    LEAST = "min"
-    GREATEST = "max"
-    FOR_UPDATE = ""
-
-    def q(self, text: str) -> str:
-        return text if self.mark == "?" else _marked(text, self.mark)
-
-    def text(self, value: str) -> str:
-        """A name or key as the engine can hold it."""
-        return value
-
-    def lock(self, conn) -> None:
-        """Taken before every graph write (replicas take turns on PostgreSQL)."""
-
-    def insert_node(self, conn, entity: Entity) -> int: ...
-
-    def added_sources(self, conn, table: str, key: tuple, sources: Sequence[str]) -> list[str]:
-        """The sources not recorded yet for a node (``graph_node_sources``) or an edge
-        (``graph_edge_sources``), in the delta's order, now recorded."""
-        raise NotImplementedError
-
-    def take_edge_members(self, conn, source: str) -> list[tuple]:
-        """(src, dst, relation) of each edge ``source`` was seen in, its record deleted."""
-        raise NotImplementedError
-
-    def take_node_members(self, conn, source: str) -> list[int]:
-        """Each node ``source`` was seen in, its record deleted."""
-        raise NotImplementedError
-
-    def drop_name(self, conn, node: int) -> None:
-        """Forget a deleted node's name where the engine indexes names apart."""
-
-    def name_needle(self, folded: str) -> str:
-        """What ``NAMES_CONTAINING`` is asked for names holding ``folded``."""
-        raise NotImplementedError
-
-    def nodes_by_id(self, conn, ids: Sequence[int]) -> list[tuple]:
-        raise NotImplementedError
-
-    def edges_among(self, conn, ids: list[int], cap: int) -> list[tuple]:
-        raise NotImplementedError
+def _node(row: tuple) -> GraphNode:
+    return GraphNode(
+        kind=row[1],
+        key=row[2],
+        name=row[3],
+        mentions=row[4],
+        first_seen=row[5],
+        last_seen=row[6],
+        sources=json.loads(row[7]),
+    )
 
 
 # -- writes -------------------------------------------------------------------------------
@@ -421,85 +374,28 @@ def _edges_among(conn, d: GraphDialect, rows: list[tuple]) -> tuple[list[GraphEd
     return edges, len(found) > EDGE_CAP
 
 
-class SharedGraph(Engine, Graph):
-    """The graph part of each store; ``GRAPH`` is the engine's dialect."""
-
-    GRAPH: GraphDialect
-
-    def write_graph(
-        self,
-        session_id: str,
-        delta: GraphDelta,
-        *,
-        through: Watermark,
-        after: int | None = None,
-    ) -> bool:
-        d = self.GRAPH
-
-        def op(conn) -> bool:
-            d.lock(conn)
-            if not advance(conn, d, session_id, through, after):
-                return False
-            write(conn, d, delta)
-            return True
-
-        return self._writing(op)
-
-    def write_fragment_graph(self, delta: GraphDelta) -> None:
-        d = self.GRAPH
-
-        def op(conn) -> None:
-            d.lock(conn)
-            write(conn, d, delta)
-
-        self._writing(op)
-
-    def graph_query(
-        self,
-        *,
-        start: str | None = None,
-        kind: str | None = None,
-        text: str | None = None,
-        depth: int = 1,
-        limit: int = 50,
-        offset: int = 0,
-    ) -> GraphSlice:
-        ref = None if start is None else parse_node_id(start)
-        if start is not None and ref is None:
-            return GraphSlice(nodes=[], edges=[])
-        return self._reading(
-            lambda conn: query(
-                conn,
-                self.GRAPH,
-                start=ref,
-                kind=kind,
-                text=text,
-                depth=max(0, min(depth, MAX_DEPTH)),
-                limit=max(1, min(limit, MAX_LIMIT)),
-                offset=max(0, min(offset, MAX_OFFSET)),
-            )
-        )
-
-    def graph_stats(self) -> GraphStats:
-        return self._reading(stats)
-
-    def reset_graph(self) -> GraphStats:
-        d = self.GRAPH
-
-        def op(conn) -> GraphStats:
-            d.lock(conn)
-            return reset(conn, d)
-
-        return self._writing(op)
-
-    def forget_graph_source(self, source: str) -> None:
-        d = self.GRAPH
-
-        def op(conn) -> None:
-            d.lock(conn)
-            forget(conn, d, source)
-
-        self._writing(op)
-
-    def sessions_behind_graph(self, *, limit: int) -> list[str]:
-        return [row[0] for row in self._select(self.GRAPH.SESSIONS_BEHIND, (limit,))]
+def answer(
+    conn,
+    d: GraphDialect,
+    *,
+    start: str | None,
+    kind: str | None,
+    text: str | None,
+    depth: int,
+    limit: int,
+    offset: int,
+) -> GraphSlice:
+    """``query`` for what a caller asked: the start node's id read, every bound applied."""
+    ref = None if start is None else parse_node_id(start)
+    if start is not None and ref is None:
+        return GraphSlice(nodes=[], edges=[])
+    return query(
+        conn,
+        d,
+        start=ref,
+        kind=kind,
+        text=text,
+        depth=max(0, min(depth, MAX_DEPTH)),
+        limit=max(1, min(limit, MAX_LIMIT)),
+        offset=max(0, min(offset, MAX_OFFSET)),
+    )

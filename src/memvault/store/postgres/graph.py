@@ -13,9 +13,12 @@ key prefix.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from memvault.graph.model import Entity
-from memvault.store.graph_queries import EDGE, NODE, GraphDialect
+from memvault.store.graph_part import EDGE, NODE, GraphDialect
+
+if TYPE_CHECKING:
+    from memvault.graph.model import Entity
 
 # pg_advisory_xact_lock key of the graph's writes (beside the index's, 0x6D76_0010).
 GRAPH_LOCK = 0x6D76_0011

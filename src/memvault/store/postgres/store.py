@@ -32,7 +32,7 @@ from memvault.domain import (
 from memvault.errors import StoreFailure, StoreUnavailable
 from memvault.store import migrations
 from memvault.store.contract import AppendOutcome, Store
-from memvault.store.graph_queries import SharedGraph
+from memvault.store.graph_part import SharedGraph
 from memvault.store.log_reads import EVENT_COLUMNS, LogReads
 from memvault.store.postgres import derived as pipeline
 from memvault.store.postgres import graph, jobs

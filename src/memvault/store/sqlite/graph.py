@@ -7,9 +7,12 @@ checks the plans).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from memvault.graph.model import Entity
-from memvault.store.graph_queries import EDGE, NODE, GraphDialect
+from memvault.store.graph_part import EDGE, NODE, GraphDialect
+
+if TYPE_CHECKING:
+    from memvault.graph.model import Entity
 
 NODE_BY_REF = f"SELECT {NODE} FROM graph_nodes WHERE kind = ? AND key = ?"
 TOP_NODES = f"SELECT {NODE} FROM graph_nodes ORDER BY mentions DESC, id LIMIT ? OFFSET ?"

@@ -20,7 +20,7 @@ from typing import TypeVar
 from memvault.domain import NewEvent, StoreStats
 from memvault.errors import StoreFailure
 from memvault.store.contract import AppendOutcome, Store
-from memvault.store.graph_queries import SharedGraph
+from memvault.store.graph_part import SharedGraph
 from memvault.store.log_reads import LogReads
 from memvault.store.session_rows import BoardRows, SessionRows
 from memvault.store.sqlite import graph
