@@ -515,7 +515,7 @@ def test_a_name_holding_a_nul_is_one_node_found_alike(postgres, tmp_path):
 
 
 def test_ascii_text_is_cut_into_the_tokens_sqlite_makes_of_it():
-    from memvault.store.postgres.documents import _tokenizer, tokenize
+    from memvault.store.postgres.bm25 import _tokenizer, tokenize
 
     every = "".join(chr(c) for c in range(1, 128))
     texts = [every, every[::-1], "fetchUserRow x_y don't 3.14 A-B c++ ÀB 数据 mixed-ÄÖ"]

@@ -1,6 +1,6 @@
 """The entity graph, written once for both engines: merging deltas, bounded queries,
 counts, forgetting a memory, and reset. Each engine hands in a ``GraphDialect``
-(``graph_part``): its own statements where its SQL differs, and the few steps it takes its
+(``graph_dialect``): its own statements where its SQL differs, and the few steps it takes its
 own way.
 
 A node is merged by (kind, key) and an edge by (source, target, relation). Each records
@@ -39,7 +39,7 @@ from memvault.graph.model import (
     node_id,
     parse_node_id,
 )
-from memvault.store.graph_part import GraphDialect
+from memvault.store.graph_dialect import GraphDialect
 from memvault.store.rows import chunks as _chunks
 from memvault.store.rows import counted as _counted
 from memvault.store.rows import without_source as _without

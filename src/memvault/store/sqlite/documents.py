@@ -7,22 +7,16 @@ FTS5 terms, and loses its vector until the embedding worker catches up.
 
 from __future__ import annotations
 
-import json
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from memvault import jsontext
-from memvault.domain import Document, DocumentDraft
+from memvault.domain import DocumentDraft
 from memvault.store.contract import LexicalQuery
+from memvault.store.index_reads import IndexReads
 from memvault.store.sqlite import fts5
 from memvault.store.sqlite.fts5 import scope
 from memvault.store.sqlite.writer import Writer
-
-DOCUMENT_COLUMNS = """
-d.id, d.kind, d.key, d.project, d.session_id, d.title, d.summary, d.body, d.importance,
-d.updated_at, d.path, d.event_ids, d.archived, d.meta, coalesce(a.count, 0), a.last_accessed
-"""
-_FROM = "FROM documents d LEFT JOIN document_access a ON a.kind = d.kind AND a.key = d.key"
 
 _INSERT = """
 INSERT INTO documents (kind, key, project, session_id, title, summary, body, importance,
@@ -133,66 +127,6 @@ def get_cursor(conn: sqlite3.Connection, name: str) -> int:
     return row[0] if row else 0
 
 
-def documents_by_id(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, Document]:
-    found: dict[int, Document] = {}
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        rows = conn.execute(
-            f"SELECT {DOCUMENT_COLUMNS} {_FROM} WHERE d.id IN ({', '.join('?' * len(chunk))})",
-            chunk,
-        )
-        for row in rows:
-            found[row[0]] = to_document(row)
-    return found
-
-
-def document_by_key(conn: sqlite3.Connection, kind: str, key: str) -> Document | None:
-    row = conn.execute(
-        f"SELECT {DOCUMENT_COLUMNS} {_FROM} WHERE d.kind = ? AND d.key = ?", (kind, key)
-    ).fetchone()
-    return to_document(row) if row else None
-
-
-def list_documents(
-    conn: sqlite3.Connection,
-    *,
-    kind: str,
-    project: str | None,
-    include_archived: bool,
-    limit: int,
-    offset: int,
-) -> list[Document]:
-    where, params = ["d.kind = ?"], [kind]
-    if project is not None:
-        where.append("d.project = ?")
-        params.append(project)
-    if not include_archived:
-        where.append("d.archived = 0")
-    rows = conn.execute(
-        f"SELECT {DOCUMENT_COLUMNS} {_FROM} WHERE {' AND '.join(where)} "
-        "ORDER BY d.updated_at DESC, d.id DESC LIMIT ? OFFSET ?",
-        (*params, limit, offset),
-    )
-    return [to_document(row) for row in rows]
-
-
-def document_stamps(conn: sqlite3.Connection, kind: str) -> dict[str, tuple[str, float | None]]:
-    rows = conn.execute("SELECT key, content_hash, mtime FROM documents WHERE kind = ?", (kind,))
-    return {row[0]: (row[1], row[2]) for row in rows}
-
-
-def to_embed(
-    conn: sqlite3.Connection, after_revision: int, limit: int
-) -> list[tuple[int, int, str]]:
-    """(id, revision, text) of documents changed since ``after_revision``, oldest first."""
-    rows = conn.execute(
-        "SELECT id, revision, embed_text FROM documents WHERE revision > ? "
-        "ORDER BY revision LIMIT ?",
-        (after_revision, limit),
-    )
-    return [(row[0], row[1], row[2]) for row in rows]
-
-
 def write_vectors(
     conn: sqlite3.Connection,
     model: str,
@@ -214,47 +148,6 @@ def write_vectors(
     set_cursor(conn, *cursor)
 
 
-def iter_vectors(conn: sqlite3.Connection, model: str) -> Iterator[tuple[int, str, bytes]]:
-    yield from conn.execute(
-        "SELECT v.document_id, d.kind, v.vector FROM document_vectors v "
-        "JOIN documents d ON d.id = v.document_id WHERE v.model = ?",
-        (model,),
-    )
-
-
-def vector_changes(
-    conn: sqlite3.Connection, model: str, after: int, through: int, limit: int
-) -> list[tuple[int, str, int, bytes | None]]:
-    """(id, kind, revision, vector or None) of documents changed in (after, through]."""
-    rows = conn.execute(
-        "SELECT d.id, d.kind, d.revision, v.vector FROM documents d "
-        "LEFT JOIN document_vectors v ON v.document_id = d.id AND v.model = ? "
-        "WHERE d.revision > ? AND d.revision <= ? ORDER BY d.revision LIMIT ?",
-        (model, after, through, limit),
-    )
-    return [(row[0], row[1], row[2], row[3]) for row in rows]
-
-
-def document_kinds(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, str]:
-    found: dict[int, str] = {}
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        rows = conn.execute(
-            f"SELECT id, kind FROM documents WHERE id IN ({', '.join('?' * len(chunk))})", chunk
-        )
-        found.update(rows)
-    return found
-
-
-def document_ids(
-    conn: sqlite3.Connection, *, kinds: Sequence[str], project: str, include_archived: bool
-) -> list[int]:
-    sql = f"SELECT id FROM documents WHERE project = ? AND kind IN ({', '.join('?' * len(kinds))})"
-    if not include_archived:
-        sql += " AND archived = 0"
-    return [row[0] for row in conn.execute(sql, (project, *kinds))]
-
-
 def record_access(conn: sqlite3.Connection, keys: Sequence[tuple[str, str]], at: str) -> None:
     conn.executemany(
         "INSERT INTO document_access (kind, key, count, last_accessed) VALUES (?, ?, 1, ?) "
@@ -272,28 +165,7 @@ def move_access(conn: sqlite3.Connection, kind: str, moves: Sequence[tuple[str, 
         )
 
 
-def to_document(row: tuple) -> Document:
-    return Document(
-        id=row[0],
-        kind=row[1],
-        key=row[2],
-        project=row[3],
-        session_id=row[4],
-        title=row[5],
-        summary=row[6],
-        body=row[7],
-        importance=row[8],
-        updated_at=row[9],
-        path=row[10],
-        event_ids=json.loads(row[11]),
-        archived=bool(row[12]),
-        meta=json.loads(row[13]),
-        access_count=row[14],
-        last_accessed=row[15],
-    )
-
-
-class SQLiteIndex:
+class SQLiteIndex(IndexReads):
     """The search index part of the SQLite store."""
 
     _writer: Writer
@@ -344,74 +216,14 @@ class SQLiteIndex:
     def document_count(self) -> int:
         return self._reader().execute("SELECT count(*) FROM documents").fetchone()[0]
 
-    def documents(self, ids: Sequence[int]) -> dict[int, Document]:
-        return documents_by_id(self._reader(), list(ids))
-
-    def document(self, kind: str, key: str) -> Document | None:
-        return document_by_key(self._reader(), kind, key)
-
-    def list_documents(
-        self,
-        kind: str,
-        *,
-        project: str | None = None,
-        include_archived: bool = False,
-        limit: int = 50,
-        offset: int = 0,
-    ) -> list[Document]:
-        return list_documents(
-            self._reader(),
-            kind=kind,
-            project=project,
-            include_archived=include_archived,
-            limit=limit,
-            offset=offset,
-        )
-
-    def document_stamps(self, kind: str) -> dict[str, tuple[str, float | None]]:
-        return document_stamps(self._reader(), kind)
-
-    def documents_to_embed(self, after_revision: int, *, limit: int) -> list[tuple[int, int, str]]:
-        return to_embed(self._reader(), after_revision, limit)
-
     def write_vectors(
         self, model: str, vectors: Sequence[tuple[int, int, bytes]], *, cursor: tuple[str, int]
     ) -> None:
         vectors = list(vectors)
         self._writer.call(lambda conn: write_vectors(conn, model, vectors, cursor))
 
-    def vectors(self, model: str) -> list[tuple[int, str, bytes]]:
-        return list(iter_vectors(self._reader(), model))
-
-    def vector_changes(
-        self, model: str, after_revision: int, through_revision: int, *, limit: int
-    ) -> list[tuple[int, str, int, bytes | None]]:
-        return vector_changes(self._reader(), model, after_revision, through_revision, limit)
-
-    def document_kinds(self, ids: Sequence[int]) -> dict[int, str]:
-        return document_kinds(self._reader(), list(ids))
-
-    def document_ids(
-        self, *, kinds: Sequence[str], project: str, include_archived: bool = False
-    ) -> list[int]:
-        return document_ids(
-            self._reader(), kinds=kinds, project=project, include_archived=include_archived
-        )
-
     def record_access(self, keys: Sequence[tuple[str, str]], at: str) -> None:
         keys = list(keys)
         # Queued, not waited for: a read must not wait for a commit. A failure shows in
         # the writer's state like any other write's.
         self._writer.submit(lambda conn: record_access(conn, keys, at))
-
-    def documents_since(self, revision: int) -> int:
-        query = "SELECT count(*) FROM documents WHERE revision > ?"  # documents_revision
-        return self._reader().execute(query, (revision,)).fetchone()[0]
-
-    def fragment_counts(self) -> tuple[int, int]:
-        counts = dict(
-            self._reader().execute(
-                "SELECT archived, count(*) FROM documents WHERE kind = 'fragment' GROUP BY archived"
-            )
-        )
-        return counts.get(0, 0), counts.get(1, 0)

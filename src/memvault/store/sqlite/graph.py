@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from memvault.store.graph_part import EDGE, NODE, GraphDialect
+from memvault.store.graph_dialect import EDGE, NODE, GraphDialect
 
 if TYPE_CHECKING:
     from memvault.graph.model import Entity

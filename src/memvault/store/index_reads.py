@@ -1,0 +1,151 @@
+"""The search index's reads both engines answer with the same SQL: documents by id, by
+key and by kind, what a scan compares, and the embedding worker's and followers' reads."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from memvault.domain import Document
+from memvault.store.engine import Engine
+
+DOCUMENT_COLUMNS = """
+d.id, d.kind, d.key, d.project, d.session_id, d.title, d.summary, d.body, d.importance,
+d.updated_at, d.path, d.event_ids, d.archived, d.meta, coalesce(a.count, 0), a.last_accessed
+"""
+DOCUMENTS = "FROM documents d LEFT JOIN document_access a ON a.kind = d.kind AND a.key = d.key"
+CHUNK = 500  # ids asked at once (SQLite's limit on a statement's parameters is far above)
+
+
+def to_document(row: tuple) -> Document:
+    return Document(
+        id=row[0],
+        kind=row[1],
+        key=row[2],
+        project=row[3],
+        session_id=row[4],
+        title=row[5],
+        summary=row[6],
+        body=row[7],
+        importance=row[8],
+        updated_at=row[9],
+        path=row[10],
+        event_ids=json.loads(row[11]),
+        archived=bool(row[12]),
+        meta=json.loads(row[13]),
+        access_count=row[14],
+        last_accessed=row[15],
+    )
+
+
+def _marks(count: int) -> str:
+    return ", ".join("?" * count)
+
+
+class IndexReads(Engine):
+    """The index's shared reads (a mixin of each store). ``archived`` is compared with
+    FALSE, which SQLite reads as 0 and PostgreSQL as its boolean."""
+
+    def documents(self, ids: Sequence[int]) -> dict[int, Document]:
+        ids = list(ids)
+        found: dict[int, Document] = {}
+        for start in range(0, len(ids), CHUNK):
+            chunk = ids[start : start + CHUNK]
+            rows = self._select(
+                f"SELECT {DOCUMENT_COLUMNS} {DOCUMENTS} WHERE d.id IN ({_marks(len(chunk))})",
+                chunk,
+            )
+            found.update((row[0], to_document(row)) for row in rows)
+        return found
+
+    def document(self, kind: str, key: str) -> Document | None:
+        row = self._select_one(
+            f"SELECT {DOCUMENT_COLUMNS} {DOCUMENTS} WHERE d.kind = ? AND d.key = ?", (kind, key)
+        )
+        return to_document(row) if row else None
+
+    def list_documents(
+        self,
+        kind: str,
+        *,
+        project: str | None = None,
+        include_archived: bool = False,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> list[Document]:
+        where, params = ["d.kind = ?"], [kind]
+        if project is not None:
+            where.append("d.project = ?")
+            params.append(project)
+        if not include_archived:
+            where.append("d.archived = FALSE")
+        rows = self._select(
+            f"SELECT {DOCUMENT_COLUMNS} {DOCUMENTS} WHERE {' AND '.join(where)} "
+            "ORDER BY d.updated_at DESC, d.id DESC LIMIT ? OFFSET ?",
+            (*params, limit, offset),
+        )
+        return [to_document(row) for row in rows]
+
+    def document_stamps(self, kind: str) -> dict[str, tuple[str, float | None]]:
+        rows = self._select(
+            "SELECT key, content_hash, mtime FROM documents WHERE kind = ?", (kind,)
+        )
+        return {row[0]: (row[1], row[2]) for row in rows}
+
+    def documents_to_embed(self, after_revision: int, *, limit: int) -> list[tuple[int, int, str]]:
+        rows = self._select(
+            "SELECT id, revision, embed_text FROM documents WHERE revision > ? "
+            "ORDER BY revision LIMIT ?",
+            (after_revision, limit),
+        )
+        return [(row[0], row[1], row[2]) for row in rows]
+
+    def vectors(self, model: str) -> list[tuple[int, str, bytes]]:
+        rows = self._select(
+            "SELECT v.document_id, d.kind, v.vector FROM document_vectors v "
+            "JOIN documents d ON d.id = v.document_id WHERE v.model = ?",
+            (model,),
+        )
+        return [(row[0], row[1], bytes(row[2])) for row in rows]
+
+    def vector_changes(
+        self, model: str, after_revision: int, through_revision: int, *, limit: int
+    ) -> list[tuple[int, str, int, bytes | None]]:
+        rows = self._select(
+            "SELECT d.id, d.kind, d.revision, v.vector FROM documents d "
+            "LEFT JOIN document_vectors v ON v.document_id = d.id AND v.model = ? "
+            "WHERE d.revision > ? AND d.revision <= ? ORDER BY d.revision LIMIT ?",
+            (model, after_revision, through_revision, limit),
+        )
+        return [(row[0], row[1], row[2], None if row[3] is None else bytes(row[3])) for row in rows]
+
+    def document_kinds(self, ids: Sequence[int]) -> dict[int, str]:
+        ids = list(ids)
+        found: dict[int, str] = {}
+        for start in range(0, len(ids), CHUNK):
+            chunk = ids[start : start + CHUNK]
+            rows = self._select(
+                f"SELECT id, kind FROM documents WHERE id IN ({_marks(len(chunk))})", chunk
+            )
+            found.update((row[0], row[1]) for row in rows)
+        return found
+
+    def document_ids(
+        self, *, kinds: Sequence[str], project: str, include_archived: bool = False
+    ) -> list[int]:
+        sql = f"SELECT id FROM documents WHERE project = ? AND kind IN ({_marks(len(kinds))})"
+        if not include_archived:
+            sql += " AND archived = FALSE"
+        return [row[0] for row in self._select(sql + " ORDER BY id", (project, *kinds))]
+
+    def documents_since(self, revision: int) -> int:
+        # A range of the revision index: as long as the backlog, not the table.
+        row = self._select_one("SELECT count(*) FROM documents WHERE revision > ?", (revision,))
+        return row[0] if row else 0
+
+    def fragment_counts(self) -> tuple[int, int]:
+        rows = self._select(
+            "SELECT archived, count(*) FROM documents WHERE kind = 'fragment' GROUP BY archived"
+        )
+        counts = {bool(archived): count for archived, count in rows}
+        return counts.get(False, 0), counts.get(True, 0)
