@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
-from datetime import timedelta
 from typing import TypeVar
 
 import psycopg
@@ -20,7 +19,6 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from memvault.domain import (
     BoardRow,
-    Job,
     NewEvent,
     ObservationDraft,
     Session,
@@ -35,9 +33,10 @@ from memvault.store.contract import AppendOutcome, Store
 from memvault.store.graph_part import SharedGraph
 from memvault.store.log_reads import EVENT_COLUMNS, LogReads
 from memvault.store.postgres import derived as pipeline
-from memvault.store.postgres import graph, jobs
+from memvault.store.postgres import graph
 from memvault.store.postgres.append import Appender
 from memvault.store.postgres.documents import PostgresSearchIndex
+from memvault.store.postgres.jobs import PostgresJobs
 from memvault.store.postgres.vault import PostgresVaultWrites
 from memvault.store.session_rows import BoardRows, SessionRows, board_values
 from memvault.store_url import masked_url
@@ -52,13 +51,6 @@ MIGRATION_LOCK = 0x6D76_0000  # pg_advisory_xact_lock key: one replica migrates 
 BOARD_LOCK = 0x6D76_0003  # replacing the board mirror: one replica at a time
 _ATTEMPTS = 5  # a transaction the database aborted to break a deadlock is run again
 
-_SESSION_COLUMNS = """
-id, project, cwd, agent_id, title, board_session_id, created_at, first_event_at,
-last_event_at, event_count, observation_count, summarized_at, summarized_seq, extracted_at,
-extracted_seq, reflected_at, reflected_seq, graph_extracted_at, graph_extracted_seq,
-summary_revision, summarized_observation_count, last_sweep_attempt_at, compressed_at,
-compressed_seq
-"""
 
 _ENSURE_SESSION = """
 INSERT INTO sessions (id, project, cwd, agent_id, title, created_at, updated_at,
@@ -76,6 +68,7 @@ _RETRIED = (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure
 
 class PostgresStore(
     PostgresVaultWrites,
+    PostgresJobs,
     LogReads,
     SessionRows,
     BoardRows,
@@ -268,53 +261,6 @@ class PostgresStore(
                 )
 
         self._transaction(op)
-
-    # -- the job queue --------------------------------------------------------------------
-
-    def enqueue_job(
-        self,
-        kind: str,
-        payload: dict,
-        *,
-        dedupe_key: str | None = None,
-        run_after: str | None = None,
-    ) -> bool:
-        def op(conn: psycopg.Connection) -> bool:
-            now = iso(jobs.database_now(conn))
-            return jobs.enqueue(
-                conn, kind, payload, dedupe_key=dedupe_key, run_after=run_after or now, now=now
-            )
-
-        return self._transaction(op)
-
-    def claim_job(self, worker: str, kinds: Sequence[str], *, lease_seconds: float) -> Job | None:
-        kinds = list(kinds)
-
-        def op(conn: psycopg.Connection) -> Job | None:
-            now = jobs.database_now(conn)
-            until = iso(now + timedelta(seconds=lease_seconds))
-            return jobs.claim(conn, worker, kinds, now=iso(now), lease_until=until)
-
-        return self._transaction(op)
-
-    def hurry_job(self, kind: str, dedupe_key: str) -> bool:
-        return self._transaction(
-            lambda conn: jobs.hurry(conn, kind, dedupe_key, iso(jobs.database_now(conn)))
-        )
-
-    def finish_job(self, job: Job) -> bool:
-        return self._transaction(lambda conn: jobs.finish(conn, job, iso(jobs.database_now(conn))))
-
-    def fail_job(self, job: Job, error: str, *, retry_in: float | None) -> bool:
-        def op(conn: psycopg.Connection) -> bool:
-            now = jobs.database_now(conn)
-            retry_at = None if retry_in is None else iso(now + timedelta(seconds=retry_in))
-            return jobs.fail(conn, job, error, now=iso(now), retry_at=retry_at)
-
-        return self._transaction(op)
-
-    def prune_jobs(self, before: str) -> int:
-        return self._transaction(lambda conn: jobs.prune(conn, before))
 
     # -- derived results ------------------------------------------------------------------
 
