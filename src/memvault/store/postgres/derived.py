@@ -15,6 +15,7 @@ import psycopg
 
 from memvault import jsontext
 from memvault.domain import ObservationDraft, Watermark
+from memvault.store.derived_part import SharedDerived
 from memvault.store.postgres.append import OBSERVATION_CHANGES_LOCK, without_nul
 
 _UPGRADE = """
@@ -104,87 +105,29 @@ def rederive_observations(
     return len(changed)
 
 
-def observation_changes(conn: psycopg.Connection, after: int, limit: int) -> list[tuple[int, int]]:
-    rows = conn.execute(
-        "SELECT id, event_seq FROM observation_changes WHERE id > %s ORDER BY id LIMIT %s",
-        (after, limit),
-    ).fetchall()
-    return [(row[0], row[1]) for row in rows]
+class PostgresDerived(SharedDerived):
+    """The PostgreSQL side of the derived part: rewriting observations in place, and which
+    sessions wait for compression (the partial index sessions_uncompressed)."""
 
-
-def sessions_to_compress(conn: psycopg.Connection, limit: int) -> list[str]:
-    """Sessions with events past both their compression and summary watermarks, quietest
-    first (the partial index sessions_uncompressed)."""
-    rows = conn.execute(
+    SESSIONS_TO_COMPRESS = (
         "SELECT id FROM sessions "
         "WHERE last_event_seq > greatest(coalesce(compressed_seq, 0), coalesce(summarized_seq, 0)) "
-        "ORDER BY last_received_at LIMIT %s",
-        (limit,),
-    )
-    return [row[0] for row in rows]
-
-
-def record_fragment(conn: psycopg.Connection, path: str, sha256: str, now: str) -> None:
-    conn.execute(
-        "INSERT INTO pipeline_fragments (path, sha256, updated_at) VALUES (%s, %s, %s) "
-        "ON CONFLICT (path) DO UPDATE SET sha256 = excluded.sha256, "
-        "updated_at = excluded.updated_at",
-        (path, sha256, now),
+        "ORDER BY last_received_at LIMIT %s"
     )
 
-
-def reset_derived(conn: psycopg.Connection) -> None:
-    """Forget summaries, extraction and compression progress, so the pipeline derives them
-    again from the raw log. The graph has its own reset."""
-    conn.execute("DELETE FROM session_summaries")
-    conn.execute("DELETE FROM pipeline_results")
-    conn.execute(
-        "UPDATE sessions SET summarized_at = NULL, summarized_seq = NULL, summary_revision = 0, "
-        "summarized_observation_count = 0, extracted_at = NULL, extracted_seq = NULL, "
-        "compressed_at = NULL, compressed_seq = NULL, last_sweep_attempt_at = NULL"
-    )
-    conn.execute("DELETE FROM jobs WHERE state IN ('pending', 'running')")
-
-
-def keep_result(
-    conn: psycopg.Connection, kind: str, session_id: str, through: int, result: str, now: str
-) -> None:
-    conn.execute(
-        "INSERT INTO pipeline_results (kind, session_id, through, result, created_at) "
-        "VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
-        (kind, session_id, through, result, now),
-    )
-
-
-def kept_result(conn: psycopg.Connection, kind: str, session_id: str, through: int) -> str | None:
-    row = conn.execute(
-        "SELECT result FROM pipeline_results WHERE kind = %s AND session_id = %s AND through = %s",
-        (kind, session_id, through),
-    ).fetchone()
-    return row[0] if row else None
-
-
-def drop_results(conn: psycopg.Connection, kind: str, session_id: str) -> None:
-    conn.execute(
-        "DELETE FROM pipeline_results WHERE kind = %s AND session_id = %s", (kind, session_id)
-    )
-
-
-def forget_events(conn: psycopg.Connection, event_ids: Sequence[str], now: str) -> None:
-    ids = list(event_ids)
-    if ids:
-        conn.execute(
-            "INSERT INTO forgotten_events (event_id, forgotten_at) "
-            "SELECT unnest(%s::text[]), %s ON CONFLICT DO NOTHING",
-            (ids, now),
+    def _upgrade(
+        self,
+        conn,
+        session_id: str,
+        upgrades: list[tuple[int, ObservationDraft]],
+        *,
+        derived_by: str,
+        through: Watermark,
+        now: str,
+    ) -> bool:
+        return upgrade_observations(
+            conn, session_id, upgrades, derived_by=derived_by, through=through, now=now
         )
 
-
-def forgotten(conn: psycopg.Connection, event_ids: Sequence[str]) -> set[str]:
-    ids = list(event_ids)
-    if not ids:
-        return set()
-    rows = conn.execute(
-        "SELECT event_id FROM forgotten_events WHERE event_id = ANY(%s::text[])", (ids,)
-    )
-    return {row[0] for row in rows}
+    def _rederive(self, conn, drafts: list[tuple[int, ObservationDraft]], now: str) -> int:
+        return rederive_observations(conn, drafts, now)

@@ -20,10 +20,8 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from memvault.domain import (
     BoardRow,
     NewEvent,
-    ObservationDraft,
     Session,
     StoreStats,
-    Watermark,
     iso,
     utc_now,
 )
@@ -32,9 +30,9 @@ from memvault.store import migrations
 from memvault.store.contract import AppendOutcome, Store
 from memvault.store.graph_part import SharedGraph
 from memvault.store.log_reads import EVENT_COLUMNS, LogReads
-from memvault.store.postgres import derived as pipeline
 from memvault.store.postgres import graph
 from memvault.store.postgres.append import Appender
+from memvault.store.postgres.derived import PostgresDerived
 from memvault.store.postgres.documents import PostgresSearchIndex
 from memvault.store.postgres.jobs import PostgresJobs
 from memvault.store.postgres.vault import PostgresVaultWrites
@@ -69,6 +67,7 @@ _RETRIED = (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure
 class PostgresStore(
     PostgresVaultWrites,
     PostgresJobs,
+    PostgresDerived,
     LogReads,
     SessionRows,
     BoardRows,
@@ -145,9 +144,6 @@ class PostgresStore(
 
     def _writing(self, op: Callable[[psycopg.Connection], T]) -> T:
         return self._transaction(op)
-
-    def observation_changes(self, after: int, *, limit: int) -> list[tuple[int, int]]:
-        return self._transaction(lambda conn: pipeline.observation_changes(conn, after, limit))
 
     def _read(self, sql: str, params: Sequence | dict | None = None) -> list[tuple]:
         return self._transaction(lambda conn: conn.execute(sql, params).fetchall())
@@ -235,9 +231,6 @@ class PostgresStore(
             )
         )
 
-    def sessions_to_compress(self, *, limit: int) -> list[str]:
-        return self._transaction(lambda conn: pipeline.sessions_to_compress(conn, limit))
-
     # -- the board mirror -----------------------------------------------------------------
 
     def replace_board_rows(self, rows: Sequence[BoardRow]) -> None:
@@ -261,67 +254,6 @@ class PostgresStore(
                 )
 
         self._transaction(op)
-
-    # -- derived results ------------------------------------------------------------------
-
-    def upgrade_observations(
-        self,
-        session_id: str,
-        upgrades: Sequence[tuple[int, ObservationDraft]],
-        *,
-        derived_by: str,
-        through: Watermark,
-    ) -> bool:
-        upgrades, now = list(upgrades), iso(utc_now())
-        return self._transaction(
-            lambda conn: pipeline.upgrade_observations(
-                conn, session_id, upgrades, derived_by=derived_by, through=through, now=now
-            )
-        )
-
-    def rederive_observations(self, drafts: Sequence[tuple[int, ObservationDraft]]) -> int:
-        drafts, now = list(drafts), iso(utc_now())
-        return self._transaction(lambda conn: pipeline.rederive_observations(conn, drafts, now))
-
-    def record_pipeline_fragment(self, path: str, sha256: str) -> None:
-        now = iso(utc_now())
-        self._transaction(lambda conn: pipeline.record_fragment(conn, path, sha256, now))
-
-    def pipeline_fragment(self, path: str) -> str | None:
-        row = self._one("SELECT sha256 FROM pipeline_fragments WHERE path = %s", (path,))
-        return row[0] if row else None
-
-    def pipeline_fragments(self) -> dict[str, str]:
-        return {row[0]: row[1] for row in self._read("SELECT path, sha256 FROM pipeline_fragments")}
-
-    def forget_pipeline_fragments(self, paths: Sequence[str]) -> None:
-        wanted = list(paths)
-        if wanted:
-            self._transaction(
-                lambda conn: conn.execute(
-                    "DELETE FROM pipeline_fragments WHERE path = ANY(%s::text[])", (wanted,)
-                )
-            )
-
-    def keep_result(self, kind: str, session_id: str, through: int, result: str) -> None:
-        now = iso(utc_now())
-        self._transaction(
-            lambda conn: pipeline.keep_result(conn, kind, session_id, through, result, now)
-        )
-
-    def kept_result(self, kind: str, session_id: str, through: int) -> str | None:
-        return self._transaction(lambda conn: pipeline.kept_result(conn, kind, session_id, through))
-
-    def forget_events(self, event_ids: Sequence[str]) -> None:
-        ids, now = list(event_ids), iso(utc_now())
-        self._transaction(lambda conn: pipeline.forget_events(conn, ids, now))
-
-    def forgotten_events(self, event_ids: Sequence[str]) -> set[str]:
-        ids = list(event_ids)
-        return self._transaction(lambda conn: pipeline.forgotten(conn, ids))
-
-    def reset_derived(self) -> None:
-        self._transaction(pipeline.reset_derived)
 
     # -- what every engine has ------------------------------------------------------------
 

@@ -1,0 +1,163 @@
+"""What the pipeline derived, written once for both engines: the observation change log a
+follower reads, the fragment files it wrote, kept LLM answers, forgotten events, and
+resetting it all so it is derived again from the raw log.
+
+How an observation is rewritten in place (and the change logged) and which sessions wait
+for compression each engine says itself: its ``derived`` module hands in ``_upgrade``,
+``_rederive`` and ``SESSIONS_TO_COMPRESS``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from memvault.domain import ObservationDraft, Watermark, iso, utc_now
+from memvault.store.contract import Derived
+from memvault.store.engine import Engine
+
+CHUNK = 500  # event ids asked or written at once
+
+
+def _marks(count: int, each: str = "?") -> str:
+    return ", ".join([each] * count)
+
+
+class SharedDerived(Engine, Derived):
+    """The derived part of each store."""
+
+    SESSIONS_TO_COMPRESS: str
+
+    def _upgrade(
+        self,
+        conn,
+        session_id: str,
+        upgrades: list[tuple[int, ObservationDraft]],
+        *,
+        derived_by: str,
+        through: Watermark,
+        now: str,
+    ) -> bool:
+        raise NotImplementedError
+
+    def _rederive(self, conn, drafts: list[tuple[int, ObservationDraft]], now: str) -> int:
+        raise NotImplementedError
+
+    def upgrade_observations(
+        self,
+        session_id: str,
+        upgrades: Sequence[tuple[int, ObservationDraft]],
+        *,
+        derived_by: str,
+        through: Watermark,
+    ) -> bool:
+        upgrades, now = list(upgrades), iso(utc_now())
+        return self._writing(
+            lambda conn: self._upgrade(
+                conn, session_id, upgrades, derived_by=derived_by, through=through, now=now
+            )
+        )
+
+    def rederive_observations(self, drafts: Sequence[tuple[int, ObservationDraft]]) -> int:
+        drafts, now = list(drafts), iso(utc_now())
+        return self._writing(lambda conn: self._rederive(conn, drafts, now))
+
+    def observation_changes(self, after: int, *, limit: int) -> list[tuple[int, int]]:
+        rows = self._select(
+            "SELECT id, event_seq FROM observation_changes WHERE id > ? ORDER BY id LIMIT ?",
+            (after, limit),
+        )
+        return [(row[0], row[1]) for row in rows]
+
+    def sessions_to_compress(self, *, limit: int) -> list[str]:
+        """Sessions with events past both their compression and summary watermarks,
+        quietest first; what is summarized already is never sent to the LLM."""
+        return [row[0] for row in self._select(self.SESSIONS_TO_COMPRESS, (limit,))]
+
+    def record_pipeline_fragment(self, path: str, sha256: str) -> None:
+        self._change(
+            "INSERT INTO pipeline_fragments (path, sha256, updated_at) VALUES (?, ?, ?) "
+            "ON CONFLICT (path) DO UPDATE SET sha256 = excluded.sha256, "
+            "updated_at = excluded.updated_at",
+            (path, sha256, iso(utc_now())),
+        )
+
+    def pipeline_fragment(self, path: str) -> str | None:
+        row = self._select_one("SELECT sha256 FROM pipeline_fragments WHERE path = ?", (path,))
+        return row[0] if row else None
+
+    def pipeline_fragments(self) -> dict[str, str]:
+        return {
+            row[0]: row[1] for row in self._select("SELECT path, sha256 FROM pipeline_fragments")
+        }
+
+    def forget_pipeline_fragments(self, paths: Sequence[str]) -> None:
+        self._in_chunks("DELETE FROM pipeline_fragments WHERE path IN ({marks})", list(paths))
+
+    def keep_result(self, kind: str, session_id: str, through: int, result: str) -> None:
+        self._change(
+            "INSERT INTO pipeline_results (kind, session_id, through, result, created_at) "
+            "VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            (kind, session_id, through, result, iso(utc_now())),
+        )
+
+    def kept_result(self, kind: str, session_id: str, through: int) -> str | None:
+        row = self._select_one(
+            "SELECT result FROM pipeline_results WHERE kind = ? AND session_id = ? AND through = ?",
+            (kind, session_id, through),
+        )
+        return row[0] if row else None
+
+    def forget_events(self, event_ids: Sequence[str]) -> None:
+        now = iso(utc_now())
+        self._in_chunks(
+            "INSERT INTO forgotten_events (event_id, forgotten_at) VALUES {marks} "
+            "ON CONFLICT DO NOTHING",
+            [(event_id, now) for event_id in event_ids],
+            each="(?, ?)",
+        )
+
+    def forgotten_events(self, event_ids: Sequence[str]) -> set[str]:
+        ids = list(event_ids)
+        found: set[str] = set()
+        for start in range(0, len(ids), CHUNK):
+            chunk = ids[start : start + CHUNK]
+            rows = self._select(
+                f"SELECT event_id FROM forgotten_events WHERE event_id IN ({_marks(len(chunk))})",
+                chunk,
+            )
+            found.update(row[0] for row in rows)
+        return found
+
+    def reset_derived(self) -> None:
+        """Forget summaries, extraction and compression progress, so the pipeline derives
+        them again from the raw log. The graph has its own reset."""
+
+        def op(conn) -> None:
+            conn.execute("DELETE FROM session_summaries")
+            conn.execute("DELETE FROM pipeline_results")
+            conn.execute(
+                "UPDATE sessions SET summarized_at = NULL, summarized_seq = NULL, "
+                "summary_revision = 0, summarized_observation_count = 0, extracted_at = NULL, "
+                "extracted_seq = NULL, compressed_at = NULL, compressed_seq = NULL, "
+                "last_sweep_attempt_at = NULL"
+            )
+            conn.execute("DELETE FROM jobs WHERE state IN ('pending', 'running')")
+
+        self._writing(op)
+
+    def _in_chunks(self, sql: str, items: list, *, each: str = "?") -> None:
+        """Run a write for ``items``, ``CHUNK`` at a time, in one transaction; ``{marks}``
+        in ``sql`` is where each chunk's marks go (``each`` per item)."""
+        if not items:
+            return
+        chunks = [items[start : start + CHUNK] for start in range(0, len(items), CHUNK)]
+        statements = [
+            (self._sql(sql.format(marks=_marks(len(chunk), each))), chunk) for chunk in chunks
+        ]
+
+        def op(conn) -> None:
+            for statement, chunk in statements:
+                flat = [value for item in chunk for value in (item if each != "?" else (item,))]
+                conn.execute(statement, flat)
+
+        self._writing(op)
