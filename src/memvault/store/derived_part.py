@@ -13,9 +13,7 @@ from collections.abc import Sequence
 
 from memvault.domain import ObservationDraft, Watermark, iso, utc_now
 from memvault.store.contract import Derived
-from memvault.store.engine import Engine
-
-CHUNK = 500  # event ids asked or written at once
+from memvault.store.engine import CHUNK, Engine
 
 
 def _marks(count: int, each: str = "?") -> str:
@@ -91,7 +89,10 @@ class SharedDerived(Engine, Derived):
         }
 
     def forget_pipeline_fragments(self, paths: Sequence[str]) -> None:
-        self._in_chunks("DELETE FROM pipeline_fragments WHERE path IN ({marks})", list(paths))
+        rows = [(path,) for path in paths]
+        if rows:
+            sql = "DELETE FROM pipeline_fragments WHERE path IN ({rows})"
+            self._writing(lambda conn: self._write_rows(conn, sql, rows, each="?"))
 
     def keep_result(self, kind: str, session_id: str, through: int, result: str) -> None:
         self._change(
@@ -109,12 +110,11 @@ class SharedDerived(Engine, Derived):
 
     def forget_events(self, event_ids: Sequence[str]) -> None:
         now = iso(utc_now())
-        self._in_chunks(
-            "INSERT INTO forgotten_events (event_id, forgotten_at) VALUES {marks} "
-            "ON CONFLICT DO NOTHING",
-            [(event_id, now) for event_id in event_ids],
-            each="(?, ?)",
-        )
+        rows = [(event_id, now) for event_id in event_ids]
+        sql = "INSERT INTO forgotten_events (event_id, forgotten_at) VALUES {rows} "
+        sql += "ON CONFLICT DO NOTHING"
+        if rows:
+            self._writing(lambda conn: self._write_rows(conn, sql, rows, each="(?, ?)"))
 
     def forgotten_events(self, event_ids: Sequence[str]) -> set[str]:
         ids = list(event_ids)
@@ -142,22 +142,5 @@ class SharedDerived(Engine, Derived):
                 "last_sweep_attempt_at = NULL"
             )
             conn.execute("DELETE FROM jobs WHERE state IN ('pending', 'running')")
-
-        self._writing(op)
-
-    def _in_chunks(self, sql: str, items: list, *, each: str = "?") -> None:
-        """Run a write for ``items``, ``CHUNK`` at a time, in one transaction; ``{marks}``
-        in ``sql`` is where each chunk's marks go (``each`` per item)."""
-        if not items:
-            return
-        chunks = [items[start : start + CHUNK] for start in range(0, len(items), CHUNK)]
-        statements = [
-            (self._sql(sql.format(marks=_marks(len(chunk), each))), chunk) for chunk in chunks
-        ]
-
-        def op(conn) -> None:
-            for statement, chunk in statements:
-                flat = [value for item in chunk for value in (item if each != "?" else (item,))]
-                conn.execute(statement, flat)
 
         self._writing(op)

@@ -45,6 +45,17 @@ class Engine:
         sql = self._sql(sql)
         return self._writing(lambda conn: conn.execute(sql, params).rowcount)
 
+    def _write_rows(self, conn, sql: str, rows: Sequence[Sequence], *, each: str) -> None:
+        """Write ``rows`` with ``sql`` on ``conn``, ``CHUNK`` rows to a statement: ``{rows}``
+        in ``sql`` is where each chunk's marks go, ``each`` the marks of one row."""
+        for start in range(0, len(rows), CHUNK):
+            chunk = rows[start : start + CHUNK]
+            statement = self._sql(sql.format(rows=", ".join([each] * len(chunk))))
+            conn.execute(statement, [value for row in chunk for value in row])
+
+
+CHUNK = 500  # rows or ids to a statement, well below either engine's limit on parameters
+
 
 @functools.lru_cache(maxsize=512)
 def _marked(text: str, mark: str) -> str:

@@ -1,12 +1,13 @@
 """Sessions, their watermarks and the board mirror, written once for both engines.
 
-What differs between them (creating a session, replacing the mirror, recording what a
-session was given) stays in each engine's ``sessions`` module.
+How a session is created (and whether it was new) and how replicas take turns replacing
+the mirror each engine says itself, in its ``sessions`` module.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 from memvault import jsontext
 from memvault.domain import BoardRow, Session, Watermark, iso, utc_now
@@ -50,6 +51,40 @@ class SessionRows(Engine):
 
     RECENT_FIRST: str
     FOR_UPDATE: str = ""
+
+    def _create_session(self, conn, values: tuple) -> bool:
+        """Insert the session of ``values`` (id, project, cwd, agent id, title, created,
+        updated, last received), or update the title of the one there; whether it is new."""
+        raise NotImplementedError
+
+    def ensure_session(
+        self,
+        session_id: str,
+        *,
+        project: str,
+        cwd: str,
+        agent_id: str | None = None,
+        title: str | None = None,
+    ) -> Session:
+        now = iso(utc_now())
+        values = (session_id, project, cwd, agent_id, title, now, now, now)
+        counted = self._sql("UPDATE counters SET value = value + 1 WHERE name = 'sessions'")
+
+        def op(conn) -> None:
+            if self._create_session(conn, values):
+                conn.execute(counted)
+
+        self._writing(op)
+        session = self.get_session(session_id)
+        assert session is not None
+        return session
+
+    def record_injected(self, session_id: str, items: Sequence[tuple[str, str]], at: str) -> None:
+        rows = [(session_id, kind, item_id, at) for kind, item_id in items]
+        sql = "INSERT INTO injections (session_id, kind, item_id, injected_at) VALUES {rows} "
+        sql += "ON CONFLICT DO NOTHING"
+        if rows:
+            self._writing(lambda conn: self._write_rows(conn, sql, rows, each="(?, ?, ?, ?)"))
 
     def get_session(self, session_id: str) -> Session | None:
         row = self._select_one(
@@ -148,6 +183,31 @@ class SessionRows(Engine):
 
 class BoardRows(Engine):
     """The board mirror's part both engines share (a mixin of each store)."""
+
+    def _lock_board(self, conn) -> None:
+        """Taken before the mirror is replaced (replicas take turns on PostgreSQL)."""
+
+    def replace_board_rows(self, rows: Sequence[BoardRow]) -> None:
+        # One row per session, the last of the same id as one after another would leave it
+        # (PostgreSQL refuses to change a row twice in one statement).
+        values = list({value[0]: value for value in board_values(list(rows))}.values())
+        sql = (
+            "INSERT INTO board_rows (session_id, agent_name, topic, summary, keywords, "
+            "status, referenced_by, started_at, updated_at, position) VALUES {rows} "
+            "ON CONFLICT (session_id) DO UPDATE SET agent_name = excluded.agent_name, "
+            "topic = excluded.topic, summary = excluded.summary, "
+            "keywords = excluded.keywords, status = excluded.status, "
+            "referenced_by = excluded.referenced_by, started_at = excluded.started_at, "
+            "updated_at = excluded.updated_at, position = excluded.position"
+        )
+
+        def op(conn) -> None:
+            # Each replacing writer leaves exactly its rows.
+            self._lock_board(conn)
+            conn.execute("DELETE FROM board_rows")
+            self._write_rows(conn, sql, values, each=f"({', '.join('?' * 10)})")
+
+        self._writing(op)
 
     def link_board_session(
         self, session_id: str, board_session_id: str, *, replacing: str | None = None

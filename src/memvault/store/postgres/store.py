@@ -18,9 +18,7 @@ import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from memvault.domain import (
-    BoardRow,
     NewEvent,
-    Session,
     StoreStats,
     iso,
     utc_now,
@@ -35,8 +33,9 @@ from memvault.store.postgres.append import Appender
 from memvault.store.postgres.derived import PostgresDerived
 from memvault.store.postgres.documents import PostgresSearchIndex
 from memvault.store.postgres.jobs import PostgresJobs
+from memvault.store.postgres.sessions import PostgresSessions
 from memvault.store.postgres.vault import PostgresVaultWrites
-from memvault.store.session_rows import BoardRows, SessionRows, board_values
+from memvault.store.session_rows import BoardRows, SessionRows
 from memvault.store_url import masked_url
 
 T = TypeVar("T")
@@ -46,25 +45,15 @@ CONNECT_SECONDS = 10.0  # how long opening the store waits for its first connect
 CONNECTION_WAIT = 5.0  # how long a write waits for a pooled connection, then fails
 PROBE_CONNECT_SECONDS = 2  # a health check's own connection
 MIGRATION_LOCK = 0x6D76_0000  # pg_advisory_xact_lock key: one replica migrates at a time
-BOARD_LOCK = 0x6D76_0003  # replacing the board mirror: one replica at a time
 _ATTEMPTS = 5  # a transaction the database aborted to break a deadlock is run again
 
-
-_ENSURE_SESSION = """
-INSERT INTO sessions (id, project, cwd, agent_id, title, created_at, updated_at,
-                      last_received_at)
-VALUES (%s, %s, %s, %s, %s, %s, %s, %s)
-ON CONFLICT (id) DO UPDATE SET
-    title = coalesce(excluded.title, sessions.title),
-    updated_at = excluded.updated_at
-RETURNING xmax = 0
-"""
 
 # Retried: the database aborted the transaction to let another pass; nothing was kept.
 _RETRIED = (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure)
 
 
 class PostgresStore(
+    PostgresSessions,
     PostgresVaultWrites,
     PostgresJobs,
     PostgresDerived,
@@ -191,69 +180,6 @@ class PostgresStore(
             return self._appender.submit(list(events))
         except RuntimeError as exc:
             raise StoreFailure(f"the store {self.location} is closed") from exc
-
-    # -- sessions -------------------------------------------------------------------------
-
-    def ensure_session(
-        self,
-        session_id: str,
-        *,
-        project: str,
-        cwd: str,
-        agent_id: str | None = None,
-        title: str | None = None,
-    ) -> Session:
-        now = iso(utc_now())
-
-        def op(conn: psycopg.Connection) -> None:
-            (created,) = conn.execute(
-                _ENSURE_SESSION, (session_id, project, cwd, agent_id, title, now, now, now)
-            ).fetchone()
-            if created:
-                conn.execute("UPDATE counters SET value = value + 1 WHERE name = 'sessions'")
-
-        self._transaction(op)
-        session = self.get_session(session_id)
-        assert session is not None
-        return session
-
-    def record_injected(self, session_id: str, items: Sequence[tuple[str, str]], at: str) -> None:
-        kinds = [kind for kind, _ in items]
-        ids = [item_id for _, item_id in items]
-        if not kinds:
-            return
-        self._transaction(
-            lambda conn: conn.execute(
-                "INSERT INTO injections (session_id, kind, item_id, injected_at) "
-                "SELECT %s, k, i, %s FROM unnest(%s::text[], %s::text[]) AS v(k, i) "
-                "ON CONFLICT DO NOTHING",
-                (session_id, at, kinds, ids),
-            )
-        )
-
-    # -- the board mirror -----------------------------------------------------------------
-
-    def replace_board_rows(self, rows: Sequence[BoardRow]) -> None:
-        values = board_values(list(rows))
-
-        def op(conn: psycopg.Connection) -> None:
-            # Replicas replacing it at once take turns: each leaves exactly its rows.
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (BOARD_LOCK,))
-            conn.execute("DELETE FROM board_rows")
-            if values:
-                conn.cursor().executemany(
-                    "INSERT INTO board_rows (session_id, agent_name, topic, summary, keywords, "
-                    "status, referenced_by, started_at, updated_at, position) "
-                    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
-                    "ON CONFLICT (session_id) DO UPDATE SET agent_name = excluded.agent_name, "
-                    "topic = excluded.topic, summary = excluded.summary, "
-                    "keywords = excluded.keywords, status = excluded.status, "
-                    "referenced_by = excluded.referenced_by, started_at = excluded.started_at, "
-                    "updated_at = excluded.updated_at, position = excluded.position",
-                    values,
-                )
-
-        self._transaction(op)
 
     # -- what every engine has ------------------------------------------------------------
 
