@@ -9,7 +9,7 @@ for compression each engine says itself: its ``derived`` module hands in ``_upgr
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from memvault.domain import ObservationDraft, Watermark, iso, utc_now
 from memvault.store.contract import Derived
@@ -25,20 +25,11 @@ class SharedDerived(Engine, Derived):
 
     SESSIONS_TO_COMPRESS: str
 
-    def _upgrade(
-        self,
-        conn,
-        session_id: str,
-        upgrades: list[tuple[int, ObservationDraft]],
-        *,
-        derived_by: str,
-        through: Watermark,
-        now: str,
-    ) -> bool:
-        raise NotImplementedError
-
-    def _rederive(self, conn, drafts: list[tuple[int, ObservationDraft]], now: str) -> int:
-        raise NotImplementedError
+    # The engine's own rewrites, each in the caller's transaction: the upgrade of
+    # still-synthetic observations with the compression watermark (a bool: whether it
+    # moved), and putting synthetic ones back (how many changed).
+    _upgrade: Callable[..., bool]
+    _rederive: Callable[..., int]
 
     def upgrade_observations(
         self,

@@ -63,7 +63,7 @@ class SharedGraph(Engine, Graph):
         queries, d = _queries(), self.GRAPH
         asked = {"start": start, "kind": kind, "text": text, "depth": depth}
         return self._reading(
-            lambda conn: queries.answer(conn, d, **asked, limit=limit, offset=offset)
+            lambda conn: queries.query(conn, d, **asked, limit=limit, offset=offset)
         )
 
     def graph_stats(self) -> GraphStats:

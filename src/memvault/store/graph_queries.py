@@ -254,19 +254,25 @@ def query(
     conn,
     d: GraphDialect,
     *,
-    start: Ref | None,
+    start: str | None,
     kind: str | None,
     text: str | None,
     depth: int,
     limit: int,
     offset: int,
 ) -> GraphSlice:
-    """Nodes (a page of them) and the edges among them: reached from ``start`` within
-    ``depth`` hops, or named like ``text``, or the most mentioned; ``kind`` and ``text``
-    narrow a walk."""
+    """Nodes (a page of them) and the edges among them: reached from the node ``start``
+    (an id) within ``depth`` hops, or named like ``text``, or the most mentioned; ``kind``
+    and ``text`` narrow a walk. Every bound applies whatever is asked."""
+    ref = None if start is None else parse_node_id(start)
+    if start is not None and ref is None:
+        return GraphSlice(nodes=[], edges=[])
+    depth = max(0, min(depth, MAX_DEPTH))
+    limit = max(1, min(limit, MAX_LIMIT))
+    offset = max(0, min(offset, MAX_OFFSET))
     folded = " ".join((text or "").casefold().split())
-    if start is not None:
-        rows, cut = _walk(conn, d, start, depth)
+    if ref is not None:
+        rows, cut = _walk(conn, d, ref, depth)
         rows = [r for r in rows if _fits(d, r, kind, folded)]
     elif folded:
         rows, cut = _named(conn, d, folded)
@@ -283,7 +289,7 @@ def query(
     return GraphSlice(
         nodes=nodes,
         edges=edges,
-        depth=depth if start is not None else 0,
+        depth=depth if ref is not None else 0,
         truncated=cut or edges_cut or len(rows) > offset + limit,
     )
 
@@ -372,30 +378,3 @@ def _edges_among(conn, d: GraphDialect, rows: list[tuple]) -> tuple[list[GraphEd
     ]
     edges.sort(key=lambda e: (-e.weight, e.id))
     return edges, len(found) > EDGE_CAP
-
-
-def answer(
-    conn,
-    d: GraphDialect,
-    *,
-    start: str | None,
-    kind: str | None,
-    text: str | None,
-    depth: int,
-    limit: int,
-    offset: int,
-) -> GraphSlice:
-    """``query`` for what a caller asked: the start node's id read, every bound applied."""
-    ref = None if start is None else parse_node_id(start)
-    if start is not None and ref is None:
-        return GraphSlice(nodes=[], edges=[])
-    return query(
-        conn,
-        d,
-        start=ref,
-        kind=kind,
-        text=text,
-        depth=max(0, min(depth, MAX_DEPTH)),
-        limit=max(1, min(limit, MAX_LIMIT)),
-        offset=max(0, min(offset, MAX_OFFSET)),
-    )

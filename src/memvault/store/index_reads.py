@@ -4,17 +4,17 @@ key and by kind, what a scan compares, and the embedding worker's and followers'
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from memvault.domain import Document
-from memvault.store.engine import Engine
+from memvault.store.contract import LexicalQuery
+from memvault.store.engine import CHUNK, Engine
 
 DOCUMENT_COLUMNS = """
 d.id, d.kind, d.key, d.project, d.session_id, d.title, d.summary, d.body, d.importance,
 d.updated_at, d.path, d.event_ids, d.archived, d.meta, coalesce(a.count, 0), a.last_accessed
 """
 DOCUMENTS = "FROM documents d LEFT JOIN document_access a ON a.kind = d.kind AND a.key = d.key"
-CHUNK = 500  # ids asked at once (SQLite's limit on a statement's parameters is far above)
 
 
 def to_document(row: tuple) -> Document:
@@ -44,7 +44,25 @@ def _marks(count: int) -> str:
 
 class IndexReads(Engine):
     """The index's shared reads (a mixin of each store). ``archived`` is compared with
-    FALSE, which SQLite reads as 0 and PostgreSQL as its boolean."""
+    FALSE, which SQLite reads as 0 and PostgreSQL as its boolean. The engine hands in its
+    lexical search (``_lexical``: FTS5's on SQLite, ``postgres.bm25`` on PostgreSQL)."""
+
+    _lexical: Callable[..., list[tuple[int, float]]]
+
+    def lexical_search(
+        self,
+        query: LexicalQuery,
+        *,
+        kinds: Sequence[str],
+        project: str | None = None,
+        include_archived: bool = False,
+        limit: int = 100,
+        weights: tuple[float, float, float, float] = (1.0, 1.0, 0.5, 0.5),
+        newest: int | None = None,
+    ) -> list[tuple[int, float]]:
+        asked = {"kinds": list(kinds), "project": project, "limit": limit, "newest": newest}
+        asked |= {"include_archived": include_archived, "weights": weights}
+        return self._reading(lambda conn: self._lexical(conn, query, **asked))
 
     def documents(self, ids: Sequence[int]) -> dict[int, Document]:
         ids = list(ids)

@@ -10,7 +10,7 @@ finds the job to claim (``_claim``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 
 from memvault import jsontext
@@ -28,12 +28,9 @@ class SharedJobs(Engine, JobQueue):
         """The time the queue compares due times and leases with."""
         raise NotImplementedError
 
-    def _claim(
-        self, conn, worker: str, kinds: Sequence[str], *, now: str, lease_until: str
-    ) -> Job | None:
-        """The oldest due job of these kinds (or one whose lease expired), now this
-        worker's."""
-        raise NotImplementedError
+    # The oldest due job of these kinds (or one whose lease expired), now the worker's:
+    # (conn, worker, kinds, *, now, lease_until) -> Job | None.
+    _claim: Callable[..., Job | None]
 
     def enqueue_job(
         self,

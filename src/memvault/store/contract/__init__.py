@@ -8,48 +8,20 @@ engine turns it into its own syntax (FTS5 in ``store.sqlite.fts5``).
 
 from __future__ import annotations
 
-from memvault.store.contract.base import StoreBase
-from memvault.store.contract.board import BoardMirror, VaultWrite, VaultWrites
-from memvault.store.contract.derived import Derived
-from memvault.store.contract.graph import Graph
-from memvault.store.contract.index import FIELDS, OWN_TEXT, LexicalQuery, SearchIndex
-from memvault.store.contract.jobs import JobQueue
-from memvault.store.contract.log import AppendOutcome, EventLog
-from memvault.store.contract.sessions import Sessions
-
-__all__ = [
-    "FIELDS",
-    "OWN_TEXT",
-    "PARTS",
-    "AppendOutcome",
-    "BoardMirror",
-    "Derived",
-    "EventLog",
-    "Graph",
-    "JobQueue",
-    "LexicalQuery",
-    "SearchIndex",
-    "Sessions",
-    "Store",
-    "StoreBase",
-    "VaultWrite",
-    "VaultWrites",
-]
-
-
-class Store(
-    StoreBase,
-    EventLog,
-    Sessions,
-    BoardMirror,
-    VaultWrites,
-    JobQueue,
-    Derived,
-    Graph,
-    SearchIndex,
-):
-    """The whole contract: every part, in one engine."""
-
+from memvault.store.contract.base import StoreBase as StoreBase
+from memvault.store.contract.board import BoardMirror as BoardMirror
+from memvault.store.contract.board import VaultWrite as VaultWrite
+from memvault.store.contract.board import VaultWrites as VaultWrites
+from memvault.store.contract.derived import Derived as Derived
+from memvault.store.contract.graph import Graph as Graph
+from memvault.store.contract.index import FIELDS as FIELDS
+from memvault.store.contract.index import OWN_TEXT as OWN_TEXT
+from memvault.store.contract.index import LexicalQuery as LexicalQuery
+from memvault.store.contract.index import SearchIndex as SearchIndex
+from memvault.store.contract.jobs import JobQueue as JobQueue
+from memvault.store.contract.log import AppendOutcome as AppendOutcome
+from memvault.store.contract.log import EventLog as EventLog
+from memvault.store.contract.sessions import Sessions as Sessions
 
 PARTS = (
     StoreBase,
@@ -62,3 +34,7 @@ PARTS = (
     Graph,
     SearchIndex,
 )
+
+
+class Store(*PARTS):
+    """The whole contract: every part, in one engine."""

@@ -316,3 +316,38 @@ def phrase_count_sql(phrase: Phrase) -> tuple[str, list]:
 
 
 # -- writes -------------------------------------------------------------------------------
+
+
+def no_jit(conn) -> None:
+    """No JIT for this transaction: these statements, many small CTEs estimated high, run
+    in milliseconds, and compiling them would take seconds."""
+    conn.execute("SET LOCAL jit = off")
+
+
+def lexical_search(
+    conn,
+    query: LexicalQuery,
+    *,
+    kinds: Sequence[str],
+    project: str | None,
+    include_archived: bool,
+    limit: int,
+    weights: tuple[float, float, float, float],
+    newest: int | None,
+) -> list[tuple[int, float]]:
+    """(document id, BM25 score) best first, as FTS5 scores them (see above)."""
+    if query.empty or not kinds:
+        return []
+    built = search_sql(
+        query,
+        kinds=kinds,
+        project=project,
+        include_archived=include_archived,
+        weights=weights,
+        newest=newest,
+    )
+    if built is None:
+        return []
+    sql, params = built
+    no_jit(conn)
+    return [(row[0], row[1]) for row in conn.execute(sql, (*params, limit)).fetchall()]

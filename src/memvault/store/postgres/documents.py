@@ -19,17 +19,18 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from memvault import jsontext
 from memvault.domain import DocumentDraft
 from memvault.errors import StoreUnavailable
-from memvault.store.contract import FIELDS, LexicalQuery, SearchIndex
+from memvault.store.contract import FIELDS, SearchIndex
 from memvault.store.index_reads import IndexReads
 from memvault.store.postgres.bm25 import (
     SCOPE_TOKENS,
     Phrase,
     field_numbers,
+    lexical_search,
+    no_jit,
     phrase_count_sql,
     postings,
     query_tokens,
     scope_length,
-    search_sql,
     tokenize,
 )
 
@@ -231,16 +232,12 @@ def write_vectors(
 # -- reads --------------------------------------------------------------------------------
 
 
-def _no_jit(conn) -> None:
-    """No JIT for this transaction: these statements, many small CTEs estimated high, run
-    in milliseconds, and compiling them would take seconds."""
-    conn.execute("SET LOCAL jit = off")
-
-
 class PostgresSearchIndex(IndexReads, SearchIndex):
     """The search index part of the PostgreSQL store. Every statement runs through the
     store's ``_transaction``, so a database that cannot be reached fails as
     ``StoreUnavailable`` (a 503), not as a driver error."""
+
+    _lexical = staticmethod(lexical_search)
 
     _transaction: Callable
 
@@ -265,40 +262,9 @@ class PostgresSearchIndex(IndexReads, SearchIndex):
         value = self._value("SELECT value FROM cursors WHERE name = %s", (name,))
         return value if value is not None else 0
 
-    def lexical_search(
-        self,
-        query: LexicalQuery,
-        *,
-        kinds: Sequence[str],
-        project: str | None = None,
-        include_archived: bool = False,
-        limit: int = 100,
-        weights: tuple[float, float, float, float] = (1.0, 1.0, 0.5, 0.5),
-        newest: int | None = None,
-    ) -> list[tuple[int, float]]:
-        if query.empty or not kinds:
-            return []
-        built = search_sql(
-            query,
-            kinds=kinds,
-            project=project,
-            include_archived=include_archived,
-            weights=weights,
-            newest=newest,
-        )
-        if built is None:
-            return []
-        sql, params = built
-
-        def op(conn) -> list[tuple]:
-            _no_jit(conn)
-            return conn.execute(sql, (*params, limit)).fetchall()
-
-        return [(row[0], row[1]) for row in self._transaction(op)]
-
     def term_counts(self, terms: Sequence[str], *, cap: int) -> dict[str, int]:
         def op(conn) -> dict[str, int]:
-            _no_jit(conn)
+            no_jit(conn)
             found = {}
             for term in terms:
                 phrase = Phrase(query_tokens(term), False, field_numbers(FIELDS))

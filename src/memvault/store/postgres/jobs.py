@@ -66,13 +66,4 @@ class PostgresJobs(SharedJobs):
     def _clock(self, conn: psycopg.Connection) -> datetime:
         return database_now(conn)
 
-    def _claim(
-        self,
-        conn: psycopg.Connection,
-        worker: str,
-        kinds: Sequence[str],
-        *,
-        now: str,
-        lease_until: str,
-    ) -> Job | None:
-        return claim(conn, worker, kinds, now=now, lease_until=lease_until)
+    _claim = staticmethod(claim)

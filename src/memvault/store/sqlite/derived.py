@@ -96,19 +96,5 @@ class SQLiteDerived(SharedDerived):
         "ORDER BY last_received_at LIMIT ?"
     )
 
-    def _upgrade(
-        self,
-        conn,
-        session_id: str,
-        upgrades: list[tuple[int, ObservationDraft]],
-        *,
-        derived_by: str,
-        through: Watermark,
-        now: str,
-    ) -> bool:
-        return upgrade_observations(
-            conn, session_id, upgrades, derived_by=derived_by, through=through, now=now
-        )
-
-    def _rederive(self, conn, drafts: list[tuple[int, ObservationDraft]], now: str) -> int:
-        return rederive_observations(conn, drafts, now)
+    _upgrade = staticmethod(upgrade_observations)
+    _rederive = staticmethod(rederive_observations)

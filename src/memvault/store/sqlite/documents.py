@@ -12,7 +12,6 @@ from collections.abc import Callable, Iterable, Sequence
 
 from memvault import jsontext
 from memvault.domain import DocumentDraft
-from memvault.store.contract import LexicalQuery
 from memvault.store.index_reads import IndexReads
 from memvault.store.sqlite import fts5
 from memvault.store.sqlite.fts5 import scope
@@ -168,6 +167,8 @@ def move_access(conn: sqlite3.Connection, kind: str, moves: Sequence[tuple[str, 
 class SQLiteIndex(IndexReads):
     """The search index part of the SQLite store."""
 
+    _lexical = staticmethod(fts5.lexical_search)
+
     _writer: Writer
     _reader: Callable[[], sqlite3.Connection]
 
@@ -183,28 +184,6 @@ class SQLiteIndex(IndexReads):
 
     def cursor(self, name: str) -> int:
         return get_cursor(self._reader(), name)
-
-    def lexical_search(
-        self,
-        query: LexicalQuery,
-        *,
-        kinds: Sequence[str],
-        project: str | None = None,
-        include_archived: bool = False,
-        limit: int = 100,
-        weights: tuple[float, float, float, float] = (1.0, 1.0, 0.5, 0.5),
-        newest: int | None = None,
-    ) -> list[tuple[int, float]]:
-        return fts5.lexical_search(
-            self._reader(),
-            query,
-            kinds=kinds,
-            project=project,
-            include_archived=include_archived,
-            limit=limit,
-            weights=weights,
-            newest=newest,
-        )
 
     def move_access(self, kind: str, moves: Sequence[tuple[str, str]]) -> None:
         moves = list(moves)

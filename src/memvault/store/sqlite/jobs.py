@@ -55,13 +55,4 @@ class SQLiteJobs(SharedJobs):
     def _clock(self, conn: sqlite3.Connection) -> datetime:
         return utc_now()
 
-    def _claim(
-        self,
-        conn: sqlite3.Connection,
-        worker: str,
-        kinds: Sequence[str],
-        *,
-        now: str,
-        lease_until: str,
-    ) -> Job | None:
-        return claim(conn, worker, kinds, now=now, lease_until=lease_until)
+    _claim = staticmethod(claim)
