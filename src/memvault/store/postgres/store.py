@@ -20,11 +20,8 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from memvault.domain import (
     NewEvent,
     StoreStats,
-    iso,
-    utc_now,
 )
 from memvault.errors import StoreFailure, StoreUnavailable
-from memvault.store import migrations
 from memvault.store.contract import AppendOutcome, Store
 from memvault.store.graph_part import SharedGraph
 from memvault.store.log_reads import EVENT_COLUMNS, LogReads
@@ -35,6 +32,7 @@ from memvault.store.postgres.documents import PostgresSearchIndex
 from memvault.store.postgres.jobs import PostgresJobs
 from memvault.store.postgres.sessions import PostgresSessions
 from memvault.store.postgres.vault import PostgresVaultWrites
+from memvault.store.schema import migrate, store_stats
 from memvault.store.session_rows import BoardRows, SessionRows
 from memvault.store_url import masked_url
 
@@ -184,28 +182,11 @@ class PostgresStore(
     # -- what every engine has ------------------------------------------------------------
 
     def stats(self) -> StoreStats:
-        def op(conn: psycopg.Connection) -> tuple:
-            counts = dict(conn.execute("SELECT name, value FROM counters").fetchall())
-            states = dict(
-                conn.execute("SELECT state, count(*) FROM jobs GROUP BY state").fetchall()
-            )
-            (version,) = conn.execute("SELECT max(version) FROM schema_migrations").fetchone()
+        def op(conn: psycopg.Connection) -> StoreStats:
             (size,) = conn.execute("SELECT pg_database_size(current_database())").fetchone()
-            return counts, states, version, size
+            return store_stats(conn, self.engine, self.location, size)
 
-        counts, states, version, size = self._transaction(op)
-        return StoreStats(
-            engine=self.engine,
-            location=self.location,
-            size_bytes=size,
-            events=counts["events"],
-            observations=counts["observations"],
-            sessions=counts["sessions"],
-            jobs_pending=states.get("pending", 0),
-            jobs_running=states.get("running", 0),
-            jobs_failed=states.get("failed", 0),
-            schema_version=version or 0,
-        )
+        return self._transaction(op)
 
     def sync(self) -> None:
         """Every write but an append is committed before it returns; wait for the appends
@@ -245,19 +226,8 @@ def _migrate(conn: psycopg.Connection) -> None:
     """Apply the migrations not yet applied, in one transaction, under a lock: replicas
     starting together wait for the first, then find nothing left to do."""
     conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
-    conn.execute(
-        "CREATE TABLE IF NOT EXISTS schema_migrations ("
-        "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
-    )
-    applied = {row[0] for row in conn.execute("SELECT version FROM schema_migrations")}
-    for migration in migrations.load("postgres"):
-        if migration.version in applied:
-            continue
-        conn.execute(migration.sql.encode())  # no parameters: the whole script at once
-        conn.execute(
-            "INSERT INTO schema_migrations (version, name, applied_at) VALUES (%s, %s, %s)",
-            (migration.version, migration.name, iso(utc_now())),
-        )
+    # No parameters: each script runs whole, at once.
+    migrate(conn, "postgres", lambda script: conn.execute(script.encode()), mark="%s")
 
 
 def applied_schema_version(url: str) -> int | None:

@@ -7,8 +7,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-from memvault.domain import iso, utc_now
-from memvault.store import migrations
+from memvault.store import schema
 
 PROBE_WAIT = 0.2  # seconds a health check's write waits for another process's lock
 # Less room than this left on the database's disk, and the next larger write fails.
@@ -37,20 +36,11 @@ def applied_schema_version(path: str | os.PathLike[str]) -> int | None:
 
 
 def migrate(conn: sqlite3.Connection) -> None:
-    conn.execute(
-        "CREATE TABLE IF NOT EXISTS schema_migrations ("
-        "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
-    )
-    applied = {row[0] for row in conn.execute("SELECT version FROM schema_migrations")}
-    for migration in migrations.load("sqlite"):
-        if migration.version in applied:
-            continue
-        for statement in _statements(migration.sql):
+    def run(script: str) -> None:
+        for statement in _statements(script):
             conn.execute(statement)
-        conn.execute(
-            "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
-            (migration.version, migration.name, iso(utc_now())),
-        )
+
+    schema.migrate(conn, "sqlite", run)
 
 
 def _statements(script: str) -> list[str]:

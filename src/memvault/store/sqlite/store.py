@@ -22,6 +22,7 @@ from memvault.errors import StoreFailure
 from memvault.store.contract import AppendOutcome, Store
 from memvault.store.graph_part import SharedGraph
 from memvault.store.log_reads import LogReads
+from memvault.store.schema import store_stats
 from memvault.store.session_rows import BoardRows, SessionRows
 from memvault.store.sqlite import graph
 from memvault.store.sqlite.append import append_requests
@@ -132,27 +133,12 @@ class SQLiteStore(
     # -- what every engine has ------------------------------------------------------------
 
     def stats(self) -> StoreStats:
-        conn = self._reader()
-        counts = dict(conn.execute("SELECT name, value FROM counters").fetchall())
-        jobs = dict(conn.execute("SELECT state, count(*) FROM jobs GROUP BY state").fetchall())
-        version = conn.execute("SELECT max(version) FROM schema_migrations").fetchone()[0]
         size = sum(
             p.stat().st_size
             for p in (self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm"))
             if p.exists()
         )
-        return StoreStats(
-            engine=self.engine,
-            location=str(self.path),
-            size_bytes=size,
-            events=counts["events"],
-            observations=counts["observations"],
-            sessions=counts["sessions"],
-            jobs_pending=jobs.get("pending", 0),
-            jobs_running=jobs.get("running", 0),
-            jobs_failed=jobs.get("failed", 0),
-            schema_version=version or 0,
-        )
+        return store_stats(self._reader(), self.engine, str(self.path), size)
 
     @property
     def pending_writes(self) -> int:
