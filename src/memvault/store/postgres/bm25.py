@@ -324,28 +324,13 @@ def no_jit(conn) -> None:
     conn.execute("SET LOCAL jit = off")
 
 
-def lexical_search(
-    conn,
-    query: LexicalQuery,
-    *,
-    kinds: Sequence[str],
-    project: str | None,
-    include_archived: bool,
-    limit: int,
-    weights: tuple[float, float, float, float],
-    newest: int | None,
-) -> list[tuple[int, float]]:
-    """(document id, BM25 score) best first, as FTS5 scores them (see above)."""
-    if query.empty or not kinds:
+def lexical_search(conn, query: LexicalQuery, *, limit: int, **filters) -> list[tuple[int, float]]:
+    """(document id, BM25 score) best first, as FTS5 scores them (see above), among the
+    documents ``filters`` keep (``search_sql``'s kinds, project, include_archived, weights
+    and newest)."""
+    if query.empty or not filters["kinds"]:
         return []
-    built = search_sql(
-        query,
-        kinds=kinds,
-        project=project,
-        include_archived=include_archived,
-        weights=weights,
-        newest=newest,
-    )
+    built = search_sql(query, **filters)
     if built is None:
         return []
     sql, params = built

@@ -20,7 +20,7 @@ from memvault import jsontext
 from memvault.domain import DocumentDraft
 from memvault.errors import StoreUnavailable
 from memvault.store.contract import FIELDS, SearchIndex
-from memvault.store.index_reads import IndexReads
+from memvault.store.index_part import SharedIndex
 from memvault.store.postgres.bm25 import (
     SCOPE_TOKENS,
     Phrase,
@@ -232,11 +232,13 @@ def write_vectors(
 # -- reads --------------------------------------------------------------------------------
 
 
-class PostgresSearchIndex(IndexReads, SearchIndex):
+class PostgresSearchIndex(SharedIndex, SearchIndex):
     """The search index part of the PostgreSQL store. Every statement runs through the
     store's ``_transaction``, so a database that cannot be reached fails as
     ``StoreUnavailable`` (a 503), not as a driver error."""
 
+    _write_documents = staticmethod(write_documents)
+    _write_vectors = staticmethod(write_vectors)
     _lexical = staticmethod(lexical_search)
 
     _transaction: Callable
@@ -247,16 +249,6 @@ class PostgresSearchIndex(IndexReads, SearchIndex):
     def _value(self, sql: str, params: Sequence | None = None):
         row = self._transaction(lambda conn: conn.execute(sql, params).fetchone())
         return row[0] if row else None
-
-    def write_documents(
-        self,
-        upserts: Sequence[DocumentDraft] = (),
-        deletes: Sequence[tuple[str, str]] = (),
-        *,
-        cursor: tuple[str, int] | None = None,
-    ) -> None:
-        upserts, deletes = list(upserts), list(deletes)
-        self._transaction(lambda conn: write_documents(conn, upserts, deletes, cursor))
 
     def cursor(self, name: str) -> int:
         value = self._value("SELECT value FROM cursors WHERE name = %s", (name,))
@@ -279,12 +271,6 @@ class PostgresSearchIndex(IndexReads, SearchIndex):
 
     def document_count(self) -> int:
         return self._value("SELECT documents FROM document_totals")
-
-    def write_vectors(
-        self, model: str, vectors: Sequence[tuple[int, int, bytes]], *, cursor: tuple[str, int]
-    ) -> None:
-        vectors = list(vectors)
-        self._transaction(lambda conn: write_vectors(conn, model, vectors, cursor))
 
     def record_access(self, keys: Sequence[tuple[str, str]], at: str) -> None:
         # In key order, so two replicas counting the same documents never deadlock.

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from memvault import jsontext
 from memvault.domain import DocumentDraft
-from memvault.store.index_reads import IndexReads
+from memvault.store.index_part import SharedIndex
 from memvault.store.sqlite import fts5
 from memvault.store.sqlite.fts5 import scope
 from memvault.store.sqlite.writer import Writer
@@ -164,23 +164,15 @@ def move_access(conn: sqlite3.Connection, kind: str, moves: Sequence[tuple[str, 
         )
 
 
-class SQLiteIndex(IndexReads):
+class SQLiteIndex(SharedIndex):
     """The search index part of the SQLite store."""
 
+    _write_documents = staticmethod(write_documents)
+    _write_vectors = staticmethod(write_vectors)
     _lexical = staticmethod(fts5.lexical_search)
 
     _writer: Writer
     _reader: Callable[[], sqlite3.Connection]
-
-    def write_documents(
-        self,
-        upserts: Sequence[DocumentDraft] = (),
-        deletes: Sequence[tuple[str, str]] = (),
-        *,
-        cursor: tuple[str, int] | None = None,
-    ) -> None:
-        upserts, deletes = list(upserts), list(deletes)
-        self._writer.call(lambda conn: write_documents(conn, upserts, deletes, cursor))
 
     def cursor(self, name: str) -> int:
         return get_cursor(self._reader(), name)
@@ -194,12 +186,6 @@ class SQLiteIndex(IndexReads):
 
     def document_count(self) -> int:
         return self._reader().execute("SELECT count(*) FROM documents").fetchone()[0]
-
-    def write_vectors(
-        self, model: str, vectors: Sequence[tuple[int, int, bytes]], *, cursor: tuple[str, int]
-    ) -> None:
-        vectors = list(vectors)
-        self._writer.call(lambda conn: write_vectors(conn, model, vectors, cursor))
 
     def record_access(self, keys: Sequence[tuple[str, str]], at: str) -> None:
         keys = list(keys)

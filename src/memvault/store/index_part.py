@@ -1,12 +1,13 @@
-"""The search index's reads both engines answer with the same SQL: documents by id, by
-key and by kind, what a scan compares, and the embedding worker's and followers' reads."""
+"""The search index part both engines share: documents by id, by key and by kind, what a
+scan compares, the embedding worker's and followers' reads, all in the same SQL; and the
+engine's own writes and lexical search, handed in as functions."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
 
-from memvault.domain import Document
+from memvault.domain import Document, DocumentDraft
 from memvault.store.contract import LexicalQuery
 from memvault.store.engine import CHUNK, Engine
 
@@ -42,12 +43,32 @@ def _marks(count: int) -> str:
     return ", ".join("?" * count)
 
 
-class IndexReads(Engine):
-    """The index's shared reads (a mixin of each store). ``archived`` is compared with
-    FALSE, which SQLite reads as 0 and PostgreSQL as its boolean. The engine hands in its
-    lexical search (``_lexical``: FTS5's on SQLite, ``postgres.bm25`` on PostgreSQL)."""
+class SharedIndex(Engine):
+    """The index part of each store. ``archived`` is compared with FALSE, which SQLite
+    reads as 0 and PostgreSQL as its boolean. The engine hands in its lexical search
+    (``_lexical``: FTS5's on SQLite, ``postgres.bm25`` on PostgreSQL) and how it writes
+    documents (``_write_documents``: conn, upserts, deletes, cursor) and vectors
+    (``_write_vectors``: conn, model, vectors, cursor), each in one transaction."""
 
     _lexical: Callable[..., list[tuple[int, float]]]
+    _write_documents: Callable[..., None]
+    _write_vectors: Callable[..., None]
+
+    def write_documents(
+        self,
+        upserts: Sequence[DocumentDraft] = (),
+        deletes: Sequence[tuple[str, str]] = (),
+        *,
+        cursor: tuple[str, int] | None = None,
+    ) -> None:
+        upserts, deletes = list(upserts), list(deletes)
+        self._writing(lambda conn: self._write_documents(conn, upserts, deletes, cursor))
+
+    def write_vectors(
+        self, model: str, vectors: Sequence[tuple[int, int, bytes]], *, cursor: tuple[str, int]
+    ) -> None:
+        vectors = list(vectors)
+        self._writing(lambda conn: self._write_vectors(conn, model, vectors, cursor))
 
     def lexical_search(
         self,
