@@ -3,9 +3,11 @@
 Every write is one transaction on a pooled connection (``with self._pool.connection()``
 commits on success), retried whole when the database breaks a deadlock or a serialization
 conflict. Appends take the event log's advisory lock so they commit in sequence order
-(``postgres_append``); jobs are claimed with ``FOR UPDATE SKIP LOCKED`` (``postgres_jobs``).
-Migrations run when the store opens, by one replica at a time, under an advisory lock. The
-search index and the graph are the mixins ``PostgresSearchIndex`` and ``PostgresGraph``.
+(``append``); jobs are claimed with ``FOR UPDATE SKIP LOCKED`` (``jobs``). Migrations run
+when the store opens, by one replica at a time, under an advisory lock. ``PostgresStore``
+is its parts together: PostgreSQL's own in this package, one module each, and those both
+engines share (``store.log_reads``, ``store.session_rows``, ``store.graph_part`` ...),
+which read and write through ``_transaction``.
 """
 
 from __future__ import annotations
