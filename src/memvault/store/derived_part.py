@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from memvault import jsontext
 from memvault.domain import ObservationDraft, Watermark, iso, utc_now
 from memvault.store.contract import Derived
-from memvault.store.engine import CHUNK, Engine
+from memvault.store.engine import Engine
 
 # Rewrites a still-synthetic observation in place (parameters: the draft's columns, who
 # derived it, the time, the event, the session).
@@ -22,10 +22,6 @@ UPDATE observations SET type = ?, title = ?, narrative = ?, facts = ?, files = ?
     importance = ?, derived_by = ?, updated_at = ?
 WHERE event_seq = ? AND session_id = ? AND derived_by = 'synthetic'
 """
-
-
-def _marks(count: int, each: str = "?") -> str:
-    return ", ".join([each] * count)
 
 
 class SharedDerived(Engine, Derived):
@@ -161,16 +157,8 @@ class SharedDerived(Engine, Derived):
             self._writing(lambda conn: self._write_rows(conn, sql, rows, each="(?, ?)"))
 
     def forgotten_events(self, event_ids: Sequence[str]) -> set[str]:
-        ids = list(event_ids)
-        found: set[str] = set()
-        for start in range(0, len(ids), CHUNK):
-            chunk = ids[start : start + CHUNK]
-            rows = self._select(
-                f"SELECT event_id FROM forgotten_events WHERE event_id IN ({_marks(len(chunk))})",
-                chunk,
-            )
-            found.update(row[0] for row in rows)
-        return found
+        sql = "SELECT event_id FROM forgotten_events WHERE event_id IN ({marks})"
+        return {row[0] for row in self._select_in(sql, event_ids)}
 
     def reset_derived(self) -> None:
         """Forget summaries, extraction and compression progress, so the pipeline derives

@@ -40,6 +40,16 @@ class Engine:
         sql = self._sql(sql)
         return self._reading(lambda conn: conn.execute(sql, params).fetchone())
 
+    def _select_in(self, sql: str, values: Sequence) -> list[tuple]:
+        """``sql`` for each ``CHUNK`` of ``values`` at a time (``{marks}`` is where a chunk's
+        marks go), the rows of every chunk in chunk order."""
+        values = list(values)
+        rows: list[tuple] = []
+        for start in range(0, len(values), CHUNK):
+            chunk = values[start : start + CHUNK]
+            rows += self._select(sql.format(marks=", ".join("?" * len(chunk))), chunk)
+        return rows
+
     def _change(self, sql: str, params: Sequence = ()) -> int:
         """Run one write statement; how many rows it changed."""
         sql = self._sql(sql)

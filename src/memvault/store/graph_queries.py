@@ -48,15 +48,8 @@ COUNTS = "SELECT name, value FROM graph_counts"
 
 
 def _node(row: tuple) -> GraphNode:
-    return GraphNode(
-        kind=row[1],
-        key=row[2],
-        name=row[3],
-        mentions=row[4],
-        first_seen=row[5],
-        last_seen=row[6],
-        sources=json.loads(row[7]),
-    )
+    """A node as ``NODE`` selects it: its id, then its fields in ``GraphNode``'s order."""
+    return GraphNode(*row[1:7], sources=json.loads(row[7]))
 
 
 # -- writes -------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 
 from memvault.domain import Document, DocumentDraft
 from memvault.store.contract import LexicalQuery
-from memvault.store.engine import CHUNK, Engine
+from memvault.store.engine import Engine
 
 DOCUMENT_COLUMNS = """
 d.id, d.kind, d.key, d.project, d.session_id, d.title, d.summary, d.body, d.importance,
@@ -18,25 +18,33 @@ d.updated_at, d.path, d.event_ids, d.archived, d.meta, coalesce(a.count, 0), a.l
 DOCUMENTS = "FROM documents d LEFT JOIN document_access a ON a.kind = d.kind AND a.key = d.key"
 
 
+# The fields of a ``Document`` in the order of ``DOCUMENT_COLUMNS``.
+_DOCUMENT_FIELDS = (
+    "id",
+    "kind",
+    "key",
+    "project",
+    "session_id",
+    "title",
+    "summary",
+    "body",
+    "importance",
+    "updated_at",
+    "path",
+    "event_ids",
+    "archived",
+    "meta",
+    "access_count",
+    "last_accessed",
+)
+
+
 def to_document(row: tuple) -> Document:
-    return Document(
-        id=row[0],
-        kind=row[1],
-        key=row[2],
-        project=row[3],
-        session_id=row[4],
-        title=row[5],
-        summary=row[6],
-        body=row[7],
-        importance=row[8],
-        updated_at=row[9],
-        path=row[10],
-        event_ids=json.loads(row[11]),
-        archived=bool(row[12]),
-        meta=json.loads(row[13]),
-        access_count=row[14],
-        last_accessed=row[15],
-    )
+    values = dict(zip(_DOCUMENT_FIELDS, row, strict=True))
+    values["event_ids"] = json.loads(values["event_ids"])
+    values["meta"] = json.loads(values["meta"])
+    values["archived"] = bool(values["archived"])
+    return Document(**values)
 
 
 def _marks(count: int) -> str:
@@ -86,16 +94,10 @@ class SharedIndex(Engine):
         return self._reading(lambda conn: self._lexical(conn, query, **asked))
 
     def documents(self, ids: Sequence[int]) -> dict[int, Document]:
-        ids = list(ids)
-        found: dict[int, Document] = {}
-        for start in range(0, len(ids), CHUNK):
-            chunk = ids[start : start + CHUNK]
-            rows = self._select(
-                f"SELECT {DOCUMENT_COLUMNS} {DOCUMENTS} WHERE d.id IN ({_marks(len(chunk))})",
-                chunk,
-            )
-            found.update((row[0], to_document(row)) for row in rows)
-        return found
+        rows = self._select_in(
+            f"SELECT {DOCUMENT_COLUMNS} {DOCUMENTS} WHERE d.id IN ({{marks}})", ids
+        )
+        return {row[0]: to_document(row) for row in rows}
 
     def document(self, kind: str, key: str) -> Document | None:
         row = self._select_one(
@@ -159,15 +161,8 @@ class SharedIndex(Engine):
         return [(row[0], row[1], row[2], None if row[3] is None else bytes(row[3])) for row in rows]
 
     def document_kinds(self, ids: Sequence[int]) -> dict[int, str]:
-        ids = list(ids)
-        found: dict[int, str] = {}
-        for start in range(0, len(ids), CHUNK):
-            chunk = ids[start : start + CHUNK]
-            rows = self._select(
-                f"SELECT id, kind FROM documents WHERE id IN ({_marks(len(chunk))})", chunk
-            )
-            found.update((row[0], row[1]) for row in rows)
-        return found
+        rows = self._select_in("SELECT id, kind FROM documents WHERE id IN ({marks})", ids)
+        return {row[0]: row[1] for row in rows}
 
     def document_ids(
         self, *, kinds: Sequence[str], project: str, include_archived: bool = False

@@ -119,15 +119,10 @@ class LogReads(Engine):
         return row[0] if row else 0
 
     def observations_of(self, seqs: Sequence[int]) -> list[Observation]:
-        found: list[Observation] = []
-        seqs = list(seqs)
-        for start in range(0, len(seqs), 500):
-            chunk = seqs[start : start + 500]
-            rows = self._select(
-                f"SELECT {OBSERVATION_COLUMNS} FROM observations o "
-                "JOIN events e ON e.seq = o.event_seq "
-                f"WHERE o.event_seq IN ({', '.join('?' * len(chunk))}) ORDER BY o.event_seq",
-                chunk,
-            )
-            found += [_observation(row) for row in rows]
-        return found
+        rows = self._select_in(
+            f"SELECT {OBSERVATION_COLUMNS} FROM observations o "
+            "JOIN events e ON e.seq = o.event_seq WHERE o.event_seq IN ({marks}) "
+            "ORDER BY o.event_seq",
+            seqs,
+        )
+        return [_observation(row) for row in rows]
