@@ -286,7 +286,7 @@ class Settings(BaseSettings):
     @field_validator("store_location")
     @classmethod
     def _store_url_names_an_engine_memvault_has(cls, value: str | None) -> str | None:
-        from memvault.store import engine_of
+        from memvault.store_url import engine_of
 
         if value is None or not value.strip():
             return None
@@ -303,7 +303,7 @@ class Settings(BaseSettings):
     @property
     def store_url(self) -> str:
         """The store's URL as ``open_store`` takes it, its path absolute."""
-        from memvault.store import engine_of, sqlite_file
+        from memvault.store_url import engine_of, sqlite_file
 
         if self.store_location is None:
             return f"sqlite:///{self.home / 'memvault.db'}"
@@ -315,7 +315,7 @@ class Settings(BaseSettings):
     @property
     def store_path(self) -> Path:
         """The SQLite file the store is kept in (refused, in one line, for PostgreSQL)."""
-        from memvault.store import sqlite_file
+        from memvault.store_url import sqlite_file
 
         return Path(sqlite_file(self.store_url))
 

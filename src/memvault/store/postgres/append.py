@@ -30,7 +30,7 @@ import psycopg
 
 from memvault import jsontext
 from memvault.domain import AppendFailure, AppendResult, NewEvent, observation_id
-from memvault.store import AppendOutcome
+from memvault.store.contract import AppendOutcome
 
 # pg_advisory_xact_lock keys: one per log whose numbers followers read in order.
 EVENT_LOG_LOCK = 0x6D76_0001

@@ -11,7 +11,7 @@ import sqlite3
 
 from memvault import jsontext
 from memvault.domain import AppendFailure, AppendResult, NewEvent, observation_id
-from memvault.store import AppendOutcome
+from memvault.store.contract import AppendOutcome
 
 _INSERT_EVENT = """
 INSERT INTO events (seq, session_id, client_event_id, hook_type, project, cwd, agent_id,

@@ -8,8 +8,7 @@ how long a vanished host takes), and a standby asking ``pg_try_advisory_lock`` o
 try takes over. A pooled connection could not hold it: the pool hands connections to
 other work and replaces broken ones.
 
-The queue is a plain table: replicas that do not own the vault insert their board and
-fragment writes, the owner applies them in id order and marks each done with its answer.
+The queue the other replicas fill for it is ``store.vault_queue``.
 """
 
 from __future__ import annotations
@@ -17,15 +16,11 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable
-from datetime import timedelta
 from typing import Any
 
 import psycopg
 
-from memvault import jsontext
-from memvault.domain import iso, utc_now
-from memvault.store.contract import VaultWrite
-from memvault.store.rows import vault_write as _write
+from memvault.store.vault_queue import VaultQueue
 
 VAULT_LOCK = 0x6D76_0020  # pg_advisory_lock key: the vault's owner (the log's is 0x6D76_0001)
 _KEEPALIVE = {
@@ -34,13 +29,9 @@ _KEEPALIVE = {
     "keepalives_interval": 2,
     "keepalives_count": 3,
 }
-_COLUMNS = "id, kind, payload, done, result"
-KEPT = timedelta(days=1)  # an applied write's answer is kept this long, for its waiter
-# Applied writes past KEPT go; the vault's identity (see vault/owner.py) stays.
-_PRUNE = "DELETE FROM vault_writes WHERE done AND applied_at < %s AND kind <> 'identity'"
 
 
-class PostgresVaultWrites:
+class PostgresVaultWrites(VaultQueue):
     """Mixed into ``PostgresStore``: queue reads and writes use its pool; the lock has its
     own connection."""
 
@@ -89,50 +80,6 @@ class PostgresVaultWrites:
             if self._owner_conn is not None:
                 _close(self._owner_conn)  # the session ends, and the lock with it
                 self._owner_conn = None
-
-    def queue_vault_write(self, key: str, kind: str, payload: dict) -> int:
-        text = jsontext.dumps(payload)
-        now = iso(utc_now())
-
-        def op(conn: psycopg.Connection) -> int:
-            conn.execute(
-                "INSERT INTO vault_writes (request_key, kind, payload, created_at) "
-                "VALUES (%s, %s, %s, %s) ON CONFLICT (request_key) DO NOTHING",
-                (key, kind, text, now),
-            )
-            row = conn.execute("SELECT id FROM vault_writes WHERE request_key = %s", (key,))
-            return int(row.fetchone()[0])
-
-        return self._transaction(op)
-
-    def vault_writes_due(self, *, limit: int = 50) -> list[VaultWrite]:
-        sql = f"SELECT {_COLUMNS} FROM vault_writes WHERE NOT done ORDER BY id LIMIT %s"
-        rows = self._transaction(lambda conn: conn.execute(sql, (limit,)).fetchall())
-        return [_write(row) for row in rows]
-
-    def finish_vault_write(self, write_id: int, result: dict) -> None:
-        text = jsontext.dumps(result)
-        now = utc_now()
-        kept_from = iso(now - KEPT)
-
-        def op(conn: psycopg.Connection) -> None:
-            conn.execute(
-                "UPDATE vault_writes SET done = true, result = %s, applied_at = %s "
-                "WHERE id = %s AND NOT done",
-                (text, iso(now), write_id),
-            )
-            conn.execute(_PRUNE, (kept_from,))
-
-        self._transaction(op)
-
-    def vault_write(self, write_id: int) -> VaultWrite | None:
-        sql = f"SELECT {_COLUMNS} FROM vault_writes WHERE id = %s"
-        row = self._transaction(lambda conn: conn.execute(sql, (write_id,)).fetchone())
-        return None if row is None else _write(row)
-
-    def vault_writes_waiting(self) -> int:
-        sql = "SELECT count(*) FROM vault_writes WHERE NOT done"
-        return int(self._transaction(lambda conn: conn.execute(sql).fetchone()[0]))
 
 
 def _close(conn: psycopg.Connection) -> None:
