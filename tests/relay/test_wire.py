@@ -9,6 +9,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from memvault.relay.event_stream import EventStream
 from tests.helpers import Server
 from tests.relay.lines import LineRelay, initialize
 
@@ -132,3 +133,19 @@ def test_a_wrong_secret_is_an_error_that_says_which_setting_to_fix(tmp_path):
     finally:
         server.stop()
     assert "refused the secret (HTTP 401): set MEMVAULT_SECRET" in refused["error"]["message"]
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 7, 1000])
+def test_an_event_stream_cut_anywhere_gives_the_same_events(size):
+    stream = (
+        b"event: message\r\ndata: one\r\n\r\n"
+        b": ping\r\n\r\n"
+        b"data: two\ndata: lines\n\n"
+        b"id: 3\rdata:three\r\r"
+        b"data: unfinished"
+    )
+    events = EventStream()
+    found = [
+        data for n in range(0, len(stream), size) for data in events.feed(stream[n : n + size])
+    ]
+    assert found == [b"one", b"two\nlines", b"three"]
