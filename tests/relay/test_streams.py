@@ -74,8 +74,9 @@ def test_the_official_client_listens_and_lists_tools_through_the_relay(server):
 class HeldStream:
     """An MCP endpoint on loopback whose ``test/stream`` answer is an event stream sent
     without a length: one progress notification, then nothing until the test lets it go
-    on (``release``), then the result. ``test/big`` answers with several large events at
-    once; anything else is answered as JSON at once."""
+    on (``release``), then the result. ``test/ends`` sends the notification and ends with
+    no result; ``test/big`` answers with several large events at once; anything else is
+    answered as JSON at once."""
 
     BIG = 200_000
 
@@ -101,6 +102,12 @@ class HeldStream:
                     )
                     held.released.wait(60)
                     self._event({"jsonrpc": "2.0", "id": request_id, "result": {"done": True}})
+                elif method == "test/ends":  # a stream that ends with no answer
+                    self._start(200, "text/event-stream")
+                    progress = {"progressToken": request_id, "progress": 1}
+                    self._event(
+                        {"jsonrpc": "2.0", "method": "notifications/progress", "params": progress}
+                    )
                 elif method == "test/big":
                     self._start(200, "text/event-stream")
                     for n in range(3):
@@ -160,6 +167,15 @@ def test_each_event_reaches_the_host_while_the_stream_is_open(held, tmp_path):
         }
         held.released.set()
         assert relay.read(1)["result"] == {"done": True}
+
+
+def test_a_stream_that_ends_without_an_answer_is_an_error_that_says_so(held, tmp_path):
+    with LineRelay(tmp_path, MEMVAULT_URL=held.url) as relay:
+        relay.send({"jsonrpc": "2.0", "id": 1, "method": "test/ends", "params": {}})
+        assert relay.next()["method"] == "notifications/progress"
+        ended = relay.next()
+    assert ended["id"] == 1 and ended["error"]["code"] == -32000, ended
+    assert "ended the stream without answering" in ended["error"]["message"]
 
 
 def test_a_cancelled_stream_is_closed_and_gets_no_answer(held, tmp_path):

@@ -81,9 +81,18 @@ class Endpoint:
             for data in found:
                 for answer in _decoded(data):
                     self._agreed(message, answer)
-                    answered = True
+                    # A notification or request on the stream does not answer; a result does.
+                    response = isinstance(answer, list) or (
+                        "id" in answer and "method" not in answer
+                    )
+                    answered = answered or response
                     deliver(answer)
-        if not answered and expects_answer(message):
+        if answered or not expects_answer(message):
+            return
+        if kind == "text/event-stream" and reply.status == 200:
+            ended = "the memvault server ended the stream without answering the request"
+            deliver(error(message, SERVER_UNAVAILABLE, ended))
+        else:
             deliver(_http_error(message, reply.status, content))
 
     def _agreed(self, message: Any, answer: Any) -> None:
