@@ -29,7 +29,7 @@ def shown(memory: Memory) -> dict:
     """What a person sees: search hits, the board, the fragments, the summaries, the graph
     and the sessions."""
     memory.pipeline.worker.drain()
-    memory.index_now(vectors=False)
+    memory.index.index_now(vectors=False)
     found = {}
     for query in ("rsync", "deploy staging", "release tag main", "bcrypt login"):
         hits = memory.search(query, limit=10)
@@ -49,10 +49,10 @@ def shown(memory: Memory) -> dict:
                 "fragment", include_archived=archived, limit=1000
             )
         ),
-        "summaries": {s: memory.session_summary(s) for s in ("s1", "s2")},
+        "summaries": {s: memory.reads.session_summary(s) for s in ("s1", "s2")},
         "counts": memory.store.fragment_counts(),
         "graph": memory.store.graph_stats(),
-        "sessions": sorted((s.id, s.project, s.board_session_id) for s in memory.sessions()),
+        "sessions": sorted((s.id, s.project, s.board_session_id) for s in memory.reads.sessions()),
     }
 
 

@@ -161,4 +161,4 @@ def test_the_export_reads_the_log_up_to_its_newest_event(tmp_path):
             for n in range(37)
         )
 
-        assert log_end(memory.store) == max(e.seq for e in memory.events("s1")) == 37
+        assert log_end(memory.store) == max(e.seq for e in memory.reads.events("s1")) == 37

@@ -13,9 +13,11 @@ QUERY = "how long is the access token valid"
 
 def _ask(memory, session: str, query: str = QUERY, answering: str = "UserPromptSubmit"):
     """The prompt, recorded as the hook sends it first, then the block for it."""
-    n = len(memory.events(session))
+    n = len(memory.reads.events(session))
     memory.observe(envelope(session, n, hookType="prompt_submit", data={"prompt": query}))
-    return memory.context(project="demo-app", query=query, session_id=session, answering=answering)
+    return memory.context.context(
+        project="demo-app", query=query, session_id=session, answering=answering
+    )
 
 
 def test_a_fragment_given_at_session_start_is_not_given_again_with_the_prompt(auth_memory):

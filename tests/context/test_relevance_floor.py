@@ -28,7 +28,7 @@ def test_the_floor_separates_the_labelled_requests(memory):
             Draft(project="demo-app", summary=summary, facts=facts, description=key)
         )
         ids[key] = done.path.relative_to(memory.settings.vault_path).as_posix()
-    memory.index_now()
+    memory.index.index_now()
     for label, target, text in requests:
         hits = memory.search(text, limit=10, project="demo-app", kinds=["fragment"])
         terms = parse(text).terms
@@ -87,7 +87,7 @@ def test_enrich_gives_a_fragment_about_the_file_and_none_that_only_shares_a_word
             description="checkout total",
         )
     )
-    about = memory.enrich(files=["src/checkout/payment.ts"], project="demo-app")
+    about = memory.context.enrich(files=["src/checkout/payment.ts"], project="demo-app")
     assert "payment retries" in about.text and "checkout total" not in about.text
-    other = memory.enrich(files=["src/profile/avatar.ts"], project="demo-app")
+    other = memory.context.enrich(files=["src/profile/avatar.ts"], project="demo-app")
     assert not [b for b in other.blocks if b["kind"] == "fragment"]

@@ -19,6 +19,6 @@ def ingest(memory) -> Callable[..., Session]:
     def run(name: str, steps: list[tuple[str, dict]], **options) -> Session:
         result = memory.observe_many(conversation(name, steps, **options))
         assert result.failed == 0, result.errors
-        return memory.events(name), memory.observations(name)
+        return memory.reads.events(name), memory.reads.observations(name)
 
     return run

@@ -216,11 +216,11 @@ def test_context_is_the_same_however_events_arrive_and_are_batched(tmp_path):
     with Memory.open(home=tmp_path / "a") as one_go, Memory.open(home=tmp_path / "b") as trickle:
         for n in range(12):
             prompt(one_go, texts[n], n)
-        one_go.index_now(vectors=False)
+        one_go.index.index_now(vectors=False)
         for n in order:
             prompt(trickle, texts[n], n)
-            trickle.indexer.index_observations(batch=2)
-        while trickle.indexer.index_observations(batch=2):
+            trickle.index.indexer.index_observations(batch=2)
+        while trickle.index.indexer.index_observations(batch=2):
             pass
         by_event_a = {d.event_ids[0]: h for d, h in _docs(one_go)}
         by_event_b = {d.event_ids[0]: h for d, h in _docs(trickle)}
