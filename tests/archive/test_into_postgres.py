@@ -81,7 +81,7 @@ def test_a_memory_forgotten_before_the_move_is_not_learned_again_after_it(source
     learned = sorted(source.store.pipeline_fragments())
     assert learned
     forgotten = source.store.document("fragment", learned[0])
-    source.forget(source.public_id(forgotten))
+    source.fragments.forget(source.recall.public_id(forgotten))
 
     import_stream(on_postgres, io.BytesIO(export_bytes(source)))
     on_postgres.pipeline.worker.drain()

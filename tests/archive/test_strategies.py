@@ -155,7 +155,7 @@ def test_events_are_deduplicated_whatever_the_strategy(target, strategy):
     report = restore(target, {**event, "data": {"prompt": "changed"}}, strategy=strategy)
 
     assert report.counts["event"].existing == 1
-    (stored,) = target.events("s1")
+    (stored,) = target.reads.events("s1")
     assert stored.payload == {"prompt": "first version"}
 
 
@@ -215,6 +215,6 @@ def test_a_board_row_tied_to_another_session_is_not_linked_twice(target):
 
     report = restore(target, ARCHIVE[0])
 
-    assert target.session("s1").board_session_id is None
+    assert target.reads.session("s1").board_session_id is None
     assert report.counts["session"].new == 1
     assert "tied to another session" in report.problems[0].error

@@ -274,8 +274,8 @@ def test_a_replica_whose_folder_is_not_the_vault_never_takes_it_over(shared, tmp
     (elsewhere / "memory").mkdir()
     (elsewhere / "memory" / ".vault-id").write_text(identity + "\n")
     with open_replica(tmp_path, "c", database, elsewhere) as moved:
-        assert moved.vault_owner.is_owner() is True
-        assert moved.health().vault_owner is True
+        assert moved.owner.claim.is_owner() is True
+        assert moved.health.report().vault_owner is True
 
 
 @pytest.mark.slow

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import time
 
-from memvault.reading import IngestRate, recent_injections
-
+from memvault.memory.reading import IngestRate, recent_injections
 from memvault.vault.remember import Draft
 from tests.helpers import envelope
 

@@ -138,7 +138,7 @@ def run_import(
     def flush() -> None:
         if not batch:
             return
-        result = memory.capture.observe_many(batch)
+        result = memory.observe_many(batch)
         report.sent += result.total
         report.new += result.imported
         report.duplicates += result.deduplicated
