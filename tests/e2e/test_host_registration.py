@@ -14,7 +14,7 @@ FIXED = datetime(2026, 11, 30, 14, 32, tzinfo=timezone(timedelta(hours=8)))
 
 def opened(home):
     memory = Memory.open(home=home)
-    memory.board.vault_board.clock = memory._host_board.clock = lambda: FIXED
+    memory.board.vault_board.clock = memory.board._host_board.clock = lambda: FIXED
     return memory
 
 

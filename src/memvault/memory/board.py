@@ -71,40 +71,99 @@ class Board:
 
     # -- the writes, on the owner or handed to it ------------------------------------------
 
-    def register_session(self, **kwargs: Any) -> Report:
-        """Add a board row (see ``_register_session``)."""
-        return self._writes.run("register_session", self._register_session, **kwargs)
-
-    def register_host_session(self, session_id: str, *args: Any, **kwargs: Any) -> Report:
-        """Give a host session its board row, once (see ``_register_host_session``)."""
+    def register_session(
+        self,
+        *,
+        agent: str | None = None,
+        manual: bool = False,
+        topic: str | None = None,
+        summary: str | None = None,
+        keywords: str | None = None,
+        content: SnapshotInput = None,
+    ) -> Report:
+        """Add a board row: idle (as a host's session start does) or, with ``manual``,
+        active with a snapshot of ``content``."""
         return self._writes.run(
-            "register_host_session", self._register_host_session, session_id, *args, **kwargs
+            "register_session",
+            self._register_session,
+            agent=agent,
+            manual=manual,
+            topic=topic,
+            summary=summary,
+            keywords=keywords,
+            content=content,
         )
 
-    def update_session(self, session_id: str, content: SnapshotInput, **kwargs: Any) -> Report:
-        """A row's snapshot, topic, summary or keywords (see ``_update_session``)."""
+    def register_host_session(
+        self, session_id: str, agent_id: str | None = None, *, from_event: bool = False
+    ) -> Report:
+        """Give a host session its board row, once; later calls return the same id while
+        its row is on the board. A host that starts a session again after its row was
+        organized away gets a new one; an event never re-registers a session."""
         return self._writes.run(
-            "update_session", self._update_session, session_id, content, **kwargs
+            "register_host_session",
+            self._register_host_session,
+            session_id,
+            agent_id,
+            from_event=from_event,
         )
 
-    def continue_session(self, current: str | None, source: str, **kwargs: Any) -> Report:
+    def update_session(
+        self,
+        session_id: str,
+        content: SnapshotInput,
+        *,
+        topic: str | None = None,
+        summary: str | None = None,
+        keywords: str | None = None,
+    ) -> Report:
+        """A row's snapshot, and its topic, summary or keywords when given."""
         return self._writes.run(
-            "continue_session", self._continue_session, current, source, **kwargs
+            "update_session",
+            self._update_session,
+            session_id,
+            content,
+            topic=topic,
+            summary=summary,
+            keywords=keywords,
+        )
+
+    def continue_session(
+        self, current: str | None, source: str, *, agent: str | None = None
+    ) -> Report:
+        """Continue the row ``source`` in ``current`` (a new row when None)."""
+        return self._writes.run(
+            "continue_session", self._continue_session, current, source, agent=agent
         )
 
     def release_session(self, current: str, source: str) -> Report:
         return self._writes.run("release_session", self._release_session, current, source)
 
-    def archive_session(self, session_id: str, **kwargs: Any) -> Report:
-        return self._writes.run("archive_session", self._archive_session, session_id, **kwargs)
+    def archive_session(self, session_id: str, *, force: bool = False) -> Report:
+        return self._writes.run("archive_session", self._archive_session, session_id, force=force)
 
-    def organize(self, **kwargs: Any) -> Report:
-        return self._writes.run("organize", self._organize, **kwargs)
+    def organize(self, *, dry_run: bool = False, stale_days: int | None = None) -> Report:
+        return self._writes.run("organize", self._organize, dry_run=dry_run, stale_days=stale_days)
 
-    def update_derived(self, board_session_id: str, content: Snapshot, **kwargs: Any) -> Report:
-        """A session's summary into its snapshot and row (see ``_update_derived``)."""
+    def update_derived(
+        self,
+        board_session_id: str,
+        content: Snapshot,
+        *,
+        topic: str | None = None,
+        derived_summary: str | None = None,
+        keywords: str | None = None,
+    ) -> Report:
+        """A session's summary into its snapshot and row, through the board's merge policy
+        (the Summary only while memvault wrote it)."""
         return self._writes.run(
-            "update_derived", self._update_derived, board_session_id, content, **kwargs
+            "update_derived",
+            self._update_derived,
+            board_session_id,
+            content,
+            topic=topic,
+            derived_summary=derived_summary,
+            keywords=keywords,
         )
 
     def session_seen(self, session_id: str, agent_id: str | None) -> None:
@@ -157,8 +216,6 @@ class Board:
         keywords: str | None = None,
         content: SnapshotInput = None,
     ) -> Report:
-        """Add a board row: idle (as a host's session start does) or, with ``manual``,
-        active with a snapshot of ``content``."""
         return self.vault_board.register(
             agent or self.settings.agent_name,
             manual=manual,
