@@ -181,12 +181,12 @@ def run(memory: Memory, home: Path, rng: random.Random, args, reuse: bool) -> No
     ]
     with Memory.open(home=home, embeddings="none") as lexical:
         for label, opened in (("lexical", lexical), ("hybrid", memory)):
-            if opened.semantic is not None:
-                opened.semantic.warm()
+            if opened.index.semantic is not None:
+                opened.index.semantic.warm()
             # As in the server: the index is kept current in the background, so a search
             # only searches.
-            opened.index_now()
-            opened.start_indexing()
+            opened.index.index_now()
+            opened.index.start()
             for kinds, name in ((None, "all kinds"), (["fragment"], "fragments")):
                 p50, p95 = measure(opened, queries, kinds=kinds)
                 print(f"{label:8} {name:10} p50 {p50:6.1f} ms   p95 {p95:6.1f} ms")
