@@ -124,16 +124,16 @@ def build(memory: Memory, sessions: list[dict], fixtures: list[Path]) -> dict[st
     for session in sessions:
         result = memory.observe_many(events(session))
         assert result.failed == 0, result.errors[:3]
-    for session in memory.sessions(limit=1000):
+    for session in memory.reads.sessions(limit=1000):
         # As POST /observe does for a session that never sent session/start.
-        if memory.needs_board_row(session.id):
-            memory.register_from_event(session.id, None)
+        if memory.board.needs_board_row(session.id):
+            memory.board.register_from_event(session.id, None)
         memory.pipeline.summarize_session(session.id)
         memory.pipeline.extract_session(session.id)
-    if memory.semantic is not None:
-        memory.semantic.warm()
-    memory.index_now()
-    projects = sorted({session.project for session in memory.sessions(limit=1000)})
+    if memory.index.semantic is not None:
+        memory.index.semantic.warm()
+    memory.index.index_now()
+    projects = sorted({session.project for session in memory.reads.sessions(limit=1000)})
     return {
         kind: sum(len(memory.store.document_ids(kinds=[kind], project=p)) for p in projects)
         for kind in ("observation", "fragment", "summary")
@@ -167,7 +167,7 @@ def evaluate(memory: Memory, questions: list[dict], sessions: list[dict]) -> dic
             row[name] = _answered([set(hit.document.event_ids) for hit in hits], answers)
         project = projects[session]
         started = time.perf_counter()
-        packed = memory.context(project=project, query=question["q"])
+        packed = memory.context.context(project=project, query=question["q"])
         latencies["context"].append((time.perf_counter() - started) * 1000)
         given: set[str] = set()
         for block in packed.blocks:

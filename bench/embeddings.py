@@ -304,8 +304,8 @@ def server_rss(events: int) -> None:
                 + ", ".join(f"{e:,}: {m}" for e, m in readings)
             )
         with Memory.open(home=Path(home)) as memory:
-            memory.index_now(vectors=False)
-            semantic = memory.semantic
+            memory.index.index_now(vectors=False)
+            semantic = memory.index.semantic
             semantic.pending()  # the model claims the store first, as the server would
             store, rng, revision, count = memory.store, np.random.default_rng(7), 0, 0
             while pending := store.documents_to_embed(revision, limit=5000):

@@ -234,7 +234,7 @@ def import_once(root: Path) -> tuple[float, int, int, int]:
             files = claude_code.discover(root).files
             report = run_import(memory, [claude_code.transcript(path) for path in files])
             elapsed = time.perf_counter() - started
-            rss = memory.health().rss_bytes or 0
+            rss = memory.health.report().rss_bytes or 0
         assert report.error_count == 0, report.errors[:3]
         return elapsed, report.lines, report.new, rss
 

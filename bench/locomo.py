@@ -112,9 +112,9 @@ def run(data: list[dict], mode: str, conversations: list[int]) -> dict:
                 started = time.perf_counter()
                 bulk = memory.observe_many(events(sample))
                 assert bulk.failed == 0, bulk.errors[:3]
-                if memory.semantic is not None:
-                    memory.semantic.warm()
-                memory.index_now()
+                if memory.index.semantic is not None:
+                    memory.index.semantic.warm()
+                memory.index.index_now()
                 index_seconds += time.perf_counter() - started
                 for name, weights in variants.items():
                     evaluate(memory, sample, weights, stats[name], latencies)
@@ -275,11 +275,11 @@ def _semantic_candidates(sample: dict, questions: list[dict]) -> list[list[tuple
     the turn's own text only, so one embedded store serves every lexical variant."""
     with tempfile.TemporaryDirectory() as home, Memory.open(home=Path(home)) as memory:
         assert memory.observe_many(events(sample)).failed == 0
-        memory.semantic.warm()
-        memory.index_now()
+        memory.index.semantic.warm()
+        memory.index.index_now()
         out = []
         for qa in questions:
-            found = memory.searcher._semantic(
+            found = memory.index.searcher._semantic(
                 qa["question"], ["observation"], None, False, engine.CANDIDATES
             )
             docs = memory.store.documents([i for i, _ in found])
@@ -308,7 +308,7 @@ def collect(data: list[dict], conversations: list[int], modes: list[str]) -> tup
                     Memory.open(home=Path(home), embeddings="none") as memory,
                 ):
                     assert memory.observe_many(events(sample)).failed == 0
-                    memory.index_now()
+                    memory.index.index_now()
                     _score_index(memory, asked, semantic, modes, window, dated, combos, here)
         for key, values in here.items():
             scores[key] += values
@@ -334,7 +334,7 @@ def _score_index(memory, asked, semantic, modes, window, dated, combos, here) ->
         engine.COLUMN_WEIGHTS = (1.0, 1.0, context, dates)
         for n, qa in enumerate(asked):
             query = parse(qa["question"])
-            lexical = memory.searcher._lexical(
+            lexical = memory.index.searcher._lexical(
                 query,
                 kinds=["observation"],
                 project=None,

@@ -53,7 +53,7 @@ def main() -> None:
                 Draft(project="demo-app", summary=summary, facts=facts, description=key)
             )
             keys[done.path.relative_to(memory.settings.vault_path).as_posix()] = key
-        memory.index_now()
+        memory.index.index_now()
         scores: dict[str, list[tuple[float, float | None]]] = {"about": [], "unrelated": []}
         for label, target, text in requests:
             hits = memory.search(text, limit=10, project="demo-app")

@@ -103,7 +103,7 @@ def seed(
     if batch and write:
         memory.observe_many(batch)
     if write:
-        memory.index_now(vectors=False)
+        memory.index.index_now(vectors=False)
     folder = memory.settings.fragments_path
     folder.mkdir(parents=True, exist_ok=True)
     for i in range(n_frag):
@@ -117,13 +117,13 @@ def seed(
                 f"summary: {summary}\nimportance: {importance}\n---\n- {facts}\n"
             )
     if write:
-        memory.index_now(vectors=False)
+        memory.index.index_now(vectors=False)
     return texts
 
 
 def random_vectors(memory: Memory, dim: int, rng: np.random.Generator) -> None:
     store = memory.store
-    model = memory.semantic.model
+    model = memory.index.semantic.model
     revision = 0
     while pending := store.documents_to_embed(revision, limit=5000):
         vectors = rng.standard_normal((len(pending), dim)).astype(np.float32)
@@ -131,7 +131,7 @@ def random_vectors(memory: Memory, dim: int, rng: np.random.Generator) -> None:
         store.write_vectors(
             model,
             [(d, r, to_blob(v)) for (d, r, _), v in zip(pending, vectors, strict=True)],
-            cursor=(memory.semantic.cursor_name, pending[-1][1]),
+            cursor=(memory.index.semantic.cursor_name, pending[-1][1]),
         )
         revision = pending[-1][1]
 
@@ -171,9 +171,9 @@ def main() -> None:
 def run(memory: Memory, home: Path, rng: random.Random, args, reuse: bool) -> None:
     started = time.perf_counter()
     texts = seed(memory, rng, args.observations, args.fragments, write=not reuse)
-    memory.semantic.warm()
+    memory.index.semantic.warm()
     if not reuse:
-        random_vectors(memory, memory.semantic.embedder.dim, np.random.default_rng(7))
+        random_vectors(memory, memory.index.semantic.embedder.dim, np.random.default_rng(7))
         print(f"seeded and indexed in {time.perf_counter() - started:.0f} s")
     queries = [
         " ".join(rng.sample(text.split(), min(len(text.split()), rng.randint(3, 5))))
@@ -181,12 +181,12 @@ def run(memory: Memory, home: Path, rng: random.Random, args, reuse: bool) -> No
     ]
     with Memory.open(home=home, embeddings="none") as lexical:
         for label, opened in (("lexical", lexical), ("hybrid", memory)):
-            if opened.semantic is not None:
-                opened.semantic.warm()
+            if opened.index.semantic is not None:
+                opened.index.semantic.warm()
             # As in the server: the index is kept current in the background, so a search
             # only searches.
-            opened.index_now()
-            opened.start_indexing()
+            opened.index.index_now()
+            opened.index.start()
             for kinds, name in ((None, "all kinds"), (["fragment"], "fragments")):
                 p50, p95 = measure(opened, queries, kinds=kinds)
                 print(f"{label:8} {name:10} p50 {p50:6.1f} ms   p95 {p95:6.1f} ms")

@@ -65,12 +65,12 @@ def test_a_run_handles_only_what_is_past_the_watermark(memory):
     memory.observe_many(work("s1"))
     first = memory.pipeline.summarize_session("s1")
     assert first is not None and "src/login.py" in " ".join(first.files)
-    session = memory.session("s1")
+    session = memory.reads.session("s1")
     assert session.summary_revision == 1 and session.summarized_observation_count == 4
     assert memory.pipeline.summarize_session("s1") is None  # nothing new
     memory.observe_many(work("s1", start=10)[:1])  # one more prompt
     assert memory.pipeline.summarize_session("s1") is not None
-    session = memory.session("s1")
+    session = memory.reads.session("s1")
     assert session.summary_revision == 2 and session.summarized_observation_count == 5
 
 
@@ -81,11 +81,11 @@ def test_a_late_event_on_an_old_session_is_summarized(memory):
     memory.observe(late)  # dated before everything summarized so far
     summary = memory.pipeline.summarize_session("s1")
     assert summary is not None
-    assert memory.session("s1").summarized_observation_count == 5
+    assert memory.reads.session("s1").summarized_observation_count == 5
 
 
 def test_a_failed_run_does_not_move_the_watermark(memory):
-    memory.start_session({"sessionId": "s1", "project": "demo-app", "cwd": "/c"})
+    memory.context.start_session({"sessionId": "s1", "project": "demo-app", "cwd": "/c"})
     memory.observe_many(work("s1"))
     index = memory.board.index_path
     text = index.read_text()
@@ -93,22 +93,24 @@ def test_a_failed_run_does_not_move_the_watermark(memory):
     index.mkdir()  # the board cannot be read: the board feed fails
     with pytest.raises(OSError):
         memory.pipeline.summarize_session("s1")
-    assert memory.session("s1").summary_revision == 0
-    assert memory.session("s1").summarized.seq is None
+    assert memory.reads.session("s1").summary_revision == 0
+    assert memory.reads.session("s1").summarized.seq is None
     index.rmdir()
     index.write_text(text)
     assert memory.pipeline.summarize_session("s1") is not None
 
 
 def test_the_summary_feeds_the_board_and_promotes_only_real_work(memory):
-    started = memory.start_session({"sessionId": "chat", "project": "demo-app", "cwd": "/c"})
+    started = memory.context.start_session(
+        {"sessionId": "chat", "project": "demo-app", "cwd": "/c"}
+    )
     board_id = started.board.session_id
     memory.observe(step("chat", 0, "prompt_submit", {"prompt": "hello there"}))
     memory.pipeline.summarize_session("chat")
-    assert memory.board.board().get(board_id).status == "idle"  # a greeting is not work
+    assert memory.board.row_in_file(board_id).status == "idle"  # a greeting is not work
     memory.observe_many(work("chat", start=1))
     memory.pipeline.summarize_session("chat")
-    row = memory.board.board().get(board_id)
+    row = memory.board.row_in_file(board_id)
     assert row.status == "active"
     text = memory.board.snapshot_text(board_id)
     assert row.summary.strip() and row.summary.strip() in text
@@ -117,10 +119,10 @@ def test_the_summary_feeds_the_board_and_promotes_only_real_work(memory):
 
 def test_a_queued_job_is_not_queued_twice_and_the_worker_runs_it(memory):
     memory.observe_many(work("s1"))
-    assert memory.request_summary("s1")
-    assert not memory.request_summary("s1")
+    assert memory.pipeline.request_summary("s1")
+    assert not memory.pipeline.request_summary("s1")
     assert memory.pipeline.worker.drain() == 3  # the summary, then the extraction and graph
-    assert memory.session_summary("s1")["files"]
+    assert memory.reads.session_summary("s1")["files"]
 
 
 def test_threshold_idle_and_an_all_day_conversation_with_real_time(tmp_path):
@@ -130,7 +132,7 @@ def test_threshold_idle_and_an_all_day_conversation_with_real_time(tmp_path):
         "sweep_interval_ms": 500,
     }
     with Memory.open(home=tmp_path / "h", **knobs) as memory:
-        memory.start_pipeline()
+        memory.serving.start_pipeline()
         # Idle: two events, then quiet.
         memory.observe_many(work("quiet")[:2])
         # All day: keeps posting and still gets summarized, more than once.
@@ -140,8 +142,8 @@ def test_threshold_idle_and_an_all_day_conversation_with_real_time(tmp_path):
             memory.observe(step("busy", n, "prompt_submit", {"prompt": f"step {n} of the day"}))
             n += 1
             time.sleep(0.1)
-        assert memory.session("busy").summary_revision >= 2
-        assert memory.session("quiet").summary_revision == 1
+        assert memory.reads.session("busy").summary_revision >= 2
+        assert memory.reads.session("quiet").summary_revision == 1
 
 
 def test_a_sessions_lessons_become_fragments_once_even_when_the_run_repeats(memory):
@@ -181,7 +183,7 @@ def test_a_sessions_lessons_become_fragments_once_even_when_the_run_repeats(memo
         ),
     ]
     memory.observe_many([step("zh", n, hook, data) for n, (hook, data) in enumerate(steps)])
-    memory.request_summary("zh")
+    memory.pipeline.request_summary("zh")
     assert memory.pipeline.worker.drain() == 3  # the summary, then extraction and graph
     folder = memory.settings.fragments_path
     written = sorted(p.name for p in folder.glob("*.md"))
@@ -197,7 +199,9 @@ def test_a_sessions_lessons_become_fragments_once_even_when_the_run_repeats(memo
 
 
 def test_the_snapshot_keeps_one_current_context_and_stale_rows_wake_only_for_work(memory):
-    started = memory.start_session({"sessionId": "long", "project": "demo-app", "cwd": "/c"})
+    started = memory.context.start_session(
+        {"sessionId": "long", "project": "demo-app", "cwd": "/c"}
+    )
     board_id = started.board.session_id
     for turn in range(4):
         memory.observe_many(work("long", start=10 * turn))
@@ -209,27 +213,27 @@ def test_the_snapshot_keeps_one_current_context_and_stale_rows_wake_only_for_wor
     index.write_text(index.read_text().replace("| active |", "| stale |"))
     memory.observe(step("long", 99, "notification", {"message": "permission asked"}))
     memory.pipeline.summarize_session("long")
-    assert memory.board.board().get(board_id).status == "stale"  # no work in the new events
+    assert memory.board.row_in_file(board_id).status == "stale"  # no work in the new events
     memory.observe_many(work("long", start=100))
     memory.pipeline.summarize_session("long")
-    assert memory.board.board().get(board_id).status == "active"  # real work wakes it
+    assert memory.board.row_in_file(board_id).status == "active"  # real work wakes it
 
 
 def test_a_stopped_pipeline_starts_again(memory):
-    memory.start_pipeline()
-    memory.stop_pipeline()
-    memory.start_pipeline()
+    memory.serving.start_pipeline()
+    memory.serving.stop_pipeline()
+    memory.serving.start_pipeline()
     memory.observe_many(work("again"))
-    memory.request_summary("again")
+    memory.pipeline.request_summary("again")
     deadline = time.monotonic() + 10
-    while memory.session("again").summary_revision == 0 and time.monotonic() < deadline:
+    while memory.reads.session("again").summary_revision == 0 and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert memory.session("again").summary_revision == 1
+    assert memory.reads.session("again").summary_revision == 1
 
 
 def test_after_a_graph_reset_the_worker_fills_it_again(memory):
     memory.observe_many(work("s1"))
-    memory.request_summary("s1")
+    memory.pipeline.request_summary("s1")
     memory.pipeline.worker.drain()
     memory.remember(
         Draft(project="demo-app", summary="Deploys go through CI.", facts=["file: ci.yml"])
@@ -250,5 +254,5 @@ def test_a_forgotten_fragment_leaves_the_graph(memory):
     )
     assert "file:ci.yml" in {n.id for n in memory.store.graph_query(text="ci.yml").nodes}
     folder = memory.settings.fragments_path
-    memory.forget(written.path.relative_to(folder).with_suffix("").as_posix())
+    memory.fragments.forget(written.path.relative_to(folder).with_suffix("").as_posix())
     assert memory.store.graph_query(text="ci.yml").nodes == []

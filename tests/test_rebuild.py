@@ -11,7 +11,6 @@ import sys
 import pytest
 
 from memvault import Memory
-from memvault.pipeline.rebuild import rebuild
 from memvault.vault.remember import Draft
 from tests.helpers import Server
 from tests.test_pipeline_service import step, work
@@ -56,13 +55,15 @@ FIX = [
 
 def live(memory: Memory) -> None:
     """Two sessions processed the way the worker processes them, a turn at a time."""
-    memory.start_session({"sessionId": "s1", "project": "demo-app", "cwd": "/code/demo-app"})
+    memory.context.start_session(
+        {"sessionId": "s1", "project": "demo-app", "cwd": "/code/demo-app"}
+    )
     for start in (0, 10, 20):
         memory.observe_many(work("s1", start=start))
-        memory.request_summary("s1")
+        memory.pipeline.request_summary("s1")
         memory.pipeline.worker.drain()
     memory.observe_many([step("s2", n, hook, data) for n, (hook, data) in enumerate(FIX)])
-    memory.request_summary("s2")
+    memory.pipeline.request_summary("s2")
     memory.pipeline.worker.drain()
 
 
@@ -74,13 +75,13 @@ def state(memory: Memory) -> dict:
         "summaries": {
             s: {**summary, "keywords": sorted(summary["keywords"])}
             for s in ("s1", "s2")
-            if (summary := memory.session_summary(s)) is not None
+            if (summary := memory.reads.session_summary(s)) is not None
         },
         "fragments": {p.name: p.read_text(encoding="utf-8") for p in sorted(folder.rglob("*.md"))},
         "graph": memory.store.graph_stats(),
-        "observations": [o.title for s in ("s1", "s2") for o in memory.observations(s)],
+        "observations": [o.title for s in ("s1", "s2") for o in memory.reads.observations(s)],
         "search": [h.document.key for h in memory.search("rsync deploy", limit=5)],
-        "snapshot": memory.board.snapshot_text(memory.session("s1").board_session_id),
+        "snapshot": memory.board.snapshot_text(memory.reads.session("s1").board_session_id),
     }
 
 
@@ -94,7 +95,7 @@ def test_a_rebuild_gives_what_live_processing_gave(memory):
     live(memory)
     before = state(memory)
     assert before["fragments"] and before["graph"].total_nodes and before["summaries"]["s1"]
-    report = rebuild(memory)
+    report = memory.rebuild.run()
     assert report.sessions == 2 and report.events == 17 and report.observations_changed == 0
     assert report.fragments_removed == len(before["fragments"]) == report.fragments_written
     assert state(memory) == before
@@ -110,18 +111,18 @@ def test_what_agents_and_people_wrote_is_kept(memory):
     )
     edited = pipeline_written[0]
     edited.write_text(edited.read_text(encoding="utf-8") + "- checked by hand: yes\n")
-    report = rebuild(memory)
+    report = memory.rebuild.run()
     assert report.fragments_kept == 1
     assert agent.path.read_text(encoding="utf-8").count("day: Tuesday") == 1
     assert "checked by hand: yes" in edited.read_text(encoding="utf-8")
     # The edited file is a person's now: a second rebuild leaves it alone too.
-    again = rebuild(memory)
+    again = memory.rebuild.run()
     assert again.fragments_kept == 0 and "checked by hand" in edited.read_text(encoding="utf-8")
 
 
 def test_an_observation_changed_in_place_comes_back_as_the_log_says(memory):
     live(memory)
-    observation = memory.observations("s1")[1]
+    observation = memory.reads.observations("s1")[1]
     from memvault.domain import ObservationDraft, Watermark
 
     upgraded = ObservationDraft(
@@ -130,10 +131,10 @@ def test_an_observation_changed_in_place_comes_back_as_the_log_says(memory):
     memory.store.upgrade_observations(
         "s1", [(observation.event_seq, upgraded)], derived_by="llm:x:y", through=Watermark("", 1)
     )
-    assert memory.observations("s1")[1].title == "Something else entirely"
-    report = rebuild(memory)
+    assert memory.reads.observations("s1")[1].title == "Something else entirely"
+    report = memory.rebuild.run()
     assert report.observations_changed == 1
-    restored = memory.observations("s1")[1]
+    restored = memory.reads.observations("s1")[1]
     assert restored.title == observation.title and restored.derived_by == "synthetic"
     assert memory.search("Something else entirely", kinds=["observation"]) == []
 
@@ -173,8 +174,8 @@ def test_forgotten_fragments_stay_forgotten(memory):
     about_rsync = [p for p in folder.glob("*.md") if "rsync" in p.read_text("utf-8")]
     assert about_rsync
     for path in about_rsync:
-        memory.forget(path.relative_to(folder).with_suffix("").as_posix())
-    rebuild(memory)
+        memory.fragments.forget(path.relative_to(folder).with_suffix("").as_posix())
+    memory.rebuild.run()
     assert not any("rsync" in p.read_text("utf-8") for p in folder.glob("*.md"))
     memory.observe(step("s2", 40, "prompt_submit", {"prompt": "thanks"}))
     memory.pipeline.extract_session("s2")  # a later run over the session brings none back

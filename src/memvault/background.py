@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import logging
 import os
 import sys
 import threading
@@ -230,3 +231,44 @@ class QuietCollector:
     def _run(self) -> None:
         while not self._stop.wait(0.25):
             self.tick()
+
+
+class Loop:
+    """A step run in a daemon thread every ``interval`` seconds until stopped: the shape of
+    the server's hand-written background loops (the board watcher, the spool drain). A step
+    that raises is logged (``failure`` says what could not be done) and run again next
+    round: a half-edited file or a store shutting down must not end the loop."""
+
+    def __init__(
+        self,
+        name: str,
+        step: Callable[[], object],
+        *,
+        interval: float,
+        failure: str,
+        join_timeout: float = 10.0,
+        logger: logging.Logger | None = None,
+    ) -> None:
+        self.step = step
+        self.interval = interval
+        self.failure = failure
+        self.join_timeout = join_timeout
+        self._log = logger or logging.getLogger(__name__)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=self.join_timeout)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.step()
+            except Exception:
+                self._log.warning("%s", self.failure, exc_info=True)
+            self._stop.wait(self.interval)

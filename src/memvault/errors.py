@@ -3,14 +3,41 @@
 from __future__ import annotations
 
 import errno
+from typing import ClassVar
 
 
 class MemvaultError(Exception):
-    """Base class for errors memvault reports to its callers."""
+    """Base class for errors memvault reports to its callers. ``kind`` names the error
+    where it crosses a process (a vault write applied by another replica comes back as
+    its kind, its message and its fields)."""
+
+    kind: ClassVar[str] = "error"
+    fields: list[str]
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        if "kind" in cls.__dict__:
+            KINDS[cls.kind] = cls
+
+    @classmethod
+    def of_kind(cls, kind: str, message: str, fields: list[str] | None = None) -> MemvaultError:
+        """The error a ``kind`` names (the base error for a kind unknown here)."""
+        error_class = KINDS.get(kind, MemvaultError)
+        if error_class is InvalidInput:
+            return InvalidInput(message, fields=fields)
+        try:
+            return error_class(message)
+        except TypeError:  # an error made of more than a message: the message is what is told
+            return MemvaultError(message)
+
+
+KINDS: dict[str, type[MemvaultError]] = {"error": MemvaultError}
 
 
 class InvalidInput(MemvaultError):
     """Input was rejected; nothing was written."""
+
+    kind = "invalid_input"
 
     def __init__(self, message: str, *, fields: list[str] | None = None) -> None:
         super().__init__(message)
@@ -21,16 +48,22 @@ class InvalidInput(MemvaultError):
 class StoreFailure(MemvaultError):
     """The store could not write; nothing of the failed item was kept."""
 
+    kind = "store_failure"
+
 
 class StoreUnavailable(StoreFailure):
     """The store cannot write for now: its disk is full, another process holds the
     database's lock, or the disk refuses writes. Nothing of the write was kept, and the
     same request succeeds once the cause is gone."""
 
+    kind = "store_unavailable"
+
 
 class VaultUnwritable(StoreFailure):
     """A vault folder could not be written (a full disk, a read-only folder): the file was
     not changed and nothing of it was indexed."""
+
+    kind = "vault_unwritable"
 
     @classmethod
     def of(cls, folder: object, exc: OSError) -> VaultUnwritable:

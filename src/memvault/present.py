@@ -8,7 +8,7 @@ from typing import Any
 
 from memvault.domain import BoardRow, Document, Observation, Session, Watermark
 from memvault.memory import BulkResult, EmbedderState, Health, LLMState, Memory, ObserveResult
-from memvault.recall import Entry
+from memvault.memory.recall import Entry
 from memvault.search.engine import Hit
 from memvault.search.indexer import Backlog
 from memvault.vault.board import format_references
@@ -184,7 +184,7 @@ def identity(memory: Memory, document: Document) -> dict[str, Any]:
     """What every view of a memory says: what it is, where it is, where it came from."""
     view = {
         "kind": document.kind,
-        "id": memory.public_id(document),
+        "id": memory.recall.public_id(document),
         "title": document.title,
         "summary": document.summary,
         "project": document.project,

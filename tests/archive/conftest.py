@@ -35,7 +35,9 @@ def fill(memory: Memory) -> None:
     """Sessions with board rows and events (one sent without an event id), the
     pipeline's summaries and fragments, an agent's fragment, an archived fragment, a
     hand-edited snapshot and an archived board session."""
-    memory.start_session({"sessionId": "s1", "project": "demo-app", "cwd": "/code/demo-app"})
+    memory.context.start_session(
+        {"sessionId": "s1", "project": "demo-app", "cwd": "/code/demo-app"}
+    )
     memory.observe_many(work("s1"))
     memory.observe_many([step("s2", n, hook, data) for n, (hook, data) in enumerate(FIX)])
     without_id = step("s2", 30, "prompt_submit", {"prompt": "Also check the staging deploy"})
@@ -58,12 +60,12 @@ def fill(memory: Memory) -> None:
     folder = memory.settings.fragments_path / "_archive"
     folder.mkdir(exist_ok=True)
     shutil.move(archived, folder / archived.name)
-    board_id = memory.session("s1").board_session_id
+    board_id = memory.reads.session("s1").board_session_id
     snapshot = memory.settings.vault_path / "memory" / "sessions" / f"{board_id}.md"
     with snapshot.open("a", encoding="utf-8", newline="") as handle:
         handle.write(HAND_NOTE)
-    done = memory.register_session(manual=True, topic="Spike", content="Tried a queue.")
-    memory.archive_session(done.session_id)
+    done = memory.board.register_session(manual=True, topic="Spike", content="Tried a queue.")
+    memory.board.archive_session(done.session_id)
 
 
 def export_bytes(memory: Memory, *, events: bool = True) -> bytes:
@@ -84,8 +86,8 @@ def files(root: Path) -> dict[str, bytes]:
 def events(memory: Memory) -> dict[tuple[str, str], tuple]:
     """Every stored event by (session, event id as exported)."""
     found = {}
-    for session in memory.sessions(limit=1000):
-        for event in memory.events(session.id, limit=10_000):
+    for session in memory.reads.sessions(limit=1000):
+        for event in memory.reads.events(session.id, limit=10_000):
             event_id = event.client_event_id or f"evt_{event.seq}"
             found[(event.session_id, event_id)] = (
                 event.hook_type,

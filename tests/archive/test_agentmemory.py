@@ -140,8 +140,8 @@ def test_sessions_raw_events_and_memories_are_imported(target):
 
     assert report.source == "agentmemory" and report.version == "0.9.29"
     assert (report.counts["session"].new, report.counts["event"].new) == (2, 2)
-    assert target.session("ses_cursor_1").agent_id == "cursor"
-    prompt, tool = target.events("ses_cursor_1")
+    assert target.reads.session("ses_cursor_1").agent_id == "cursor"
+    prompt, tool = target.reads.events("ses_cursor_1")
     assert (prompt.client_event_id, prompt.hook_type) == ("obs_m1abc_0002", "prompt_submit")
     assert prompt.payload == {"userPrompt": "Make the test suite pass"}
     assert tool.client_event_id == "cursor-gen-77:tool-1"
@@ -175,7 +175,7 @@ def test_memories_become_fragments_that_pass_the_fragment_rules(target):
     assert bug.project == "api"  # from its session
     assert bug.summary == "Timeouts come from the connection pool."
     assert "[[" not in bug.body
-    assert target.check_fragments().errors == []
+    assert target.fragments.check_fragments().errors == []
 
 
 def test_observations_and_summaries_are_skipped_with_the_reason(target):
@@ -237,7 +237,7 @@ def test_an_export_memvault_does_not_read_is_refused_before_anything_is_written(
     with pytest.raises(ArchiveError, match=message):
         import_document(target, export_data(**changes))
 
-    assert target.sessions() == [] and not files(target.settings.vault_path)
+    assert target.reads.sessions() == [] and not files(target.settings.vault_path)
 
 
 def test_a_raw_event_of_a_session_the_export_lacks_is_refused_by_name(target):

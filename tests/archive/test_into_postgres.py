@@ -29,7 +29,7 @@ def shown(memory: Memory) -> dict:
     """What a person sees: search hits, the board, the fragments, the summaries, the graph
     and the sessions."""
     memory.pipeline.worker.drain()
-    memory.index_now(vectors=False)
+    memory.index.index_now(vectors=False)
     found = {}
     for query in ("rsync", "deploy staging", "release tag main", "bcrypt login"):
         hits = memory.search(query, limit=10)
@@ -49,10 +49,10 @@ def shown(memory: Memory) -> dict:
                 "fragment", include_archived=archived, limit=1000
             )
         ),
-        "summaries": {s: memory.session_summary(s) for s in ("s1", "s2")},
+        "summaries": {s: memory.reads.session_summary(s) for s in ("s1", "s2")},
         "counts": memory.store.fragment_counts(),
         "graph": memory.store.graph_stats(),
-        "sessions": sorted((s.id, s.project, s.board_session_id) for s in memory.sessions()),
+        "sessions": sorted((s.id, s.project, s.board_session_id) for s in memory.reads.sessions()),
     }
 
 
@@ -81,7 +81,7 @@ def test_a_memory_forgotten_before_the_move_is_not_learned_again_after_it(source
     learned = sorted(source.store.pipeline_fragments())
     assert learned
     forgotten = source.store.document("fragment", learned[0])
-    source.forget(source.public_id(forgotten))
+    source.fragments.forget(source.recall.public_id(forgotten))
 
     import_stream(on_postgres, io.BytesIO(export_bytes(source)))
     on_postgres.pipeline.worker.drain()

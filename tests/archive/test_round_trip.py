@@ -49,13 +49,13 @@ def test_importing_into_an_empty_home_gives_the_same_memory(source, target):
     assert events(target) == events(source)
     assert files(target.settings.vault_path) == files(source.settings.vault_path)
     for session_id in ("s1", "s2"):
-        mine, theirs = target.session(session_id), source.session(session_id)
+        mine, theirs = target.reads.session(session_id), source.reads.session(session_id)
         assert (mine.project, mine.cwd, mine.board_session_id) == (
             theirs.project,
             theirs.cwd,
             theirs.board_session_id,
         )
-        assert target.session_summary(session_id) is None  # derived again, not imported
+        assert target.reads.session_summary(session_id) is None  # derived again, not imported
     assert report.summaries_queued == 2
 
 
@@ -66,7 +66,7 @@ def test_the_pipeline_derives_the_same_summaries_and_extracts_nothing_twice(sour
     target.pipeline.worker.drain()
 
     for session_id in ("s1", "s2"):
-        assert target.session_summary(session_id) == source.session_summary(session_id)
+        assert target.reads.session_summary(session_id) == source.reads.session_summary(session_id)
     # The fragments the source extracted came with the archive: none is written again.
     assert files(target.settings.fragments_path) == fragments
 
@@ -82,8 +82,8 @@ def test_fragments_the_source_extracted_and_archived_are_not_extracted_again(sou
 
     assert files(target.settings.fragments_path) == files(folder)  # nothing live again
     for session_id in ("s1", "s2"):
-        last = max(event.seq for event in target.events(session_id))
-        assert target.session(session_id).extracted.seq == last
+        last = max(event.seq for event in target.reads.events(session_id))
+        assert target.reads.session(session_id).extracted.seq == last
 
 
 def test_an_imported_memory_is_searchable(source, target):
@@ -161,4 +161,4 @@ def test_the_export_reads_the_log_up_to_its_newest_event(tmp_path):
             for n in range(37)
         )
 
-        assert log_end(memory.store) == max(e.seq for e in memory.events("s1")) == 37
+        assert log_end(memory.store) == max(e.seq for e in memory.reads.events("s1")) == 37

@@ -99,7 +99,7 @@ def test_merge_merges_fragments_adds_missing_rows_and_keeps_other_files(vault_wi
     board = read(memory, "memory/index.md")
     assert board.splitlines()[-3:] == [ROW_X, ROW_A.replace("VPN |", "VPN (mine) |", 1), ROW_B]
     assert (report.counts["board"].new, report.counts["board"].existing) == (1, 1)
-    session = memory.session("s1")
+    session = memory.reads.session("s1")
     assert (session.title, session.board_session_id) == (
         "VPN deploys",
         "2026-11-01-0900-cursor-main-agent",
@@ -119,7 +119,7 @@ def test_skip_writes_only_what_is_missing(vault_with_conflicts):
     assert read(memory, "agent-memory/demo-app - 2026-11-02 - New.md") == ARCHIVED
     assert (report.counts["fragment"].new, report.counts["fragment"].skipped) == (1, 1)
     assert (report.counts["board"].existing, report.counts["board"].skipped) == (1, 1)
-    assert memory.session("s1").title is None
+    assert memory.reads.session("s1").title is None
     assert report.counts["session"].existing == 1
 
 
@@ -133,7 +133,7 @@ def test_replace_overwrites_files_of_the_same_path(vault_with_conflicts):
     assert read(memory, "memory/index.md") == board_text(ROW_A, ROW_B)
     assert report.counts["fragment"].replaced == report.counts["snapshot"].replaced == 1
     assert (report.counts["board"].replaced, report.counts["board"].new) == (1, 1)
-    assert memory.session("s1").title == "VPN deploys"
+    assert memory.reads.session("s1").title == "VPN deploys"
     assert report.counts["session"].replaced == 1
     assert read(memory, "agent-memory/demo-app - 2026-10-01 - Only here.md")  # nothing deleted
 
@@ -155,7 +155,7 @@ def test_events_are_deduplicated_whatever_the_strategy(target, strategy):
     report = restore(target, {**event, "data": {"prompt": "changed"}}, strategy=strategy)
 
     assert report.counts["event"].existing == 1
-    (stored,) = target.events("s1")
+    (stored,) = target.reads.events("s1")
     assert stored.payload == {"prompt": "first version"}
 
 
@@ -215,6 +215,6 @@ def test_a_board_row_tied_to_another_session_is_not_linked_twice(target):
 
     report = restore(target, ARCHIVE[0])
 
-    assert target.session("s1").board_session_id is None
+    assert target.reads.session("s1").board_session_id is None
     assert report.counts["session"].new == 1
     assert "tied to another session" in report.problems[0].error

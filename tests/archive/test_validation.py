@@ -21,7 +21,7 @@ def ndjson(*values) -> io.BytesIO:
 
 
 def nothing_written(memory) -> bool:
-    return not files(memory.settings.vault_path) and memory.sessions() == []
+    return not files(memory.settings.vault_path) and memory.reads.sessions() == []
 
 
 @pytest.mark.parametrize(

@@ -28,7 +28,7 @@ def auth_memory(memory):
 
 def start(memory, session_id: str) -> str:
     """A host session started as a hook starts it; the block it was given."""
-    return memory.start_session(
+    return memory.context.start_session(
         {
             "sessionId": session_id,
             "project": "demo-app",

@@ -30,17 +30,17 @@ def test_a_prompt_block_leaves_out_the_session_itself(auth_memory):
     _prompt(auth_memory, "one", 1, "why does the refresh token rotation fail")
     _npm_test(auth_memory, "one", 2)
     _prompt(auth_memory, "one", 3, "the refresh token rotation test fails again")
-    packed = auth_memory.context(
+    packed = auth_memory.context.context(
         project="demo-app",
         query="the refresh token rotation test fails again",
         session_id="one",
         answering="UserPromptSubmit",
     )
-    own = {o.id for o in auth_memory.observations("one")}
+    own = {o.id for o in auth_memory.reads.observations("one")}
     assert not own & {b["id"] for b in packed.blocks}
     assert "Session started" not in packed.text
     assert "fails again" not in packed.text
-    row = auth_memory.session("one").board_session_id
+    row = auth_memory.reads.session("one").board_session_id
     assert row and row not in packed.text
 
 
@@ -49,7 +49,7 @@ def test_another_sessions_tool_call_is_its_title_never_its_payload(auth_memory):
     auth_memory.observe(envelope("one", 2, hookType="stop", data={}))
     auth_memory.observe(envelope("one", 3, hookType="session_end", data={"reason": "exit"}))
     start(auth_memory, "two")
-    packed = auth_memory.context(
+    packed = auth_memory.context.context(
         project="demo-app", query="refresh token rotation", session_id="two"
     )
     assert "- [2026-11-30] Bash: npm test -- auth refresh token" in packed.text
@@ -59,10 +59,10 @@ def test_another_sessions_tool_call_is_its_title_never_its_payload(auth_memory):
 
 def test_placeholder_board_rows_are_never_given(auth_memory):
     start(auth_memory, "one")  # an idle row, "未設定" with the registration's summary
-    auth_memory.index_now(vectors=False)
+    auth_memory.index.index_now(vectors=False)
     assert auth_memory.search("sessionStart", kinds=["summary"])  # on the board, indexed
     start(auth_memory, "two")
     for query in (None, "sessionStart 未設定 registration", "refresh token"):
-        packed = auth_memory.context(project="demo-app", query=query)
+        packed = auth_memory.context.context(project="demo-app", query=query)
         assert "未設定" not in packed.text and "sessionStart" not in packed.text, query
         assert not [b for b in packed.blocks if b["kind"] == "summary"], query

@@ -13,9 +13,11 @@ QUERY = "how long is the access token valid"
 
 def _ask(memory, session: str, query: str = QUERY, answering: str = "UserPromptSubmit"):
     """The prompt, recorded as the hook sends it first, then the block for it."""
-    n = len(memory.events(session))
+    n = len(memory.reads.events(session))
     memory.observe(envelope(session, n, hookType="prompt_submit", data={"prompt": query}))
-    return memory.context(project="demo-app", query=query, session_id=session, answering=answering)
+    return memory.context.context(
+        project="demo-app", query=query, session_id=session, answering=answering
+    )
 
 
 def test_a_fragment_given_at_session_start_is_not_given_again_with_the_prompt(auth_memory):
@@ -48,24 +50,24 @@ def test_what_a_session_was_given_outlives_a_restart(tmp_path):
 def test_each_block_is_recorded_in_the_session_with_what_it_gave(auth_memory):
     start(auth_memory, "one")
     _ask(auth_memory, "one", "which algorithm hashes passwords")
-    events = [e for e in auth_memory.events("one") if e.hook_type == "context_injected"]
+    events = [e for e in auth_memory.reads.events("one") if e.hook_type == "context_injected"]
     assert [e.payload["answered"] for e in events] == ["SessionStart"]
     # The prompt's fragment was in the standing block already: nothing new, nothing recorded.
     given = events[0].payload
     assert {i["kind"] for i in given["items"]} == {"report", "fragment"}
     assert given["tokens"] > 0
     observation = next(
-        o for o in auth_memory.observations("one") if o.hook_type == "context_injected"
+        o for o in auth_memory.reads.observations("one") if o.hook_type == "context_injected"
     )
     assert observation.type == "host_internal"
     assert observation.title == "Memory given (SessionStart): 2 memories"
     # Not the session's work: no step of its summary, nothing to learn from.
-    assert all(s.seq != observation.event_seq for s in steps(auth_memory.events("one"), []))
+    assert all(s.seq != observation.event_seq for s in steps(auth_memory.reads.events("one"), []))
 
 
 def test_a_record_of_an_injection_is_never_injected(auth_memory):
     start(auth_memory, "one")
-    auth_memory.index_now(vectors=False)
+    auth_memory.index.index_now(vectors=False)
     assert auth_memory.search("memory given SessionStart", kinds=["observation"])
     start(auth_memory, "two")
     packed = _ask(auth_memory, "two", "memory given SessionStart fragments")
@@ -73,6 +75,6 @@ def test_a_record_of_an_injection_is_never_injected(auth_memory):
 
 
 def test_without_a_session_every_request_gets_the_whole_block(auth_memory):
-    one = auth_memory.context(project="demo-app", query=QUERY)
-    assert one.text == auth_memory.context(project="demo-app", query=QUERY).text
+    one = auth_memory.context.context(project="demo-app", query=QUERY)
+    assert one.text == auth_memory.context.context(project="demo-app", query=QUERY).text
     assert "access token: JWT" in one.text

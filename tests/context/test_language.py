@@ -24,7 +24,7 @@ def test_every_language_the_setting_takes_has_its_strings():
 
 
 def test_the_default_keeps_the_strings_memvault_always_wrote(memory):
-    line = memory.context(project="empty").text
+    line = memory.context.context(project="empty").text
     assert line == "📖 agent memory：读取 0 个碎片 → nothing relevant yet"
     assert language.strings().unset_topic == "未設定"
     assert "📋 agent memory：本次是否有需写入碎片？[有/无]" in rules.render()
@@ -33,8 +33,10 @@ def test_the_default_keeps_the_strings_memvault_always_wrote(memory):
 def test_in_english_the_block_and_its_report_line_are_english(tmp_path):
     with Memory.open(home=tmp_path / "home", language="en") as memory:
         memory.remember(TOKENS)
-        found = memory.context(project="demo-app", query="how long is the access token valid")
-        nothing = memory.context(project="demo-app", query="kubernetes helm chart upgrade")
+        found = memory.context.context(
+            project="demo-app", query="how long is the access token valid"
+        )
+        nothing = memory.context.context(project="demo-app", query="kubernetes helm chart upgrade")
     assert found.text.startswith("📖 agent memory: read 1 fragments → login tokens: ")
     assert nothing.text == "📖 agent memory: read 0 fragments → nothing relevant found"
     assert not _CHINESE.search(found.text + nothing.text)
@@ -76,15 +78,15 @@ def test_another_language_is_refused_naming_the_choices(tmp_path):
 def test_in_english_a_registered_row_has_english_placeholders_and_is_never_given(tmp_path):
     with Memory.open(home=tmp_path / "home", language="en") as memory:
         memory.remember(TOKENS)
-        started = memory.start_session(
+        started = memory.context.start_session(
             {"sessionId": "one", "project": "demo-app", "cwd": "/home/dev/demo-app"}
         )
-        (row,) = memory.board_rows()
+        (row,) = memory.board.rows()
         assert (row.topic, row.summary) == ("Untitled", "Registered at sessionStart; no topic yet.")
         assert started.board.ok
-        memory.index_now(vectors=False)
+        memory.index.index_now(vectors=False)
         for query in (None, "Untitled registered sessionStart"):
-            packed = memory.context(project="demo-app", query=query)
+            packed = memory.context.context(project="demo-app", query=query)
             assert "Untitled" not in packed.text, query
     assert not _CHINESE.search(
         (tmp_path / "home" / "vault" / "memory" / "index.md")

@@ -28,7 +28,7 @@ def test_the_floor_separates_the_labelled_requests(memory):
             Draft(project="demo-app", summary=summary, facts=facts, description=key)
         )
         ids[key] = done.path.relative_to(memory.settings.vault_path).as_posix()
-    memory.index_now()
+    memory.index.index_now()
     for label, target, text in requests:
         hits = memory.search(text, limit=10, project="demo-app", kinds=["fragment"])
         terms = parse(text).terms
@@ -47,7 +47,7 @@ def test_the_floor_separates_the_labelled_requests(memory):
 
 
 def test_an_unrelated_request_finds_nothing_relevant(auth_memory):
-    packed = auth_memory.context(project="demo-app", query="kubernetes helm chart upgrade")
+    packed = auth_memory.context.context(project="demo-app", query="kubernetes helm chart upgrade")
     assert packed.text.startswith("📖 agent memory：读取 0 个碎片 → ")
     assert "nothing relevant found" in packed.text
     assert "→ relevant" not in packed.text
@@ -57,7 +57,9 @@ def test_an_unrelated_request_finds_nothing_relevant(auth_memory):
 
 
 def test_a_request_about_the_project_labels_its_fragment_relevant(auth_memory):
-    packed = auth_memory.context(project="demo-app", query="how long is the access token valid")
+    packed = auth_memory.context.context(
+        project="demo-app", query="how long is the access token valid"
+    )
     line = packed.text.splitlines()[0]
     assert line.startswith("📖 agent memory：读取 1 个碎片 → login tokens: ")
     assert line.endswith("→ relevant")
@@ -65,7 +67,7 @@ def test_a_request_about_the_project_labels_its_fragment_relevant(auth_memory):
 
 
 def test_a_standing_block_does_not_call_its_fragments_relevant(auth_memory):
-    line = auth_memory.context(project="demo-app").text.splitlines()[0]
+    line = auth_memory.context.context(project="demo-app").text.splitlines()[0]
     assert "读取 2 个碎片" in line
     assert "→ relevant" not in line and "→ project memory" in line
 
@@ -87,7 +89,7 @@ def test_enrich_gives_a_fragment_about_the_file_and_none_that_only_shares_a_word
             description="checkout total",
         )
     )
-    about = memory.enrich(files=["src/checkout/payment.ts"], project="demo-app")
+    about = memory.context.enrich(files=["src/checkout/payment.ts"], project="demo-app")
     assert "payment retries" in about.text and "checkout total" not in about.text
-    other = memory.enrich(files=["src/profile/avatar.ts"], project="demo-app")
+    other = memory.context.enrich(files=["src/profile/avatar.ts"], project="demo-app")
     assert not [b for b in other.blocks if b["kind"] == "fragment"]

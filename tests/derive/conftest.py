@@ -23,7 +23,7 @@ def ingest(memory) -> Callable[[list[dict]], Session]:
         result = memory.observe_many(envelopes)
         assert result.failed == 0, result.errors
         session_id = envelopes[0]["sessionId"]
-        return memory.events(session_id), memory.observations(session_id)
+        return memory.reads.events(session_id), memory.reads.observations(session_id)
 
     return run
 

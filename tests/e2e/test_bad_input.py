@@ -78,7 +78,7 @@ def test_ten_thousand_characters_of_cjk_are_stored_exactly(client, server):
     (obs,) = client.get("/observations", params={"sessionId": sid}).json()["observations"]
     assert obs["title"].startswith("Prompt: 記憶は失われない。")
     with Memory.open(home=server.home) as memory:
-        assert memory.events(sid)[0].payload["prompt"] == text
+        assert memory.reads.events(sid)[0].payload["prompt"] == text
 
 
 def test_an_oversized_body_is_413_whether_declared_or_streamed(start_server):
@@ -206,7 +206,7 @@ def test_json_as_deep_as_the_limit_is_stored_and_redacted_whole(client, server):
     response = client.post("/observe", json=envelope(sid, data=data))
     assert response.status_code == 201, response.text
     with Memory.open(home=server.home) as memory:
-        (event,) = memory.events(sid)
+        (event,) = memory.reads.events(sid)
     stored = event.payload
     for _ in range(MAX_DEPTH - 2):
         (stored,) = stored
@@ -219,7 +219,7 @@ def test_an_integer_as_long_as_the_limit_is_stored_exactly(client, server):
     body = json.dumps(envelope(sid, data={"count": number}))
     assert client.post("/observe", content=body.encode()).status_code == 201
     with Memory.open(home=server.home) as memory:
-        (event,) = memory.events(sid)
+        (event,) = memory.reads.events(sid)
     assert event.payload == {"count": number}
 
 

@@ -129,7 +129,7 @@ def test_the_servers_worker_summarizes_a_session_when_a_turn_ends(start_server):
     from memvault import Memory
 
     with Memory.open(home=running.home) as memory:
-        assert wait_for(lambda: memory.session(session).summary_revision >= 1, timeout=15)
+        assert wait_for(lambda: memory.reads.session(session).summary_revision >= 1, timeout=15)
 
 
 def test_a_separate_worker_process_catches_up_a_quiet_session(start_server):
@@ -145,8 +145,8 @@ def test_a_separate_worker_process_catches_up_a_quiet_session(start_server):
     from memvault import Memory
 
     with Memory.open(home=running.home) as memory:
-        assert memory.session(session).summary_revision == 1
-        assert memory.session_summary(session)["commands"]
+        assert memory.reads.session(session).summary_revision == 1
+        assert memory.reads.session_summary(session)["commands"]
 
 
 def test_summarize_names_an_unknown_session(server):
@@ -172,7 +172,7 @@ def test_beside_a_running_server_a_worker_refuses_and_once_has_the_server_run_du
     from memvault import Memory
 
     with Memory.open(home=running.home) as memory:
-        assert wait_for(lambda: memory.session(session).summary_revision == 1, timeout=15)
+        assert wait_for(lambda: memory.reads.session(session).summary_revision == 1, timeout=15)
 
 
 def test_serve_refuses_to_leave_the_pipeline_to_workers_on_sqlite(tmp_path):

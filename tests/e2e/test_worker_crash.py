@@ -77,37 +77,37 @@ def test_a_killed_workers_job_is_retried_and_its_output_written_once(tmp_path):
     script = Stalling()
     with LLMServer() as server, Memory.open(home=home) as memory:
         server.respond = script
-        memory.start_session({"sessionId": "s1", "project": "demo-app", "cwd": "/c"})
+        memory.context.start_session({"sessionId": "s1", "project": "demo-app", "cwd": "/c"})
         memory.observe_many(work("s1"))
-        memory.request_summary("s1")
+        memory.pipeline.request_summary("s1")
 
         first = start_worker(home, server)
         try:
             assert script.waiting["summary"].wait(30), "the worker never asked for a summary"
         finally:
             kill(first)  # killed while its summary call is in flight
-        assert memory.session("s1").summary_revision == 0
+        assert memory.reads.session("s1").summary_revision == 0
 
         second = start_worker(home, server)
         try:
             # The summary job comes back once the dead worker's lease has run out.
-            wait_for(lambda: memory.session("s1").summary_revision == 1, timeout=30)
+            wait_for(lambda: memory.reads.session("s1").summary_revision == 1, timeout=30)
             assert script.waiting["fragments"].wait(30), "no extraction after the summary"
         finally:
             kill(second)  # killed while its fragment call is in flight
-        assert memory.session("s1").extracted.seq is None
+        assert memory.reads.session("s1").extracted.seq is None
 
         script.release.set()
         third = start_worker(home, server)
         try:
-            wait_for(lambda: memory.session("s1").extracted.seq is not None, timeout=30)
+            wait_for(lambda: memory.reads.session("s1").extracted.seq is not None, timeout=30)
         finally:
             kill(third)
 
         assert script.calls == {"summary": 2, "fragments": 2}
-        session = memory.session("s1")
+        session = memory.reads.session("s1")
         assert session.summary_revision == 1  # written once
-        assert memory.session_summary("s1")["current_context"] == SUMMARY["current_context"]
+        assert memory.reads.session_summary("s1")["current_context"] == SUMMARY["current_context"]
         fragments = sorted(memory.settings.fragments_path.glob("*.md"))
         assert len(fragments) == 1
         body = fragments[0].read_text(encoding="utf-8")

@@ -27,8 +27,8 @@ def test_search_and_remember_fall_back_to_words_when_the_endpoint_fails(tmp_path
     with Memory.open(home=tmp_path / "h", **settings) as memory:
         observe(memory, 1, "rotate the signing keys")
         observe(memory, 2, "bump the lockfile")
-        memory.semantic.warm()
-        memory.index_now()
+        memory.index.semantic.warm()
+        memory.index.index_now()
         hits = memory.search("signing keys")
         assert hits[0].semantic is not None  # the endpoint answered: hybrid
         embedding_server.mode = "error"
@@ -36,7 +36,7 @@ def test_search_and_remember_fall_back_to_words_when_the_endpoint_fails(tmp_path
         assert hits[0].document.event_ids == ["e1"] and hits[0].semantic is None
         done = memory.remember(Draft(project="demo", summary="keys rotate yearly", facts=["k: v"]))
         assert done.action == "created" and done.path.exists()
-        assert memory.context(project="demo", query="keys").text.startswith("📖")
+        assert memory.context.context(project="demo", query="keys").text.startswith("📖")
 
 
 def test_a_store_embedded_by_another_model_is_embedded_again_not_searched_across(
@@ -51,18 +51,18 @@ def test_a_store_embedded_by_another_model_is_embedded_again_not_searched_across
     with Memory.open(home=home, **endpoint) as before:
         observe(before, 1, "rotate the signing keys")
         observe(before, 2, "bump the lockfile")
-        before.semantic.warm()
-        before.index_now()
-        old_model = before.semantic.model
+        before.index.semantic.warm()
+        before.index.index_now()
+        old_model = before.index.semantic.model
         embedded = len(before.store.vectors(old_model))
         assert embedded >= 2
     with Memory.open(home=home, embeddings="local") as after:
-        after.semantic.warm()
-        assert after.semantic.model != old_model
-        assert after.semantic.pending() == embedded  # nothing counts as embedded yet
-        after.index_now()
-        assert after.semantic.pending() == 0
-        new_vectors = after.store.vectors(after.semantic.model)
+        after.index.semantic.warm()
+        assert after.index.semantic.model != old_model
+        assert after.index.semantic.pending() == embedded  # nothing counts as embedded yet
+        after.index.index_now()
+        assert after.index.semantic.pending() == 0
+        new_vectors = after.store.vectors(after.index.semantic.model)
         assert len(new_vectors) == embedded
         assert {len(blob) for _, _, blob in new_vectors} == {384 * 4}
         hits = after.search("cryptographic credentials renewal", kinds=["observation"])
@@ -70,11 +70,11 @@ def test_a_store_embedded_by_another_model_is_embedded_again_not_searched_across
     with Memory.open(home=home, **endpoint) as back:
         # The store holds one vector per document: e5's replaced the endpoint's, so the
         # endpoint's model, back again, embeds everything anew rather than finding nothing.
-        back.semantic.warm()
-        assert back.semantic.pending() == embedded
-        back.index_now()
-        assert len(back.store.vectors(back.semantic.model)) == embedded
+        back.index.semantic.warm()
+        assert back.index.semantic.pending() == embedded
+        back.index.index_now()
+        assert len(back.store.vectors(back.index.semantic.model)) == embedded
         assert back.search("signing keys")[0].semantic is not None
     with Memory.open(home=home, **endpoint) as again:
-        again.semantic.warm()
-        assert again.semantic.pending() == 0  # the same model again: nothing to redo
+        again.index.semantic.warm()
+        assert again.index.semantic.pending() == 0  # the same model again: nothing to redo

@@ -149,7 +149,7 @@ def test_writing_the_same_fragment_again_counts_nothing_twice(store):
 
 def test_reset_empties_the_graph_and_sends_watermarks_back(store, session, memory):
     memory.observe_many(conversation("s2", [read(f"{ROOT}/src/b.py")]))
-    assert extract_session_graph(store, session, limit=100) == len(memory.events(session))
+    assert extract_session_graph(store, session, limit=100) == len(memory.reads.events(session))
     assert extract_session_graph(store, "s2", limit=100) == 1
     held = store.graph_stats()
 
@@ -159,16 +159,16 @@ def test_reset_empties_the_graph_and_sends_watermarks_back(store, session, memor
     assert store.graph_query(text="deploy").nodes == []
     assert watermark(store, session) == watermark(store, "s2") == Watermark()
     # Read again from the start, each event counted once.
-    assert extract_session_graph(store, session, limit=100) == len(memory.events(session))
+    assert extract_session_graph(store, session, limit=100) == len(memory.reads.events(session))
     assert node(store, "file:scripts/deploy.sh").mentions == 2
     assert store.graph_query(start="file:src/b.py").nodes == []
 
 
 def test_extracting_a_session_moves_through_it_in_batches(store, session, memory):
-    total = len(memory.events(session))
+    total = len(memory.reads.events(session))
 
     assert extract_session_graph(store, session, limit=5) == 5
-    assert watermark(store, session).seq == memory.events(session)[4].seq
+    assert watermark(store, session).seq == memory.reads.events(session)[4].seq
     handled = 5
     while done := extract_session_graph(store, session, limit=5):
         handled += done
@@ -178,7 +178,7 @@ def test_extracting_a_session_moves_through_it_in_batches(store, session, memory
 
 
 def test_extraction_stops_at_until_seq(store, session, memory):
-    third = memory.events(session)[2].seq
+    third = memory.reads.events(session)[2].seq
 
     assert extract_session_graph(store, session, limit=100, until_seq=third) == 3
     assert watermark(store, session).seq == third

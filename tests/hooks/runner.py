@@ -115,7 +115,7 @@ def injections(home: Path, session_id: str, *, keep: bool = True) -> list[Event]
     """The server's records of the memory blocks it gave the session (``keep=False``:
     every other event instead)."""
     with Memory.open(home=home) as memory:
-        events = memory.events(session_id)
+        events = memory.reads.events(session_id)
     return [e for e in events if (e.hook_type == "context_injected") == keep]
 
 

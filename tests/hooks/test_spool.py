@@ -13,7 +13,8 @@ import time
 
 from memvault import Memory
 from memvault.hook import spool
-from memvault.ingest.spool import ABANDONED_AFTER, SpoolDrain, drain
+from memvault.ingest.spool import ABANDONED_AFTER, SpoolDrain, folder_of
+from memvault.ingest.spool import drain as drain_folder
 from tests.helpers import Server, envelope, wait_for
 from tests.hooks.runner import (
     answer,
@@ -25,6 +26,13 @@ from tests.hooks.runner import (
     spooled,
     stored,
 )
+
+
+def drain(memory):
+    """The server's drain of the memory's spool, as ``Serving`` hands it its parts."""
+    return drain_folder(
+        folder_of(memory.settings.home), memory.capture.observe_many, memory.board.session_seen
+    )
 
 
 def tool_calls(project, session, count):
@@ -58,7 +66,7 @@ def test_with_the_server_down_events_are_spooled_and_arrive_once_when_it_starts(
         f"claude-code:PostToolUse:toolu_{n:03d}" for n in range(len(calls))
     ]
     with Memory.open(home=home) as memory:
-        assert memory.session(session).board_session_id  # a board row, as a live event gets
+        assert memory.reads.session(session).board_session_id  # a board row, as a live event gets
 
 
 def test_concurrent_hooks_spooling_at_once_lose_nothing(tmp_path, project):
@@ -93,7 +101,7 @@ def test_concurrent_hooks_spooling_at_once_lose_nothing(tmp_path, project):
     assert len(ids) == 100
     with Memory.open(home=home) as memory:
         assert drain(memory).delivered == 100
-        assert len(memory.events("busy-session")) == 100
+        assert len(memory.reads.events("busy-session")) == 100
     assert spooled(home) == []
 
 
@@ -103,11 +111,11 @@ def test_an_event_stored_before_is_cleared_from_the_spool_not_stored_again(tmp_p
         folder = tmp_path / "home" / "spool"
         spool.put(str(folder), json.dumps(envelope("s1", 1)).encode())
         spool.put(str(folder), json.dumps(envelope("s1", 2)).encode())
-        assert memory.health().spooled == 2  # health says what waits in the spool
+        assert memory.health.report().spooled == 2  # health says what waits in the spool
         drained = drain(memory)
-        assert memory.health().spooled == 0
+        assert memory.health.report().spooled == 0
         assert (drained.delivered, drained.duplicates, drained.set_aside) == (1, 1, 0)
-        assert [e.client_event_id for e in memory.events("s1")] == ["s1-e1", "s1-e2"]
+        assert [e.client_event_id for e in memory.reads.events("s1")] == ["s1-e1", "s1-e2"]
         assert spooled(tmp_path / "home") == []
 
 
@@ -117,7 +125,7 @@ def test_events_are_taken_in_the_order_they_were_spooled(tmp_path):
         spool.put(str(folder), json.dumps(envelope("s1", n)).encode())
     with Memory.open(home=tmp_path / "home") as memory:
         drain(memory)
-        by_arrival = sorted(memory.events("s1"), key=lambda e: e.seq)
+        by_arrival = sorted(memory.reads.events("s1"), key=lambda e: e.seq)
         assert [e.client_event_id for e in by_arrival] == ["s1-e3", "s1-e1", "s1-e2"]
 
 
@@ -130,7 +138,7 @@ def test_a_file_that_is_not_an_event_is_set_aside_and_logged(tmp_path, caplog):
     with caplog.at_level(logging.WARNING), Memory.open(home=home) as memory:
         drained = drain(memory)
         assert (drained.delivered, drained.set_aside) == (1, 2)
-        assert [e.client_event_id for e in memory.events("s1")] == ["s1-e2"]
+        assert [e.client_event_id for e in memory.reads.events("s1")] == ["s1-e2"]
     bad = sorted(p.name for p in (folder / spool.BAD).iterdir())
     assert len(bad) == 2
     assert "malformed JSON" in caplog.text and "sessionId" in caplog.text
@@ -156,11 +164,16 @@ def test_a_writer_that_died_leaves_a_temporary_file_set_aside_only_when_old(tmp_
 def test_the_drain_thread_takes_in_events_spooled_while_it_runs(tmp_path):
     home = tmp_path / "home"
     with Memory.open(home=home) as memory:
-        running = SpoolDrain(memory, interval=0.05)
+        running = SpoolDrain(
+            folder_of(memory.settings.home),
+            memory.capture.observe_many,
+            memory.board.session_seen,
+            interval=0.05,
+        )
         running.start()
         try:
             spool.put(str(home / "spool"), json.dumps(envelope("late", 1)).encode())
-            wait_for(lambda: memory.events("late"), timeout=10)
+            wait_for(lambda: memory.reads.events("late"), timeout=10)
         finally:
             running.stop()
 
@@ -185,10 +198,10 @@ def test_turn_ends_taken_from_the_spool_signal_their_sessions(tmp_path, monkeypa
         spool.put(folder, json.dumps(envelope("told", 1, hookType="stop")).encode())
         ended: list[str] = []
         monkeypatch.setattr(memory.pipeline, "turn_ended", ended.append)
-        monkeypatch.setattr(memory, "_pipeline_running", True)
+        monkeypatch.setattr(memory._pipeline, "running", True)
         try:
             drained = drain(memory)
         finally:
-            monkeypatch.setattr(memory, "_pipeline_running", False)
+            monkeypatch.setattr(memory._pipeline, "running", False)
     assert (drained.delivered, drained.duplicates) == (5, 1)
     assert sorted(ended) == ["ended", "stopped", "subagent", "told"]

@@ -70,13 +70,13 @@ def stored(memory) -> list[tuple]:
     """Every stored event, comparable across imports."""
     return [
         (e.session_id, e.client_event_id, e.hook_type, e.occurred_at, e.project, e.cwd, e.payload)
-        for session in memory.sessions(limit=1000)
-        for e in memory.events(session.id, limit=10_000)
+        for session in memory.reads.sessions(limit=1000)
+        for e in memory.reads.events(session.id, limit=10_000)
     ]
 
 
 def events_of(memory, session_id: str) -> list[Event]:
-    return memory.events(session_id, limit=10_000)
+    return memory.reads.events(session_id, limit=10_000)
 
 
 def by_id(memory, session_id: str) -> dict[str, Event]:

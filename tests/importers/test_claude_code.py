@@ -80,7 +80,7 @@ def test_a_tool_call_and_its_result_are_one_event_at_the_results_time(memory, ho
         "written to: /tmp/claude-1000/-home-marco-projects-spotter/tasks/bae407b.output",
     }
     assert call.occurred_at == "2026-02-10T22:57:59.113Z"  # the result's line, not the call's
-    (observation,) = [o for o in memory.observations(TOOL_HEAVY) if o.event_seq == call.seq]
+    (observation,) = [o for o in memory.reads.observations(TOOL_HEAVY) if o.event_seq == call.seq]
     assert observation.title == "Bash: mix phx.server"
 
 

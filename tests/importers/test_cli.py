@@ -59,8 +59,8 @@ def test_the_summary_table_says_what_happened(home):
     assert "truncated last line" in out
     assert "4/4 files" in result.stderr  # the progress bar
     with Memory.open(home=home / "memvault") as memory:
-        assert len(memory.events(CURSOR_JSONL)) == 10
-        assert len(memory.events(COMPOSER)) == 4
+        assert len(memory.reads.events(CURSOR_JSONL)) == 10
+        assert len(memory.reads.events(COMPOSER)) == 4
 
 
 def test_a_path_and_a_project_can_be_given(home, fixtures):
@@ -70,7 +70,7 @@ def test_a_path_and_a_project_can_be_given(home, fixtures):
 
     assert result.returncode == 0, result.stderr
     with Memory.open(home=home / "memvault") as memory:
-        (session,) = memory.sessions()
+        (session,) = memory.reads.sessions()
         assert session.project == "spotter-web"
 
 

@@ -57,9 +57,9 @@ def test_observe_async_and_the_bulk_paths_redact_the_configured_secret_too(tmp_p
     big = "x" * (INLINE_DATA_CHARS + 1) + SECRET  # prepared off the event loop
 
     async def observe(memory: Memory) -> None:
-        await memory.observe_async(envelope(n=1, data={"out": f"MEMVAULT_SECRET={SECRET}"}))
-        await memory.observe_async(envelope(n=2, data={"out": big}))
-        await memory.observe_many_async([envelope(n=3, data={"out": SECRET})])
+        await memory.capture.observe_async(envelope(n=1, data={"out": f"MEMVAULT_SECRET={SECRET}"}))
+        await memory.capture.observe_async(envelope(n=2, data={"out": big}))
+        await memory.capture.observe_many_async([envelope(n=3, data={"out": SECRET})])
 
     with Memory.open(home=tmp_path / "home", secret=SECRET) as memory:
         asyncio.run(observe(memory))
@@ -117,7 +117,7 @@ def test_a_redactor_without_configured_secrets_still_applies_every_pattern():
 def test_a_session_start_stores_no_configured_secret(tmp_path):
     home = tmp_path / "home"
     with Memory.open(home=home, secret=SECRET) as memory:
-        memory.start_session(
+        memory.context.start_session(
             {
                 "sessionId": "s2",
                 "project": f"demo-{SECRET}",
@@ -125,6 +125,6 @@ def test_a_session_start_stores_no_configured_secret(tmp_path):
                 "title": f"fix {SECRET}",
             }
         )
-        session = memory.session("s2")
+        session = memory.reads.session("s2")
     assert session.project == "demo-[REDACTED:memvault_secret]"
     assert SECRET.encode() not in _database_bytes(home)

@@ -14,9 +14,17 @@ import pytest
 
 from memvault import Memory
 from memvault.hook import spool
-from memvault.ingest.spool import drain
+from memvault.ingest.spool import drain as drain_folder
+from memvault.ingest.spool import folder_of
 from memvault.jsontext import MAX_DEPTH
 from tests.helpers import Server, envelope, wait_for
+
+
+def drain(memory):
+    """The server's drain of the memory's spool, as ``Serving`` hands it its parts."""
+    return drain_folder(
+        folder_of(memory.settings.home), memory.capture.observe_many, memory.board.session_seen
+    )
 
 
 def too_deep(levels: int) -> bytes:
@@ -82,7 +90,7 @@ def test_a_spool_file_that_is_not_an_envelope_is_set_aside_with_its_reason(
     with caplog.at_level(logging.WARNING), Memory.open(home=home) as memory:
         drained = drain(memory)
         assert (drained.delivered, drained.set_aside) == (2, 1)
-        assert [e.client_event_id for e in memory.events("s1")] == ["s1-e1", "s1-e2"]
+        assert [e.client_event_id for e in memory.reads.events("s1")] == ["s1-e1", "s1-e2"]
     assert set_aside(folder) == [bad]
     assert reason in caplog.text and bad in caplog.text
 
@@ -103,7 +111,7 @@ def test_a_spool_file_that_cannot_be_read_is_set_aside_and_the_rest_drain(tmp_pa
     with caplog.at_level(logging.WARNING), Memory.open(home=home) as memory:
         drained = drain(memory)
         assert (drained.delivered, drained.set_aside) == (2, 1)
-        assert len(memory.events("s1")) == 2
+        assert len(memory.reads.events("s1")) == 2
     assert set_aside(folder) == [name]
     assert "could not be read" in caplog.text and name in caplog.text
 

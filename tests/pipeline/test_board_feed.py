@@ -44,7 +44,7 @@ def work(session: str, start: int = 0, prompt: str = "Fix the failing login test
 
 
 def registered(memory, session: str) -> str:
-    started = memory.start_session(
+    started = memory.context.start_session(
         {"sessionId": session, "agentId": "claude-code", "project": "demo-app", "cwd": "/c"}
     )
     return started.board.session_id
@@ -59,10 +59,10 @@ def edit_cell(memory, old: str, new: str) -> None:
 
 def test_the_pipeline_replaces_the_registration_keywords(memory):
     board_id = registered(memory, "chat")
-    assert memory.board.board().get(board_id).keywords == "sessionStart, claude-code-agent"
+    assert memory.board.row_in_file(board_id).keywords == "sessionStart, claude-code-agent"
     memory.observe_many(work("chat"))
     memory.pipeline.summarize_session("chat")
-    row = memory.board.board().get(board_id)
+    row = memory.board.row_in_file(board_id)
     assert row.status == "active"
     assert "sessionStart" not in row.keywords
     assert "login" in row.keywords.lower()
@@ -73,18 +73,18 @@ def test_hand_written_keywords_stay(memory):
     edit_cell(memory, "| sessionStart, claude-code-agent |", "| auth, tokens |")
     memory.observe_many(work("chat"))
     memory.pipeline.summarize_session("chat")
-    assert memory.board.board().get(board_id).keywords == "auth, tokens"
+    assert memory.board.row_in_file(board_id).keywords == "auth, tokens"
 
 
 def test_a_hand_edited_summary_stays_through_the_pipeline(memory):
     board_id = registered(memory, "chat")
     memory.observe_many(work("chat"))
     memory.pipeline.summarize_session("chat")
-    row = memory.board.board().get(board_id)
+    row = memory.board.row_in_file(board_id)
     edit_cell(memory, f"| {row.summary} |", "| Login fix, see the PR. |")
     memory.observe_many(work("chat", start=10, prompt="Now add a test for the logout flow"))
     memory.pipeline.summarize_session("chat")
-    row = memory.board.board().get(board_id)
+    row = memory.board.row_in_file(board_id)
     assert row.summary == "Login fix, see the PR."
     assert "logout" in memory.board.snapshot_text(board_id)
 
@@ -95,7 +95,7 @@ def test_the_pipeline_summary_follows_while_it_is_memvaults(memory):
     memory.pipeline.summarize_session("chat")
     memory.observe_many(work("chat", start=10, prompt="Now add a test for the logout flow"))
     memory.pipeline.summarize_session("chat")
-    assert "logout" in memory.board.board().get(board_id).summary
+    assert "logout" in memory.board.row_in_file(board_id).summary
 
 
 @pytest.mark.parametrize(

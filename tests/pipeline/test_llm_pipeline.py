@@ -109,7 +109,7 @@ def asked(server: LLMServer, kind: str) -> list[Request]:
 
 
 def test_the_llm_writes_the_summary_and_the_log_keeps_the_facts(memory, server):
-    started = memory.start_session({"sessionId": "s1", "project": "demo-app", "cwd": "/c"})
+    started = memory.context.start_session({"sessionId": "s1", "project": "demo-app", "cwd": "/c"})
     memory.observe_many(work("s1"))
     summary = memory.pipeline.summarize_session("s1")
     assert summary.current_context == SUMMARY["current_context"]
@@ -118,7 +118,7 @@ def test_the_llm_writes_the_summary_and_the_log_keeps_the_facts(memory, server):
     assert "src/login.py" in summary.edited_files  # from the log, not from the answer
     prompt = user_text(asked(server, "summary")[0])
     assert "[e2]" in prompt and "pytest tests/test_login.py" in prompt
-    row = memory.board.board().get(started.board.session_id)
+    row = memory.board.row_in_file(started.board.session_id)
     assert row.status == "active" and row.summary.strip() == SUMMARY["current_context"]
     assert row.topic.strip() == "Login test fix"
     assert SUMMARY["current_context"] in memory.board.snapshot_text(started.board.session_id)
@@ -139,7 +139,7 @@ def test_a_failed_llm_call_fails_the_run_and_leaves_the_watermark(memory, server
     memory.observe_many(work("s1"))
     with pytest.raises(LLMError, match="test-model"):
         memory.pipeline.summarize_session("s1", fallback=False)
-    assert memory.session("s1").summarized.seq is None
+    assert memory.reads.session("s1").summarized.seq is None
     server.respond.summary = SUMMARY
     assert memory.pipeline.summarize_session("s1", fallback=False) is not None
 
@@ -149,7 +149,7 @@ def test_an_answer_that_is_not_json_is_a_failure_too(memory, server):
     memory.observe_many(work("s1"))
     with pytest.raises(LLMError, match="no JSON object"):
         memory.pipeline.summarize_session("s1", fallback=False)
-    assert memory.session("s1").summary_revision == 0
+    assert memory.reads.session("s1").summary_revision == 0
 
 
 def test_the_last_attempt_falls_back_to_the_offline_summary(memory, server):
@@ -158,7 +158,7 @@ def test_the_last_attempt_falls_back_to_the_offline_summary(memory, server):
     worker = memory.pipeline.worker
     job = Job(1, SUMMARIZE, "s1", {"sessionId": "s1"}, worker.max_attempts, "", None, None)
     memory.pipeline._summarize_job(job)  # the final attempt: offline rather than nothing
-    stored = memory.session_summary("s1")
+    stored = memory.reads.session_summary("s1")
     assert stored["derived_by"] == "extractive" and "src/login.py" in stored["files"]
 
 
@@ -188,13 +188,13 @@ def test_the_llm_finds_the_fragments_in_compressed_form(memory, server):
     assert "- hash: bcrypt ∵ md5 is broken" in body and "[[" not in body
     assert "- s1-1" in body and "- s1-3" in body  # events cited as the client's ids
     assert "importance: 0.8" in body
-    assert memory.session("s1").extracted.seq is not None
+    assert memory.reads.session("s1").extracted.seq is not None
 
 
 def test_with_nothing_worth_keeping_no_fragment_is_written(memory, server):
     memory.observe_many(work("s1"))
     assert memory.pipeline.extract_session("s1") == []
-    assert memory.session("s1").extracted.seq is not None
+    assert memory.reads.session("s1").extracted.seq is not None
 
 
 # -- compression and its grace period ------------------------------------------------------------
@@ -205,7 +205,7 @@ def test_compression_upgrades_tool_observations_in_place_and_search_follows(tmp_
         memory.observe_many(work("s1"))
         assert memory.search("Upgraded", kinds=["observation"]) == []  # indexed as they came
         assert memory.pipeline.compress_session("s1") == 2  # the edit and the test run
-        observations = {o.title: o for o in memory.observations("s1")}
+        observations = {o.title: o for o in memory.reads.observations("s1")}
         upgraded = [o for o in observations.values() if o.derived_by != "synthetic"]
         assert len(upgraded) == 2
         assert all(o.derived_by == "llm:openai:test-model" for o in upgraded)
@@ -225,7 +225,7 @@ def test_summaries_wait_for_the_upgrade_within_the_grace_period(tmp_path, server
     with open_memory(tmp_path, server, **knobs) as memory:
         memory.observe_many(work("s1"))
         assert memory.pipeline.summarize_session("s1") is None  # held for the upgrade
-        assert memory.session("s1").summarized.seq is None
+        assert memory.reads.session("s1").summarized.seq is None
         memory.pipeline.compress_session("s1")
         summary = memory.pipeline.summarize_session("s1")
         assert summary is not None
@@ -243,21 +243,21 @@ def test_after_the_grace_period_a_failing_compressor_is_not_waited_for(tmp_path,
         assert memory.pipeline.summarize_session("s1") is None
         time.sleep(1.6)
         assert memory.pipeline.summarize_session("s1") is not None
-        assert memory.session("s1").summarized_observation_count == 4
+        assert memory.reads.session("s1").summarized_observation_count == 4
 
 
 def test_the_worker_compresses_then_summarizes_on_its_own(tmp_path, server):
     knobs = {"auto_compress": True, "compress_grace_ms": 30_000}
     with open_memory(tmp_path, server, **knobs) as memory:
         memory.observe_many(work("s1"))
-        memory.request_summary("s1")
+        memory.pipeline.request_summary("s1")
         worker = memory.pipeline.worker
         worker.drain()  # the summary is held and queues the compression
         memory.pipeline.signals()
         worker.drain()
         kinds = [kind_of(r) for r in server.requests]
         assert kinds.index("compress") < kinds.index("summary")
-        assert memory.session_summary("s1")["derived_by"] == "llm:openai:test-model"
+        assert memory.reads.session_summary("s1")["derived_by"] == "llm:openai:test-model"
         assert memory.store.claim_job("probe", [COMPRESS], lease_seconds=1) is None
 
 
@@ -288,8 +288,8 @@ def test_a_compression_answer_that_does_not_cover_the_batch_moves_nothing(tmp_pa
         memory.observe_many(work("s1"))
         with pytest.raises(LLMError):
             memory.pipeline.compress_session("s1")
-        assert memory.session("s1").compressed.seq is None
-        assert {o.derived_by for o in memory.observations("s1")} == {"synthetic"}
+        assert memory.reads.session("s1").compressed.seq is None
+        assert {o.derived_by for o in memory.reads.observations("s1")} == {"synthetic"}
 
 
 def test_runs_are_cut_to_the_input_limit_and_every_step_sent_is_covered(tmp_path, server):
@@ -310,14 +310,14 @@ def test_runs_are_cut_to_the_input_limit_and_every_step_sent_is_covered(tmp_path
     with open_memory(tmp_path, server, llm_max_input_tokens=1500) as memory:
         memory.observe_many(events)
         memory.pipeline.extract_session("s1")
-        first = memory.session("s1").extracted.seq
+        first = memory.reads.session("s1").extracted.seq
         prompt = user_text(asked(server, "fragments")[0])
         shown = [int(tag[2:-1]) for tag in re.findall(r"\[e\d+\]", prompt)]
         assert 0 < first < 12 and shown == list(range(1, first + 1))
         assert "characters cut" not in prompt  # nothing cut out of the middle
         for _ in range(12):  # each run takes what fits
             memory.pipeline.extract_session("s1")
-        assert memory.session("s1").extracted.seq == 12
+        assert memory.reads.session("s1").extracted.seq == 12
         covered = {
             int(tag[2:-1])
             for request in asked(server, "fragments")
@@ -425,5 +425,7 @@ def test_compression_never_waits_behind_what_is_summarized(tmp_path, server):
         memory.pipeline.summarize_session("s1")  # no grace: summarized before compression
         assert memory.store.sessions_to_compress(limit=10) == []
         assert memory.pipeline.compress_session("s1") == 0
-        assert memory.session("s1").compressed.seq == memory.session("s1").summarized.seq
+        assert (
+            memory.reads.session("s1").compressed.seq == memory.reads.session("s1").summarized.seq
+        )
         assert asked(server, "compress") == []

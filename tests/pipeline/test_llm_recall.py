@@ -44,7 +44,7 @@ def test_a_recalled_or_degenerate_fragment_from_the_model_is_not_written(memory,
     server.respond.fragments = {"fragments": [fragment(summary)]}
     memory.observe_many(work("s1"))
     assert memory.pipeline.extract_session("s1") == []
-    assert memory.session("s1").extracted.seq is not None
+    assert memory.reads.session("s1").extracted.seq is not None
 
 
 def test_a_real_fragment_from_the_model_is_still_written(memory, server):

@@ -73,11 +73,13 @@ def test_the_first_memory_owns_the_vault_and_the_second_hands_its_writes_to_it(s
         open_replica(tmp_path, "a", database, vault) as owner,
         open_replica(tmp_path, "b", database, vault) as standby,
     ):
-        assert owner.vault_owner.is_owner() is True
-        assert standby.vault_owner.is_owner() is False
-        owner.vault_owner.start()  # the owner's loop applies what the standby queues
+        assert owner.owner.claim.is_owner() is True
+        assert standby.owner.claim.is_owner() is False
+        owner.owner.claim.start()  # the owner's loop applies what the standby queues
 
-        report = standby.register_session(manual=True, topic="Owner test", content="## Goal\n- x")
+        report = standby.board.register_session(
+            manual=True, topic="Owner test", content="## Goal\n- x"
+        )
         assert report.ok, report.message
         assert report.session_id and f"| {report.session_id} |" in board_text(vault)
         assert "Owner test" in board_text(vault)
@@ -97,12 +99,12 @@ def test_the_first_memory_owns_the_vault_and_the_second_hands_its_writes_to_it(s
         with pytest.raises(InvalidInput) as refused:
             standby.remember(Draft(project="", summary="", facts=[]))
         assert "project" in str(refused.value)
-        missing = standby.update_session("1999-01-01-no-such-row", "## Goal\n- y")
+        missing = standby.board.update_session("1999-01-01-no-such-row", "## Goal\n- y")
         assert missing.ok is False and missing.message
 
-        assert standby.health().vault_owner is False
-        assert owner.health().vault_owner is True
-        assert standby.health().vault_writes_queued == 0
+        assert standby.health.report().vault_owner is False
+        assert owner.health.report().vault_owner is True
+        assert standby.health.report().vault_writes_queued == 0
 
 
 def test_a_write_queued_while_no_owner_applies_it_is_applied_in_order_by_the_next(shared, tmp_path):
@@ -110,24 +112,24 @@ def test_a_write_queued_while_no_owner_applies_it_is_applied_in_order_by_the_nex
     owner = open_replica(tmp_path, "a", database, vault)
     standby = open_replica(tmp_path, "b", database, vault)
     try:
-        assert owner.vault_owner.is_owner() and not standby.vault_owner.is_owner()
+        assert owner.owner.claim.is_owner() and not standby.owner.claim.is_owner()
         # The owner runs no loop here, so the writes wait in the database; the standby
         # tells its caller so after a short wait.
-        standby.vault_owner.wait = 0.3
+        standby.owner.claim.wait = 0.3
         with pytest.raises(VaultWriteQueued) as queued:
-            standby.register_session(topic="Queued first")
+            standby.board.register_session(topic="Queued first")
         assert queued.value.write_id > 0
         with pytest.raises(VaultWriteQueued):
-            standby.register_session(topic="Queued second")
-        assert standby.health().vault_writes_queued == 2
+            standby.board.register_session(topic="Queued second")
+        assert standby.health.report().vault_writes_queued == 2
         assert "Queued first" not in board_text(vault)
 
         owner.close()  # the owner goes away; the standby takes the vault and the queue
-        assert standby.vault_owner.check() is True
-        assert standby.vault_owner.apply_due() == 2
+        assert standby.owner.claim.check() is True
+        assert standby.owner.claim.apply_due() == 2
         text = board_text(vault)
         assert text.index("Queued first") < text.index("Queued second")
-        assert standby.health().vault_writes_queued == 0
+        assert standby.health.report().vault_writes_queued == 0
     finally:
         owner.close()
         standby.close()
@@ -250,17 +252,17 @@ def test_a_replica_whose_folder_is_not_the_vault_never_takes_it_over(shared, tmp
     owner = open_replica(tmp_path, "a", database, vault)
     standby = open_replica(tmp_path, "b", database, elsewhere)
     try:
-        assert owner.vault_owner.is_owner()
+        assert owner.owner.claim.is_owner()
         saved = owner.remember(Draft(project="p", summary="Kept in the vault.", facts=["f"]))
         assert owner.store.fragment_counts()[0] == 1
         identity = (vault / "memory" / ".vault-id").read_text().strip()
         owner.close()  # the lock is free, but the standby's folder is not the vault
 
-        assert standby.vault_owner.check() is False
-        told = standby.health()
+        assert standby.owner.claim.check() is False
+        told = standby.health.report()
         assert told.vault_owner is False and told.status == "degraded"
         assert any(identity in reason for reason in told.reasons), told.reasons
-        assert standby.indexer.scan_vault() == 0  # nothing dropped for an empty folder
+        assert standby.index.indexer.scan_vault() == 0  # nothing dropped for an empty folder
         assert standby.store.fragment_counts()[0] == 1
         assert not (elsewhere / "memory" / "index.md").exists()
         assert saved.path.is_file()
@@ -273,8 +275,8 @@ def test_a_replica_whose_folder_is_not_the_vault_never_takes_it_over(shared, tmp
     (elsewhere / "memory").mkdir()
     (elsewhere / "memory" / ".vault-id").write_text(identity + "\n")
     with open_replica(tmp_path, "c", database, elsewhere) as moved:
-        assert moved.vault_owner.is_owner() is True
-        assert moved.health().vault_owner is True
+        assert moved.owner.claim.is_owner() is True
+        assert moved.health.report().vault_owner is True
 
 
 @pytest.mark.slow
@@ -283,7 +285,7 @@ def test_a_write_no_owner_applies_in_time_is_answered_accepted_and_applied_later
     env = {"MEMVAULT_VAULT": str(vault), "MEMVAULT_EMBEDDINGS": "none", "MEMVAULT_LLM": "none"}
     # The owner holds the vault but applies nothing until told (its loop is not running).
     with open_replica(tmp_path, "owner", database, vault) as owner:
-        assert owner.vault_owner.is_owner()
+        assert owner.owner.claim.is_owner()
         standby = replica(tmp_path / "standby", database, env).start()
         try:
             answer = httpx.post(
@@ -307,7 +309,7 @@ def test_a_write_no_owner_applies_in_time_is_answered_accepted_and_applied_later
             assert health(standby)["replication"]["vaultWritesQueued"] == 1
         finally:
             standby.kill()
-        assert owner.vault_owner.apply_due() == 1
+        assert owner.owner.claim.apply_due() == 1
         assert "Accepted for later" in board_text(vault)
 
 
@@ -318,14 +320,14 @@ def test_a_fragment_edited_through_a_standby_is_not_counted_as_read(shared, tmp_
         open_replica(tmp_path, "b", database, vault) as standby,
     ):
         saved = owner.remember(Draft(project="replicas", summary="Reads.", facts=["a fact"]))
-        owner.index_now()
+        owner.index.index_now()
         key = f"agent-memory/{saved.path.name}"
         # The standby waits for the owner's answer; the owner applies the queue here.
         with ThreadPoolExecutor(1) as pool:
             edited = pool.submit(
-                standby.edit_fragment, saved.path.stem, Edit(add_facts=["another fact"])
+                standby.fragments.edit_fragment, saved.path.stem, Edit(add_facts=["another fact"])
             )
-            wait_for(lambda: owner.vault_owner.apply_due() > 0 or edited.done(), timeout=30)
+            wait_for(lambda: owner.owner.claim.apply_due() > 0 or edited.done(), timeout=30)
             entry = edited.result(timeout=30)
         assert "another fact" in entry.body
         owner.store.sync()
@@ -343,19 +345,19 @@ def test_a_standby_hands_a_sessions_board_registration_over_once(shared, tmp_pat
         open_replica(tmp_path, "a", database, vault) as owner,
         open_replica(tmp_path, "b", database, vault) as standby,
     ):
-        owner.vault_owner.start()
+        owner.owner.claim.start()
         for n in range(5):
             standby.observe(envelope("host-s", n))
-            if standby.needs_board_row("host-s"):
-                standby.register_from_event("host-s", None)
+            if standby.board.needs_board_row("host-s"):
+                standby.board.register_from_event("host-s", None)
         owner.observe(envelope("host-o", 0))
-        assert owner.needs_board_row("host-o")
-        owner.register_from_event("host-o", None)
+        assert owner.board.needs_board_row("host-o")
+        owner.board.register_from_event("host-o", None)
         for n in range(1, 4):
             standby.observe(envelope("host-o", n))
-            if standby.needs_board_row("host-o"):
-                standby.register_from_event("host-o", None)
-        linked = {s: standby.session(s).board_session_id for s in ("host-s", "host-o")}
+            if standby.board.needs_board_row("host-o"):
+                standby.board.register_from_event("host-o", None)
+        linked = {s: standby.reads.session(s).board_session_id for s in ("host-s", "host-o")}
         assert all(linked.values()), linked
         with psycopg.connect(database) as conn:
             kinds = conn.execute(

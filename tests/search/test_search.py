@@ -159,7 +159,7 @@ def test_a_hand_edit_is_searchable_and_the_old_text_is_not(vault_memory):
     text = done.path.read_text().replace("RabbitMQ", "Kafka").replace("rabbitmq", "kafka")
     done.path.write_text(text)
     os.utime(done.path, (time.time() + 5, time.time() + 5))
-    vault_memory.index_now(vectors=False)  # the server's watcher does this by itself
+    vault_memory.index.index_now(vectors=False)  # the server's watcher does this by itself
     assert vault_memory.search("kafka", kinds=["fragment"])
     assert not vault_memory.search("rabbitmq", kinds=["fragment"])
 
@@ -168,7 +168,7 @@ def test_a_deleted_fragment_file_leaves_the_index(vault_memory):
     done = vault_memory.remember(Draft(project="demo", summary="use pnpm", facts=["pm: pnpm"]))
     assert vault_memory.search("pnpm")
     done.path.unlink()
-    vault_memory.index_now(vectors=False)
+    vault_memory.index.index_now(vectors=False)
     assert not vault_memory.search("pnpm")
 
 
@@ -177,15 +177,15 @@ def test_archived_fragments_only_on_request(vault_memory):
     done = vault_memory.remember(Draft(project="demo", summary="old flag foo", facts=["f: 1"]))
     (folder / "_archive").mkdir()
     done.path.rename(folder / "_archive" / done.path.name)
-    vault_memory.index_now(vectors=False)
+    vault_memory.index.index_now(vectors=False)
     assert not vault_memory.search("flag foo")
     hits = vault_memory.search("flag foo", include_archived=True)
     assert hits and hits[0].document.archived
-    assert vault_memory.public_id(hits[0].document).startswith("_archive/")
+    assert vault_memory.recall.public_id(hits[0].document).startswith("_archive/")
 
 
 def test_session_summaries_from_the_board_are_searchable(vault_memory):
-    report = vault_memory.register_session(
+    report = vault_memory.board.register_session(
         agent="main-agent",
         manual=True,
         topic="Payment retries",
@@ -216,11 +216,11 @@ def test_context_is_the_same_however_events_arrive_and_are_batched(tmp_path):
     with Memory.open(home=tmp_path / "a") as one_go, Memory.open(home=tmp_path / "b") as trickle:
         for n in range(12):
             prompt(one_go, texts[n], n)
-        one_go.index_now(vectors=False)
+        one_go.index.index_now(vectors=False)
         for n in order:
             prompt(trickle, texts[n], n)
-            trickle.indexer.index_observations(batch=2)
-        while trickle.indexer.index_observations(batch=2):
+            trickle.index.indexer.index_observations(batch=2)
+        while trickle.index.indexer.index_observations(batch=2):
             pass
         by_event_a = {d.event_ids[0]: h for d, h in _docs(one_go)}
         by_event_b = {d.event_ids[0]: h for d, h in _docs(trickle)}
@@ -243,7 +243,7 @@ def test_in_a_large_index_only_results_holding_a_rarer_term_are_scored(vault_mem
         prompt(vault_memory, text, n, session=f"own-{n}")  # no neighbours: no context
 
     def found(query):
-        vault_memory.searcher._terms.clear()
+        vault_memory.index.searcher._terms.clear()
         return [h.document.event_ids[0] for h in vault_memory.search(query, kinds=["observation"])]
 
     # zebra is rare: only results holding it are scored (common alone is not enough).
@@ -270,11 +270,11 @@ def test_fragments_in_subfolders_can_be_read_and_forgotten(vault_memory):
         "---\ntags: [agent-memory]\nproject: demo\ndate: 2026-11-30\n"
         "summary: shared lint rule\nimportance: 0.5\n---\n- lint: strict\n"
     )
-    vault_memory.index_now(vectors=False)
+    vault_memory.index.index_now(vectors=False)
     (hit,) = vault_memory.search("shared lint rule", kinds=["fragment"])
-    fragment_id = vault_memory.public_id(hit.document)
+    fragment_id = vault_memory.recall.public_id(hit.document)
     assert fragment_id == "team/demo - 2026-11-30 - shared rule"
     assert "lint: strict" in vault_memory.get(fragment_id).body
-    vault_memory.forget(fragment_id)
+    vault_memory.fragments.forget(fragment_id)
     assert not vault_memory.search("shared lint rule", kinds=["fragment"])
     assert vault_memory.get("../../memvault") is None

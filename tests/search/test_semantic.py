@@ -16,7 +16,7 @@ def home(tmp_path_factory):
 @pytest.fixture(scope="module")
 def memory(home):
     with Memory.open(home=home, embeddings="local") as opened:
-        opened.semantic.warm()
+        opened.index.semantic.warm()
         yield opened
 
 
@@ -37,19 +37,19 @@ def observe(memory, n, text):
 def test_a_paraphrase_with_no_shared_word_is_found(memory):
     observe(memory, 1, "The automobile would not start this morning")
     observe(memory, 2, "Refactor the billing module into smaller files")
-    memory.index_now()
+    memory.index.index_now()
     hits = memory.search("car engine trouble", kinds=["observation"])
     assert hits[0].document.event_ids == ["sem-1"]
     assert hits[0].semantic is not None and hits[0].lexical is None
 
 
 def test_vectors_are_kept_in_the_store_and_loaded_on_reopen(memory, home):
-    memory.index_now()
-    count = len(memory.store.vectors(memory.semantic.model))
+    memory.index.index_now()
+    count = len(memory.store.vectors(memory.index.semantic.model))
     assert count >= 2
     with Memory.open(home=home, embeddings="local") as reopened:
-        reopened.semantic.warm()
-        assert reopened.index_now() == 0  # nothing to embed again
+        reopened.index.semantic.warm()
+        assert reopened.index.index_now() == 0  # nothing to embed again
         hits = reopened.search("vehicle breakdown", kinds=["observation"])
         assert hits and hits[0].document.event_ids == ["sem-1"]
 

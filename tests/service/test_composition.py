@@ -61,14 +61,14 @@ class Parts:
 
     def remember_derived(self, draft: Draft) -> DerivedFragment:
         self.written.append(draft)
-        return self.memory.remember_derived(draft)
+        return self.memory.fragments.remember_derived(draft)
 
     def update_derived(self, board_session_id: str, content, **fields) -> Report:
         self.updated.append(board_session_id)
-        return self.memory.update_derived(board_session_id, content, **fields)
+        return self.memory.board.update_derived(board_session_id, content, **fields)
 
     def board_row(self, board_session_id: str) -> BoardRow | None:
-        return self.memory.board_row(board_session_id)
+        return self.memory.board.row(board_session_id)
 
     def graph_fragment(self, path: Path) -> None:
         self.graphed.append(path)
@@ -77,13 +77,13 @@ class Parts:
 def test_the_pipeline_feeds_the_board_and_writes_fragments_through_the_parts_it_is_handed(
     memory,
 ):
-    started = memory.start_session({"sessionId": "s1", "project": "demo-app", "cwd": "/c"})
+    started = memory.context.start_session({"sessionId": "s1", "project": "demo-app", "cwd": "/c"})
     memory.observe_many(work("s1", start=1) + a_fix("s1", start=10))
     parts = Parts(memory.store, memory.settings, memory)
     pipeline = Pipeline(parts, offline=True)
     try:
         assert pipeline.summarize_session("s1") is not None
-        row = memory.board.board().get(started.board.session_id)
+        row = memory.board.row_in_file(started.board.session_id)
         assert row.status == "active"
         text = memory.board.snapshot_text(started.board.session_id)
         assert row.summary.strip() and row.summary.strip() in text
@@ -103,19 +103,19 @@ def _server_threads() -> list[threading.Thread]:
 def test_a_server_s_background_threads_start_and_stop_in_one_place(tmp_path):
     before = set(_server_threads())
     with Memory.open(home=tmp_path / "home", board_poll_seconds=0.05) as memory:
-        memory.start_background()
+        memory.serving.start()
         started = [t for t in _server_threads() if t not in before]
         assert sorted(t.name for t in started) == sorted(SERVER_THREADS)
-        memory.start_background()  # a second start starts nothing more
+        memory.serving.start()  # a second start starts nothing more
         assert len([t for t in _server_threads() if t not in before]) == len(started)
-        memory.stop_background()
+        memory.serving.stop()
         assert not [t for t in started if t.is_alive()]
 
 
 def test_a_server_without_its_own_worker_runs_the_other_threads(tmp_path):
     before = set(_server_threads())
     with Memory.open(home=tmp_path / "home", worker_in_server=False) as memory:
-        memory.start_background()
+        memory.serving.start()
         started = {t.name for t in _server_threads() if t not in before}
         assert started == SERVER_THREADS - {"memvault-worker"}
     assert not [t for t in _server_threads() if t not in before]  # close stops them too

@@ -14,7 +14,7 @@ from tests.vault.test_dedup import APART, MERGE
 def memory(tmp_path_factory):
     home = tmp_path_factory.mktemp("dedup-semantic") / "home"
     with Memory.open(home=home, embeddings="local") as opened:
-        opened.semantic.warm()
+        opened.index.semantic.warm()
         yield opened
 
 

@@ -142,10 +142,10 @@ def test_a_line_separator_inside_a_cell_does_not_hide_rows(board, vault):
 def test_a_host_session_whose_row_was_organized_away_gets_a_new_one(tmp_path):
     with Memory.open(home=tmp_path / "home") as memory:
         memory.observe(envelope("host-9", agentId="cursor"))
-        first = memory.register_host_session("host-9", "cursor")
-        assert memory.organize().details["deleted"] == [first.session_id]
-        assert not memory.board.has_row(first.session_id)
-        again = memory.register_host_session("host-9", "cursor")
-        assert again.ok and memory.board.has_row(again.session_id)
+        first = memory.board.register_host_session("host-9", "cursor")
+        assert memory.board.organize().details["deleted"] == [first.session_id]
+        assert not memory.board.vault_board.has_row(first.session_id)
+        again = memory.board.register_host_session("host-9", "cursor")
+        assert again.ok and memory.board.vault_board.has_row(again.session_id)
         assert "existing" not in again.details
-        assert memory.session("host-9").board_session_id == again.session_id
+        assert memory.reads.session("host-9").board_session_id == again.session_id

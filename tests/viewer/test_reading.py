@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from memvault.reading import IngestRate, recent_injections
+from memvault.memory.reading import IngestRate, recent_injections
 from memvault.vault.remember import Draft
 from tests.helpers import envelope
 
@@ -16,7 +16,7 @@ def test_a_timeline_pages_by_sequence_and_ends_with_no_next_cursor(memory):
     memory.observe_many([envelope("long", n) for n in range(25, 30)])
     seen, after = [], 0
     while True:
-        page = memory.timeline("long", after=after, limit=10)
+        page = memory.reads.timeline("long", after=after, limit=10)
         assert page is not None
         seen += [entry.event.seq for entry in page.entries]
         assert all(entry.observation is not None for entry in page.entries)
@@ -25,7 +25,7 @@ def test_a_timeline_pages_by_sequence_and_ends_with_no_next_cursor(memory):
         assert page.next_after == page.entries[-1].event.seq
         after = page.next_after
     assert len(seen) == 30 and seen == sorted(seen) and len(set(seen)) == 30
-    assert memory.timeline("no-such-session") is None
+    assert memory.reads.timeline("no-such-session") is None
 
 
 def test_timeline_entries_say_what_each_event_was(memory):
@@ -36,30 +36,30 @@ def test_timeline_entries_say_what_each_event_was(memory):
         envelope("s", 4, hookType="assistant_response", data={"response": "Fixed"}),
     ]
     memory.observe_many(events)
-    page = memory.timeline("s")
+    page = memory.reads.timeline("s")
     assert [e.kind for e in page.entries] == ["prompt", "tool", "failure", "response"]
 
 
 def test_a_timeline_is_found_by_its_board_row_too(memory):
-    memory.start_session({"sessionId": "host-1", "project": "p", "cwd": "/p"})
+    memory.context.start_session({"sessionId": "host-1", "project": "p", "cwd": "/p"})
     memory.observe(envelope("host-1", 1))
-    row = memory.session("host-1").board_session_id
-    page = memory.timeline(row)
+    row = memory.reads.session("host-1").board_session_id
+    page = memory.reads.timeline(row)
     assert page is not None and page.session.id == "host-1"
     assert page.board_row is not None and page.board_row.session_id == row
 
 
 def test_a_board_entry_has_its_snapshot_and_the_rows_it_continues(memory):
-    source = memory.register_session(manual=True, topic="First", content="## Decisions\n- A")
-    report = memory.continue_session(None, source.session_id)
-    entry = memory.board_entry(report.session_id)
+    source = memory.board.register_session(manual=True, topic="First", content="## Decisions\n- A")
+    report = memory.board.continue_session(None, source.session_id)
+    entry = memory.board.entry(report.session_id)
     assert entry is not None
     assert entry.continues_from == [source.session_id]
     assert entry.snapshot is not None
-    first = memory.board_entry(source.session_id)
+    first = memory.board.entry(source.session_id)
     assert first.row.referenced_by == [report.session_id]
     assert first.snapshot.items("Decisions") == ["A"]
-    assert memory.board_entry("2026-01-01-0000-nobody") is None
+    assert memory.board.entry("2026-01-01-0000-nobody") is None
 
 
 def test_the_ingest_rate_counts_events_a_minute_for_the_last_hour():
@@ -75,21 +75,21 @@ def test_the_ingest_rate_counts_events_a_minute_for_the_last_hour():
 
 
 def test_memory_counts_what_it_stores(memory):
-    before = sum(memory.ingest_rate.last_hour())
+    before = sum(memory.reads.ingest_rate.last_hour())
     memory.observe(envelope("r", 0))
     memory.observe_many([envelope("r", n) for n in range(1, 5)])
     memory.observe_many([envelope("r", 1)])  # a repeat stores nothing
-    assert sum(memory.ingest_rate.last_hour()) - before == 5
-    assert time.time() - memory.ingest_rate.since < 60
+    assert sum(memory.reads.ingest_rate.last_hour()) - before == 5
+    assert time.time() - memory.reads.ingest_rate.since < 60
 
 
 def test_a_board_entry_lists_the_memory_given_to_its_session(memory):
     memory.remember(Draft("p", "Checkout retries", ["The payment mock retried."]))
-    memory.start_session({"sessionId": "host-2", "project": "p", "cwd": "/p"})
+    memory.context.start_session({"sessionId": "host-2", "project": "p", "cwd": "/p"})
     for n in range(3):
         memory.observe(envelope("host-2", n, project="p"))
-    row = memory.session("host-2").board_session_id
-    entry = memory.board_entry(row)
+    row = memory.reads.session("host-2").board_session_id
+    entry = memory.board.entry(row)
     assert [g["answered"] for g in entry.injections] == ["SessionStart"]
     assert entry.injections_complete
     assert any(i["kind"] == "fragment" for i in entry.injections[0]["items"])
@@ -102,8 +102,8 @@ def test_latest_reads_a_projects_newest_observations_across_its_sessions(memory)
     memory.observe_many([envelope("a", n, project="p") for n in range(5)])
     memory.observe_many([envelope("b", n + 10, project="p") for n in range(5)])
     memory.observe(envelope("c", 0, project="elsewhere"))
-    found = memory.latest(project="p", limit=4)
+    found = memory.reads.latest(project="p", limit=4)
     assert [o.session_id for o in found.observations] == ["b"] * 4
     assert found.earlier
     assert [s.id for s, _ in found.sessions] == ["b"]
-    assert memory.latest(session_id="nobody") is None
+    assert memory.reads.latest(session_id="nobody") is None

@@ -83,13 +83,13 @@ def create_app(settings: Settings | None = None, memory: Memory | None = None) -
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         owned = memory is None
         app.state.memory = opened = memory or Memory.open(settings)
-        opened.start_background()
+        opened.serving.start()
         announce(opened)
         try:
             async with mcp_routes.serving(app):
                 yield
         finally:
-            opened.stop_background()
+            opened.serving.stop()
             if owned:
                 opened.close()
 

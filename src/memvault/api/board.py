@@ -169,7 +169,7 @@ async def _run(function, *args, **kwargs) -> JSONResponse:
     responses={200: {"description": "The rows", "model": schemas.BoardRows}, **_UNREADABLE},
 )
 def sessions(request: Request) -> dict[str, Any]:
-    return {"sessions": [present.board_row(row) for row in _memory(request).board_rows()]}
+    return {"sessions": [present.board_row(row) for row in _memory(request).board.rows()]}
 
 
 @router.get(
@@ -183,7 +183,7 @@ def sessions(request: Request) -> dict[str, Any]:
     },
 )
 def session(request: Request, session_id: str) -> JSONResponse:
-    entry = _memory(request).board_entry(session_id, scan=None)
+    entry = _memory(request).board.entry(session_id, scan=None)
     if entry is None:
         return JSONResponse({"error": f"{session_id} is not on the board"}, status_code=404)
     if entry.unreadable is not None:  # a hand-edited row whose id is no Memory Session ID
@@ -204,7 +204,7 @@ def session(request: Request, session_id: str) -> JSONResponse:
 )
 async def register(request: Request, body: Register) -> JSONResponse:
     return await _run(
-        _memory(request).register_session,
+        _memory(request).board.register_session,
         agent=body.agent_name,
         manual=body.manual,
         topic=body.topic,
@@ -221,7 +221,7 @@ async def register(request: Request, body: Register) -> JSONResponse:
 )
 async def update(request: Request, session_id: str, body: Content) -> JSONResponse:
     return await _run(
-        _memory(request).update_session,
+        _memory(request).board.update_session,
         session_id,
         body.content(),
         topic=body.topic,
@@ -235,7 +235,7 @@ async def update(request: Request, session_id: str, body: Content) -> JSONRespon
 )
 async def continue_(request: Request, body: Continue) -> JSONResponse:
     return await _run(
-        _memory(request).continue_session, body.current, body.source, agent=body.agent_name
+        _memory(request).board.continue_session, body.current, body.source, agent=body.agent_name
     )
 
 
@@ -243,13 +243,13 @@ async def continue_(request: Request, body: Continue) -> JSONResponse:
     "/release", summary="Release the current session's reference to a source", responses=_REPORTS
 )
 async def release(request: Request, body: Release) -> JSONResponse:
-    return await _run(_memory(request).release_session, body.current, body.source)
+    return await _run(_memory(request).board.release_session, body.current, body.source)
 
 
 @router.post("/sessions/{session_id}/archive", summary="Archive one session", responses=_REPORTS)
 async def archive(request: Request, session_id: str, body: Archive | None = None) -> JSONResponse:
     force = body.force if body else False
-    return await _run(_memory(request).archive_session, session_id, force=force)
+    return await _run(_memory(request).board.archive_session, session_id, force=force)
 
 
 @router.post(
@@ -257,7 +257,9 @@ async def archive(request: Request, session_id: str, body: Archive | None = None
 )
 async def organize(request: Request, body: Organize | None = None) -> JSONResponse:
     body = body or Organize()
-    return await _run(_memory(request).organize, dry_run=body.dry_run, stale_days=body.stale_days)
+    return await _run(
+        _memory(request).board.organize, dry_run=body.dry_run, stale_days=body.stale_days
+    )
 
 
 @router.post(

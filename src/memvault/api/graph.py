@@ -13,7 +13,7 @@ from starlette.concurrency import run_in_threadpool
 from memvault.api import schemas
 from memvault.api.guards import DecodedBodyRoute
 from memvault.graph.model import KINDS, MAX_DEPTH, MAX_LIMIT, MAX_OFFSET
-from memvault.store import Store
+from memvault.memory.graph import Graph
 
 router = APIRouter(prefix="/agentmemory", tags=["graph"], route_class=DecodedBodyRoute)
 
@@ -43,8 +43,8 @@ class QueryBody(BaseModel):
     offset: Annotated[int, Field(ge=0, le=MAX_OFFSET)] = 0
 
 
-def _store(request: Request) -> Store:
-    return request.app.state.memory.store
+def _graph(request: Request) -> Graph:
+    return request.app.state.memory.graph
 
 
 @router.post(
@@ -55,7 +55,7 @@ def _store(request: Request) -> Store:
 )
 async def query(request: Request, body: QueryBody) -> dict[str, Any]:
     found = await run_in_threadpool(
-        _store(request).graph_query,
+        _graph(request).query,
         start=body.start_node_id,
         kind=body.node_type,
         text=body.query,
@@ -81,7 +81,7 @@ async def query(request: Request, body: QueryBody) -> dict[str, Any]:
     responses={200: {"description": "The counts", "model": schemas.GraphStats}},
 )
 async def stats(request: Request) -> dict[str, Any]:
-    counted = await run_in_threadpool(_store(request).graph_stats)
+    counted = await run_in_threadpool(_graph(request).stats)
     return {"success": True, **counted.to_dict()}
 
 
@@ -92,9 +92,5 @@ async def stats(request: Request) -> dict[str, Any]:
     responses={200: {"description": "What was cleared", "model": schemas.GraphCleared}},
 )
 async def reset(request: Request) -> dict[str, Any]:
-    memory = request.app.state.memory
-    cleared = await run_in_threadpool(memory.store.reset_graph)
-    # Sessions are found behind their graph by the worker's signal round; the fragments'
-    # part is one queued job.
-    await run_in_threadpool(memory.pipeline.regraph_fragments)
+    cleared = await run_in_threadpool(_graph(request).reset)
     return {"success": True, "cleared": cleared.to_dict()}

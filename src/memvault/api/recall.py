@@ -205,7 +205,7 @@ def _memory(request: Request) -> Memory:
 async def search(request: Request, body: SearchBody) -> dict[str, Any]:
     memory = _memory(request)
     hits = await run_in_threadpool(
-        memory.search,
+        memory.recall.search,
         body.query,
         limit=body.limit,
         project=body.project,
@@ -228,13 +228,13 @@ async def search(request: Request, body: SearchBody) -> dict[str, Any]:
 async def smart_search(request: Request, body: SmartSearchBody) -> dict[str, Any]:
     memory = _memory(request)
     if body.expand_ids:
-        entries = [await run_in_threadpool(memory.get, i) for i in body.expand_ids]
+        entries = [await run_in_threadpool(memory.recall.get, i) for i in body.expand_ids]
         found = [present.entry_view(memory, e) for e in entries if e is not None]
         return {"mode": "expanded", "results": found, "truncated": False}
     if not body.query or not body.query.strip():
         raise InvalidInput("give a query, or expandIds to read", fields=["query"])
     hits = await run_in_threadpool(
-        memory.search, body.query, limit=body.limit, project=body.project
+        memory.recall.search, body.query, limit=body.limit, project=body.project
     )
     return {"mode": "compact", "results": [present.hit_view(memory, h) for h in hits]}
 
@@ -276,10 +276,8 @@ async def remember(request: Request, body: RememberBody) -> JSONResponse:
         tags=list(dict.fromkeys(tags)),
         properties={"events": list(dict.fromkeys(body.event_ids))} if body.event_ids else {},
     )
-    result = await run_in_threadpool(memory.remember, draft)
-    document = memory.store.document(
-        "fragment", result.path.relative_to(memory.settings.vault_path).as_posix()
-    )
+    result = await run_in_threadpool(memory.fragments.remember, draft)
+    document = memory.recall.fragment_document(result.path)
     answer = {"success": True, **result.to_dict(memory.settings.vault_path)}
     if document is not None:
         answer["memory"] = present.document_view(memory, document)
@@ -304,8 +302,8 @@ async def forget(request: Request, body: ForgetBody) -> dict[str, Any]:
     if not body.memory_id:
         raise InvalidInput("memoryId is required", fields=["memoryId"])
     memory = _memory(request)
-    document = await run_in_threadpool(memory.forget, body.memory_id)
-    return {"success": True, "forgotten": memory.public_id(document), "path": document.path}
+    document = await run_in_threadpool(memory.fragments.forget, body.memory_id)
+    return {"success": True, "forgotten": memory.recall.public_id(document), "path": document.path}
 
 
 @router.get(
@@ -322,7 +320,7 @@ def memories(
     offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
 ) -> dict[str, Any]:
     memory = _memory(request)
-    found = memory.memories(
+    found = memory.fragments.memories(
         project=project, include_archived=include_archived, limit=limit, offset=offset
     )
     return {
@@ -334,7 +332,7 @@ def memories(
 
 def _entry(request: Request, memory_id: str, kinds: tuple[str, ...]) -> JSONResponse:
     memory = _memory(request)
-    entry = memory.get(memory_id)
+    entry = memory.recall.get(memory_id)
     if entry is None or entry.document.kind not in kinds:
         return JSONResponse({"error": f"no memory {memory_id!r}"}, status_code=404)
     return JSONResponse({"memory": present.entry_view(memory, entry)})
@@ -364,7 +362,7 @@ def project_memory(
     request: Request, project: str, limit: Annotated[int, Query(ge=1, le=500)] = 50
 ) -> dict[str, Any]:
     memory = _memory(request)
-    found = memory.project_memory(project, limit=limit)
+    found = memory.recall.project_memory(project, limit=limit)
     return {
         "project": found.project,
         "summary": found.summary,
@@ -386,7 +384,7 @@ def project_memory(
 )
 async def context(request: Request, body: ContextBody) -> dict[str, Any]:
     packed = await run_in_threadpool(
-        _memory(request).context,
+        _memory(request).context.context,
         project=body.project,
         query=body.query,
         budget=body.budget,
@@ -410,7 +408,7 @@ async def context(request: Request, body: ContextBody) -> dict[str, Any]:
 )
 async def enrich(request: Request, body: EnrichBody) -> dict[str, Any]:
     packed = await run_in_threadpool(
-        _memory(request).enrich,
+        _memory(request).context.enrich,
         files=body.files,
         terms=body.terms,
         project=body.project,

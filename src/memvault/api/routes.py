@@ -116,13 +116,13 @@ _OBSERVE_LINKS = {
 async def observe(request: Request) -> JSONResponse:
     envelope = validate(Envelope, parse_json(await request.body()))
     memory = _memory(request)
-    result = await memory.observe_async(envelope)
+    result = await memory.capture.observe_async(envelope)
     background = None
-    if not result.deduplicated and memory.needs_board_row(envelope.session_id):
+    if not result.deduplicated and memory.board.needs_board_row(envelope.session_id):
         # A session that never sent session/start gets its board row after the answer,
         # off the hook's clock.
         background = BackgroundTask(
-            memory.register_from_event, envelope.session_id, envelope.agent_id
+            memory.board.register_from_event, envelope.session_id, envelope.agent_id
         )
     return JSONResponse(present.observe_result(result), status_code=201, background=background)
 
@@ -166,7 +166,7 @@ async def observe_bulk(request: Request) -> JSONResponse:
             f"observations: must hold 1 to {BULK_LIMIT} items, got {len(items)}",
             fields=["observations"],
         )
-    bulk = await _memory(request).observe_many_async(items)
+    bulk = await _memory(request).capture.observe_many_async(items)
     return JSONResponse(present.bulk_result(bulk))
 
 
@@ -203,7 +203,7 @@ async def observe_bulk(request: Request) -> JSONResponse:
 )
 async def session_start(request: Request) -> dict[str, Any]:
     start = validate(SessionStart, parse_json(await request.body()))
-    started = await run_in_threadpool(_memory(request).start_session, start)
+    started = await run_in_threadpool(_memory(request).context.start_session, start)
     report = started.board
     return {
         "session": present.session(started.session),
@@ -237,9 +237,9 @@ class SummarizeRequest(BaseModel):
 )
 async def summarize(request: Request, body: SummarizeRequest) -> dict[str, Any]:
     memory = _memory(request)
-    if await run_in_threadpool(memory.session, body.session_id) is None:
+    if await run_in_threadpool(memory.reads.session, body.session_id) is None:
         raise InvalidInput(f"no session {body.session_id!r}", fields=["sessionId"])
-    queued = await run_in_threadpool(memory.request_summary, body.session_id)
+    queued = await run_in_threadpool(memory.pipeline.request_summary, body.session_id)
     return {"success": True, "queued": queued, "sessionId": body.session_id}
 
 
@@ -269,7 +269,7 @@ def sessions(
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
 ) -> dict[str, Any]:
-    found = _memory(request).sessions(limit=limit, offset=offset, agent_id=agent_id)
+    found = _memory(request).reads.sessions(limit=limit, offset=offset, agent_id=agent_id)
     return {"sessions": [present.session(s) for s in found]}
 
 
@@ -285,7 +285,7 @@ def observations(
     limit: Annotated[int, Query(ge=1, le=5000)] = 1000,
     offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
 ) -> dict[str, Any]:
-    found = _memory(request).observations(session_id, limit=limit, offset=offset)
+    found = _memory(request).reads.observations(session_id, limit=limit, offset=offset)
     return {"observations": [present.observation(o) for o in found]}
 
 
@@ -320,5 +320,5 @@ async def livez() -> dict[str, Any]:
     },
 )
 def health(request: Request) -> JSONResponse:
-    report = present.health(_memory(request).health())
+    report = present.health(_memory(request).health.report())
     return JSONResponse(report, status_code=200 if report["status"] != "critical" else 503)

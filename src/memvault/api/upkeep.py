@@ -89,7 +89,7 @@ async def edit(request: Request, fragment_id: str, body: EditBody) -> dict[str, 
         add_tags=body.add_tags,
         remove_tags=body.remove_tags,
     )
-    entry = await run_in_threadpool(memory.edit_fragment, fragment_id, change)
+    entry = await run_in_threadpool(memory.fragments.edit_fragment, fragment_id, change)
     return {"memory": present.entry_view(memory, entry)}
 
 
@@ -116,10 +116,10 @@ async def delete(
 ) -> dict[str, Any]:
     memory = _memory(request)
     if dry_run:
-        path = await run_in_threadpool(memory.fragment_path, fragment_id)
+        path = await run_in_threadpool(memory.fragments.fragment_path, fragment_id)
         relative = path.relative_to(memory.settings.vault_path).as_posix()
         return {"success": True, "deleted": False, "id": fragment_id, "path": relative}
-    deleted = await run_in_threadpool(memory.delete_fragment, fragment_id)
+    deleted = await run_in_threadpool(memory.fragments.delete_fragment, fragment_id)
     return {
         "success": True,
         "deleted": True,
@@ -140,7 +140,7 @@ async def delete(
 )
 async def maintain(request: Request, body: MaintainBody | None = None) -> dict[str, Any]:
     dry_run = body.dry_run if body else False
-    report = await run_in_threadpool(_memory(request).maintain, dry_run=dry_run)
+    report = await run_in_threadpool(_memory(request).fragments.maintain, dry_run=dry_run)
     return {
         "success": True,
         "dryRun": dry_run,
@@ -157,7 +157,7 @@ async def maintain(request: Request, body: MaintainBody | None = None) -> dict[s
     responses={200: {"description": "How many documents changed", "model": schemas.Reindexed}},
 )
 async def reindex(request: Request) -> dict[str, Any]:
-    done = await run_in_threadpool(_memory(request).index_now)
+    done = await run_in_threadpool(_memory(request).index.index_now)
     return {"success": True, "documents": done}
 
 
@@ -175,8 +175,4 @@ async def reindex(request: Request) -> dict[str, Any]:
 async def run_jobs(request: Request) -> dict[str, Any]:
     memory = _memory(request)
 
-    def run() -> int:
-        memory.pipeline.signals()
-        return memory.pipeline.worker.drain()
-
-    return {"success": True, "jobsRun": await run_in_threadpool(run)}
+    return {"success": True, "jobsRun": await run_in_threadpool(memory.serving.run_due_jobs)}

@@ -196,7 +196,7 @@ def _memory(
     # skip writes only what is missing: a new fragment, never a merge into an existing one.
     threshold = 1.0 if restore.strategy == "skip" else None
     try:
-        done = restore.memory.remember(draft, threshold=threshold)
+        done = restore.memory.fragments.remember(draft, threshold=threshold)
     except InvalidInput as exc:
         report.refuse("memory", exc.message, at)
         return

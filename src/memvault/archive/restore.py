@@ -145,7 +145,7 @@ class Restore:
                 self._checked.add(sid)
                 if self.store.get_session(sid) is None:
                     self._created.add(sid)
-        result = self.memory.observe_many([envelope for envelope, _ in pending])
+        result = self.memory.capture.observe_many([envelope for envelope, _ in pending])
         for error in result.errors:
             self.report.refuse("event", error.error, pending[error.index][1])
         for (envelope, _), outcome in zip(pending, result.results, strict=True):
@@ -189,9 +189,9 @@ class Restore:
             if found and found[0].seq == seq:
                 self.store.advance_extraction(session_id, Watermark(found[0].received_at, seq))
         for session_id in sorted(self._gained):
-            self.memory.request_summary(session_id)
+            self.memory.pipeline.request_summary(session_id)
         self.report.summaries_queued = len(self._gained)
         if self.files.board_written:
-            self.memory.sync_board()
-        self.memory.nudge_indexer()
+            self.memory.board.sync()
+        self.memory.index.nudge()
         return self.report

@@ -109,7 +109,7 @@ class VaultFiles:
         # Through the write path (it takes the folder's lock itself): the fragment merges
         # into its near-duplicate, or is written anew if the write path finds none.
         try:
-            done = self.memory.remember(fragment_draft(text))
+            done = self.memory.fragments.remember(fragment_draft(text))
         except (InvalidInput, frontmatter.FrontmatterError) as exc:
             message = exc.message if isinstance(exc, InvalidInput) else str(exc)
             self.report.refuse("fragment", f"cannot be merged: {message}", at)
@@ -162,9 +162,9 @@ class VaultFiles:
         write path does for its own."""
         top = target.relative_to(self.folder).parts[0]
         if top != PROJECTS:
-            self.memory.indexer.index_fragment(target)
+            self.memory.fragments.index_fragment(target)
         if top not in RESERVED:
-            self.memory.graph_fragment(target)
+            self.memory.fragments.graph_fragment(target)
 
     # -- the board ------------------------------------------------------------------------
 

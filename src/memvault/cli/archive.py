@@ -73,7 +73,7 @@ def export(
             _warn_unreadable(archive.unreadable)
             return
         target = Path(output or file_name(archive.exported_at)).expanduser()
-        total = memory.store.stats().events if events else None
+        total = memory.reads.stats().events if events else None
         try:
             with _atomic_file(target) as out, _export_bar(total) as (bar, task):
                 done = 0

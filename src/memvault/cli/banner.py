@@ -12,7 +12,7 @@ from memvault.memory import EmbedderState, Health, LLMState, Memory
 def announce(memory: Memory, *, out: TextIO | None = None) -> None:
     """Print the start banner for ``memory``'s server."""
     out = out or sys.stderr
-    out.write(banner(memory.health(), memory.settings.server_url))
+    out.write(banner(memory.health.report(), memory.settings.server_url))
     out.flush()
 
 

@@ -124,7 +124,7 @@ def register(
     }
     _operate(
         lambda running: running.post("/board/register", body),
-        lambda memory: memory.register_session(
+        lambda memory: memory.board.register_session(
             agent=agent,
             manual=manual,
             topic=topic,
@@ -174,7 +174,7 @@ def update(
     }
     _operate(
         lambda running: running.post(f"{_row(session_id)}/update", body),
-        lambda memory: memory.update_session(
+        lambda memory: memory.board.update_session(
             session_id, content, topic=topic, summary=summary, keywords=keywords
         ),
         as_json,
@@ -193,7 +193,7 @@ def continue_(
     body = {"source": source, "current": this, "agentName": agent}
     _operate(
         lambda running: running.post("/board/continue", body),
-        lambda memory: memory.continue_session(this, source, agent=agent),
+        lambda memory: memory.board.continue_session(this, source, agent=agent),
         as_json,
     )
 
@@ -207,7 +207,7 @@ def release(
     """Release a reference made by continue."""
     _operate(
         lambda running: running.post("/board/release", {"source": source, "current": current}),
-        lambda memory: memory.release_session(current, source),
+        lambda memory: memory.board.release_session(current, source),
         as_json,
     )
 
@@ -221,7 +221,7 @@ def archive(
     """Move a finished session into memory/archive/<id>/ and off the board."""
     _operate(
         lambda running: running.post(f"{_row(session_id)}/archive", {"force": force}),
-        lambda memory: memory.archive_session(session_id, force=force),
+        lambda memory: memory.board.archive_session(session_id, force=force),
         as_json,
     )
 
@@ -242,7 +242,7 @@ def list_(as_json: Json = False) -> None:
         from memvault import present
 
         with open_memory() as memory:
-            rows = [present.board_row(r) for r in _readable(memory.board_rows)]
+            rows = [present.board_row(r) for r in _readable(memory.board.rows)]
             board_file = memory.board.index_path
     if as_json:
         console.print_json(json.dumps(rows, ensure_ascii=False))
@@ -314,13 +314,13 @@ def show(
         from memvault.vault.board_files import BoardError
 
         with open_memory() as memory:
-            board_row = _readable(lambda: memory.board.board().get(session_id))
+            board_row = _readable(lambda: memory.board.row_in_file(session_id))
             try:
                 snapshot = memory.board.snapshot_text(session_id) if board_row else None
             except BoardError as exc:  # a hand-edited row whose id is no Memory Session ID
                 fail(str(exc))
             row = present.board_row(board_row) if board_row else None
-            given = memory.injections(session_id)
+            given = memory.context.injections(session_id)
     if row is None:
         errors.print(f"[red]{session_id} is not on the board[/] (memory/index.md)")
         raise typer.Exit(1)
@@ -357,6 +357,6 @@ def organize(
         lambda running: running.post(
             "/board/organize", {"dryRun": dry_run, "staleDays": stale_days}
         ),
-        lambda memory: memory.organize(dry_run=dry_run, stale_days=stale_days),
+        lambda memory: memory.board.organize(dry_run=dry_run, stale_days=stale_days),
         as_json,
     )

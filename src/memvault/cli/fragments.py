@@ -123,7 +123,7 @@ def save(
     else:
         with open_memory() as memory:
             with _refused("saved"):
-                result = memory.remember(draft)
+                result = memory.fragments.remember(draft)
             shown = result.to_dict(memory.settings.vault_path)
     if as_json:
         console.print_json(json.dumps(shown, ensure_ascii=False))
@@ -185,7 +185,7 @@ def edit(
             remove_tags=changes["removeTags"],
         )
         with open_memory() as memory, _refused("edited"):
-            edited = memory.edit_fragment(fragment_id, edit)
+            edited = memory.fragments.edit_fragment(fragment_id, edit)
         shown = {"id": edited.id, "properties": edited.properties, "body": edited.body}
     if as_json:
         console.print_json(json.dumps(shown, ensure_ascii=False))
@@ -210,10 +210,10 @@ def delete(
         shown = {key: answer[key] for key in ("id", "path", "summary")}
     else:
         with open_memory() as memory, _refused("deleted"):
-            memory.fragment_path(fragment_id)
+            memory.fragments.fragment_path(fragment_id)
             if not yes:
                 typer.confirm(f"Delete the fragment {fragment_id!r}?", abort=True)
-            deleted = memory.delete_fragment(fragment_id)
+            deleted = memory.fragments.delete_fragment(fragment_id)
         shown = {"id": deleted.id, "path": deleted.path, "summary": deleted.summary}
     if as_json:
         console.print_json(json.dumps(shown, ensure_ascii=False))

@@ -33,7 +33,7 @@ def stats(
         shown.pop("success", None)
     else:
         with open_memory() as memory:
-            shown = memory.store.graph_stats().to_dict()
+            shown = memory.graph.stats().to_dict()
     if as_json:
         console.print_json(json.dumps(shown, ensure_ascii=False))
         return
@@ -82,7 +82,7 @@ def query(
 
         with open_memory() as memory:
             try:
-                found = memory.store.graph_query(
+                found = memory.graph.query(
                     start=start, kind=kind, text=text, depth=depth, limit=limit
                 )
             except InvalidInput as exc:
@@ -138,8 +138,7 @@ def reset(
         cleared = running.post("/graph/reset")["cleared"]
     else:
         with open_memory() as memory:
-            cleared = memory.store.reset_graph().to_dict()
-            memory.pipeline.regraph_fragments()
+            cleared = memory.graph.reset().to_dict()
     console.print(
         f"graph emptied: {cleared['totalNodes']} node(s) and {cleared['totalEdges']} edge(s) "
         "removed; sessions and fragments are queued to be read again by the server's "

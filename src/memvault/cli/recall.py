@@ -129,19 +129,18 @@ def _search_here(
 
     with open_memory() as memory:
         if semantic:
-            if memory.semantic is None:
+            if not memory.recall.has_semantic:
                 errors.print(
                     "[yellow]semantic search unavailable[/]: no embedding model is configured "
                     "(MEMVAULT_EMBEDDINGS)"
                 )
             else:
                 try:
-                    memory.semantic.warm()
-                    memory.index_now()
+                    memory.recall.warm_semantic()
                 except Exception as exc:  # the model or endpoint is unavailable: words only
                     errors.print(f"[yellow]semantic search unavailable[/]: {escape(str(exc))}")
         try:
-            hits = memory.search(
+            hits = memory.recall.search(
                 query,
                 limit=limit,
                 project=project,
@@ -154,7 +153,7 @@ def _search_here(
         return [
             {
                 "kind": h.document.kind,
-                "id": memory.public_id(h.document),
+                "id": memory.recall.public_id(h.document),
                 "title": h.document.title,
                 "summary": h.document.summary,
                 "score": h.score,
@@ -183,7 +182,7 @@ def get(
             shown = None
     else:
         with open_memory() as memory:
-            entry = memory.get(memory_id)
+            entry = memory.recall.get(memory_id)
             shown = None
             if entry is not None:
                 document = entry.document
@@ -220,7 +219,7 @@ def maintain(
         shown = running.post("/maintain", {"dryRun": dry_run}, seconds=remote.LONG_SECONDS)
     else:
         with open_memory() as memory:
-            report = memory.maintain(dry_run=dry_run)
+            report = memory.fragments.maintain(dry_run=dry_run)
         shown = {"dryRun": dry_run, "archived": report.archived, "summarized": report.summarized}
     if as_json:
         console.print_json(json.dumps(shown, ensure_ascii=False))
@@ -243,7 +242,7 @@ def reindex() -> None:
         done = running.post("/reindex", seconds=remote.LONG_SECONDS)["documents"]
     else:
         with open_memory() as memory:
-            done = memory.index_now()
+            done = memory.index.index_now()
     console.print(f"{done} document(s) indexed or updated")
 
 
@@ -262,8 +261,6 @@ def rebuild(
     fragments edited since, are kept. Stop the server and workers first: it refuses
     while a server runs for this memory, which would be a second writer."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-    from memvault.pipeline.rebuild import rebuild as run
 
     if not force:
         try:
@@ -289,7 +286,7 @@ def rebuild(
                 tasks[step] = bar.add_task(step, total=total)
             bar.update(tasks[step], completed=done, total=total)
 
-        report = run(memory, offline=offline, progress=tell)
+        report = memory.rebuild.run(offline=offline, progress=tell)
     shown = {
         "events": report.events,
         "observationsChanged": report.observations_changed,

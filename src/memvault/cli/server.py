@@ -57,13 +57,12 @@ def worker(
             # A worker beside servers never writes the vault, nor takes it over: what its
             # jobs write (snapshots, board rows, fragments) is handed to the vault's owner,
             # and waits in the database while none runs.
-            memory.vault_owner.refusal = "a `memvault worker` process hands its vault writes over"
+            memory.owner.refuse("a `memvault worker` process hands its vault writes over")
         if once:
-            memory.pipeline.signals()  # sessions due by threshold or idleness
-            console.print(f"{memory.pipeline.worker.drain()} job(s) run")
+            console.print(f"{memory.serving.run_due_jobs()} job(s) run")
             return
         lower_this_threads_priority()  # requests come first on a shared machine
-        memory.start_pipeline()
+        memory.serving.start_pipeline()
         console.print("worker running; Ctrl-C to stop")
         try:
             threading.Event().wait()

@@ -1,7 +1,8 @@
 """Ingest: turn an envelope into an event ready for the store.
 
 Validation, then redaction, then the synthetic observation. Nothing here waits on I/O;
-the store appends the result in one transaction.
+the store appends the result in one transaction. ``capture`` observes one event or many
+through this path, and ``spool`` drains the events hooks kept while the server was away.
 """
 
 from __future__ import annotations

@@ -3,8 +3,9 @@
 A hook that cannot reach the server keeps its event in ``$MEMVAULT_HOME/spool``, one file
 each (``memvault.hook.spool`` owns the format and says why). The server takes them in when
 it starts and every few seconds after, in the order they were spooled, through the same
-path as ``/observe/bulk`` (``Memory.observe_many``, which also signals the turn ends it
-stores, as a live ``/observe`` does). A file is deleted only once its event is stored (or
+path as ``/observe/bulk`` (the capture's ``observe_many``, which also signals the turn
+ends it stores, as a live ``/observe`` does), and a session new to the server is announced
+(``on_new_session``) as a live event's is. A file is deleted only once its event is stored (or
 found stored already), so a crash in between delivers it again and its event id makes that
 a no-op. A file that cannot be read as a valid envelope, for whatever reason (not JSON,
 nested too deep, not UTF-8, unreadable), is moved to ``spool/bad/`` with a log line saying
@@ -16,24 +17,27 @@ from __future__ import annotations
 
 import logging
 import os
-import threading
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from memvault.background import Loop
 from memvault.errors import InvalidInput
 from memvault.hook import spool
 from memvault.hook.paths import spool_folder
+from memvault.ingest.capture import BulkResult
 from memvault.ingest.envelope import Envelope, parse_json, validate
-
-if TYPE_CHECKING:
-    from memvault.memory import Memory
 
 log = logging.getLogger(__name__)
 
 DRAIN_INTERVAL = 2.0  # seconds between looks at the spool while the server runs
 BATCH = 500
 ABANDONED_AFTER = 600.0  # seconds: a temporary file this old belongs to a writer that died
+
+
+ObserveMany = Callable[[Iterable[Envelope]], BulkResult]
+# A session's first event was stored: (host session id, agent id).
+NewSession = Callable[[str, str | None], None]
 
 
 @dataclass(slots=True)
@@ -46,24 +50,34 @@ class Drained:
         return bool(self.delivered or self.duplicates or self.set_aside)
 
 
-def folder_of(memory: Memory) -> Path:
-    return Path(spool_folder(str(memory.settings.home)))
+def folder_of(home: Path) -> Path:
+    """The spool folder of the memory at ``home``."""
+    return Path(spool_folder(str(home)))
 
 
-def drain(memory: Memory, folder: Path | None = None) -> Drained:
+def drain(
+    folder: Path,
+    observe_many: ObserveMany,
+    on_new_session: NewSession = lambda session_id, agent_id: None,
+) -> Drained:
     """Store every event waiting in the spool. Stops early, leaving the rest for the next
     pass, when the store cannot take them."""
-    folder = folder or folder_of(memory)
     drained = Drained()
     for name in spool.abandoned(str(folder), ABANDONED_AFTER):
         _set_aside(folder, name, "a hook died while writing it", drained)
     while names := spool.pending(str(folder), BATCH):
-        if not _take(memory, folder, names, drained):
+        if not _take(observe_many, on_new_session, folder, names, drained):
             break
     return drained
 
 
-def _take(memory: Memory, folder: Path, names: list[str], drained: Drained) -> int:
+def _take(
+    observe_many: ObserveMany,
+    on_new_session: NewSession,
+    folder: Path,
+    names: list[str],
+    drained: Drained,
+) -> int:
     """Store one batch; the number of files it cleared from the spool."""
     before = drained.delivered + drained.duplicates + drained.set_aside
     waiting: list[tuple[Path, Envelope]] = []
@@ -80,7 +94,7 @@ def _take(memory: Memory, folder: Path, names: list[str], drained: Drained) -> i
             waiting.append((path, validate(Envelope, parse_json(content))))
         except InvalidInput as exc:  # not an envelope: not JSON, too deep, a bad field…
             _set_aside(folder, name, exc.message, drained)
-    bulk = memory.observe_many(envelope for _, envelope in waiting)
+    bulk = observe_many(envelope for _, envelope in waiting)
     for error in bulk.errors:
         log.warning("spooled event %s not stored yet: %s", error.event_id, error.error)
     for (path, envelope), result in zip(waiting, bulk.results, strict=True):
@@ -91,8 +105,7 @@ def _take(memory: Memory, folder: Path, names: list[str], drained: Drained) -> i
             drained.duplicates += 1
             continue
         drained.delivered += 1
-        if memory.needs_board_row(envelope.session_id):
-            memory.register_from_event(envelope.session_id, envelope.agent_id)
+        on_new_session(envelope.session_id, envelope.agent_id)
     return drained.delivered + drained.duplicates + drained.set_aside - before
 
 
@@ -110,32 +123,39 @@ def _set_aside(folder: Path, name: str, reason: str, drained: Drained) -> None:
 class SpoolDrain:
     """Drains the spool at once and then every ``interval`` seconds, in a background thread."""
 
-    def __init__(self, memory: Memory, *, interval: float = DRAIN_INTERVAL) -> None:
-        self.memory = memory
-        self.folder = folder_of(memory)
+    def __init__(
+        self,
+        folder: Path,
+        observe_many: ObserveMany,
+        on_new_session: NewSession = lambda session_id, agent_id: None,
+        *,
+        interval: float = DRAIN_INTERVAL,
+    ) -> None:
+        self.folder = folder
+        self._observe_many = observe_many
+        self._on_new_session = on_new_session
         self.interval = interval
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="memvault-spool", daemon=True)
+        self._loop = Loop(
+            "memvault-spool",
+            self._pass,
+            interval=interval,
+            failure=f"could not drain the hook spool in {folder}",
+            join_timeout=30,
+            logger=log,
+        )
 
     def start(self) -> None:
-        self._thread.start()
+        self._loop.start()
 
     def stop(self) -> None:
-        self._stop.set()
-        self._thread.join(timeout=30)
+        self._loop.stop()
 
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                drained = drain(self.memory, self.folder)
-            except Exception:  # a folder gone read-only, a store shutting down…
-                log.exception("could not drain the hook spool in %s", self.folder)
-            else:
-                if drained:
-                    log.info(
-                        "took in %d spooled events (%d stored before, %d set aside)",
-                        drained.delivered,
-                        drained.duplicates,
-                        drained.set_aside,
-                    )
-            self._stop.wait(self.interval)
+    def _pass(self) -> None:
+        drained = drain(self.folder, self._observe_many, self._on_new_session)
+        if drained:
+            log.info(
+                "took in %d spooled events (%d stored before, %d set aside)",
+                drained.delivered,
+                drained.duplicates,
+                drained.set_aside,
+            )

@@ -70,7 +70,7 @@ def memory_sessions(
     """The session board (memory/index.md), in reading priority: active and stale rows with
     a meaningful topic first, idle rows nobody described yet last. Read a row's snapshot
     with memory_get(session id) only when the row is not enough."""
-    rows = memory.board_rows()
+    rows = memory.board.rows()
     if status is not None:
         rows = [row for row in rows if row.status == status]
     shown = rows[:limit]
@@ -107,7 +107,7 @@ def memory_session_register(
     content = _content(snapshot, sections)
     if content is not None and not manual:
         raise ToolError("snapshot content needs a manual registration (manual: true)")
-    report = memory.register_session(
+    report = memory.board.register_session(
         agent=agent_name,
         manual=manual,
         topic=topic,
@@ -135,7 +135,7 @@ def memory_session_update(
     becomes active; its Summary follows the snapshot's Current Context while memvault wrote
     it (a Summary a person edited, or one given, is kept); Started At and Referenced By are
     kept. Write at the end of a task, or when the user asks."""
-    report = memory.update_session(
+    report = memory.board.update_session(
         session_id,
         _content(snapshot, sections),
         topic=topic,
@@ -166,7 +166,7 @@ def memory_session_continue(
     <id>". Adds the source to this session's Continues From and this session to the
     source's Referenced By; the source's other fields are not changed. Without a current
     session ID, one is registered first (and reported)."""
-    report = memory.continue_session(current, source, agent=agent_name)
+    report = memory.board.continue_session(current, source, agent=agent_name)
     return report_answer(report)
 
 
@@ -183,7 +183,7 @@ def memory_session_release(
     `解除引用 memory <id>`, `解除 memory 引用 <id>`, "release memory reference <id>" (the
     id is the source). Removes this session from the source's Referenced By and the source
     from this session's Continues From."""
-    return report_answer(memory.release_session(current, source))
+    return report_answer(memory.board.release_session(current, source))
 
 
 def memory_session_archive(
@@ -197,7 +197,7 @@ def memory_session_archive(
     memory session <id>". Moves its snapshot to memory/archive/<id>/ and takes its row off
     the board; a session that other sessions still reference is refused (release them
     first, or force). An idle row without a snapshot is deleted instead."""
-    return report_answer(memory.archive_session(session_id, force=force))
+    return report_answer(memory.board.archive_session(session_id, force=force))
 
 
 def memory_organize(
@@ -213,7 +213,7 @@ def memory_organize(
     stale when not updated for a while (14 days by default) and not referenced, and never
     archives. Reports what it deleted, marked stale, kept active, and protected because
     another session references it."""
-    return report_answer(memory.organize(dry_run=dry_run, stale_days=stale_days))
+    return report_answer(memory.board.organize(dry_run=dry_run, stale_days=stale_days))
 
 
 def _content(snapshot: str | None, sections: dict[str, str | list[str]] | None) -> Snapshot | None:

@@ -61,7 +61,7 @@ def memory_search(
     summary with its id; read a relevant one whole with memory_get (L1), and a project's
     other fragments with memory_project (L2). Agent memory comes first; when it is not
     enough, look next in the knowledge base, then concepts, then the web."""
-    hits = memory.search(
+    hits = memory.recall.search(
         query, limit=limit, project=project, kinds=kinds, include_archived=include_archived
     )
     results = [present.hit_view(memory, hit) for hit in hits]
@@ -94,8 +94,7 @@ def memory_get(
     fragment read this way counts as used, which keeps it from being archived."""
     # Only a whole Session ID names a board row and its snapshot: a row whose id merely
     # starts like one (a hand edit, an import) must not lead the read out of sessions/.
-    board = memory.board.board() if SESSION_ID.fullmatch(id) else None
-    row = board.get(id) if board is not None else None
+    row = memory.board.row_in_file(id) if SESSION_ID.fullmatch(id) else None
     if row is not None:
         try:
             snapshot = memory.board.snapshot_text(id)
@@ -109,7 +108,7 @@ def memory_get(
         }
         heading = f"[session] {id} · {row.status} · {row.topic}\n{row.summary}"
         return answer(data, f"{heading}\n\n{snapshot or '(no snapshot yet)'}")
-    entry = memory.get(id)
+    entry = memory.recall.get(id)
     if entry is None:
         raise NotFound(
             f"no memory {id!r}; ids come from memory_search, memory_project, memory_sessions "
@@ -130,7 +129,7 @@ def memory_project(
 ) -> CallToolResult:
     """A project's memory (L2): its maintained summary when it has one, and its fragments,
     newest first. Use it when one fragment (L1) is not enough to act on."""
-    found = memory.project_memory(project, limit=limit)
+    found = memory.recall.project_memory(project, limit=limit)
     fragments = [present.document_view(memory, document) for document in found.fragments]
     data = {
         "project": found.project,
@@ -210,16 +209,16 @@ def memory_save(
         properties=dict(properties or {}),
     )
     try:
-        saved = memory.remember(draft)
+        saved = memory.fragments.remember(draft)
     except InvalidInput as exc:
         raise ToolError(f"not saved: {exc.message}") from None
     except OSError as exc:
         raise ToolError(f"not saved: {exc}") from None
     vault = memory.settings.vault_path
     data = saved.to_dict(vault)
-    document = memory.store.document("fragment", saved.path.relative_to(vault).as_posix())
+    document = memory.recall.fragment_document(saved.path)
     if document is not None:
-        data["id"] = memory.public_id(document)
+        data["id"] = memory.recall.public_id(document)
         data["memory"] = present.document_view(memory, document)
     if saved.action == "merged":
         text = f"merged into {data['path']} (similarity {data['similarity']})"
@@ -282,7 +281,7 @@ def memory_edit(
         remove_tags=list(remove_tags or []),
     )
     try:
-        entry = memory.edit_fragment(id, edit)
+        entry = memory.fragments.edit_fragment(id, edit)
     except OSError as exc:
         raise ToolError(f"not edited: {exc}") from None
     view = present.entry_view(memory, entry)
@@ -293,7 +292,7 @@ def memory_delete(memory: Memory, id: FragmentId) -> CallToolResult:
     """Delete a memory fragment: its file in the vault and everything memvault derived
     from it (search index, graph). The pipeline does not learn it again from the same
     events. Only fragments are deleted; session summaries and observations are not."""
-    deleted = memory.delete_fragment(id)
+    deleted = memory.fragments.delete_fragment(id)
     data = {"id": deleted.id, "path": deleted.path, "summary": deleted.summary}
     return answer(data, f"deleted {deleted.id} ({deleted.path})")
 
@@ -319,12 +318,12 @@ def memory_governance_delete(
     problems = []
     for fragment_id in ids:
         try:
-            memory.fragment_path(fragment_id)
+            memory.fragments.fragment_path(fragment_id)
         except InvalidInput as exc:
             problems.append(exc.message)
     if problems:
         raise ToolError(f"nothing deleted: {'; '.join(problems)}")
-    deleted = [memory.delete_fragment(fragment_id) for fragment_id in ids]
+    deleted = [memory.fragments.delete_fragment(fragment_id) for fragment_id in ids]
     data = {
         "deleted": len(deleted),
         "requested": len(ids),
@@ -356,7 +355,7 @@ def memory_recall(
     start: call it before every task (any user message, even a bare file name, starts one)
     with the request as query and the project, and show the block's first line
     (`📖 agent memory：读取 N 个碎片 → …`) to the user."""
-    packed = memory.context(project=project, query=query, budget=budget)
+    packed = memory.context.context(project=project, query=query, budget=budget)
     data = {
         "context": packed.text,
         "blocks": packed.blocks,

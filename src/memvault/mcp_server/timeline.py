@@ -43,7 +43,7 @@ def memory_timeline(
     session left off."""
     if (session_id is None) == (project is None):
         raise ToolError("give session_id or project (one of them)")
-    found = memory.latest(session_id=session_id, project=project, limit=limit)
+    found = memory.reads.latest(session_id=session_id, project=project, limit=limit)
     if found is None:
         raise NotFound(
             f"no session {session_id!r}; give a host session id or a Memory Session ID "
@@ -67,7 +67,7 @@ def _session_header(
     memory: Memory, board: Board, session: Session | None, board_id: str | None
 ) -> dict[str, Any]:
     row = board.get(board_id) if board_id else None
-    summary = memory.session_summary(session.id) if session is not None else None
+    summary = memory.reads.session_summary(session.id) if session is not None else None
     return {
         "id": session.id if session is not None else None,
         "memorySessionId": board_id,

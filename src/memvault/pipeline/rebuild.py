@@ -7,7 +7,8 @@ is no longer what the pipeline left). The rest is replaced by what the pipeline 
 log today, session by session, the way live processing would have made it.
 
 Run it with the server and workers stopped: a job running meanwhile would write on top of
-the reset.
+the reset. It is handed what it works on: the store, a pipeline opened for it, the vault
+folder and the index's catch-up.
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ import hashlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from memvault.ingest.synthetic import compress
-from memvault.memory import Memory
 from memvault.pipeline.service import Pipeline
 from memvault.store import Store
 
@@ -43,51 +44,51 @@ class Rebuilt:
     documents: int = 0
 
 
-def rebuild(memory: Memory, *, offline: bool = False, progress: Progress | None = None) -> Rebuilt:
-    """Re-derive all derived memory from the raw log; what was done, in counts.
-
-    ``offline`` leaves any configured LLM out (extractive summaries and fragments)."""
+def rebuild(
+    store: Store,
+    pipeline: Pipeline,
+    *,
+    vault: Path,
+    index_now: Callable[[], int],
+    progress: Progress | None = None,
+) -> Rebuilt:
+    """Re-derive all derived memory from the raw log with ``pipeline``; what was done, in
+    counts. ``index_now`` brings the search index up to date at the end."""
     report = Rebuilt()
     tell = progress or (lambda step, done, total: None)
-    store = memory.store
-    pipeline = Pipeline(memory, offline=offline)
-    try:
-        total_events = store.stats().events
-        _observations(memory, report, tell, total_events)
-        store.reset_derived()
-        store.reset_graph()
-        _pipeline_fragments(memory, report)
-        _sessions(memory, pipeline, report, tell)
-        # Fragments' part of the graph went with the reset; the pipeline's own were
-        # counted again as they were written, and count once.
-        tell("fragment graph", 0, None)
-        graphed = pipeline.graph_fragments()
-        tell("fragment graph", graphed, graphed)
-        tell("index", 0, None)
-        report.documents = memory.index_now()
-        tell("index", report.documents, report.documents)
-    finally:
-        pipeline.close()
+    total_events = store.stats().events
+    _observations(store, report, tell, total_events)
+    store.reset_derived()
+    store.reset_graph()
+    _pipeline_fragments(store, vault, report)
+    _sessions(store, pipeline, report, tell)
+    # Fragments' part of the graph went with the reset; the pipeline's own were
+    # counted again as they were written, and count once.
+    tell("fragment graph", 0, None)
+    graphed = pipeline.graph_fragments()
+    tell("fragment graph", graphed, graphed)
+    tell("index", 0, None)
+    report.documents = index_now()
+    tell("index", report.documents, report.documents)
     return report
 
 
-def _observations(memory: Memory, report: Rebuilt, tell: Progress, total: int) -> None:
+def _observations(store: Store, report: Rebuilt, tell: Progress, total: int) -> None:
     """Each event's synthetic observation again (an LLM upgrade is undone; a changed
     derivation is applied); only the changed ones are logged for re-indexing."""
     seq = 0
     tell("observations", 0, total)
-    while events := memory.store.log_after(seq, limit=BATCH):
+    while events := store.log_after(seq, limit=BATCH):
         drafts = [(event.seq, compress(event.hook_type, event.payload)) for event in events]
-        report.observations_changed += memory.store.rederive_observations(drafts)
+        report.observations_changed += store.rederive_observations(drafts)
         report.events += len(events)
         seq = events[-1].seq
         tell("observations", report.events, total)
 
 
-def _pipeline_fragments(memory: Memory, report: Rebuilt) -> None:
+def _pipeline_fragments(store: Store, vault: Path, report: Rebuilt) -> None:
     """Remove the fragment files the pipeline wrote that still hold what it left."""
-    vault = memory.settings.vault_path
-    tracked = memory.store.pipeline_fragments()
+    tracked = store.pipeline_fragments()
     for relative, digest in tracked.items():
         path = vault / relative
         try:
@@ -99,11 +100,10 @@ def _pipeline_fragments(memory: Memory, report: Rebuilt) -> None:
             report.fragments_removed += 1
         else:
             report.fragments_kept += 1
-    memory.store.forget_pipeline_fragments(list(tracked))
+    store.forget_pipeline_fragments(list(tracked))
 
 
-def _sessions(memory: Memory, pipeline: Pipeline, report: Rebuilt, tell: Progress) -> None:
-    store = memory.store
+def _sessions(store: Store, pipeline: Pipeline, report: Rebuilt, tell: Progress) -> None:
     total = store.stats().sessions
     offset = 0
     tell("sessions", 0, total)

@@ -30,11 +30,10 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 from memvault.domain import iso, utc_now
 from memvault.errors import MemvaultError
-from memvault.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +45,47 @@ IDENTITY_FILE = Path("memory") / ".vault-id"
 _IDENTITY_KEY = "vault-identity"
 
 Apply = Callable[[str, dict], dict]
+
+
+class QueuedWrite(Protocol):
+    """A write queued for the owner: what to do, and once done, what it answered."""
+
+    @property
+    def id(self) -> int: ...
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def payload(self) -> dict: ...
+
+    @property
+    def done(self) -> bool: ...
+
+    @property
+    def result(self) -> dict | None: ...
+
+
+class WriteLedger(Protocol):
+    """Where replicas agree on the vault's owner and queue its writes (the store is one):
+    a lock the owner holds, and a queue of writes with their answers."""
+
+    @property
+    def engine(self) -> str: ...
+
+    def take_vault_ownership(self) -> bool: ...
+
+    def give_up_vault_ownership(self) -> None: ...
+
+    def queue_vault_write(self, key: str, kind: str, payload: dict) -> int: ...
+
+    def vault_writes_due(self, *, limit: int = 50) -> list[QueuedWrite]: ...
+
+    def finish_vault_write(self, write_id: int, result: dict) -> None: ...
+
+    def vault_write(self, write_id: int) -> QueuedWrite | None: ...
+
+    def vault_writes_waiting(self) -> int: ...
 
 
 class VaultWriteQueued(MemvaultError):
@@ -66,7 +106,7 @@ class VaultOwner:
 
     def __init__(
         self,
-        store: Store,
+        store: WriteLedger,
         *,
         apply: Apply,
         on_gain: Callable[[], None] = lambda: None,
@@ -222,8 +262,3 @@ class VaultOwner:
     def waiting(self) -> int:
         """Writes queued and not applied yet."""
         return self.store.vault_writes_waiting()
-
-
-def encode_error(exc: BaseException) -> dict[str, Any]:
-    """An error the owner met applying a write, as the replica that queued it raises it."""
-    return {"error": type(exc).__name__, "message": str(exc), "fields": getattr(exc, "fields", [])}

@@ -20,7 +20,7 @@ def board(request: Request, status: str | None = None) -> Response:
     memory = memory_of(request)
     problem = None
     try:
-        rows = memory.board_rows()
+        rows = memory.board.rows()
     except BoardFormatError as exc:  # a board edited into a shape memvault will not read
         rows, problem = [], str(exc)
     counts = {s: sum(1 for r in rows if r.status == s) for s in STATUSES}
@@ -47,8 +47,8 @@ def board(request: Request, status: str | None = None) -> Response:
 def board_row(request: Request, session_id: str) -> Response:
     memory = memory_of(request)
     try:
-        entry = memory.board_entry(session_id)
-        on_board = {r.session_id for r in memory.board_rows()}
+        entry = memory.board.entry(session_id)
+        on_board = {r.session_id for r in memory.board.rows()}
     except BoardFormatError as exc:
         return page(request, "missing.html", title="Board", code=409, message=str(exc))
     if entry is None:

@@ -21,7 +21,7 @@ def fragments(
     archived: bool = False,
 ) -> Response:
     memory = memory_of(request)
-    found = memory.memories(
+    found = memory.fragments.memories(
         project=project or None, include_archived=archived, limit=FRAGMENTS_SHOWN
     )
     by_project: dict[str, list[Document]] = {}
@@ -37,6 +37,6 @@ def fragments(
         archived=archived,
         shown=len(found),
         limit=FRAGMENTS_SHOWN,
-        public_id=memory.public_id,
+        public_id=memory.recall.public_id,
         obsidian=lambda d: obsidian(memory, d),
     )

@@ -47,8 +47,8 @@ def bars(counts: list[int]) -> list[Bar]:
 @router.get("/health")
 def health(request: Request) -> Response:
     memory = memory_of(request)
-    report = present.health(memory.health())
-    counts = memory.ingest_rate.last_hour()
+    report = present.health(memory.health.report())
+    counts = memory.reads.ingest_rate.last_hour()
     return page(
         request,
         "health.html",

@@ -26,11 +26,7 @@ SESSIONS_NAMED = 1000  # events looked at to say which sessions changed
 
 
 def _board_mark(memory: Memory) -> tuple[int, int] | None:
-    try:
-        stat = memory.board.index_path.stat()
-    except OSError:
-        return None
-    return stat.st_mtime_ns, stat.st_size
+    return memory.board.file_mark()
 
 
 def _message(name: str, data: dict) -> str:
@@ -38,19 +34,17 @@ def _message(name: str, data: dict) -> str:
 
 
 def _changed_sessions(memory: Memory, after: int) -> tuple[int, list[str]]:
-    events = memory.store.log_after(after, limit=SESSIONS_NAMED)
-    last = memory.store.last_event_seq()
-    return last, sorted({e.session_id for e in events})
+    return memory.reads.sessions_changed(after, limit=SESSIONS_NAMED)
 
 
 async def _stream(memory: Memory) -> AsyncIterator[str]:
-    last = await run_in_threadpool(memory.store.last_event_seq)
+    last = await run_in_threadpool(memory.reads.last_event_seq)
     mark = _board_mark(memory)
     yield f"retry: {RETRY_MS}\n" + _message("hello", {"lastSeq": last})
     deadline = time.monotonic() + STREAM_SECONDS
     while time.monotonic() < deadline:
         await asyncio.sleep(POLL_SECONDS)
-        seq = await run_in_threadpool(memory.store.last_event_seq)
+        seq = await run_in_threadpool(memory.reads.last_event_seq)
         if seq > last:
             seq, sessions = await run_in_threadpool(_changed_sessions, memory, last)
             last = seq

@@ -28,12 +28,12 @@ def search(
     kinds = [kind] if kind in DOCUMENT_KINDS else None
     if q.strip():
         try:
-            hits = memory.search(
+            hits = memory.recall.search(
                 q, limit=HITS, project=project or None, kinds=kinds, include_archived=archived
             )
         except InvalidInput as exc:
             problem = exc.message
-    weights = memory.weights
+    weights = memory.recall.weights
     return page(
         request,
         "search.html",
@@ -46,21 +46,23 @@ def search(
         hits=hits,
         problem=problem,
         weights=weights,
-        public_id=memory.public_id,
+        public_id=memory.recall.public_id,
     )
 
 
 @router.get("/memory/{memory_id:path}")
 def memory_entry(request: Request, memory_id: str) -> Response:
     memory = memory_of(request)
-    entry = memory.get(memory_id, counted=False)
+    entry = memory.recall.get(memory_id, counted=False)
     if entry is None:
         return page(
             request, "missing.html", title="Memory", code=404, message=f"no memory {memory_id!r}"
         )
     project = entry.document.project
     others = (
-        memory.project_memory(project) if project and entry.document.kind == "fragment" else None
+        memory.recall.project_memory(project)
+        if project and entry.document.kind == "fragment"
+        else None
     )
     return page(
         request,
@@ -68,6 +70,6 @@ def memory_entry(request: Request, memory_id: str) -> Response:
         title=entry.id,
         entry=entry,
         project_memory=others,
-        public_id=memory.public_id,
+        public_id=memory.recall.public_id,
         obsidian=obsidian(memory, entry.document),
     )

@@ -19,7 +19,7 @@ def sessions(
     request: Request, page_number: Annotated[int, Query(alias="page", ge=1)] = 1
 ) -> Response:
     memory = memory_of(request)
-    found = memory.sessions(limit=SESSIONS_PAGE + 1, offset=(page_number - 1) * SESSIONS_PAGE)
+    found = memory.reads.sessions(limit=SESSIONS_PAGE + 1, offset=(page_number - 1) * SESSIONS_PAGE)
     return page(
         request,
         "sessions.html",
@@ -39,7 +39,7 @@ def timeline(
     limit: Annotated[int, Query(ge=1, le=1000)] = TIMELINE_PAGE,
 ) -> Response:
     memory = memory_of(request)
-    found = memory.timeline(session_id, after=after, limit=limit)
+    found = memory.reads.timeline(session_id, after=after, limit=limit)
     if found is None:
         return page(
             request,

@@ -2,7 +2,8 @@
 what happened lately in a session or a project; and a board row with its snapshot and
 what memory gave its session.
 
-``Memory`` composes these; the viewer, the REST API and the MCP tools ask ``Memory``.
+The reads part (``memory/reads.py``) composes these for the viewer, the REST API and the
+MCP tools.
 """
 
 from __future__ import annotations
@@ -13,13 +14,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from memvault.domain import BoardRow, Event, Observation, Session
-from memvault.recall import INJECTION_HOOK
 from memvault.store import Store
 from memvault.vault.board import SESSION_ID, Board
 from memvault.vault.board_files import BoardError
 from memvault.vault.lifecycle import SessionBoard
 from memvault.vault.snapshot import CONTINUES, Snapshot
 
+# The hook type of memvault's record, in a session, of a memory block it gave the agent.
+INJECTION_HOOK = "context_injected"
 TIMELINE_PAGE = 200  # events a timeline page holds unless asked for fewer
 MAX_TIMELINE_PAGE = 1000
 # A board row lists the memory given to its session among this many of its latest events:

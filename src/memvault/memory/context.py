@@ -1,0 +1,344 @@
+"""Context: the memory block injected into an agent (``context``: for a task or a project;
+``enrich``: for files about to be touched), and the record, in the session, of what each
+block gave it, so that the next block gives only what is new."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Any
+
+from memvault.config import Settings
+from memvault.domain import Document, Session, iso, utc_now
+from memvault.errors import InvalidInput
+from memvault.ingest import Envelope, Redactor, prepare
+from memvault.ingest.envelope import SessionStart, validate
+from memvault.language import Strings, placeholder_summaries, placeholder_topics, strings
+from memvault.memory.board import Board
+from memvault.memory.index import Index
+from memvault.memory.reading import INJECTION_HOOK, recent_injections
+from memvault.memory.recall import Recall
+from memvault.search import context as packing
+from memvault.search.context import MEMORY_KINDS
+from memvault.search.engine import Hit
+from memvault.search.query import parse
+from memvault.search.ranking import recency
+from memvault.store import Store
+from memvault.vault import maintain
+from memvault.vault.lifecycle import Report
+
+ENRICH_LIMIT = 8
+# What an injection record lists: the memories given, and the report line.
+INJECTED_KINDS = MEMORY_KINDS | {"report"}
+
+
+@dataclass(frozen=True, slots=True)
+class StartedSession:
+    session: Session
+    board: Report  # ok with the Memory Session ID, or why there is none
+    context: str = ""  # the project's memory block, to inject
+
+
+class Context:
+    """Memory blocks for agents, and what each session was given."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        index: Index,
+        recall: Recall,
+        board: Board,
+        redactor: Redactor,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.index = index
+        self.recall = recall
+        self.board = board
+        self.redactor = redactor
+
+    def start_session(self, request: SessionStart | Mapping[str, Any]) -> StartedSession:
+        """A host starts a session: make sure it exists (its first event would create it
+        too), give it its board row, once, and the project's memory block. The Memory
+        Session ID is in the report only when the row was verified on disk."""
+        if not isinstance(request, SessionStart):
+            request = validate(SessionStart, request)
+        redact = self.redactor.redact_text
+        self.store.ensure_session(
+            request.session_id,
+            project=redact(request.project),
+            cwd=redact(request.cwd),
+            agent_id=request.agent_id,
+            title=redact(request.title) if request.title else request.title,
+        )
+        report = self.board.register_host_session(request.session_id, request.agent_id)
+        session = self.store.get_session(request.session_id)
+        assert session is not None
+        block = self.context(
+            project=request.project, session_id=request.session_id, answering="SessionStart"
+        )
+        return StartedSession(session, report, block.text)
+
+    def context(
+        self,
+        *,
+        project: str | None,
+        query: str | None = None,
+        budget: int | None = None,
+        session_id: str | None = None,
+        answering: str | None = None,
+    ) -> packing.Packed:
+        """The memory block injected into an agent: what passes the relevance floor for
+        ``query``, or what matters most in the project when there is no query.
+
+        For a session (``session_id``) the block leaves out the session itself (its
+        prompt, its own observations, its board row) and whatever an earlier block of the
+        same session already gave; when nothing is new, the block is empty. Each block
+        given is recorded in the session (``record_injection``), with ``answering`` the
+        host event it answered."""
+        budget = budget or self.settings.context_tokens
+        if budget < 50:
+            raise InvalidInput("budget must be at least 50 tokens", fields=["budget"])
+        self.index.fresh()
+        asked = bool(query and query.strip())
+        if asked:
+            assert query is not None
+            fragments = self.index.searcher.search(
+                query, limit=8, project=project, kinds=["fragment"]
+            )
+            summaries = self.index.searcher.search(
+                query, limit=5, project=project, kinds=["summary"]
+            )
+            observations = self.index.searcher.search(
+                query, limit=20, project=project, kinds=["observation"]
+            )
+            fragments, summaries, observations = (
+                self._above_floor(query, hits) for hits in (fragments, summaries, observations)
+            )
+        else:
+            fragments = self._standing(project, "fragment", 8)
+            summaries = self._standing(project, "summary", 5)
+            observations = []
+        project_summary = (
+            maintain.read_summary(self.settings.fragments_path, project) if project else None
+        )
+        own_row = None
+        if session_id:
+            session = self.store.get_session(session_id)
+            own_row = session.board_session_id if session is not None else None
+        summaries = [h for h in summaries if _tellable_summary(h.document, own_row)]
+        observations = [h for h in observations if _tellable_observation(h.document, session_id)][
+            :10
+        ]
+        given = self.store.injected(session_id) if session_id else set()
+        found = len(fragments)
+        if given:
+            fragments, summaries, observations = (
+                [h for h in hits if (h.document.kind, h.document.key) not in given]
+                for hits in (fragments, summaries, observations)
+            )
+            if ("project", f"project:{project or ''}") in given:
+                project_summary = None
+        packed = packing.pack(
+            fragments=fragments,
+            summaries=summaries,
+            observations=observations,
+            budget=budget,
+            project_summary=project_summary,
+            project=project,
+            words=self.words,
+            label="relevant" if asked else "standing",
+            searched=asked,
+            repeated=found > len(fragments),
+        )
+        if asked:
+            # Chosen for this task and handed to the agent: a read. (A session start's
+            # standing block is the same few fragments every time: not a sign of use.)
+            shown = {block["id"] for block in packed.blocks if block["kind"] == "fragment"}
+            self.recall.accessed([hit.document for hit in fragments if hit.document.key in shown])
+        return self._given(packed, session_id, given, answering=answering, query=query)
+
+    def _given(
+        self,
+        packed: packing.Packed,
+        session_id: str | None,
+        given: set[tuple[str, str]],
+        *,
+        answering: str | None,
+        query: str | None = None,
+    ) -> packing.Packed:
+        """The block as the session gets it: nothing when it holds nothing new (the
+        session has its report line already), and recorded when it holds anything."""
+        if not session_id:
+            return packed
+        if not packed.items() and given:
+            return packing.Packed(text="", tokens=0, budget=packed.budget)
+        self.record_injection(session_id, packed, answering=answering, query=query)
+        return packed
+
+    @property
+    def words(self) -> Strings:
+        return strings(self.settings.language)
+
+    def _above_floor(self, query: str, hits: list[Hit]) -> list[Hit]:
+        """The hits that pass the relevance floor (``packing.relevant``)."""
+        if not hits:
+            return hits
+        terms = parse(query).terms
+        counts, total = self.index.searcher.term_frequencies(terms)
+        weights = packing.term_weights(terms, counts, total)
+        return [h for h in hits if packing.relevant(h, packing.matched(weights, h.document))]
+
+    def _standing(self, project: str | None, kind: str, limit: int) -> list[Hit]:
+        """Without a query: a project's memories by importance and recency alone."""
+        documents = [
+            document
+            for document in self.store.list_documents(kind, project=project, limit=200)
+            # Idle board rows are sessions nobody described yet: nothing to tell.
+            if document.meta.get("status") != "idle"
+        ]
+        now, weights = utc_now(), self.index.weights
+        hits = []
+        for document in documents:
+            fresh = recency(document.updated_at, now, weights.decay)
+            score = weights.score(0.0, document.importance, fresh)
+            hits.append(Hit(document, score, 0.0, document.importance, fresh))
+        hits.sort(key=lambda hit: hit.score, reverse=True)
+        return hits[:limit]
+
+    def enrich(
+        self,
+        *,
+        files: list[str],
+        terms: list[str] | None = None,
+        project: str | None = None,
+        session_id: str | None = None,
+        answering: str | None = None,
+    ) -> packing.Packed:
+        """Memory about files an agent is about to touch: fragments and past errors. For a
+        session, only what no earlier block of it gave (see ``context``)."""
+        if not files:
+            raise InvalidInput("files must name at least one file", fields=["files"])
+        names = [PurePosixPath(f.replace("\\", "/")).name for f in files if f.strip()]
+        query = " ".join([*names, *(terms or [])])
+        self.index.fresh()
+        fragments = self.index.searcher.search(query, limit=5, project=project, kinds=["fragment"])
+        related = self.index.searcher.search(
+            query, limit=ENRICH_LIMIT * 4, project=project, kinds=["observation"]
+        )
+        # Labelled relevant, so held to the floor as for context; judged without the files'
+        # extensions, which every other file of the kind shares.
+        judged = " ".join([*(PurePosixPath(name).stem for name in names), *(terms or [])])
+        fragments = self._above_floor(judged, fragments)
+        errors = [
+            hit
+            for hit in self._above_floor(judged, related)
+            if hit.document.meta.get("type") == "error"
+            and _tellable_observation(hit.document, session_id)
+        ]
+        given = self.store.injected(session_id) if session_id else set()
+        if given:
+            fragments, errors = (
+                [h for h in hits if (h.document.kind, h.document.key) not in given]
+                for hits in (fragments, errors)
+            )
+        packed = packing.pack(
+            fragments=fragments,
+            summaries=[],
+            observations=errors[:ENRICH_LIMIT],
+            budget=min(self.settings.context_tokens, 1000),
+            words=self.words,
+            searched=True,
+        )
+        return self._given(packed, session_id, given, answering=answering, query=query)
+
+    def record_injection(
+        self,
+        session_id: str,
+        packed: packing.Packed,
+        *,
+        answering: str | None,
+        query: str | None = None,
+    ) -> None:
+        """Note in the session what a memory block gave its agent: the ids (so the next
+        block gives only what is new) and a ``context_injected`` event (what the agent was
+        told, for `memvault session show` and the session's events), unless the block
+        was only the report line. The event is bookkeeping: it is never injected,
+        summarized or learned from."""
+        session = self.store.get_session(session_id)
+        if session is None:
+            return  # no events yet: a block asked for a session memvault does not know
+        now = iso(utc_now())
+        items = [(b["kind"], b["id"]) for b in packed.blocks if b["kind"] in INJECTED_KINDS]
+        self.store.record_injected(session_id, items, now)
+        if not packed.items():
+            return  # only the report line that memory had nothing: no event for it
+        data = {
+            "answered": answering or "request",
+            "items": [{"kind": kind, "id": item} for kind, item in items],
+            "tokens": packed.tokens,
+        }
+        if query:
+            data["query"] = query[:200]
+        envelope = Envelope(
+            hook_type=INJECTION_HOOK,
+            session_id=session_id,
+            project=session.project or "-",
+            cwd=session.cwd or "-",
+            timestamp=now,
+            data=data,
+            agent_id=session.agent_id,
+            event_id=f"{INJECTION_HOOK}-{uuid.uuid4().hex}",
+        )
+        self.store.submit_events([prepare(envelope, now, redactor=self.redactor)]).result()
+        self.index.nudge()
+
+    def injections(self, board_session_id: str) -> list[dict[str, Any]]:
+        """What the host session of a board row was given, oldest first: for each block,
+        when, the host event it answered, its memories (kind and id) and its tokens."""
+        link = self.store.board_links().get(board_session_id)
+        if link is None:
+            return []
+        return recent_injections(self.store, link[0], scan=None)[0]
+
+
+# Observations that are the session's bookkeeping rather than its work: a session starting
+# or ending, a turn ending, compaction, notifications, a tool about to run (its result
+# follows), and memvault's own record of what it injected.
+_UNTOLD_HOOKS = frozenset(
+    {
+        "session_start",
+        "session_end",
+        "stop",
+        "pre_compact",
+        "post_compact",
+        "notification",
+        "pre_tool_use",
+        INJECTION_HOOK,
+    }
+)
+
+
+def _tellable_observation(document: Document, session_id: str | None) -> bool:
+    """Whether an observation belongs in another block: not the asking session's own (its
+    prompt, its steps), not bookkeeping, not the host's own tool calls."""
+    if session_id and document.session_id == session_id:
+        return False
+    if document.meta.get("type") == "host_internal":
+        return False
+    return document.meta.get("hookType") not in _UNTOLD_HOOKS
+
+
+def _tellable_summary(document: Document, own_row: str | None) -> bool:
+    """Whether a board row belongs in a block: not the asking session's own row, and not a
+    placeholder (an idle row nobody described yet, in any language)."""
+    if own_row and document.key == own_row:
+        return False
+    if document.meta.get("status") != "idle":
+        return True
+    topic = document.title.strip()
+    unset = topic in placeholder_topics() or topic.lower() == "untitled" or topic == document.key
+    return not (unset or document.summary.strip() in placeholder_summaries())

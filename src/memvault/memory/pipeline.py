@@ -1,0 +1,70 @@
+"""The pipeline as memory holds it: opened on first use, and run in the background only
+while this replica writes the vault."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from memvault.background import Pacer
+from memvault.config import Settings
+from memvault.domain import BoardRow
+from memvault.pipeline.service import Pipeline
+from memvault.store import Store
+from memvault.vault.lifecycle import Report
+from memvault.vault.remember import DerivedFragment, Draft
+
+
+@dataclass(frozen=True, slots=True)
+class PipelineSources:
+    """What the pipeline works from: the store, the settings, and the parts' bound methods
+    that write the vault (on its owner, whichever process runs a job)."""
+
+    store: Store
+    settings: Settings
+    remember_derived: Callable[[Draft], DerivedFragment]
+    update_derived: Callable[..., Report]
+    board_row: Callable[[str], BoardRow | None]
+    graph_fragment: Callable[[Path], None]
+
+    def open(self, *, offline: bool = False, pacer: Pacer | None = None) -> Pipeline:
+        return Pipeline(self, offline=offline, pacer=pacer)
+
+
+class LazyPipeline:
+    """The pipeline, opened on first use: it opens the configured LLM, whose SDK takes most
+    of a second to import, and a provider set up wrong is an error only the commands that
+    process events should meet."""
+
+    def __init__(self, sources: PipelineSources, pacer: Pacer) -> None:
+        self.sources = sources
+        self.pacer = pacer
+        self.opened: Pipeline | None = None
+        self.running = False
+
+    def get(self) -> Pipeline:
+        if self.opened is None:
+            self.opened = self.sources.open(pacer=self.pacer)
+        return self.opened
+
+    def start(self) -> None:
+        """Process captured events in the background (the server does this)."""
+        if not self.running:
+            self.get().worker.start()
+            self.running = True
+
+    def stop(self) -> None:
+        if self.running:
+            self.get().worker.stop()
+            self.running = False
+
+    def turn_ended(self, session_id: str) -> None:
+        """A turn ended in a stored event: the running pipeline brings its summary up to
+        date (a process that runs none leaves it to the one that does)."""
+        if self.running:
+            self.get().turn_ended(session_id)
+
+    def close(self) -> None:
+        if self.opened is not None:
+            self.opened.close()
