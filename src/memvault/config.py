@@ -15,6 +15,7 @@ from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_vali
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from memvault.hook.paths import default_home
+from memvault.hook.spool import MAX_BODY_BYTES
 
 DEFAULT_PORT = 3111
 _CREDENTIALS = re.compile(r"://([^:/@]*):[^@/]*@")
@@ -59,7 +60,9 @@ class Settings(BaseSettings):
         description="Where clients (CLI, hooks) reach the server.",
     )
     max_body_bytes: int = Field(
-        1024 * 1024, ge=1024, validation_alias=_alias("MEMVAULT_MAX_BODY_BYTES", "max_body_bytes")
+        MAX_BODY_BYTES,
+        ge=1024,
+        validation_alias=_alias("MEMVAULT_MAX_BODY_BYTES", "max_body_bytes"),
     )
     sqlite_synchronous: Literal["FULL", "NORMAL"] = Field(
         "FULL",
