@@ -18,6 +18,8 @@ from tests.store.faults import fill, locked_by_another_process, read_only, small
 # the unbounded ones these tests pin down.
 PATIENCE = 20.0
 BIG = {"tool_name": "Bash", "tool_input": {"command": "cat log"}, "tool_output": "y" * 600_000}
+# A server's imports alone take tens of seconds on two cores shared with a busy suite.
+STARTUP = 120.0
 
 
 def api(server: Server) -> httpx.Client:
@@ -38,6 +40,21 @@ def fragment_files(folder) -> list[str]:
 
 
 @pytest.fixture
+def start_server(tmp_path):
+    """Start servers with their own settings, patient with a busy machine; all are killed
+    after the test."""
+    started: list[Server] = []
+
+    def start(env: dict[str, str] | None = None) -> Server:
+        started.append(Server(tmp_path / "home", env))
+        return started[-1].start(STARTUP)
+
+    yield start
+    for running in started:
+        running.kill()
+
+
+@pytest.fixture
 def full_disk_server(tmp_path):
     """A server whose home (database and vault) is on a small disk of its own; its log is
     kept elsewhere, so the server can still say what happens when the disk is full."""
@@ -47,7 +64,7 @@ def full_disk_server(tmp_path):
         (home / "server.log").symlink_to(tmp_path / "server.log")
         server = Server(home, {"MEMVAULT_LOCK_WAIT_SECONDS": "1"})
         try:
-            yield server.start(), disk
+            yield server.start(STARTUP), disk
         finally:
             server.kill()
 
