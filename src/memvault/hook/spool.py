@@ -35,9 +35,9 @@ BAD = "bad"
 # The server's default limit on a request's body (``MEMVAULT_MAX_BODY_BYTES`` sets it): an
 # event larger than this is refused by ``/observe``, so it is not worth keeping either.
 MAX_BODY_BYTES = 1024 * 1024
-_READ_FLAGS = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)) | getattr(
-    os, "O_BINARY", 0
-)
+# Never wait for a FIFO's writer, never follow a link (Windows has neither flag, nor FIFOs).
+_NO_WAIT = getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+_READ_FLAGS = os.O_RDONLY | _NO_WAIT | getattr(os, "O_BINARY", 0)
 
 
 class Unfit(Exception):
