@@ -31,6 +31,6 @@ def test_fts5_syntax_appears_only_under_store():
 
 
 def test_the_check_sees_the_store_engine():
-    engine = (PACKAGE / "store" / "sqlite_documents.py").read_text(encoding="utf-8")
+    engine = (PACKAGE / "store" / "sqlite" / "fts5.py").read_text(encoding="utf-8")
     assert FTS5.search(engine)
     assert (PACKAGE / "search" / "query.py") in _sources_outside_the_store()

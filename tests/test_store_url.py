@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from memvault import Memory
 from memvault.config import Settings
-from memvault.doctor import _store
+from memvault.doctor.storage import check_store as _store
 from memvault.errors import MemvaultError, StoreUnavailable
 from memvault.store import masked_url, open_store, schema_versions
 from tests.helpers import Server, envelope, free_port, wait_for

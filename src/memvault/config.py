@@ -11,7 +11,14 @@ import re
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
+from pydantic import (
+    AliasChoices,
+    AliasGenerator,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+)
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from memvault.hook.paths import default_home
@@ -21,8 +28,35 @@ DEFAULT_PORT = 3111
 _CREDENTIALS = re.compile(r"://([^:/@]*):[^@/]*@")
 
 
-def _alias(*names: str) -> AliasChoices:
-    return AliasChoices(*names)
+# Where agentmemory (or OpenAI's SDK) already reads a variable for the same thing: read
+# after the MEMVAULT_ name, so an existing setup keeps working.
+_OTHER_NAMES: dict[str, tuple[str, ...]] = {
+    "port": ("III_REST_PORT",),
+    "secret": ("AGENTMEMORY_SECRET",),
+    "url": ("AGENTMEMORY_URL",),
+    "embedding_api_key": ("OPENAI_API_KEY",),
+    "llm_url": ("OPENAI_BASE_URL",),
+    "llm_model": ("OPENAI_MODEL",),
+    "llm_api_key": ("OPENAI_API_KEY",),
+    "llm_concurrency": ("AGENTMEMORY_BACKGROUND_LLM_CONCURRENCY",),
+    "auto_compress": ("AGENTMEMORY_AUTO_COMPRESS",),
+    "compress_grace_ms": ("AGENTMEMORY_COMPRESS_UPGRADE_GRACE_MS",),
+    "idle_threshold_ms": ("AGENTMEMORY_IDLE_THRESHOLD_MS",),
+    "summary_threshold_observations": ("AGENTMEMORY_IDLE_SWEEP_OBS_CATCHUP",),
+    "sweep_interval_ms": ("AGENTMEMORY_IDLE_SWEEP_INTERVAL_MS",),
+    "sweep_max_sessions": ("AGENTMEMORY_IDLE_SWEEP_MAX_SESSIONS",),
+    "sweep_cooldown_ms": ("AGENTMEMORY_IDLE_SWEEP_SESSION_COOLDOWN_MS",),
+    "summary_rebuild_every": ("AGENTMEMORY_SUMMARY_REBUILD_INTERVAL",),
+}
+# The one setting whose MEMVAULT_ name is not its field's name in capitals.
+_MEMVAULT_NAMES = {"store_location": "MEMVAULT_STORE_URL"}
+
+
+def _env_names(field: str) -> AliasChoices:
+    """The names a setting is read from: its MEMVAULT_ name first (the one a problem with
+    it is reported under), then other tools' names for it, then the field's own name."""
+    own = _MEMVAULT_NAMES.get(field, f"MEMVAULT_{field.upper()}")
+    return AliasChoices(own, *_OTHER_NAMES.get(field, ()), field)
 
 
 class Settings(BaseSettings):
@@ -30,55 +64,41 @@ class Settings(BaseSettings):
 
     # Names match exactly: matched regardless of case, a field's own name would read the
     # unrelated HOME, HOST, PORT or URL of the environment.
-    model_config = SettingsConfigDict(extra="ignore", populate_by_name=True, case_sensitive=True)
+    model_config = SettingsConfigDict(
+        extra="ignore",
+        populate_by_name=True,
+        case_sensitive=True,
+        alias_generator=AliasGenerator(validation_alias=_env_names),
+    )
 
     home: Path = Field(
         default_factory=lambda: Path(default_home()),
-        validation_alias=_alias("MEMVAULT_HOME", "home"),
         description="Folder holding all state: store file, spool, default vault.",
     )
     vault: Path | None = Field(
         default=None,
-        validation_alias=_alias("MEMVAULT_VAULT", "vault"),
         description="An existing Obsidian vault to use instead of $MEMVAULT_HOME/vault.",
     )
-    host: str = Field("127.0.0.1", validation_alias=_alias("MEMVAULT_HOST", "host"))
-    port: int = Field(
-        DEFAULT_PORT,
-        ge=1,
-        le=65535,
-        validation_alias=_alias("MEMVAULT_PORT", "III_REST_PORT", "port"),
-    )
+    host: str = Field("127.0.0.1")
+    port: int = Field(DEFAULT_PORT, ge=1, le=65535)
     secret: SecretStr | None = Field(
-        default=None,
-        validation_alias=_alias("MEMVAULT_SECRET", "AGENTMEMORY_SECRET", "secret"),
-        description="Bearer secret required on every route but livez when set.",
+        default=None, description="Bearer secret required on every route but livez when set."
     )
     url: str | None = Field(
-        default=None,
-        validation_alias=_alias("MEMVAULT_URL", "AGENTMEMORY_URL", "url"),
-        description="Where clients (CLI, hooks) reach the server.",
+        default=None, description="Where clients (CLI, hooks) reach the server."
     )
-    max_body_bytes: int = Field(
-        MAX_BODY_BYTES,
-        ge=1024,
-        validation_alias=_alias("MEMVAULT_MAX_BODY_BYTES", "max_body_bytes"),
-    )
+    max_body_bytes: int = Field(MAX_BODY_BYTES, ge=1024)
     sqlite_synchronous: Literal["FULL", "NORMAL"] = Field(
-        "FULL",
-        validation_alias=_alias("MEMVAULT_SQLITE_SYNCHRONOUS", "sqlite_synchronous"),
-        description="FULL survives power loss; NORMAL survives process crashes only.",
+        "FULL", description="FULL survives power loss; NORMAL survives process crashes only."
     )
     postgres_pool_size: int = Field(
         10,
         ge=1,
         le=200,
-        validation_alias=_alias("MEMVAULT_POSTGRES_POOL_SIZE", "postgres_pool_size"),
         description="Connections a process keeps open to PostgreSQL at most (its pool).",
     )
     store_location: str | None = Field(
         default=None,
-        validation_alias=_alias("MEMVAULT_STORE_URL", "store_location"),
         description=(
             "Where the store lives: a SQLite file, sqlite:///path or a path (a relative one"
             " inside MEMVAULT_HOME), or a PostgreSQL database, postgresql://user@host/db"
@@ -89,48 +109,39 @@ class Settings(BaseSettings):
         5.0,
         gt=0,
         le=300,
-        validation_alias=_alias("MEMVAULT_LOCK_WAIT_SECONDS", "lock_wait_seconds"),
         description=(
             "How long a write waits while another process holds the database's lock before"
             " the request fails with 503 (a hook spools the event and it is delivered later)."
         ),
     )
-    access_log: bool = Field(False, validation_alias=_alias("MEMVAULT_ACCESS_LOG", "access_log"))
+    access_log: bool = Field(False)
     agent_name: str = Field(
         "main-agent",
         pattern=r"^[a-z0-9][a-z0-9-]*$",
-        validation_alias=_alias("MEMVAULT_AGENT_NAME", "agent_name"),
         description="Board agent name when the host does not say which it is.",
     )
     fragments_dir: str = Field(
         "agent-memory",
         min_length=1,
-        validation_alias=_alias("MEMVAULT_FRAGMENTS_DIR", "fragments_dir"),
         description="Folder of memory fragments, relative to the vault.",
     )
     dedup_threshold: float = Field(
         0.8,
         gt=0,
         le=1,
-        validation_alias=_alias("MEMVAULT_DEDUP_THRESHOLD", "dedup_threshold"),
         description="A new fragment this similar to one of its project is merged into it.",
     )
     board_poll_seconds: float = Field(
-        1.0,
-        gt=0,
-        validation_alias=_alias("MEMVAULT_BOARD_POLL_SECONDS", "board_poll_seconds"),
-        description="How often the server looks for hand edits of memory/index.md.",
+        1.0, gt=0, description="How often the server looks for hand edits of memory/index.md."
     )
     stale_days: int = Field(
         14,
         ge=1,
-        validation_alias=_alias("MEMVAULT_STALE_DAYS", "stale_days"),
         description="Organize marks active rows stale after this many days without update.",
     )
 
     embeddings: Literal["auto", "none", "local", "openai"] = Field(
         "auto",
-        validation_alias=_alias("MEMVAULT_EMBEDDINGS", "embeddings"),
         description=(
             "Embedding provider for semantic search: local (the packaged multilingual-e5-small,"
             " or the sentence-transformers model MEMVAULT_EMBEDDING_MODEL names), an"
@@ -140,7 +151,6 @@ class Settings(BaseSettings):
     )
     embedding_model: str | None = Field(
         default=None,
-        validation_alias=_alias("MEMVAULT_EMBEDDING_MODEL", "embedding_model"),
         description=(
             "Model name. Local: unset (or multilingual-e5-small) for the packaged model; any"
             " other name or folder is a sentence-transformers model, which needs the"
@@ -150,39 +160,20 @@ class Settings(BaseSettings):
     )
     embedding_url: str | None = Field(
         default=None,
-        validation_alias=_alias("MEMVAULT_EMBEDDING_URL", "embedding_url"),
         description="Base URL of an OpenAI-compatible API, e.g. http://127.0.0.1:11434/v1.",
     )
-    embedding_api_key: SecretStr | None = Field(
-        default=None,
-        validation_alias=_alias(
-            "MEMVAULT_EMBEDDING_API_KEY", "OPENAI_API_KEY", "embedding_api_key"
-        ),
-    )
-    weight_relevance: float = Field(
-        0.5, ge=0, validation_alias=_alias("MEMVAULT_WEIGHT_RELEVANCE", "weight_relevance")
-    )
-    weight_importance: float = Field(
-        0.3, ge=0, validation_alias=_alias("MEMVAULT_WEIGHT_IMPORTANCE", "weight_importance")
-    )
-    weight_recency: float = Field(
-        0.2, ge=0, validation_alias=_alias("MEMVAULT_WEIGHT_RECENCY", "weight_recency")
-    )
+    embedding_api_key: SecretStr | None = Field(default=None)
+    weight_relevance: float = Field(0.5, ge=0)
+    weight_importance: float = Field(0.3, ge=0)
+    weight_recency: float = Field(0.2, ge=0)
     recency_decay: float = Field(
-        0.01,
-        ge=0,
-        validation_alias=_alias("MEMVAULT_RECENCY_DECAY", "recency_decay"),
-        description="Recency is e^(-decay * days since the memory was last updated).",
+        0.01, ge=0, description="Recency is e^(-decay * days since the memory was last updated)."
     )
     context_tokens: int = Field(
-        2000,
-        ge=100,
-        validation_alias=_alias("MEMVAULT_CONTEXT_TOKENS", "context_tokens"),
-        description="Token budget of the memory block injected at session start.",
+        2000, ge=100, description="Token budget of the memory block injected at session start."
     )
     language: Literal["zh-Hant", "zh-Hans", "en"] = Field(
         "zh-Hant",
-        validation_alias=_alias("MEMVAULT_LANGUAGE", "language"),
         description=(
             "Language of what memvault writes for agents and people to read: the memory"
             " block's report line, the board's placeholder rows, the agent rules. zh-Hant"
@@ -190,25 +181,14 @@ class Settings(BaseSettings):
             " phrases are recognised in every language whatever this says."
         ),
     )
-    archive_importance: float = Field(
-        0.3,
-        ge=0,
-        le=1,
-        validation_alias=_alias("MEMVAULT_ARCHIVE_IMPORTANCE", "archive_importance"),
-    )
-    archive_days: int = Field(
-        90, ge=1, validation_alias=_alias("MEMVAULT_ARCHIVE_DAYS", "archive_days")
-    )
+    archive_importance: float = Field(0.3, ge=0, le=1)
+    archive_days: int = Field(90, ge=1)
     summary_threshold: int = Field(
-        20,
-        ge=1,
-        validation_alias=_alias("MEMVAULT_SUMMARY_THRESHOLD", "summary_threshold"),
-        description="A project with more fragments than this gets an L2 summary.",
+        20, ge=1, description="A project with more fragments than this gets an L2 summary."
     )
 
     llm: Literal["auto", "none", "openai", "anthropic"] = Field(
         "auto",
-        validation_alias=_alias("MEMVAULT_LLM", "llm"),
         description=(
             "LLM for summaries, fragment extraction and compression: an OpenAI-compatible API"
             " (OpenAI, Ollama, LM Studio, vLLM, OpenRouter), Anthropic, or none (the offline"
@@ -217,40 +197,25 @@ class Settings(BaseSettings):
     )
     llm_url: str | None = Field(
         default=None,
-        validation_alias=_alias("MEMVAULT_LLM_URL", "OPENAI_BASE_URL", "llm_url"),
         description="Base URL of an OpenAI-compatible API, e.g. http://127.0.0.1:11434/v1.",
     )
-    llm_model: str | None = Field(
-        default=None, validation_alias=_alias("MEMVAULT_LLM_MODEL", "OPENAI_MODEL", "llm_model")
-    )
+    llm_model: str | None = Field(default=None)
     llm_api_key: SecretStr | None = Field(
         default=None,
-        validation_alias=_alias("MEMVAULT_LLM_API_KEY", "OPENAI_API_KEY", "llm_api_key"),
         description="The API key (for Anthropic, set this one: OPENAI_API_KEY is read too).",
     )
     llm_concurrency: int = Field(
-        2,
-        ge=1,
-        validation_alias=_alias(
-            "MEMVAULT_LLM_CONCURRENCY", "AGENTMEMORY_BACKGROUND_LLM_CONCURRENCY", "llm_concurrency"
-        ),
-        description="Background LLM calls at once, across all of memvault's work.",
+        2, ge=1, description="Background LLM calls at once, across all of memvault's work."
     )
-    llm_timeout_seconds: float = Field(
-        60.0, gt=0, validation_alias=_alias("MEMVAULT_LLM_TIMEOUT_SECONDS", "llm_timeout_seconds")
-    )
+    llm_timeout_seconds: float = Field(60.0, gt=0)
     llm_max_input_tokens: int = Field(
         6000,
         ge=500,
-        validation_alias=_alias("MEMVAULT_LLM_MAX_INPUT_TOKENS", "llm_max_input_tokens"),
         description="Inputs longer than this are cut (estimated tokens) before a call.",
     )
 
     auto_compress: bool = Field(
         False,
-        validation_alias=_alias(
-            "MEMVAULT_AUTO_COMPRESS", "AGENTMEMORY_AUTO_COMPRESS", "auto_compress"
-        ),
         description=(
             "With an LLM, rewrite tool observations in batches in the background (title,"
             " narrative, facts, concepts); the synthetic ones stay when off or offline."
@@ -259,11 +224,6 @@ class Settings(BaseSettings):
     compress_grace_ms: int = Field(
         5 * 60 * 1000,
         ge=0,
-        validation_alias=_alias(
-            "MEMVAULT_COMPRESS_GRACE_MS",
-            "AGENTMEMORY_COMPRESS_UPGRADE_GRACE_MS",
-            "compress_grace_ms",
-        ),
         description=(
             "While auto-compress is on, summaries, extraction and the graph wait this long for"
             " a new observation's upgrade before taking it as it is."
@@ -273,63 +233,31 @@ class Settings(BaseSettings):
     idle_threshold_ms: int = Field(
         30 * 60 * 1000,
         ge=1,
-        validation_alias=_alias(
-            "MEMVAULT_IDLE_THRESHOLD_MS", "AGENTMEMORY_IDLE_THRESHOLD_MS", "idle_threshold_ms"
-        ),
         description="A session this long without events gets its summary brought up to date.",
     )
     summary_threshold_observations: int = Field(
-        25,
-        ge=1,
-        validation_alias=_alias(
-            "MEMVAULT_SUMMARY_THRESHOLD_OBSERVATIONS",
-            "AGENTMEMORY_IDLE_SWEEP_OBS_CATCHUP",
-            "summary_threshold_observations",
-        ),
-        description="This many unsummarized observations trigger a summary, busy or not.",
+        25, ge=1, description="This many unsummarized observations trigger a summary, busy or not."
     )
     sweep_interval_ms: int = Field(
         15 * 60 * 1000,
         ge=1,
-        validation_alias=_alias(
-            "MEMVAULT_SWEEP_INTERVAL_MS", "AGENTMEMORY_IDLE_SWEEP_INTERVAL_MS", "sweep_interval_ms"
-        ),
         description="How often the recovery sweep looks for sessions left behind.",
     )
-    sweep_max_sessions: int = Field(
-        5,
-        ge=1,
-        validation_alias=_alias(
-            "MEMVAULT_SWEEP_MAX_SESSIONS",
-            "AGENTMEMORY_IDLE_SWEEP_MAX_SESSIONS",
-            "sweep_max_sessions",
-        ),
-    )
+    sweep_max_sessions: int = Field(5, ge=1)
     sweep_cooldown_ms: int = Field(
         60 * 60 * 1000,
         ge=0,
-        validation_alias=_alias(
-            "MEMVAULT_SWEEP_COOLDOWN_MS",
-            "AGENTMEMORY_IDLE_SWEEP_SESSION_COOLDOWN_MS",
-            "sweep_cooldown_ms",
-        ),
         description="After an attempt, the sweep leaves a session alone this long.",
     )
     summary_rebuild_every: int = Field(
         10,
         ge=1,
-        validation_alias=_alias(
-            "MEMVAULT_SUMMARY_REBUILD_EVERY",
-            "AGENTMEMORY_SUMMARY_REBUILD_INTERVAL",
-            "summary_rebuild_every",
-        ),
         description="Every this many revisions a session summary is rebuilt from all events.",
     )
 
     job_lease_seconds: float = Field(
         300.0,
         gt=0,
-        validation_alias=_alias("MEMVAULT_JOB_LEASE_SECONDS", "job_lease_seconds"),
         description=(
             "A worker holds a job this long; a job whose worker died is taken up again after"
             " it. Longer than the slowest job (LLM calls included)."
@@ -338,7 +266,6 @@ class Settings(BaseSettings):
 
     worker_in_server: bool = Field(
         True,
-        validation_alias=_alias("MEMVAULT_WORKER_IN_SERVER", "worker_in_server"),
         description=(
             "Run the pipeline worker inside the server. On SQLite it must stay on: the server"
             " is the database's one writer, and `memvault serve` refuses to start without it."
@@ -360,7 +287,7 @@ class Settings(BaseSettings):
     @field_validator("store_location")
     @classmethod
     def _store_url_names_an_engine_memvault_has(cls, value: str | None) -> str | None:
-        from memvault.store import engine_of
+        from memvault.store_url import engine_of
 
         if value is None or not value.strip():
             return None
@@ -377,7 +304,7 @@ class Settings(BaseSettings):
     @property
     def store_url(self) -> str:
         """The store's URL as ``open_store`` takes it, its path absolute."""
-        from memvault.store import engine_of, sqlite_file
+        from memvault.store_url import engine_of, sqlite_file
 
         if self.store_location is None:
             return f"sqlite:///{self.home / 'memvault.db'}"
@@ -389,7 +316,7 @@ class Settings(BaseSettings):
     @property
     def store_path(self) -> Path:
         """The SQLite file the store is kept in (refused, in one line, for PostgreSQL)."""
-        from memvault.store import sqlite_file
+        from memvault.store_url import sqlite_file
 
         return Path(sqlite_file(self.store_url))
 

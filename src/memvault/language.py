@@ -40,55 +40,51 @@ class Strings:
     write_report: str
 
 
-_SEED_READ_REPORT = "📖 agent memory：读取 N 个碎片 → [标题 + summary → 相关/不相关]"
-_SEED_WRITE_REPORT = "📋 agent memory：本次是否有需写入碎片？[有/无]"
-_ENGLISH_HEADINGS = {
+# What every language keeps in English: the context block's labels and headings.
+_ENGLISH_CONTEXT = {
+    "relevant": "relevant",
+    "standing": "project memory",
+    "nothing_yet": "nothing relevant yet",
     "heading_fragments": "## Agent memory",
     "heading_project": "## Project memory",
     "heading_sessions": "## Recent sessions",
     "heading_activity": "## Related activity",
     "sources_hint": "(not enough? next: the knowledge base, then concepts, then the web)",
 }
+# The report lines as the fragments protocol wrote them (in simplified characters), the
+# same in both Chinese scripts.
+_SEED_REPORTS = {
+    "report": "📖 agent memory：读取 {n} 个碎片 → {listed}",
+    "read_report": "📖 agent memory：读取 N 个碎片 → [标题 + summary → 相关/不相关]",
+    "write_report": "📋 agent memory：本次是否有需写入碎片？[有/无]",
+}
 
 CATALOG: dict[str, Strings] = {
     # The strings as the source documents wrote them: the report lines of the fragments
     # protocol (simplified characters there) and the board's placeholders (traditional).
     "zh-Hant": Strings(
-        report="📖 agent memory：读取 {n} 个碎片 → {listed}",
-        relevant="relevant",
-        standing="project memory",
-        nothing_yet="nothing relevant yet",
+        **_SEED_REPORTS,
+        **_ENGLISH_CONTEXT,
         nothing_relevant="沒有相關的碎片 (nothing relevant found)",
         nothing_new="相關的碎片已在上文 (nothing new: already given above)",
-        **_ENGLISH_HEADINGS,
         unset_topic="未設定",
         auto_summary="sessionStart 自動註冊，尚未整理主題。",
         manual_summary="手動補註冊，已建立 session snapshot。",
-        read_report=_SEED_READ_REPORT,
-        write_report=_SEED_WRITE_REPORT,
     ),
     "zh-Hans": Strings(
-        report="📖 agent memory：读取 {n} 个碎片 → {listed}",
-        relevant="relevant",
-        standing="project memory",
-        nothing_yet="nothing relevant yet",
+        **_SEED_REPORTS,
+        **_ENGLISH_CONTEXT,
         nothing_relevant="没有相关的碎片 (nothing relevant found)",
         nothing_new="相关的碎片已在上文 (nothing new: already given above)",
-        **_ENGLISH_HEADINGS,
         unset_topic="未设定",
         auto_summary="sessionStart 自动注册，尚未整理主题。",
         manual_summary="手动补注册，已建立 session snapshot。",
-        read_report=_SEED_READ_REPORT,
-        write_report=_SEED_WRITE_REPORT,
     ),
     "en": Strings(
         report="📖 agent memory: read {n} fragments → {listed}",
-        relevant="relevant",
-        standing="project memory",
-        nothing_yet="nothing relevant yet",
+        **_ENGLISH_CONTEXT,
         nothing_relevant="nothing relevant found",
         nothing_new="nothing new: the relevant fragments were given above",
-        **_ENGLISH_HEADINGS,
         unset_topic="Untitled",
         auto_summary="Registered at sessionStart; no topic yet.",
         manual_summary="Registered by hand; session snapshot created.",

@@ -31,16 +31,15 @@ from memvault.search.query import parse
 from memvault.search.ranking import Weights, recency
 from memvault.search.semantic import Semantic
 from memvault.vault import maintain
+from memvault.vault.edit import Edit, edit_fragment
 from memvault.vault.files import OutsideFolder, inside, memory_lock
 from memvault.vault.fragments import PROJECTS, Fragment
 from memvault.vault.frontmatter import FrontmatterError
 from memvault.vault.remember import (
     Draft,
-    Edit,
     FragmentRefused,
     Remembered,
     Similarity,
-    edit_fragment,
     facts_from,
     remember,
 )

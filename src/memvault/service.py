@@ -255,18 +255,14 @@ def _systemd_user_session() -> bool:
 def install(service: Service, *, dry_run: bool = False) -> Outcome:
     """Write the service (unless it is there already, byte for byte) and start it, or say
     what to run when the service manager is not there."""
-    outcome = Outcome()
     if service.path is None:
-        outcome.lines.append("nothing was installed: on Windows, Task Scheduler runs the server")
-        outcome.why_to_run = "create its logon task with:"
-        outcome.to_run.extend(service.start)
-        return outcome
-    try:
-        current = service.path.read_bytes()
-    except FileNotFoundError:
-        current = None
-    except OSError as exc:
-        raise ServiceError(f"cannot read {service.path}: {exc.strerror}") from None
+        return Outcome(
+            ["nothing was installed: on Windows, Task Scheduler runs the server"],
+            list(service.start),
+            "create its logon task with:",
+        )
+    outcome = Outcome()
+    current = _current(service.path)
     if current is not None and current != service.content and not service.is_ours(current):
         raise ServiceError(
             f"{service.path} exists and was not written by memvault: move it away, or "
@@ -297,21 +293,29 @@ def install(service: Service, *, dry_run: bool = False) -> Outcome:
     return outcome
 
 
+def _current(path: Path) -> bytes | None:
+    """The service file as it is; None when it is not there."""
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ServiceError(f"cannot read {path}: {exc.strerror}") from None
+
+
 def uninstall(service: Service, *, dry_run: bool = False) -> Outcome:
     """Stop and disable the service, then remove the file ``install`` wrote (only that)."""
-    outcome = Outcome()
     if service.path is None:
-        outcome.lines.append("nothing was installed on Windows")
-        outcome.why_to_run = "remove the logon task, if you created it, with:"
-        outcome.to_run.extend(service.unload)
-        return outcome
-    try:
-        current = service.path.read_bytes()
-    except FileNotFoundError:
+        return Outcome(
+            ["nothing was installed on Windows"],
+            list(service.unload),
+            "remove the logon task, if you created it, with:",
+        )
+    outcome = Outcome()
+    current = _current(service.path)
+    if current is None:
         outcome.lines.append(f"nothing to remove: {service.path} is not there")
         return outcome
-    except OSError as exc:
-        raise ServiceError(f"cannot read {service.path}: {exc.strerror}") from None
     if not service.is_ours(current):
         raise ServiceError(f"{service.path} was not written by memvault: left as it is")
     verb = "would remove" if dry_run else "removed"

@@ -18,9 +18,10 @@ from memvault import errors
 from memvault.domain import Document
 from memvault.recall import Deleted, Maintenance
 from memvault.vault.board import BoardFormatError
+from memvault.vault.edit import Edit
 from memvault.vault.lifecycle import Report
 from memvault.vault.owner import encode_error
-from memvault.vault.remember import DerivedFragment, Draft, Edit, Remembered
+from memvault.vault.remember import DerivedFragment, Draft, Remembered
 from memvault.vault.snapshot import Snapshot
 
 if TYPE_CHECKING:

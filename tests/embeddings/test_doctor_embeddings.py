@@ -10,6 +10,7 @@ import pytest
 
 from memvault import doctor
 from memvault.config import Settings
+from memvault.doctor.providers import check_embeddings
 from tests.embeddings.conftest import require_packaged_model, require_torch_model
 
 
@@ -20,7 +21,7 @@ def check(tmp_path, monkeypatch):
             monkeypatch.delenv(name)
 
     def run(health: dict | None = None, **values) -> doctor.Finding:
-        return doctor._embeddings(Settings(home=tmp_path / "home", **values), health)
+        return check_embeddings(Settings(home=tmp_path / "home", **values), health)
 
     return run
 

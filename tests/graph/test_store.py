@@ -13,8 +13,9 @@ from memvault.domain import Watermark
 from memvault.graph import GraphDelta
 from memvault.graph.model import MAX_LIMIT, NEIGHBOURS_PER_NODE, SOURCES_LIMIT
 from memvault.pipeline.graph_job import extract_session_graph
-from memvault.store import sqlite_graph
+from memvault.store import graph_queries
 from memvault.store.sqlite import SQLiteStore
+from memvault.store.sqlite import graph as sqlite_graph
 from tests.derive.test_fragment_entities import DECISION
 from tests.pipeline.sessions import CHINESE, ROOT, conversation, read
 
@@ -336,7 +337,7 @@ def test_graph_queries_use_an_index_not_a_table_scan(tmp_path, query, params):
 
 
 def test_the_strongest_edges_are_kept_when_a_cap_cuts_them(store, monkeypatch):
-    monkeypatch.setattr(sqlite_graph, "EDGE_CAP", 3)
+    monkeypatch.setattr(graph_queries, "EDGE_CAP", 3)
     # Weak edges first in key order (low node ids), the strong ones last.
     spokes = [f"s{n:02}.py" for n in range(8)]
     mentions = [("file", "hub.py", "f0"), *[("file", s, "f0") for s in spokes]]

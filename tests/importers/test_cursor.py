@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 import pytest
 
 from memvault.importers import cursor, run_import
+from memvault.importers.cursor_transcripts import cursor_time
 from tests.importers.conftest import (
     COMPOSER,
     CURSOR_JSONL,
@@ -235,7 +236,7 @@ def test_the_workspace_map_names_conversations_and_slugs(home):
     ],
 )
 def test_cursor_prompt_times(stamp, expected):
-    parsed = cursor.cursor_time(stamp)
+    parsed = cursor_time(stamp)
     assert (parsed.isoformat() if parsed else None) == expected
 
 

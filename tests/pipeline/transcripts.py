@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memvault.importers import claude_code as claude_code_importer
-from memvault.importers import cursor as cursor_importer
+from memvault.importers import cursor_transcripts as cursor_importer
 
 
 def claude_code(path: Path) -> list[dict]:

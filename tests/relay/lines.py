@@ -54,13 +54,18 @@ class LineRelay:
         return self.read(message["id"])
 
     def read(self, request_id: object) -> dict:
-        assert self.process.stdout is not None
+        """The next answer with ``request_id``, past any other messages."""
         while True:
-            line = self.process.stdout.readline()
-            assert line, f"the relay closed stdout; exit status {self.process.poll()}"
-            answer = json.loads(line)
+            answer = self.next()
             if answer.get("id") == request_id:
                 return answer
+
+    def next(self) -> dict:
+        """The next message the relay writes."""
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        assert line, f"the relay closed stdout; exit status {self.process.poll()}"
+        return json.loads(line)
 
     def close(self) -> None:
         if self.process.poll() is None:

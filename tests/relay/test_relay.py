@@ -67,6 +67,15 @@ def test_a_line_that_is_not_json_is_a_parse_error_and_the_relay_goes_on(server):
         assert relay.ask(initialize(7))["result"]["serverInfo"]["name"] == "memvault"
 
 
+def test_a_line_nested_too_deeply_is_a_parse_error_and_the_relay_goes_on(server):
+    with LineRelay(server.home, MEMVAULT_URL=server.url) as relay:
+        relay.send(b"[" * 200_000)
+        refused = relay.read(None)
+        assert refused["error"]["code"] == -32700, refused
+        assert "nested too deeply" in refused["error"]["message"]
+        assert relay.ask(initialize(8))["result"]["serverInfo"]["name"] == "memvault"
+
+
 def test_two_relays_at_once_share_one_server(server):
     async def main() -> None:
         async with (

@@ -9,6 +9,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from memvault.relay.event_stream import EventStream
 from tests.helpers import Server
 from tests.relay.lines import LineRelay, initialize
 
@@ -19,12 +20,16 @@ class StreamingServer:
     other request back as its result."""
 
     def __init__(self) -> None:
+        self.posted: list[object] = []  # the id (None: a notification) of each POST
+        streaming = self
+
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:  # livez: a memvault server answers here
                 self._send(200, "application/json", b'{"service": "memvault"}')
 
             def do_POST(self) -> None:
                 message = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                streaming.posted.append(message.get("id"))
                 if "id" not in message:
                     self._send(202, "application/json", b"")
                 elif message["method"] == "initialize":
@@ -96,6 +101,28 @@ def test_a_2026_request_carries_the_routing_headers_of_its_revision(streaming, t
     assert echoed["mcp-name"] == "=?base64?bcOpbW9pcmU=?="  # not ASCII: MCP's base64 form
 
 
+@pytest.mark.parametrize(
+    "version",
+    ["2026-07-28\r\nX-Injected: yes", "2026-07-28\nX-Injected: yes", "x" * 200, "", 20260728],
+    ids=["crlf", "lf", "long", "empty", "number"],
+)
+def test_a_protocol_version_that_is_no_token_is_refused_and_sent_nowhere(
+    streaming, tmp_path, version
+):
+    meta = {"io.modelcontextprotocol/protocolVersion": version}
+    request = {"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": {"_meta": meta}}
+    with LineRelay(tmp_path, MEMVAULT_URL=streaming.url) as relay:
+        note = {"jsonrpc": "2.0", "method": "notifications/initialized", "params": {"_meta": meta}}
+        relay.send(note)
+        refused = relay.ask(request)
+        assert refused["error"]["code"] == -32602, refused
+        assert "not a protocol version" in refused["error"]["message"]
+        meta["io.modelcontextprotocol/protocolVersion"] = "2026-07-28"
+        echoed = relay.ask({**request, "id": 6})["result"]  # the relay goes on
+    assert echoed["mcp-protocol-version"] == "2026-07-28"
+    assert streaming.posted == [6]  # neither the refused request nor the notification
+
+
 def test_a_wrong_secret_is_an_error_that_says_which_setting_to_fix(tmp_path):
     server = Server(tmp_path / "home", env={"MEMVAULT_SECRET": "right"}).start()
     try:
@@ -106,3 +133,19 @@ def test_a_wrong_secret_is_an_error_that_says_which_setting_to_fix(tmp_path):
     finally:
         server.stop()
     assert "refused the secret (HTTP 401): set MEMVAULT_SECRET" in refused["error"]["message"]
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 7, 1000])
+def test_an_event_stream_cut_anywhere_gives_the_same_events(size):
+    stream = (
+        b"event: message\r\ndata: one\r\n\r\n"
+        b": ping\r\n\r\n"
+        b"data: two\ndata: lines\n\n"
+        b"id: 3\rdata:three\r\r"
+        b"data: unfinished"
+    )
+    events = EventStream()
+    found = [
+        data for n in range(0, len(stream), size) for data in events.feed(stream[n : n + size])
+    ]
+    assert found == [b"one", b"two\nlines", b"three"]

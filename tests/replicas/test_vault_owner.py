@@ -16,8 +16,9 @@ import pytest
 
 from memvault import Memory
 from memvault.errors import InvalidInput
+from memvault.vault.edit import Edit
 from memvault.vault.owner import VaultWriteQueued
-from memvault.vault.remember import Draft, Edit
+from memvault.vault.remember import Draft
 from tests.e2e.test_health_visibility import memvault
 from tests.helpers import envelope, wait_for
 from tests.replicas.conftest import found, replica

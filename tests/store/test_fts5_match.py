@@ -7,7 +7,7 @@ import pytest
 from memvault.domain import DocumentDraft
 from memvault.search.query import parse
 from memvault.store import LexicalQuery
-from memvault.store.sqlite_documents import (
+from memvault.store.sqlite.fts5 import (
     ANY_DOCUMENT,
     ARCHIVED_TOKEN,
     LIVE_TOKEN,

@@ -105,7 +105,7 @@ def test_a_claim_reads_one_index_range_not_every_queued_job(tmp_path):
     import sqlite3
 
     from memvault.store.sqlite import SQLiteStore
-    from memvault.store.sqlite_jobs import claim
+    from memvault.store.sqlite.jobs import claim
 
     store = SQLiteStore(tmp_path / "jobs.db")
     for n in range(50):

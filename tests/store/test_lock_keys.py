@@ -8,19 +8,18 @@ import pytest
 
 pytest.importorskip("psycopg")
 
-from memvault.store import (
-    postgres,
-    postgres_append,
-    postgres_documents,
-    postgres_graph,
-    postgres_vault,
-)
+from memvault.store.postgres import append as postgres_append
+from memvault.store.postgres import documents as postgres_documents
+from memvault.store.postgres import graph as postgres_graph
+from memvault.store.postgres import sessions as postgres_sessions
+from memvault.store.postgres import store as postgres
+from memvault.store.postgres import vault as postgres_vault
 
 
 def test_every_advisory_lock_key_is_distinct():
     keys = {
         "migrations": postgres.MIGRATION_LOCK,
-        "board": postgres.BOARD_LOCK,
+        "board": postgres_sessions.BOARD_LOCK,
         "event log": postgres_append.EVENT_LOG_LOCK,
         "observation changes": postgres_append.OBSERVATION_CHANGES_LOCK,
         "documents": postgres_documents.DOCUMENTS_LOCK,

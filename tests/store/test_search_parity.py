@@ -332,7 +332,7 @@ def test_a_document_holding_a_nul_is_indexed_and_found_alike(postgres, tmp_path)
 def test_a_follower_by_revision_never_passes_a_write_still_to_commit(postgres):
     """A writer that drew a revision holds back the next writer until it commits, so no
     larger revision is visible before it."""
-    from memvault.store import postgres_documents
+    from memvault.store.postgres import documents as postgres_documents
 
     first = psycopg.connect(postgres.url)
     try:
@@ -515,7 +515,7 @@ def test_a_name_holding_a_nul_is_one_node_found_alike(postgres, tmp_path):
 
 
 def test_ascii_text_is_cut_into_the_tokens_sqlite_makes_of_it():
-    from memvault.store.postgres_documents import _tokenizer, tokenize
+    from memvault.store.postgres.bm25 import _tokenizer, tokenize
 
     every = "".join(chr(c) for c in range(1, 128))
     texts = [every, every[::-1], "fetchUserRow x_y don't 3.14 A-B c++ ÀB 数据 mixed-ÄÖ"]

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from memvault.store.writer import Batched, Writer, WriterClosed
+from memvault.store.sqlite.writer import Batched, Writer, WriterClosed
 
 pytestmark = pytest.mark.sqlite_only
 

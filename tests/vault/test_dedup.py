@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from memvault.vault.fragments import Fragment
-from memvault.vault.remember import DEFAULT_THRESHOLD, Draft, conflict, likeness, remember
+from memvault.vault.likeness import conflict, likeness
+from memvault.vault.remember import DEFAULT_THRESHOLD, Draft, remember
 
 TASK = "task: Fix the login"
 FILES = "files: src/auth.py"

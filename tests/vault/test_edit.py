@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from memvault.vault.remember import Draft, Edit, FragmentRefused, edit_fragment, remember
+from memvault.vault.edit import Edit, edit_fragment
+from memvault.vault.remember import Draft, FragmentRefused, remember
 
 
 @pytest.fixture

@@ -14,7 +14,8 @@ from memvault import Memory
 from memvault.errors import InvalidInput
 from memvault.vault import frontmatter
 from memvault.vault.fragments import check_folder
-from memvault.vault.remember import Draft, likeness, remember
+from memvault.vault.likeness import likeness
+from memvault.vault.remember import Draft, remember
 
 
 def draft(**changes):

@@ -15,7 +15,7 @@ from memvault import present
 from memvault.api import schemas
 from memvault.api.guards import DecodedBodyRoute
 from memvault.memory import Memory
-from memvault.vault.remember import Edit
+from memvault.vault.edit import Edit
 
 router = APIRouter(prefix="/agentmemory", tags=["memory"], route_class=DecodedBodyRoute)
 

@@ -59,18 +59,31 @@ class VaultFiles:
         self._before: dict[str, list[str]] | None = None
         self._sources: set[str] | None = None
 
+    def _placed(self, kind: str, record: dict[str, Any], at: At) -> tuple[Path, str] | None:
+        """Where a fragment's or a snapshot's file goes and its text; None (and the record
+        refused) when its path leaves its folder or its text is not a string."""
+        path = record.get("path")
+        try:
+            if kind == "fragment":
+                target = _within(self.folder, relative_path(path, under=self.folder))
+            else:
+                target = _within(self.vault, snapshot_path(path, vault=self.vault))
+        except (UnsafePath, OutsideFolder) as exc:
+            self.report.refuse(kind, str(exc), at)
+            return None
+        text = record.get("text")
+        if not isinstance(text, str):
+            self.report.refuse(kind, "`text` must be a string", at)
+            return None
+        return target, text
+
     # -- fragments ------------------------------------------------------------------------
 
     def fragment(self, record: dict[str, Any], at: At) -> None:
-        try:
-            target = _within(self.folder, relative_path(record.get("path"), under=self.folder))
-        except (UnsafePath, OutsideFolder) as exc:
-            self.report.refuse("fragment", str(exc), at)
+        placed = self._placed("fragment", record, at)
+        if placed is None:
             return
-        text = record.get("text")
-        if not isinstance(text, str):
-            self.report.refuse("fragment", "`text` must be a string", at)
-            return
+        target, text = placed
         reserved = target.relative_to(self.folder).parts[0] in RESERVED
         merging = self.strategy == "merge" and not reserved
         if merging:
@@ -226,15 +239,10 @@ class VaultFiles:
     # -- snapshots ------------------------------------------------------------------------
 
     def snapshot(self, record: dict[str, Any], at: At) -> None:
-        try:
-            target = _within(self.vault, snapshot_path(record.get("path"), vault=self.vault))
-        except (UnsafePath, OutsideFolder) as exc:
-            self.report.refuse("snapshot", str(exc), at)
+        placed = self._placed("snapshot", record, at)
+        if placed is None:
             return
-        text = record.get("text")
-        if not isinstance(text, str):
-            self.report.refuse("snapshot", "`text` must be a string", at)
-            return
+        target, text = placed
         with memory_lock(self.vault / "memory"):
             state = _state(target, text)
             if state == SAME:

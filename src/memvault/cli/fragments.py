@@ -173,7 +173,7 @@ def edit(
             entry = running.call("PATCH", _fragment(fragment_id), body=changes)["memory"]
         shown = {key: entry[key] for key in ("id", "properties", "body")}
     else:
-        from memvault.vault.remember import Edit
+        from memvault.vault.edit import Edit
 
         edit = Edit(
             summary=summary,

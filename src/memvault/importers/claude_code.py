@@ -35,8 +35,10 @@ from memvault.importers.driver import (
     Transcript,
     clip,
     clip_strings,
+    content_blocks,
     find_files,
     json_lines,
+    json_steps,
     project_name,
 )
 
@@ -90,13 +92,7 @@ class _Reader:
         self.subagents = Subagents()
 
     def steps(self) -> Iterator[Step]:
-        for line in json_lines(self.path):
-            if line.error is not None:
-                yield Step(line.number, error=line.error)
-            elif line.record is None:
-                yield Step(line.number, skipped="blank line")
-            else:
-                yield self._step(line, line.record)
+        yield from json_steps(self.path, self._step)
         released = self.subagents.finish()
         if self.compaction is not None:
             released.insert(0, self.compaction)
@@ -138,7 +134,7 @@ class _Reader:
         before = len(out)
         texts: list[str] = []
         orphans = 0
-        for block in _blocks(content):
+        for block in content_blocks(content):
             kind = block.get("type")
             if kind == "tool_result":
                 orphans += not self._result(line, record, block, out)
@@ -192,7 +188,7 @@ class _Reader:
         texts: list[str] = []
         called = thought = False
         agent = self._subagent(record)
-        for block in _blocks(_content(record)):
+        for block in content_blocks(_content(record)):
             kind = block.get("type")
             if kind == "text" and isinstance(block.get("text"), str) and block["text"].strip():
                 texts.append(block["text"].strip())
@@ -300,20 +296,12 @@ def _content(record: dict[str, Any]) -> Any:
     return message.get("content") if isinstance(message, dict) else None
 
 
-def _blocks(content: Any) -> list[dict[str, Any]]:
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}]
-    if isinstance(content, list):
-        return [block for block in content if isinstance(block, dict)]
-    return []
-
-
 def _text(content: Any) -> str:
     """What a message or tool result said, as text; images are named, not copied."""
     if isinstance(content, str):
         return content
     parts = []
-    for block in _blocks(content):
+    for block in content_blocks(content):
         if block.get("type") == "text" and isinstance(block.get("text"), str):
             parts.append(block["text"])
         elif block.get("type") == "image":

@@ -283,6 +283,18 @@ def json_lines(path: Path) -> Iterator[JsonLine]:
             yield line
 
 
+def json_steps(path: Path, step: Callable[[JsonLine, dict[str, Any]], Step]) -> Iterator[Step]:
+    """A JSON lines file as steps: a line that cannot be read is an error, a blank one is
+    skipped, and each record is the step ``step`` makes of it."""
+    for line in json_lines(path):
+        if line.error is not None:
+            yield Step(line.number, error=line.error)
+        elif line.record is None:
+            yield Step(line.number, skipped="blank line")
+        else:
+            yield step(line, line.record)
+
+
 def _parse(number: int, raw: bytes, *, last: bool) -> JsonLine:
     try:
         record = orjson.loads(raw)
@@ -318,6 +330,15 @@ def _repaired(value: Any) -> Any:
 
 
 # -- envelope helpers --------------------------------------------------------------------
+
+
+def content_blocks(content: Any) -> list[dict[str, Any]]:
+    """A message's content as the hosts' blocks: a plain string is one text block."""
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    if isinstance(content, list):
+        return [block for block in content if isinstance(block, dict)]
+    return []
 
 
 def clip(text: str) -> str:

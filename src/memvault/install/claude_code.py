@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from memvault.install import rules
-from memvault.install.commands import Commands, is_memvault_hook, mcp_servers
-from memvault.install.files import Artifact, Stripped, drop_block, expect, load_json, put_block
+from memvault.install.commands import Commands, is_memvault_hook, mcp_servers, strip_events
+from memvault.install.files import Artifact, Stripped, expect, load_json
 
 HOST = "claude-code"
 TIMEOUT_SECONDS = 10
@@ -79,7 +79,7 @@ def artifacts(
     return [
         settings_file(root / ".claude" / "settings.json", commands, events(all_events=all_events)),
         mcp_servers(mcp_config, commands),
-        rules_file_artifact(rules_file),
+        rules.agent_rules(rules_file),
     ]
 
 
@@ -163,36 +163,18 @@ def _ours(handler: object) -> bool:
 def _strip(hooks: dict[str, Any], keep: tuple[str, ...] = ()) -> bool:
     """Take memvault's handlers out of every event but ``keep``; a group or an event left
     empty goes too (an empty key still makes an older build skip the file)."""
-    removed = False
-    for event in list(hooks):
-        groups = hooks[event]
-        if event in keep or not isinstance(groups, list):
+    return strip_events(hooks, keep, _groups_without_ours)
+
+
+def _groups_without_ours(groups: list[Any]) -> list[Any] | None:
+    kept_groups, touched = [], False
+    for group in groups:
+        handlers = group.get("hooks") if isinstance(group, dict) else None
+        if not isinstance(handlers, list) or not any(_ours(h) for h in handlers):
+            kept_groups.append(group)
             continue
-        kept_groups, touched = [], False
-        for group in groups:
-            handlers = group.get("hooks") if isinstance(group, dict) else None
-            if not isinstance(handlers, list) or not any(_ours(h) for h in handlers):
-                kept_groups.append(group)
-                continue
-            touched = True
-            kept = [h for h in handlers if not _ours(h)]
-            if kept:
-                kept_groups.append({**group, "hooks": kept})
-        if touched:
-            removed = True
-            if kept_groups:
-                hooks[event] = kept_groups
-            else:
-                del hooks[event]
-    return removed
-
-
-def rules_file_artifact(path: Path) -> Artifact:
-    def put(data: bytes | None) -> bytes:
-        return put_block(path, data, rules.render())
-
-    def take(data: bytes) -> Stripped:
-        text = drop_block(path, data)
-        return Stripped(text.encode("utf-8"), empty=not text.strip())
-
-    return Artifact(path, "agent rules", put, take)
+        touched = True
+        kept = [h for h in handlers if not _ours(h)]
+        if kept:
+            kept_groups.append({**group, "hooks": kept})
+    return kept_groups if touched else None

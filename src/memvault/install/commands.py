@@ -18,7 +18,7 @@ import shlex
 import shutil
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -146,6 +146,31 @@ def is_memvault_hook(command: object) -> bool:
         return False
     program = words[0].strip("\"'").replace("\\", "/").rsplit("/", 1)[-1].lower()
     return program in (HOOK, f"{HOOK}.exe")
+
+
+def strip_events(
+    hooks: dict[str, Any],
+    keep: tuple[str, ...],
+    without_ours: Callable[[list[Any]], list[Any] | None],
+) -> bool:
+    """Take memvault's entries out of every event of a hooks object but ``keep``:
+    ``without_ours`` gives an event's list without them, or None when none were there. An
+    event left empty goes too (an empty key still makes an older host build balk at the
+    file). True when anything was taken out."""
+    removed = False
+    for event in list(hooks):
+        entries = hooks[event]
+        if event in keep or not isinstance(entries, list):
+            continue
+        kept = without_ours(entries)
+        if kept is None:
+            continue
+        removed = True
+        if kept:
+            hooks[event] = kept
+        else:
+            del hooks[event]
+    return removed
 
 
 def mcp_servers(path: Path, commands: Commands, role: str = "MCP server") -> Artifact:

@@ -17,16 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from memvault.install import rules
-from memvault.install.commands import Commands, is_memvault_hook, mcp_servers
+from memvault.install.commands import Commands, is_memvault_hook, mcp_servers, strip_events
 from memvault.install.files import (
     Artifact,
     ConfigError,
     JsonStyle,
     Stripped,
-    drop_block,
     expect,
     load_json,
-    put_block,
 )
 
 HOST = "cursor"
@@ -120,7 +118,7 @@ def artifacts(
         mcp_servers(folder / "mcp.json", commands),
     ]
     if project:
-        found.append(rule_file(folder / "rules" / "memvault.mdc"))
+        found.append(rules.agent_rules(folder / "rules" / "memvault.mdc", header=RULE_FRONTMATTER))
     return found
 
 
@@ -186,30 +184,9 @@ def _ours(handler: dict[str, Any]) -> bool:
 def _strip(hooks: dict[str, Any], keep: tuple[str, ...] = ()) -> bool:
     """Take memvault's handlers out of every event but ``keep``; an event left with no
     handler goes too (an empty key still makes an older build reject the file)."""
-    removed = False
-    for event in list(hooks):
-        handlers = hooks[event]
-        if event in keep or not isinstance(handlers, list):
-            continue
-        kept = [h for h in handlers if not (isinstance(h, dict) and _ours(h))]
-        if len(kept) == len(handlers):
-            continue
-        removed = True
-        if kept:
-            hooks[event] = kept
-        else:
-            del hooks[event]
-    return removed
+    return strip_events(hooks, keep, _without_ours)
 
 
-def rule_file(path: Path) -> Artifact:
-    def put(data: bytes | None) -> bytes:
-        if data is None:
-            return put_block(path, RULE_FRONTMATTER.encode("utf-8"), rules.render())
-        return put_block(path, data, rules.render())
-
-    def take(data: bytes) -> Stripped:
-        text = drop_block(path, data)
-        return Stripped(text.encode("utf-8"), empty=text.strip() in ("", RULE_FRONTMATTER.strip()))
-
-    return Artifact(path, "agent rules", put, take)
+def _without_ours(handlers: list[Any]) -> list[Any] | None:
+    kept = [h for h in handlers if not (isinstance(h, dict) and _ours(h))]
+    return None if len(kept) == len(handlers) else kept

@@ -4,12 +4,15 @@ only with ``MEMVAULT_LANGUAGE=en``).
 They tell the agent to read memory before a task and write it after, which two report lines
 to show, and how to run the session board, naming the phrases :mod:`memvault.triggers`
 recognises for each board operation (in every language: a user may say any of them).
+:func:`agent_rules` is their marked block in a host's rules file, the same for every host.
 """
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
+from memvault.install.files import Artifact, Stripped, drop_block, put_block
 from memvault.language import strings
 
 SESSION_ID_EXAMPLE = "2026-11-30-1432-cursor-main-agent"
@@ -212,3 +215,19 @@ def _english_only(text: str) -> str:
             continue  # a line in Chinese, perhaps naming a tool or a product
         lines.append(_CHINESE_TAIL.sub("", line).rstrip())
     return "\n".join(lines) + "\n"
+
+
+def agent_rules(path: Path, *, header: str = "") -> Artifact:
+    """The rules as memvault's marked block in the file at ``path``: a new file starts with
+    ``header`` (Cursor's rule frontmatter), and a file left with only that is empty."""
+
+    def put(data: bytes | None) -> bytes:
+        if data is None and header:
+            data = header.encode("utf-8")
+        return put_block(path, data, render())
+
+    def take(data: bytes) -> Stripped:
+        text = drop_block(path, data)
+        return Stripped(text.encode("utf-8"), empty=text.strip() in ("", header.strip()))
+
+    return Artifact(path, "agent rules", put, take)

@@ -9,8 +9,9 @@ request's.
 from __future__ import annotations
 
 import importlib
+from functools import partial
 from types import ModuleType
-from typing import Protocol
+from typing import Any, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
 from memvault.llm.provider import LLMError
@@ -19,6 +20,9 @@ from memvault.llm.provider import LLMError
 # about the next call, so they do not count towards opening the circuit.
 REQUEST_FAULTS = frozenset({400, 413, 422})
 _DETAIL_CHARS = 300
+# A gateway or a local server may need no key, but the SDKs refuse to build a client without
+# one; the Authorization header is then left out of every request, so this value is never sent.
+_NO_KEY = "no-key"
 
 
 class AttemptFailed(Exception):
@@ -50,6 +54,42 @@ class Transport(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+class SdkClient:
+    """What the `openai` and `anthropic` wrappers share: the base URL and the name shown for
+    it, the SDK's client built with the SDK's own retries off, a failed call judged, and
+    closing. A provider says which SDK it uses, its default URL, and its model and name."""
+
+    SDK: str
+    DEFAULT_URL: str
+
+    def __init__(
+        self, url: str | None, model: str | None, api_key: str | None, *, timeout: float
+    ) -> None:
+        self.base_url = (url or self.DEFAULT_URL).rstrip("/")
+        self.model, self._name = self._model_and_name(display_url(self.base_url), model, api_key)
+        self._sdk = import_sdk(self.SDK)
+        client = self._sdk.OpenAI if self.SDK == "openai" else self._sdk.Anthropic
+        self._client: Any = client(
+            base_url=self.base_url, api_key=api_key or _NO_KEY, timeout=timeout, max_retries=0
+        )
+        self._headers = {} if api_key else {"Authorization": self._sdk.omit}
+        # A failed call is judged knowing the key (to keep it out of the problem) and the timeout.
+        self._failure = partial(sdk_failure, sdk=self._sdk, secret=api_key, timeout=timeout)
+
+    def _model_and_name(
+        self, where: str, model: str | None, api_key: str | None
+    ) -> tuple[str, str]:
+        """The model to ask for and the provider's name; LLMError when one is missing."""
+        raise NotImplementedError
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def close(self) -> None:
+        self._client.close()
 
 
 def import_sdk(module: str) -> ModuleType:

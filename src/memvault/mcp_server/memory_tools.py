@@ -21,7 +21,8 @@ from memvault.mcp_server.answers import NotFound, answer
 from memvault.memory import Memory
 from memvault.vault.board import SESSION_ID
 from memvault.vault.board_files import BoardError
-from memvault.vault.remember import Draft, Edit, facts_from
+from memvault.vault.edit import Edit
+from memvault.vault.remember import Draft, facts_from
 
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
 

@@ -1,5 +1,5 @@
 """The server's MCP endpoint as the relay sees it: one JSON-RPC message in, the messages
-the server answers out.
+the server answers out, each as it arrives.
 
 The endpoint is stateless and serves every protocol revision at once; the relay tells it
 which one each message speaks, as an HTTP client would. A 2026-07-28 message carries its
@@ -15,17 +15,30 @@ import json
 import time
 
 from memvault.hook.transport import Unavailable
+from memvault.relay.event_stream import EventStream
 from memvault.relay.http import Connection
 
 TYPE_CHECKING = False  # typing is not imported at run time: a host waits for every import
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
     from typing import Any
+
+    from memvault.relay.http import Reply
 
 VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
-REQUEST_SECONDS = 300.0  # a tool may search or write for a while; the host has its own limit
+# A tool may search or write for a while, and the host has its own limit; a stream the
+# server keeps open sends a ping at least every 15 s, so this long a silence means it is gone.
+REQUEST_SECONDS = 300.0
+VERSION_LIMIT = 32
+VERSION_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
 SERVER_UNAVAILABLE = -32000
 INTERNAL_ERROR = -32603
+
+
+class Refused(Exception):
+    """A message the relay will not send on: it names a protocol version that is no
+    protocol version (which would otherwise reach an HTTP header as it is)."""
 
 
 class Endpoint:
@@ -37,24 +50,59 @@ class Endpoint:
         self.session_id: str | None = None
         self.protocol_version: str | None = None  # what initialize agreed
 
-    def send(self, message: Any) -> list[Any]:
-        """The server's answers to ``message`` (none for a notification).
-        ``Unavailable`` when the server cannot be reached."""
+    def send(
+        self,
+        message: Any,
+        deliver: Callable[[Any], None],
+        opened: Callable[[Reply], None] | None = None,
+    ) -> None:
+        """Send ``message`` and ``deliver`` each message the server answers with as it
+        arrives (none for a notification): a streamed answer's events one by one, for as
+        long as the server keeps the stream open. ``opened`` gets the exchange once its
+        head is in, so that another thread can end it (``Reply.cancel``). ``Unavailable``
+        when the server cannot be reached; ``Refused`` for a message not to be sent."""
         body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode()
         connection = Connection(self.url, self.secret, time.monotonic() + REQUEST_SECONDS)
-        answer = connection.exchange("POST", "/mcp", body, self._headers(message))
-        session = answer.header("mcp-session-id")
-        if session:
-            self.session_id = session
-        answers = _messages(answer.body, answer.header("content-type") or "")
-        if isinstance(message, dict) and message.get("method") == "initialize":
-            for reply in answers:
-                result = reply.get("result") if isinstance(reply, dict) else None
-                if isinstance(result, dict) and isinstance(result.get("protocolVersion"), str):
-                    self.protocol_version = result["protocolVersion"]
-        if answers or not expects_answer(message):
-            return answers
-        return [_http_error(message, answer.status, answer.body)]
+        answered = False
+        with connection.open("POST", "/mcp", body, self._headers(message)) as reply:
+            if opened is not None:
+                opened(reply)
+            session = reply.header("mcp-session-id")
+            if session and _is_session_id(session):
+                self.session_id = session
+            kind = (reply.header("content-type") or "").split(";")[0].strip().lower()
+            chunks = reply.chunks(lambda: REQUEST_SECONDS)  # quiet that long: gone
+            if kind == "text/event-stream":
+                found: Iterable[bytes] = EventStream().events(chunks)
+                content = b""
+            else:
+                content = b"".join(chunks)
+                found = [content] if content.strip() else []
+            for data in found:
+                for answer in _decoded(data):
+                    self._agreed(message, answer)
+                    # A notification or request on the stream does not answer; a result does.
+                    response = isinstance(answer, list) or (
+                        "id" in answer and "method" not in answer
+                    )
+                    answered = answered or response
+                    deliver(answer)
+        if answered or not expects_answer(message):
+            return
+        if kind == "text/event-stream" and reply.status == 200:
+            ended = "the memvault server ended the stream without answering the request"
+            deliver(error(message, SERVER_UNAVAILABLE, ended))
+        else:
+            deliver(_http_error(message, reply.status, content))
+
+    def _agreed(self, message: Any, answer: Any) -> None:
+        """Keep the revision an ``initialize`` answer agrees, for the requests after it."""
+        if not (isinstance(message, dict) and message.get("method") == "initialize"):
+            return
+        result = answer.get("result") if isinstance(answer, dict) else None
+        version = result.get("protocolVersion") if isinstance(result, dict) else None
+        if isinstance(version, str) and is_protocol_version(version):
+            self.protocol_version = version
 
     def _headers(self, message: Any) -> dict[str, str]:
         headers = {
@@ -79,13 +127,28 @@ class Endpoint:
 
 
 def modern_version(message: Any) -> str | None:
-    """The revision a 2026-07-28-style message names in ``params._meta``, else None."""
+    """The revision a 2026-07-28-style message names in ``params._meta``, else None.
+    ``Refused`` when it names something that is not a protocol version."""
     if not isinstance(message, dict):
         return None
     params = message.get("params")
     meta = params.get("_meta") if isinstance(params, dict) else None
-    version = meta.get(VERSION_KEY) if isinstance(meta, dict) else None
-    return version if isinstance(version, str) else None
+    if not isinstance(meta, dict) or VERSION_KEY not in meta:
+        return None
+    version = meta[VERSION_KEY]
+    if not (isinstance(version, str) and is_protocol_version(version)):
+        shown = json.dumps(version, ensure_ascii=True)[:80]
+        raise Refused(
+            f"params._meta[{VERSION_KEY!r}] is {shown}, which is not a protocol version "
+            "(a short token of letters, digits, '.', '_' and '-', such as 2026-07-28)"
+        )
+    return version
+
+
+def is_protocol_version(value: str) -> bool:
+    """Whether ``value`` is shaped like an MCP protocol revision (``2025-06-18``, or a
+    draft's name): a short token, safe to send as an HTTP header as it is."""
+    return 0 < len(value) <= VERSION_LIMIT and all(c in VERSION_CHARACTERS for c in value)
 
 
 def error(message: Any, code: int, text: str) -> dict[str, Any]:
@@ -101,27 +164,16 @@ def expects_answer(message: Any) -> bool:
     return isinstance(message, dict) and "method" in message and "id" in message
 
 
-def _messages(body: bytes, content_type: str) -> list[Any]:
-    """The JSON-RPC messages in an answer: a JSON body, or the data of each SSE event."""
-    if content_type.split(";")[0].strip().lower() == "text/event-stream":
-        found = []
-        for event in body.replace(b"\r\n", b"\n").split(b"\n\n"):
-            data = b"\n".join(
-                line[5:].removeprefix(b" ")
-                for line in event.split(b"\n")
-                if line.startswith(b"data:")
-            )
-            if data.strip():
-                found += _decoded(data)
-        return found
-    return _decoded(body) if body.strip() else []
+def _is_session_id(value: str) -> bool:
+    """Whether ``value`` is a session id as MCP defines one: visible ASCII only."""
+    return all("!" <= c <= "~" for c in value)
 
 
 def _decoded(data: bytes) -> list[Any]:
     """The JSON-RPC message in ``data``; none for anything else (an HTTP error's body)."""
     try:
         decoded = json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than Python goes
         return []
     if isinstance(decoded, dict) and decoded.get("jsonrpc") == "2.0":
         return [decoded]
@@ -153,4 +205,12 @@ def _header_value(value: str) -> str:
     return f"=?base64?{base64.b64encode(value.encode()).decode('ascii')}?="
 
 
-__all__ = ["Endpoint", "Unavailable", "error", "expects_answer", "modern_version"]
+__all__ = [
+    "Endpoint",
+    "Refused",
+    "Unavailable",
+    "error",
+    "expects_answer",
+    "is_protocol_version",
+    "modern_version",
+]

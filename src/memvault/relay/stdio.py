@@ -1,6 +1,11 @@
 """The relay's stdio side: newline-delimited JSON-RPC from the host, each message relayed
-on a thread of its own (a slow tool call does not hold up the others), the answers written
-back one line each.
+on a thread of its own (a slow tool call or a stream held open does not hold up the
+others), every message the server answers with written back as it arrives, one whole line
+at a time.
+
+A request's answer may be a stream the server keeps open for as long as the host wants it
+(``subscriptions/listen``: an acknowledgement at once, then notifications); the host ends
+it with ``notifications/cancelled`` naming the request, which closes the stream.
 
 Only protocol goes to stdout; diagnostics go to stderr. The relay ends when stdin closes
 (answers already on their way get a moment to arrive) or on SIGINT or SIGTERM, at once.
@@ -20,8 +25,10 @@ import time
 
 from memvault import server_process
 from memvault.relay.endpoint import (
+    INTERNAL_ERROR,
     SERVER_UNAVAILABLE,
     Endpoint,
+    Refused,
     Unavailable,
     error,
     expects_answer,
@@ -32,7 +39,10 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any, BinaryIO
 
+    from memvault.relay.http import Reply
+
 PARSE_ERROR = -32700
+INVALID_PARAMS = -32602
 EOF_GRACE_SECONDS = 0.5
 
 
@@ -57,6 +67,10 @@ class Relay:
         self._connecting = threading.Lock()
         self._writing = threading.Lock()
         self.in_flight: list[threading.Thread] = []
+        self._requests = threading.Lock()
+        # The requests in flight by id, each with its exchange once that has begun.
+        self._open: dict[str, Reply | None] = {}
+        self._cancelled: set[str] = set()
 
     def connect(self) -> None:
         """Make sure a server answers, starting one if none does (``StartFailed`` if not)."""
@@ -82,28 +96,78 @@ class Relay:
         except ValueError as exc:
             self.write([error(None, PARSE_ERROR, f"the line is not JSON ({exc})")])
             return
+        except RecursionError:  # deeper than Python's parser goes: no message of MCP's
+            self.write([error(None, PARSE_ERROR, "the line is not JSON (nested too deeply)")])
+            return
+        if isinstance(message, dict) and message.get("method") == "notifications/cancelled":
+            params = message.get("params")
+            if isinstance(params, dict) and "requestId" in params:
+                self.cancel(params["requestId"])
+        key = _request_key(message)
+        if key is not None:
+            with self._requests:
+                self._open[key] = None
         thread = threading.Thread(target=self.relay, args=(message,), daemon=True)
         thread.start()
         self.in_flight = [t for t in self.in_flight if t.is_alive()] + [thread]
 
     def relay(self, message: Any) -> None:
+        key = _request_key(message)
+        answering = expects_answer(message)
+
+        def deliver(answer: Any) -> None:
+            # A notification's answers are the server's business: the host expects none;
+            # nor does it expect any for a request it cancelled.
+            if answering and key not in self._cancelled:
+                self.write([answer])
+
+        def opened(reply: Reply) -> None:
+            if key is not None:
+                with self._requests:
+                    self._open[key] = reply
+                    if key in self._cancelled:
+                        reply.cancel()  # cancelled before its answer began
+
         try:
             self.connect()
-            answers = self.endpoint.send(message)
+            self.endpoint.send(message, deliver, opened)
+        except Refused as exc:
+            warn(str(exc))
+            deliver(error(message, INVALID_PARAMS, str(exc)))
         except server_process.StartFailed as exc:
             warn(str(exc))
-            answers = [error(message, SERVER_UNAVAILABLE, f"no memvault server: {exc}")]
+            deliver(error(message, SERVER_UNAVAILABLE, f"no memvault server: {exc}"))
         except Unavailable as exc:
-            self.connected = False
-            text = (
-                f"the memvault server at {self.endpoint.url} did not answer ({exc}); "
-                "the next request looks for it again"
-            )
+            if key is None or key not in self._cancelled:
+                self.connected = False
+                text = (
+                    f"the memvault server at {self.endpoint.url} did not answer ({exc}); "
+                    "the next request looks for it again"
+                )
+                warn(text)
+                deliver(error(message, SERVER_UNAVAILABLE, text))
+        except Exception as exc:  # whatever went wrong, the host is not left waiting
+            text = f"the relay could not pass the message on ({type(exc).__name__}: {exc})"
             warn(text)
-            answers = [error(message, SERVER_UNAVAILABLE, text)]
-        if expects_answer(message):
-            self.write(answers)
-        # A notification's answers are the server's business: the host expects none.
+            deliver(error(message, INTERNAL_ERROR, text))
+        finally:
+            if key is not None:
+                with self._requests:
+                    self._open.pop(key, None)
+                    self._cancelled.discard(key)
+
+    def cancel(self, request_id: Any) -> None:
+        """End the exchange of the request ``request_id`` (its stream, if it is one)."""
+        key = _request_key({"id": request_id, "method": ""})
+        if key is None:
+            return
+        with self._requests:
+            if key not in self._open:
+                return  # answered already, or never asked
+            self._cancelled.add(key)
+            reply = self._open[key]
+        if reply is not None:
+            reply.cancel()
 
     def write(self, answers: list[Any]) -> None:
         lines = b"".join(
@@ -145,6 +209,16 @@ def main(environ: Mapping[str, str] = os.environ) -> int:
     except Stopped as stopped:
         return 128 + stopped.signum
     return 0
+
+
+def _request_key(message: Any) -> str | None:
+    """A request's id as a key (``1`` and ``"1"`` apart); None for anything else."""
+    if not expects_answer(message) or isinstance(message, list):
+        return None
+    request_id = message["id"]
+    if not isinstance(request_id, (str, int)) or isinstance(request_id, bool):
+        return None
+    return json.dumps(request_id)
 
 
 def warn(text: str) -> None:

@@ -8,8 +8,6 @@ implements it and must pass the same contract tests in ``tests/store``.
 
 from __future__ import annotations
 
-import re
-
 from memvault.errors import MemvaultError
 from memvault.store.contract import (
     PARTS,
@@ -25,6 +23,7 @@ from memvault.store.contract import (
     Store,
     StoreBase,
 )
+from memvault.store_url import engine_of, masked_url, sqlite_file, store_location
 
 __all__ = [
     "PARTS",
@@ -48,43 +47,9 @@ __all__ = [
 ]
 
 
-POSTGRESQL_SCHEMES = ("postgresql://", "postgres://")
 NO_POSTGRESQL = (
     "the PostgreSQL engine needs psycopg: pip install 'memvault[postgres]' (the postgres extra)"
 )
-
-
-def engine_of(url: str) -> str:
-    """The engine a store URL names: ``postgres`` for ``postgresql://`` and ``postgres://``,
-    ``sqlite`` for ``sqlite:///path`` or a bare path. Any other scheme is refused."""
-    if url.startswith(POSTGRESQL_SCHEMES):
-        return "postgres"
-    sqlite_file(url)
-    return "sqlite"
-
-
-def sqlite_file(url: str) -> str:
-    """The file a SQLite store URL names: ``sqlite:///path`` (``sqlite:////abs/path`` for an
-    absolute one) or a bare path. Any other engine's URL is refused: what needs a file
-    (a path to show, a file to copy) has none on PostgreSQL."""
-    if url.startswith(POSTGRESQL_SCHEMES):
-        raise ValueError(f"{masked_url(url)} is a PostgreSQL store, not a SQLite file")
-    if url.startswith("sqlite:///"):
-        return url.removeprefix("sqlite:///")
-    if "://" in url:
-        raise ValueError(f"{url.split('://')[0]}:// names no engine memvault has")
-    return url
-
-
-def masked_url(url: str) -> str:
-    """A store URL as it may be shown: a password in it is left out."""
-    return _PASSWORD_PARAMETER.sub(r"\1***", _CREDENTIALS.sub(r"://\1:***@", url))
-
-
-def store_location(url: str) -> str:
-    """Where the store at ``url`` is, as a person is told: the SQLite file, or the
-    PostgreSQL URL without its password."""
-    return masked_url(url) if engine_of(url) == "postgres" else sqlite_file(url)
 
 
 def schema_versions(url: str) -> tuple[int, int] | None:
@@ -127,14 +92,10 @@ def open_store(
         )
     path = sqlite_file(url)
     from memvault.store.sqlite import SQLiteStore
-    from memvault.store.writer import LOCK_WAIT_SECONDS
+    from memvault.store.sqlite.writer import LOCK_WAIT_SECONDS
 
     wait = LOCK_WAIT_SECONDS if lock_wait is None else lock_wait
     return SQLiteStore(path, synchronous=synchronous, lock_wait=wait)
-
-
-_CREDENTIALS = re.compile(r"://([^:/@]*):[^@/]*@")
-_PASSWORD_PARAMETER = re.compile(r"([?&]password=)[^&]*")
 
 
 def _need_psycopg() -> None:

@@ -9,7 +9,6 @@ from collections.abc import Iterable, Sequence
 
 from memvault import jsontext
 from memvault.domain import BoardRow, Job, Observation, Session, Watermark, observation_id
-from memvault.graph.model import GraphNode
 from memvault.store.contract import VaultWrite
 
 # The board mirror's columns, in the order ``board_row`` reads them.
@@ -77,18 +76,6 @@ def job(row: tuple) -> Job:
         run_after=row[5],
         claimed_by=row[6],
         claimed_until=row[7],
-    )
-
-
-def graph_node(row: tuple) -> GraphNode:
-    return GraphNode(
-        kind=row[1],
-        key=row[2],
-        name=row[3],
-        mentions=row[4],
-        first_seen=row[5],
-        last_seen=row[6],
-        sources=json.loads(row[7]),
     )
 
 

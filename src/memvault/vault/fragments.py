@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +30,7 @@ NAME_LIMIT = 180  # bytes before the extension: room for a suffix, well under 25
 PROJECT_LIMIT = 80  # bytes of the name a project may take
 
 _UNSAFE = re.compile(r'[\\/:*?"<>|#^\[\]\x00-\x1f\x7f.]+')
-_WIKILINK = re.compile(r"\[\[[^\]\n]+\]\]")
+WIKILINK = re.compile(r"\[\[[^\]\n]+\]\]")
 # Obsidian's tags are letters, digits, _, - and / (nested tags); spaces end a tag.
 _NOT_IN_TAGS = re.compile(r"[^\w/-]+")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -130,12 +130,7 @@ class Problem:
     message: str
 
     def to_dict(self) -> dict[str, str]:
-        return {
-            "path": self.path,
-            "severity": self.severity,
-            "rule": self.rule,
-            "message": self.message,
-        }
+        return asdict(self)
 
 
 @dataclass(slots=True)
@@ -207,7 +202,7 @@ def check_file(path: Path, root: Path) -> list[Problem]:
     for name in FORBIDDEN_FIELDS:
         if name in props:
             error(f"forbidden-{name}", f"`{name}` is not used in fragments; remove it")
-    links = _WIKILINK.findall(body)
+    links = WIKILINK.findall(body)
     if links:
         error("wikilinks", f"fragments are plain text, not a linked graph: {', '.join(links[:3])}")
     if lines is not None:

@@ -330,27 +330,20 @@ class SessionBoard(BoardFiles):
         for row in board.rows:
             refs = list(row.referenced_by) or sorted(fallback.get(row.session_id, ()))
             has_snapshot = row.session_id in snapshots
+            if refs and row.status in ("idle", "active", "stale"):
+                protected[row.session_id] = refs
             if row.status == "idle":
-                if refs:
-                    protected[row.session_id] = refs
-                elif has_snapshot:
-                    inconsistent.append(row.session_id)
-                else:
-                    deleted.append(row.session_id)
+                if not refs:
+                    (inconsistent if has_snapshot else deleted).append(row.session_id)
             elif row.status == "active":
-                if refs:
-                    protected[row.session_id] = refs
-                    kept.append(row.session_id)
-                elif _overdue(row, now, stale_days) and (
-                    has_snapshot or row.summary.strip() not in ("", *AUTO_SUMMARIES)
+                if not refs and (
+                    _overdue(row, now, stale_days)
+                    and (has_snapshot or row.summary.strip() not in ("", *AUTO_SUMMARIES))
                 ):
                     stale.append(row.session_id)
                 else:
                     kept.append(row.session_id)
-            elif row.status == "stale":
-                if refs:
-                    protected[row.session_id] = refs
-            else:
+            elif row.status != "stale":
                 unknown.append(row.session_id)
         details = {
             "dryRun": dry_run,

@@ -1,57 +1,43 @@
 """Writing fragments: create a new one, or merge into the same project's near-duplicate.
 
-Before a fragment is written, the project's fragments are compared with it (``likeness``:
-the words of the summaries and of the whole fragments, as the search analyzer reads them,
-as sets, so case, spacing, punctuation and the order of a list do not count; a semantic
-score when vectors exist). Above the threshold (0.8 by default) the new facts are merged
-into the existing file (union of facts and tags, the higher importance and confidence,
-today's date, every source kept) instead of creating a near-copy. Two fragments that state
-different things are never merged however alike they read: other numbers or versions, a
-negation one of them lacks, or the same sentence with another choice in it. All of it
-happens under the fragments folder's lock, so concurrent writers never lose an update, and
-every write is atomic and verified.
+Before a fragment is written, the project's fragments are compared with it (``likeness``
+in :mod:`memvault.vault.likeness`, or a semantic score when vectors exist). Above the
+threshold (0.8 by default) the new facts are merged into the existing file (union of
+facts and tags, the higher importance and confidence, today's date, every source kept)
+instead of creating a near-copy. This module also owns what a draft is, the rules a
+fragment's fields keep, and a body read as fact lines. All of it happens under the
+fragments folder's lock, so concurrent writers never lose an update, and every write is
+atomic and verified. Changing an existing fragment's fields is :mod:`memvault.vault.edit`.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import math
 import re
-import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memvault.search.analyzer import tokens
 from memvault.vault import frontmatter
 from memvault.vault.files import memory_lock, read_text, write_atomic
 from memvault.vault.fragments import (
     FORBIDDEN_FIELDS,
     TAG,
+    WIKILINK,
     Fragment,
     fragment_name,
     free_path,
     live_fragment_files,
     tag_name,
 )
+from memvault.vault.likeness import comparable, conflict, likeness
 
 DEFAULT_THRESHOLD = 0.8
 MANAGED = frozenset(
     {"tags", "project", "date", "summary", "importance", "confidence", "source", "sources"}
 )
-_WIKILINK = re.compile(r"\[\[[^\]\n]+\]\]")
 _FACT = re.compile(r"^\s*[-*] ")
-_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
-_NEGATION = re.compile(
-    r"\b(?:not|no|never|none|nothing|without|cannot|can't|don't|doesn't|didn't|isn't|aren't|"
-    r"wasn't|won't|shouldn't|mustn't|avoid)\b|[不沒没別别勿無无未非]",
-    re.IGNORECASE,
-)
-# Facts about where a fragment was learned (the pipeline's task and files), not what it says.
-_CONTEXT_FACTS = frozenset({"task", "files"})
-CONFLICT_FACTOR = 0.5  # what is left of the likeness of two fragments that disagree
-SUMMARY_WEIGHT = 0.7  # the summary says what a fragment is; its facts say the rest
 
 
 # Scores a draft's text against each fragment; None to fall back to lexical similarity.
@@ -108,13 +94,24 @@ class DerivedFragment:
 def facts_from(body: str) -> list[str]:
     """A body as fact lines: list items as they are, other lines made into items; title
     headings and report-style headings dropped (the file name is the title)."""
-    facts = []
-    for line in body.split("\n"):
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        facts.append(_FACT.sub("", stripped) if _FACT.match(stripped) else stripped)
-    return facts
+    return [fact_text(line) for line in body.split("\n") if is_fact_line(line)]
+
+
+def is_fact_line(line: str) -> bool:
+    """Any line but a blank one or a heading holds a fact."""
+    stripped = line.strip()
+    return bool(stripped) and not stripped.startswith("#")
+
+
+def fact_text(line: str) -> str:
+    """A fact line without its list marker (``- x`` is the fact ``x``)."""
+    stripped = line.strip()
+    return _FACT.sub("", stripped) if _FACT.match(stripped) else stripped
+
+
+def fact_key(fact: str) -> str:
+    """What two facts are compared by: their words, lowercased."""
+    return " ".join(fact.lower().split())
 
 
 def check_draft(draft: Draft) -> None:
@@ -125,16 +122,10 @@ def check_draft(draft: Draft) -> None:
         problems.append("summary is required (one sentence)")
     if not draft.facts:
         problems.append("at least one fact is required")
-    for fact in draft.facts:
-        if not fact.strip():
-            problems.append("a fact is empty")
-        elif "\n" in fact.strip():
-            problems.append(f"a fact is one line (split it into several): {fact[:40]!r}")
+    problems += fact_problems(draft.facts)
     problems += tag_problems(draft.tags)
     problems += property_problems(draft.properties)
-    links = _WIKILINK.findall(" ".join([draft.summary, *draft.facts]))
-    if links:
-        problems.append(f"fragments are plain text, without [[wikilinks]]: {', '.join(links)}")
+    problems += link_problems([draft.summary, *draft.facts])
     for name, value in (("importance", draft.importance), ("confidence", draft.confidence)):
         if value is not None and not 0 <= value <= 1:
             problems.append(f"{name} must be from 0 to 1, not {value}")
@@ -142,6 +133,25 @@ def check_draft(draft: Draft) -> None:
         problems.append(f"date must be YYYY-MM-DD, not {draft.date!r}")
     if problems:
         raise FragmentRefused("; ".join(problems))
+
+
+def fact_problems(facts: list[str]) -> list[str]:
+    """The facts that are empty or more than one line."""
+    problems = []
+    for fact in facts:
+        if not fact.strip():
+            problems.append("a fact is empty")
+        elif "\n" in fact.strip():
+            problems.append(f"a fact is one line (split it into several): {fact[:40]!r}")
+    return problems
+
+
+def link_problems(texts: list[str]) -> list[str]:
+    """Fragments are plain text: the [[wikilinks]] in ``texts``, named once."""
+    links = WIKILINK.findall(" ".join(texts))
+    if links:
+        return [f"fragments are plain text, without [[wikilinks]]: {', '.join(links)}"]
+    return []
 
 
 def tag_problems(tags: list[str]) -> list[str]:
@@ -200,7 +210,7 @@ def remember(
     ``after_write`` the file as written, both under the folder's lock."""
     check_draft(draft)
     date = draft.date or dt.date.today().isoformat()
-    text = _comparable(draft.summary, draft.facts)
+    text = comparable(draft.summary, draft.facts)
     with memory_lock(folder):
         fragments = _project_fragments(folder, draft.project)
         semantic = None
@@ -231,84 +241,13 @@ def remember(
         )
         write_atomic(path, _new_fragment(draft, date))
         try:
-            _verify(path, draft.facts)
+            verify_facts(path, draft.facts)
         except BaseException:
             path.unlink(missing_ok=True)
             raise
         if after_write is not None:
             after_write(path)
         return Remembered("created", path, score)
-
-
-def likeness(summary: str, facts: list[str], other_summary: str, other_facts: list[str]) -> float:
-    """How alike two fragments read, from 0 to 1: the cosine of their summaries' word sets,
-    weighted with that of their whole texts, so the same summary with a fact more or less
-    stays above 0.8. Words are the search analyzer's (stems, Chinese character pairs), taken
-    once each: case, spacing, punctuation and the order of a list make no difference. Two
-    fragments in ``conflict`` keep only a fraction of it."""
-    summary_score = _cosine(_words(summary), _words(other_summary))
-    whole_score = _cosine(
-        _words(_comparable(summary, facts)), _words(_comparable(other_summary, other_facts))
-    )
-    score = SUMMARY_WEIGHT * summary_score + (1 - SUMMARY_WEIGHT) * whole_score
-    if conflict(summary, facts, other_summary, other_facts):
-        score *= CONFLICT_FACTOR
-    return score
-
-
-def conflict(
-    summary: str, facts: list[str], other_summary: str, other_facts: list[str]
-) -> str | None:
-    """Why two fragments state different things however alike their words are, or None:
-    their summaries hold other numbers (a version, a price, a size), one negates what the
-    other says, a fact with the same name holds other numbers, or the summaries are one
-    sentence with one choice swapped for another (``Store sessions in Redis`` /
-    ``… in Postgres``: more words shared than changed on either side)."""
-    if _numbers(summary) != _numbers(other_summary):
-        return "numbers"
-    if (
-        len(_NEGATION.findall(_normal(summary))) % 2
-        != len(_NEGATION.findall(_normal(other_summary))) % 2
-    ):
-        return "negation"
-    mine, theirs = _fact_numbers(facts), _fact_numbers(other_facts)
-    if any(mine[name] != theirs[name] for name in mine.keys() & theirs.keys()):
-        return "fact numbers"
-    left, right = _words(summary), _words(other_summary)
-    only_left, only_right = left - right, right - left
-    if only_left and only_right and len(left & right) >= max(len(only_left), len(only_right)):
-        return "another choice"
-    return None
-
-
-def _normal(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).casefold()
-
-
-def _words(text: str) -> set[str]:
-    return set(tokens(_normal(text)))
-
-
-def _cosine(left: set[str], right: set[str]) -> float:
-    if not left or not right:
-        return 1.0 if left == right else 0.0
-    return len(left & right) / math.sqrt(len(left) * len(right))
-
-
-def _numbers(text: str) -> set[str]:
-    return set(_NUMBER.findall(_normal(text)))
-
-
-def _fact_numbers(facts: list[str]) -> dict[str, set[str]]:
-    """The numbers of each ``name: value`` fact that has some, by name (the task and the
-    files a fragment was learned in are not what it says)."""
-    found: dict[str, set[str]] = {}
-    for fact in facts:
-        name, colon, value = _normal(fact).partition(":")
-        numbers = _numbers(value) if colon else set()
-        if numbers and name.strip() not in _CONTEXT_FACTS:
-            found.setdefault(name.strip(), set()).update(numbers)
-    return found
 
 
 def _project_fragments(folder: Path, project: str) -> list[Fragment]:
@@ -321,10 +260,6 @@ def _project_fragments(folder: Path, project: str) -> list[Fragment]:
         if fragment.project.strip() == project.strip():
             found.append(fragment)
     return found
-
-
-def _comparable(summary: str, facts: list[str]) -> str:
-    return "\n".join([summary, *facts])
 
 
 def _new_fragment(draft: Draft, date: str) -> str:
@@ -352,13 +287,13 @@ def _merge_into(fragment: Fragment, draft: Draft, date: str) -> None:
     text = read_text(fragment.path) or ""
     props = fragment.properties
     existing = facts_from(fragment.body)
-    known = {_key(fact) for fact in existing}
-    added = [fact for fact in draft.facts if _key(fact) not in known]
+    known = {fact_key(fact) for fact in existing}
+    added = [fact for fact in draft.facts if fact_key(fact) not in known]
     changes: dict[str, Any] = {"date": dt.date.fromisoformat(date)}
     summary = " ".join(draft.summary.split())
     if summary != str(props.get("summary") or ""):
         changes["summary"] = summary  # a merge is an update: the newer summary says it now
-    tags = _tag_list(props.get("tags"))
+    tags = tag_list(props.get("tags"))
     new_tags = [t for t in [TAG, *normal_tags(draft.tags)] if t not in tags]
     if new_tags or not isinstance(props.get("tags"), list):
         changes["tags"] = [*tags, *new_tags]
@@ -385,13 +320,14 @@ def _merge_into(fragment: Fragment, draft: Draft, date: str) -> None:
         body = (body + newline if body else "") + newline.join(f"- {fact}" for fact in added)
     write_atomic(fragment.path, frontmatter.replace_body(updated, body + newline))
     try:
-        _verify(fragment.path, [*existing, *added])
+        verify_facts(fragment.path, [*existing, *added])
     except BaseException:
         write_atomic(fragment.path, text)
         raise
 
 
-def _tag_list(value: Any) -> list[str]:
+def tag_list(value: Any) -> list[str]:
+    """A fragment's ``tags`` property as a list, whether written as a list or as text."""
     if isinstance(value, list):
         return [str(tag) for tag in value]
     return [tag.strip() for tag in str(value or "").split(",") if tag.strip()]
@@ -406,179 +342,10 @@ def _sources(props: dict[str, Any]) -> list[str]:
     return found
 
 
-def _verify(path: Path, facts: list[str]) -> None:
+def verify_facts(path: Path, facts: list[str]) -> None:
+    """``OSError`` unless the fragment at ``path`` reads back with every one of ``facts``."""
     written = Fragment.read(path)
-    present = {_key(fact) for fact in facts_from(written.body)}
-    missing = [fact for fact in facts if _key(fact) not in present]
+    present = {fact_key(fact) for fact in facts_from(written.body)}
+    missing = [fact for fact in facts if fact_key(fact) not in present]
     if missing:
         raise OSError(f"could not verify {path.name}: missing {missing[:3]}")
-
-
-def _key(fact: str) -> str:
-    return " ".join(fact.lower().split())
-
-
-# -- editing a fragment ---------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class Edit:
-    """What to change in one fragment; every field left as None (or empty) stays as it is.
-
-    ``facts`` replaces every fact line; ``add_facts`` and ``remove_facts`` change only
-    those lines. ``tags`` replaces the tags (``agent-memory`` always stays);
-    ``add_tags`` and ``remove_tags`` change only those."""
-
-    summary: str | None = None
-    facts: list[str] | None = None
-    add_facts: list[str] = field(default_factory=list)
-    remove_facts: list[str] = field(default_factory=list)
-    importance: float | None = None
-    tags: list[str] | None = None
-    add_tags: list[str] = field(default_factory=list)
-    remove_tags: list[str] = field(default_factory=list)
-
-    @property
-    def empty(self) -> bool:
-        return (
-            self.summary is None
-            and self.facts is None
-            and self.importance is None
-            and self.tags is None
-            and not (self.add_facts or self.remove_facts or self.add_tags or self.remove_tags)
-        )
-
-
-def check_edit(edit: Edit) -> None:
-    """``FragmentRefused`` naming every problem of ``edit``."""
-    problems = []
-    if edit.empty:
-        problems.append("nothing to change: give a summary, facts, importance or tags")
-    if edit.summary is not None and not edit.summary.strip():
-        problems.append("summary must not be empty (one sentence)")
-    if edit.facts is not None and not edit.facts:
-        problems.append("facts must not be empty: a fragment keeps at least one fact")
-    for fact in [*(edit.facts or []), *edit.add_facts, *edit.remove_facts]:
-        if not fact.strip():
-            problems.append("a fact is empty")
-        elif "\n" in fact.strip():
-            problems.append(f"a fact is one line (split it into several): {fact[:40]!r}")
-    links = _WIKILINK.findall(" ".join([edit.summary or "", *(edit.facts or []), *edit.add_facts]))
-    if links:
-        problems.append(f"fragments are plain text, without [[wikilinks]]: {', '.join(links)}")
-    if edit.importance is not None and not 0 <= edit.importance <= 1:
-        problems.append(f"importance must be from 0 to 1, not {edit.importance}")
-    problems += tag_problems([*(edit.tags or []), *edit.add_tags, *edit.remove_tags])
-    if problems:
-        raise FragmentRefused("; ".join(problems))
-
-
-def edit_fragment(folder: Path, path: Path, edit: Edit) -> None:
-    """Change the fields ``edit`` names in the fragment at ``path`` (inside ``folder``),
-    under the folder's lock: the file is read afresh there, so whatever a person changed
-    in it since stays, and only the properties and fact lines asked for are rewritten.
-    The write is atomic and verified (the file as it was comes back if it does not read
-    back as meant). ``FragmentRefused`` when the edit breaks a rule or would leave the
-    fragment without facts; ``FileNotFoundError`` when the file is not there."""
-    check_edit(edit)
-    with memory_lock(folder):
-        text = read_text(path)
-        if text is None:
-            raise FileNotFoundError(path)
-        try:
-            fragment = Fragment.read(path)
-        except (UnicodeDecodeError, frontmatter.FrontmatterError) as exc:
-            raise FragmentRefused(f"{path.name} cannot be read ({exc}): fix it by hand") from None
-        changes = _property_changes(fragment.properties, edit)
-        newline = "\r\n" if "\r\n" in text else "\n"
-        body, facts = _edited_body(fragment.body, edit, newline)
-        updated = frontmatter.with_properties(text, changes) if changes else text
-        if body is not None:
-            updated = frontmatter.replace_body(updated, body)
-        if updated == text:
-            return
-        write_atomic(path, updated)
-        try:
-            _verify(path, facts)
-            _verify_properties(path, changes)
-        except BaseException:
-            write_atomic(path, text)
-            raise
-
-
-def _property_changes(props: dict[str, Any], edit: Edit) -> dict[str, Any]:
-    changes: dict[str, Any] = {}
-    if edit.summary is not None:
-        summary = " ".join(edit.summary.split())
-        if summary != props.get("summary"):
-            changes["summary"] = summary
-    if edit.importance is not None and edit.importance != props.get("importance"):
-        changes["importance"] = edit.importance
-    if edit.tags is not None or edit.add_tags or edit.remove_tags:
-        current = _tag_list(props.get("tags"))
-        tags = [TAG, *normal_tags(edit.tags)] if edit.tags is not None else current
-        removed = set(normal_tags(edit.remove_tags)) - {TAG}
-        tags = [t for t in dict.fromkeys([*tags, *normal_tags(edit.add_tags)]) if t not in removed]
-        if tags != current or not isinstance(props.get("tags"), list):
-            changes["tags"] = tags
-    return changes
-
-
-def _edited_body(body: str, edit: Edit, newline: str) -> tuple[str | None, list[str]]:
-    """The new body (None when the facts do not change) and the facts it must hold."""
-    existing = facts_from(body)
-    if edit.facts is None and not edit.add_facts and not edit.remove_facts:
-        return None, existing
-    lines = body.split("\n")
-    if edit.facts is not None:
-        # Only the fact lines are replaced: a person's headings and blank lines stay.
-        lines = [line for line in lines if not _is_fact_line(line)]
-        wanted = list(dict.fromkeys(edit.facts))
-    else:
-        removing = {_line_key(fact) for fact in edit.remove_facts}
-        present = {_key(fact) for fact in existing}
-        missing = [fact for fact in edit.remove_facts if _line_key(fact) not in present]
-        if missing:
-            raise FragmentRefused(f"no such fact to remove: {', '.join(map(repr, missing))}")
-        lines = [
-            line for line in lines if not (_is_fact_line(line) and _line_key(line) in removing)
-        ]
-        wanted = []
-    known = {_line_key(line) for line in lines if _is_fact_line(line)}
-    added = []
-    for fact in [*wanted, *edit.add_facts]:
-        if _line_key(fact) not in known:
-            known.add(_line_key(fact))
-            added.append(_fact_text(fact))
-    kept = "\n".join(lines).rstrip("\r\n")
-    new_body = (kept + newline if kept else "") + newline.join(f"- {fact}" for fact in added)
-    facts = facts_from(new_body)
-    if not facts:
-        raise FragmentRefused("the edit would leave the fragment without facts")
-    return new_body + newline, facts
-
-
-def _is_fact_line(line: str) -> bool:
-    stripped = line.strip()
-    return bool(stripped) and not stripped.startswith("#")
-
-
-def _fact_text(line: str) -> str:
-    """A fact line without its list marker (``- x`` is the fact ``x``)."""
-    stripped = line.strip()
-    return _FACT.sub("", stripped) if _FACT.match(stripped) else stripped
-
-
-def _line_key(line: str) -> str:
-    return _key(_fact_text(line))
-
-
-def _verify_properties(path: Path, changes: dict[str, Any]) -> None:
-    written = Fragment.read(path).properties
-    wrong = [
-        name
-        for name, value in changes.items()
-        if written.get(name) != (value.isoformat() if isinstance(value, dt.date) else value)
-    ]
-    if wrong:
-        raise OSError(f"could not verify {path.name}: {', '.join(wrong)} did not read back")

@@ -1,0 +1,73 @@
+"""The doctor's look at the running server: does it answer, in this version, with this
+secret, and how healthy does it say it is. Also the one HTTP read the checks share."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from typing import Any
+
+from memvault import __version__
+from memvault.config import Settings
+from memvault.doctor.finding import OK, PROBLEM, WARN, Finding
+
+PROBE_SECONDS = 3.0
+
+
+def check_server(settings: Settings) -> tuple[dict[str, Any] | None, Finding]:
+    """The server's health report (None when it does not answer), and what was found."""
+    url = settings.server_url
+    try:
+        live = get_json(f"{url}/agentmemory/livez")
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        reason = getattr(exc, "reason", exc)
+        return None, Finding(
+            "server", PROBLEM, f"no memvault server answers at {url} ({reason})", "memvault serve"
+        )
+    version = live.get("version")
+    if version != __version__:
+        return None, Finding(
+            "server",
+            PROBLEM,
+            f"the server at {url} runs memvault {version}, this command is {__version__}",
+            "restart it with this version: memvault stop, then memvault serve",
+        )
+    secret = settings.secret_value()
+    try:
+        health = get_json(f"{url}/agentmemory/health", secret=secret)
+    except urllib.error.HTTPError as exc:
+        if exc.code == 401:
+            return None, Finding(
+                "server",
+                PROBLEM,
+                f"the server at {url} refuses this command's secret",
+                "set MEMVAULT_SECRET to the secret the server was started with",
+            )
+        if exc.code == 503:  # critical: the report still says why
+            health = json.loads(exc.read() or b"{}")
+        else:
+            return None, Finding("server", PROBLEM, f"{url} answered health with {exc.code}")
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        return None, Finding("server", PROBLEM, f"{url} did not answer health: {exc}")
+    status = health.get("status")
+    if status != "ok":
+        reasons = "; ".join(health.get("reasons", [])) or "no reason given"
+        return health, Finding(
+            "server",
+            PROBLEM if status == "critical" else WARN,
+            f"the server at {url} is {status}: {reasons}",
+            "fix what the reasons name; memvault status shows them clear",
+        )
+    return health, Finding("server", OK, f"memvault {version} answers at {url}")
+
+
+def get_json(url: str, *, secret: str | None = None) -> dict[str, Any]:
+    request = urllib.request.Request(url)
+    if secret:
+        request.add_header("Authorization", f"Bearer {secret}")
+    with urllib.request.urlopen(request, timeout=PROBE_SECONDS) as response:
+        found = json.load(response)
+    if not isinstance(found, dict):
+        raise ValueError(f"{url} did not answer with a JSON object")
+    return found

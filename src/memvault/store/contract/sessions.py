@@ -1,0 +1,62 @@
+"""The sessions part: host sessions and the watermarks of the processes reading them."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+
+from memvault.domain import Session, Watermark
+
+
+class Sessions(ABC):
+    """Host sessions, created lazily by the log, and the watermarks that say how far each
+    derived process has read a session."""
+
+    @abstractmethod
+    def ensure_session(
+        self,
+        session_id: str,
+        *,
+        project: str,
+        cwd: str,
+        agent_id: str | None = None,
+        title: str | None = None,
+    ) -> Session:
+        """Create the session if it does not exist (agent id honoured only then)."""
+
+    @abstractmethod
+    def get_session(self, session_id: str) -> Session | None: ...
+
+    @abstractmethod
+    def list_sessions(
+        self, *, limit: int, offset: int = 0, agent_id: str | None = None
+    ) -> list[Session]:
+        """Most recently active first."""
+
+    @abstractmethod
+    def record_injected(self, session_id: str, items: Sequence[tuple[str, str]], at: str) -> None:
+        """Note that ``session_id`` was given each ``(kind, id)`` (waits for the commit: the
+        session's next block must not give them again)."""
+
+    @abstractmethod
+    def injected(self, session_id: str) -> set[tuple[str, str]]:
+        """Every ``(kind, id)`` ``session_id`` was given so far."""
+
+    @abstractmethod
+    def advance_extraction(self, session_id: str, through: Watermark) -> bool:
+        """Move the fragment-extraction watermark forward (never back); whether it moved."""
+
+    @abstractmethod
+    def sessions_to_summarize(
+        self, *, threshold: int, idle_before: str, retry_before: str, limit: int
+    ) -> list[str]:
+        """Sessions with unsummarized observations that have reached ``threshold``, or whose
+        last event came before ``idle_before``; not attempted since ``retry_before``."""
+
+    @abstractmethod
+    def mark_summary_attempt(self, session_id: str, at: str) -> None:
+        """Remember when a session's summary was last attempted (for the sweep's cooldown)."""
+
+    @abstractmethod
+    def sessions_to_compress(self, *, limit: int) -> list[str]:
+        """Sessions with events past both their compression and summary watermarks."""

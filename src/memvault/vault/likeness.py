@@ -1,0 +1,103 @@
+"""How alike two fragments read, and whether they state different things.
+
+Fragments are compared as the search analyzer reads them: the words of the summaries and
+of the whole fragments, as sets, so case, spacing, punctuation and the order of a list do
+not count. Two fragments that state different things are never alike enough to merge
+however alike they read: other numbers or versions, a negation one of them lacks, or the
+same sentence with another choice in it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+
+from memvault.search.analyzer import tokens
+
+_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|none|nothing|without|cannot|can't|don't|doesn't|didn't|isn't|aren't|"
+    r"wasn't|won't|shouldn't|mustn't|avoid)\b|[不沒没別别勿無无未非]",
+    re.IGNORECASE,
+)
+# Facts about where a fragment was learned (the pipeline's task and files), not what it says.
+_CONTEXT_FACTS = frozenset({"task", "files"})
+CONFLICT_FACTOR = 0.5  # what is left of the likeness of two fragments that disagree
+SUMMARY_WEIGHT = 0.7  # the summary says what a fragment is; its facts say the rest
+
+
+def likeness(summary: str, facts: list[str], other_summary: str, other_facts: list[str]) -> float:
+    """How alike two fragments read, from 0 to 1: the cosine of their summaries' word sets,
+    weighted with that of their whole texts, so the same summary with a fact more or less
+    stays above 0.8. Words are the search analyzer's (stems, Chinese character pairs), taken
+    once each: case, spacing, punctuation and the order of a list make no difference. Two
+    fragments in ``conflict`` keep only a fraction of it."""
+    summary_score = _cosine(_words(summary), _words(other_summary))
+    whole_score = _cosine(
+        _words(comparable(summary, facts)), _words(comparable(other_summary, other_facts))
+    )
+    score = SUMMARY_WEIGHT * summary_score + (1 - SUMMARY_WEIGHT) * whole_score
+    if conflict(summary, facts, other_summary, other_facts):
+        score *= CONFLICT_FACTOR
+    return score
+
+
+def conflict(
+    summary: str, facts: list[str], other_summary: str, other_facts: list[str]
+) -> str | None:
+    """Why two fragments state different things however alike their words are, or None:
+    their summaries hold other numbers (a version, a price, a size), one negates what the
+    other says, a fact with the same name holds other numbers, or the summaries are one
+    sentence with one choice swapped for another (``Store sessions in Redis`` /
+    ``… in Postgres``: more words shared than changed on either side)."""
+    if _numbers(summary) != _numbers(other_summary):
+        return "numbers"
+    if (
+        len(_NEGATION.findall(_normal(summary))) % 2
+        != len(_NEGATION.findall(_normal(other_summary))) % 2
+    ):
+        return "negation"
+    mine, theirs = _fact_numbers(facts), _fact_numbers(other_facts)
+    if any(mine[name] != theirs[name] for name in mine.keys() & theirs.keys()):
+        return "fact numbers"
+    left, right = _words(summary), _words(other_summary)
+    only_left, only_right = left - right, right - left
+    if only_left and only_right and len(left & right) >= max(len(only_left), len(only_right)):
+        return "another choice"
+    return None
+
+
+def _normal(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def _words(text: str) -> set[str]:
+    return set(tokens(_normal(text)))
+
+
+def _cosine(left: set[str], right: set[str]) -> float:
+    if not left or not right:
+        return 1.0 if left == right else 0.0
+    return len(left & right) / math.sqrt(len(left) * len(right))
+
+
+def _numbers(text: str) -> set[str]:
+    return set(_NUMBER.findall(_normal(text)))
+
+
+def _fact_numbers(facts: list[str]) -> dict[str, set[str]]:
+    """The numbers of each ``name: value`` fact that has some, by name (the task and the
+    files a fragment was learned in are not what it says)."""
+    found: dict[str, set[str]] = {}
+    for fact in facts:
+        name, colon, value = _normal(fact).partition(":")
+        numbers = _numbers(value) if colon else set()
+        if numbers and name.strip() not in _CONTEXT_FACTS:
+            found.setdefault(name.strip(), set()).update(numbers)
+    return found
+
+
+def comparable(summary: str, facts: list[str]) -> str:
+    """A fragment's text as it is compared (and embedded): its summary, then its facts."""
+    return "\n".join([summary, *facts])
