@@ -25,6 +25,7 @@ from memvault.ingest.envelope import invalid_from_errors
 from memvault.memory import Memory
 from memvault.vault.board import BoardFormatError
 from memvault.vault.owner import VaultWriteQueued
+from memvault.viewer.login import Passes
 
 log = logging.getLogger("memvault.api")
 _SOURCES = frozenset({"query", "body", "path", "header", "cookie"})  # where, not which field
@@ -167,6 +168,7 @@ def create_app(settings: Settings | None = None, memory: Memory | None = None) -
         viewer_open=viewer.OPEN,
         viewer_feeds=viewer.FEEDS,
         login=viewer.LOGIN,
+        viewer_cookie=passes.opens if (passes := Passes.of(settings)) else None,
     )
     app.add_middleware(BrowserGuard, loopback=is_loopback(settings.host))
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)

@@ -8,9 +8,9 @@ ends it stores, as a live ``/observe`` does), and a session new to the server is
 (``on_new_session``) as a live event's is. A file is deleted only once its event is stored (or
 found stored already), so a crash in between delivers it again and its event id makes that
 a no-op. A file that cannot be read as a valid envelope, for whatever reason (not JSON,
-nested too deep, not UTF-8, unreadable), is moved to ``spool/bad/`` with a log line saying
-why, and the files after it are taken in the same pass: never dropped silently, and never
-in the way of the rest.
+nested too deep, not UTF-8, unreadable, over the body limit, not a regular file at all),
+is moved to ``spool/bad/`` with a log line saying why, and the files after it are taken in
+the same pass: never dropped silently, and never in the way of the rest.
 """
 
 from __future__ import annotations
@@ -84,11 +84,11 @@ def _take(
     for name in names:
         path = folder / name
         try:
-            content = path.read_bytes()
+            content = spool.read(str(folder), name, memory.settings.max_body_bytes)
         except FileNotFoundError:
             continue  # another server sharing this home took it
-        except OSError as exc:  # a folder in its place, no permission, a failing disk…
-            _set_aside(folder, name, f"could not be read: {exc.strerror or exc}", drained)
+        except spool.Unfit as exc:  # a FIFO or a folder in its place, too large, unreadable…
+            _set_aside(folder, name, str(exc), drained)
             continue
         try:
             waiting.append((path, validate(Envelope, parse_json(content))))
