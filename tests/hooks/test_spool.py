@@ -32,7 +32,10 @@ from tests.hooks.runner import (
 def drain(memory):
     """The server's drain of the memory's spool, as ``Serving`` hands it its parts."""
     return drain_folder(
-        folder_of(memory.settings.home), memory.capture.observe_many, memory.board.session_seen
+        folder_of(memory.settings.home),
+        memory.capture.observe_many,
+        memory.board.session_seen,
+        limit=memory.settings.max_body_bytes,
     )
 
 
@@ -242,7 +245,7 @@ def test_files_over_the_body_limit_or_not_files_are_set_aside_not_retried(tmp_pa
     with Memory.open(home=home) as memory:
         drained = drain(memory)
         assert (drained.delivered, drained.set_aside) == (1, 3)
-        assert [e.client_event_id for e in memory.events("s1")] == ["s1-e2"]
+        assert [e.client_event_id for e in memory.reads.events("s1")] == ["s1-e2"]
         assert not drain(memory)  # nothing left to try again
     assert len(list((folder / spool.BAD).iterdir())) == 3
     assert spooled(home) == []

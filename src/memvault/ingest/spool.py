@@ -59,14 +59,17 @@ def drain(
     folder: Path,
     observe_many: ObserveMany,
     on_new_session: NewSession = lambda session_id, agent_id: None,
+    *,
+    limit: int = spool.MAX_BODY_BYTES,
 ) -> Drained:
-    """Store every event waiting in the spool. Stops early, leaving the rest for the next
-    pass, when the store cannot take them."""
+    """Store every event waiting in the spool (a file over ``limit`` bytes, the server's
+    body limit, is set aside). Stops early, leaving the rest for the next pass, when the
+    store cannot take them."""
     drained = Drained()
     for name in spool.abandoned(str(folder), ABANDONED_AFTER):
         _set_aside(folder, name, "a hook died while writing it", drained)
     while names := spool.pending(str(folder), BATCH):
-        if not _take(observe_many, on_new_session, folder, names, drained):
+        if not _take(observe_many, on_new_session, folder, names, limit, drained):
             break
     return drained
 
@@ -76,6 +79,7 @@ def _take(
     on_new_session: NewSession,
     folder: Path,
     names: list[str],
+    limit: int,
     drained: Drained,
 ) -> int:
     """Store one batch; the number of files it cleared from the spool."""
@@ -84,7 +88,7 @@ def _take(
     for name in names:
         path = folder / name
         try:
-            content = spool.read(str(folder), name, memory.settings.max_body_bytes)
+            content = spool.read(str(folder), name, limit)
         except FileNotFoundError:
             continue  # another server sharing this home took it
         except spool.Unfit as exc:  # a FIFO or a folder in its place, too large, unreadable…
@@ -130,8 +134,10 @@ class SpoolDrain:
         on_new_session: NewSession = lambda session_id, agent_id: None,
         *,
         interval: float = DRAIN_INTERVAL,
+        limit: int = spool.MAX_BODY_BYTES,
     ) -> None:
         self.folder = folder
+        self.limit = limit
         self._observe_many = observe_many
         self._on_new_session = on_new_session
         self.interval = interval
@@ -151,7 +157,7 @@ class SpoolDrain:
         self._loop.stop()
 
     def _pass(self) -> None:
-        drained = drain(self.folder, self._observe_many, self._on_new_session)
+        drained = drain(self.folder, self._observe_many, self._on_new_session, limit=self.limit)
         if drained:
             log.info(
                 "took in %d spooled events (%d stored before, %d set aside)",
