@@ -15,6 +15,7 @@ in the way of the rest.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 from collections.abc import Callable, Iterable
@@ -132,9 +133,8 @@ class SpoolDrain:
         interval: float = DRAIN_INTERVAL,
     ) -> None:
         self.folder = folder
-        self._observe_many = observe_many
-        self._on_new_session = on_new_session
         self.interval = interval
+        self._drain = functools.partial(drain, folder, observe_many, on_new_session)
         self._loop = Loop(
             "memvault-spool",
             self._pass,
@@ -151,7 +151,7 @@ class SpoolDrain:
         self._loop.stop()
 
     def _pass(self) -> None:
-        drained = drain(self.folder, self._observe_many, self._on_new_session)
+        drained = self._drain()
         if drained:
             log.info(
                 "took in %d spooled events (%d stored before, %d set aside)",

@@ -6,7 +6,8 @@ store: the graph's model comes in a package that also holds its extractor.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
 
 from memvault.domain import Watermark
 from memvault.store.contract import Graph
@@ -15,6 +16,8 @@ from memvault.store.graph_dialect import GraphDialect
 
 if TYPE_CHECKING:
     from memvault.graph.model import GraphDelta, GraphSlice, GraphStats
+
+T = TypeVar("T")
 
 
 class SharedGraph(Engine, Graph):
@@ -42,13 +45,7 @@ class SharedGraph(Engine, Graph):
         return self._writing(op)
 
     def write_fragment_graph(self, delta: GraphDelta) -> None:
-        queries, d = _queries(), self.GRAPH
-
-        def op(conn) -> None:
-            d.lock(conn)
-            queries.write(conn, d, delta)
-
-        self._writing(op)
+        self._locked(_queries().write, delta)
 
     def graph_query(
         self,
@@ -70,25 +67,23 @@ class SharedGraph(Engine, Graph):
         return self._reading(_queries().stats)
 
     def reset_graph(self) -> GraphStats:
-        queries, d = _queries(), self.GRAPH
-
-        def op(conn) -> GraphStats:
-            d.lock(conn)
-            return queries.reset(conn, d)
-
-        return self._writing(op)
+        return self._locked(_queries().reset)
 
     def forget_graph_source(self, source: str) -> None:
-        queries, d = _queries(), self.GRAPH
-
-        def op(conn) -> None:
-            d.lock(conn)
-            queries.forget(conn, d, source)
-
-        self._writing(op)
+        self._locked(_queries().forget, source)
 
     def sessions_behind_graph(self, *, limit: int) -> list[str]:
         return [row[0] for row in self._select(self.GRAPH.SESSIONS_BEHIND, (limit,))]
+
+    def _locked(self, change: Callable[..., T], *args) -> T:
+        """``change(conn, dialect, *args)`` in one write that holds the graph's lock first."""
+        d = self.GRAPH
+
+        def op(conn) -> T:
+            d.lock(conn)
+            return change(conn, d, *args)
+
+        return self._writing(op)
 
 
 def _queries():
