@@ -32,8 +32,8 @@ PARTS = (
     BoardMirror,
     VaultWrites,
     JobQueue,
-    Derived,
     Graph,
+    Derived,
     SearchIndex,
 )
 
