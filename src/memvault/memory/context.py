@@ -45,24 +45,16 @@ class StartedSession:
     context: str = ""  # the project's memory block, to inject
 
 
+@dataclass(eq=False)
 class Context:
     """Memory blocks for agents, and what each session was given."""
 
-    def __init__(
-        self,
-        settings: Settings,
-        store: Store,
-        index: Index,
-        recall: Recall,
-        board: Board,
-        redactor: Redactor,
-    ) -> None:
-        self.settings = settings
-        self.store = store
-        self.index = index
-        self.recall = recall
-        self.board = board
-        self.redactor = redactor
+    settings: Settings
+    store: Store
+    index: Index
+    recall: Recall
+    board: Board
+    redactor: Redactor
 
     def start_session(self, request: SessionStart | Mapping[str, Any]) -> StartedSession:
         """A host starts a session: make sure it exists (its first event would create it

@@ -62,17 +62,15 @@ class Maintenance:
     dry_run: bool = False
 
 
+@dataclass(eq=False)
 class Fragments:
     """The fragments of the vault, written by its owner."""
 
-    def __init__(
-        self, settings: Settings, store: Store, index: Index, recall: Recall, writes: VaultWrites
-    ) -> None:
-        self.settings = settings
-        self.store = store
-        self.index = index
-        self.recall = recall
-        self._writes = writes
+    settings: Settings
+    store: Store
+    index: Index
+    recall: Recall
+    writes: VaultWrites
 
     def vault_writes(self) -> dict[str, Callable[..., Any]]:
         """This part's vault writes by kind, as the owner runs them for another replica."""
@@ -90,33 +88,33 @@ class Fragments:
     def remember(self, draft: Draft, *, threshold: float | None = None) -> Remembered:
         """Write a fragment (see ``_remember``)."""
         kwargs = {} if threshold is None else {"threshold": threshold}
-        return self._writes.run("remember", self._remember, draft, **kwargs)
+        return self.writes.run("remember", self._remember, draft, **kwargs)
 
     def remember_derived(self, draft: Draft) -> DerivedFragment:
         """A fragment the pipeline learned, written as ``remember`` writes one, with the
         file's hash before a merge into it and after the write."""
-        return self._writes.run("remember_derived", self._remember_derived, draft)
+        return self.writes.run("remember_derived", self._remember_derived, draft)
 
     def edit_fragment(self, memory_id: str, edit: Edit) -> Entry:
         """Change a fragment's file and index it (see ``_edit_fragment``)."""
-        if self._writes.is_owner():
+        if self.writes.is_owner():
             return self._edit_fragment(memory_id, edit)
-        edited = self._writes.forward("edit_fragment", (memory_id, edit), {})
+        edited = self.writes.forward("edit_fragment", (memory_id, edit), {})
         entry = self.recall.get(edited, counted=False)  # read here as the owner would
         assert entry is not None
         return entry
 
     def delete_fragment(self, memory_id: str) -> Deleted:
         """Delete a fragment (see ``_delete_fragment``)."""
-        return self._writes.run("delete_fragment", self._delete_fragment, memory_id)
+        return self.writes.run("delete_fragment", self._delete_fragment, memory_id)
 
     def forget(self, memory_id: str) -> Document:
         """Delete a fragment's file and index entry (see ``_forget``)."""
-        if self._writes.is_owner():
+        if self.writes.is_owner():
             return self._forget(memory_id)
         # The answer is the document as it was: read it while it is there.
         before = self.recall.get(memory_id, counted=False)
-        forgotten = self._writes.forward("forget", (memory_id,), {})
+        forgotten = self.writes.forward("forget", (memory_id,), {})
         return before.document if before is not None else forgotten
 
     def maintain(self, *, dry_run: bool = False, today: dt.date | None = None) -> Maintenance:
@@ -124,7 +122,7 @@ class Fragments:
         kwargs: dict[str, Any] = {"dry_run": dry_run}
         if today is not None:
             kwargs["today"] = today
-        return self._writes.run("maintain", self._maintain, **kwargs)
+        return self.writes.run("maintain", self._maintain, **kwargs)
 
     # -- in place ----------------------------------------------------------------------------
 
