@@ -131,9 +131,9 @@ class Context:
             if ("project", f"project:{project or ''}") in given:
                 project_summary = None
         packed = packing.pack(
-            fragments=fragments,
-            summaries=summaries,
-            observations=observations,
+            fragments,
+            summaries,
+            observations,
             budget=budget,
             project_summary=project_summary,
             project=project,
@@ -234,9 +234,9 @@ class Context:
                 for hits in (fragments, errors)
             )
         packed = packing.pack(
-            fragments=fragments,
-            summaries=[],
-            observations=errors[:ENRICH_LIMIT],
+            fragments,
+            [],
+            errors[:ENRICH_LIMIT],
             budget=min(self.settings.context_tokens, 1000),
             words=self.words,
             searched=True,
