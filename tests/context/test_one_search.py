@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import pytest
 
+from memvault.domain import utc_now
 from memvault.memory import context as context_part
 from memvault.search import engine
 from memvault.search.query import parse
 from tests.context.conftest import start
 from tests.helpers import envelope
 
+NOW = utc_now()
 REQUEST = "why does the refresh token rotation fail"
 
 
@@ -52,3 +54,18 @@ def test_an_enrich_request_searches_once(counted):
     memory.context.enrich(files=["src/auth/refresh.py"], terms=["token"], project="demo-app")
     assert len(calls["lexical"]) == 1
     assert sorted(calls["lexical"][0]) == ["fragment", "observation"]
+
+
+def test_each_kind_is_ranked_as_a_search_of_it_alone_ranks_it(counted):
+    memory, _ = counted
+    found = memory.index.searcher.find(
+        REQUEST, context_part.CONTEXT_QUOTAS, project="demo-app", now=NOW
+    )
+    for kind, quota in context_part.CONTEXT_QUOTAS.items():
+        alone = memory.index.searcher.search(
+            REQUEST, limit=quota, project="demo-app", kinds=[kind], now=NOW
+        )
+        assert [(h.document.key, h.score) for h in found[kind]] == [
+            (h.document.key, h.score) for h in alone
+        ]
+    assert found["fragment"] and found["observation"]
