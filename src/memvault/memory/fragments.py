@@ -23,6 +23,7 @@ from memvault.derive.entities import graph_of_fragment
 from memvault.domain import Document
 from memvault.errors import InvalidInput, StoreUnavailable, VaultUnwritable
 from memvault.memory.index import Index
+from memvault.memory.owner import vault_write, vault_writes
 from memvault.memory.recall import Entry, Recall
 from memvault.store import Store
 from memvault.vault import maintain
@@ -75,10 +76,9 @@ class Fragments:
     def vault_writes(self) -> dict[str, Callable[..., Any]]:
         """This part's vault writes by kind, as the owner runs them for another replica."""
         return {
+            **vault_writes(self),
             "remember": self._remember,
-            "remember_derived": self._remember_derived,
             "edit_fragment": lambda *args, **kwargs: self._edit_fragment(*args, **kwargs).id,
-            "delete_fragment": self._delete_fragment,
             "forget": lambda *args, **kwargs: self._forget(*args, **kwargs) and None,
             "maintain": self._maintain,
         }
@@ -90,11 +90,6 @@ class Fragments:
         kwargs = {} if threshold is None else {"threshold": threshold}
         return self.writes.run("remember", self._remember, draft, **kwargs)
 
-    def remember_derived(self, draft: Draft) -> DerivedFragment:
-        """A fragment the pipeline learned, written as ``remember`` writes one, with the
-        file's hash before a merge into it and after the write."""
-        return self.writes.run("remember_derived", self._remember_derived, draft)
-
     def edit_fragment(self, memory_id: str, edit: Edit) -> Entry:
         """Change a fragment's file and index it (see ``_edit_fragment``)."""
         if self.writes.is_owner():
@@ -103,10 +98,6 @@ class Fragments:
         entry = self.recall.get(edited, counted=False)  # read here as the owner would
         assert entry is not None
         return entry
-
-    def delete_fragment(self, memory_id: str) -> Deleted:
-        """Delete a fragment (see ``_delete_fragment``)."""
-        return self.writes.run("delete_fragment", self._delete_fragment, memory_id)
 
     def forget(self, memory_id: str) -> Document:
         """Delete a fragment's file and index entry (see ``_forget``)."""
@@ -263,7 +254,8 @@ class Fragments:
             raise StoreUnavailable(f"fragment {memory_id!r} was edited but is not indexed yet")
         return Entry(memory_id, document, fragment.body.strip(), fragment.properties)
 
-    def _delete_fragment(self, memory_id: str) -> Deleted:
+    @vault_write
+    def delete_fragment(self, memory_id: str) -> Deleted:
         """Delete a fragment: its file, its index entry, its vectors and what the graph
         counted from it; the pipeline does not learn it again (``forget``). A fragment
         written by hand and not indexed yet is deleted as well. ``InvalidInput`` naming
@@ -397,7 +389,8 @@ class Fragments:
     def _relative(self, path: Path) -> str:
         return path.relative_to(self.settings.fragments_path).with_suffix("").as_posix()
 
-    def _remember_derived(self, draft: Draft) -> DerivedFragment:
+    @vault_write
+    def remember_derived(self, draft: Draft) -> DerivedFragment:
         """A fragment the pipeline learned, written as ``remember`` writes one, with the
         file's hash before a merge into it and after the write."""
         seen: dict[str, str | None] = {}
