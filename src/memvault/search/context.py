@@ -124,10 +124,10 @@ def report_line(
 
 
 def pack(
-    *,
     fragments: list[Hit],
     summaries: list[Hit],
     observations: list[Hit],
+    *,
     budget: int,
     project_summary: str | None = None,
     project: str | None = None,
