@@ -7,7 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from memvault.domain import BoardRow, Document, Observation, Session, Watermark
+from memvault.graph.model import GraphSlice, GraphStats
 from memvault.memory import BulkResult, EmbedderState, Health, LLMState, Memory, ObserveResult
+from memvault.memory.fragments import Deleted, Maintenance
 from memvault.memory.recall import Entry
 from memvault.search.engine import Hit
 from memvault.search.indexer import Backlog
@@ -229,4 +231,43 @@ def entry_view(memory: Memory, entry: Entry) -> dict[str, Any]:
         **document_view(memory, entry.document),
         "body": entry.body,
         "properties": entry.properties,
+    }
+
+
+def graph_slice(found: GraphSlice, *, limit: int, offset: int) -> dict[str, Any]:
+    return {
+        "success": True,
+        "nodes": [n.to_dict() for n in found.nodes],
+        "edges": [e.to_dict() for e in found.edges],
+        "depth": found.depth,
+        "truncated": found.truncated,
+        "limit": limit,
+        "offset": offset,
+    }
+
+
+def graph_stats(counted: GraphStats) -> dict[str, Any]:
+    return {"success": True, **counted.to_dict()}
+
+
+def graph_cleared(cleared: GraphStats) -> dict[str, Any]:
+    return {"success": True, "cleared": cleared.to_dict()}
+
+
+def fragment_deleted(deleted: Deleted) -> dict[str, Any]:
+    return {
+        "success": True,
+        "deleted": True,
+        "id": deleted.id,
+        "path": deleted.path,
+        "summary": deleted.summary,
+    }
+
+
+def maintained(report: Maintenance, *, dry_run: bool) -> dict[str, Any]:
+    return {
+        "success": True,
+        "dryRun": dry_run,
+        "archived": report.archived,
+        "summarized": report.summarized,
     }
