@@ -212,7 +212,7 @@ def board_entry(entry: BoardEntry) -> dict[str, Any]:
 
 def identity(memory: Memory, document: Document) -> dict[str, Any]:
     """What every view of a memory says: what it is, where it is, where it came from."""
-    view = {
+    return {
         "kind": document.kind,
         "id": memory.recall.public_id(document),
         "title": document.title,
@@ -221,10 +221,8 @@ def identity(memory: Memory, document: Document) -> dict[str, Any]:
         "sessionId": document.session_id,
         "updatedAt": document.updated_at,
         "eventIds": document.event_ids,
+        **({"path": document.path} if document.path else {}),  # when it is a file
     }
-    if document.path:
-        view["path"] = document.path
-    return view
 
 
 def hit_view(memory: Memory, hit: Hit) -> dict[str, Any]:

@@ -25,13 +25,14 @@ class QueryBody(Body):
         {"query": "payment", "nodeType": "concept", "limit": 20},
     )
 
-    start_node_id: Annotated[
+    # Named as the graph's query takes them: the body is the query.
+    start: Annotated[
         str | None,
         Field(alias="startNodeId", min_length=1, max_length=400, description="`kind:key`"),
     ] = None
-    node_type: Annotated[NodeType | None, Field(alias="nodeType")] = None
-    max_depth: Annotated[int, Field(alias="maxDepth", ge=0, le=MAX_DEPTH)] = 2
-    query: Annotated[str | None, Field(max_length=200)] = None
+    kind: Annotated[NodeType | None, Field(alias="nodeType")] = None
+    depth: Annotated[int, Field(alias="maxDepth", ge=0, le=MAX_DEPTH)] = 2
+    text: Annotated[str | None, Field(alias="query", max_length=200)] = None
     limit: Annotated[int, Field(ge=1, le=MAX_LIMIT)] = 50
     offset: Annotated[int, Field(ge=0, le=MAX_OFFSET)] = 0
 
@@ -42,15 +43,7 @@ class QueryBody(Body):
     **answer("The nodes and edges", schemas.GraphSlice),
 )
 async def query(memory: Served, body: QueryBody) -> dict[str, Any]:
-    found = await run_in_threadpool(
-        memory.graph.query,
-        start=body.start_node_id,
-        kind=body.node_type,
-        text=body.query,
-        depth=body.max_depth,
-        limit=body.limit,
-        offset=body.offset,
-    )
+    found = await run_in_threadpool(memory.graph.query, **dict(body))
     return present.graph_slice(found, limit=body.limit, offset=body.offset)
 
 

@@ -161,20 +161,13 @@ _NOT_FOUND = answer(
     "The memory, whole", schemas.OneMemory, {404: {"description": "No such memory"}}
 )
 # What can be done with a fragment, from the answer that wrote it.
+_ID = "$response.body#/memory/id"
 _FRAGMENT_LINKS = {
-    "memory": link(
-        "get",
-        "/agentmemory/memories/{memory_id}",
-        parameters={"memory_id": "$response.body#/memory/id"},
-    ),
+    "memory": link("get", "/agentmemory/memories/{memory_id}", parameters={"memory_id": _ID}),
     "fragment": link(
-        "get",
-        "/agentmemory/fragments/{fragment_id}",
-        parameters={"fragment_id": "$response.body#/memory/id"},
+        "get", "/agentmemory/fragments/{fragment_id}", parameters={"fragment_id": _ID}
     ),
-    "forget": link(
-        "post", "/agentmemory/forget", request_body={"memoryId": "$response.body#/memory/id"}
-    ),
+    "forget": link("post", "/agentmemory/forget", request_body={"memoryId": _ID}),
 }
 
 

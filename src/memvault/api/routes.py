@@ -54,15 +54,10 @@ ENVELOPE_EXAMPLE = {
 
 
 # A session's events, from the answer to any of its events.
+_SESSION = "$request.body#/sessionId"
 _SESSION_LINKS = {
-    "observations": link(
-        "get",
-        "/agentmemory/observations",
-        parameters={"sessionId": "$request.body#/sessionId"},
-    ),
-    "summarize": link(
-        "post", "/agentmemory/summarize", request_body={"sessionId": "$request.body#/sessionId"}
-    ),
+    "observations": link("get", "/agentmemory/observations", parameters={"sessionId": _SESSION}),
+    "summarize": link("post", "/agentmemory/summarize", request_body={"sessionId": _SESSION}),
 }
 # What an agent learned while working on the session's project.
 _OBSERVE_LINKS = {

@@ -64,16 +64,7 @@ _NO_ROUTE = {404: {"description": "No route for this path: an id with a control 
     ),
 )
 async def edit(memory: Served, fragment_id: str, body: EditBody) -> dict[str, Any]:
-    change = Edit(
-        summary=body.summary,
-        facts=body.facts,
-        add_facts=body.add_facts,
-        remove_facts=body.remove_facts,
-        importance=body.importance,
-        tags=body.tags,
-        add_tags=body.add_tags,
-        remove_tags=body.remove_tags,
-    )
+    change = Edit(**dict(body))  # the body's fields are the edit's
     entry = await run_in_threadpool(memory.fragments.edit_fragment, fragment_id, change)
     return {"memory": present.entry_view(memory, entry)}
 
