@@ -17,6 +17,7 @@ from memvault.search.context import Packed
 from memvault.search.engine import Hit
 from memvault.search.indexer import Backlog
 from memvault.vault.board import format_references
+from memvault.vault.remember import Remembered
 
 if TYPE_CHECKING:  # only named: the archive package is loaded by the routes that import
     from memvault.archive import ImportReport
@@ -302,6 +303,28 @@ def maintained(report: Maintenance, *, dry_run: bool) -> dict[str, Any]:
 def hits(memory: Memory, found: list[Hit]) -> dict[str, Any]:
     """Search results, best first."""
     return {"results": [hit_view(memory, h) for h in found]}
+
+
+def memories_page(
+    memory: Memory, found: list[Document], *, offset: int, limit: int
+) -> dict[str, Any]:
+    return {
+        "memories": [document_view(memory, d) for d in found],
+        "offset": offset,
+        "limit": limit,
+    }
+
+
+def remembered(memory: Memory, result: Remembered) -> dict[str, Any]:
+    """A fragment written (or merged into a near-duplicate), and the fragment as the index
+    holds it."""
+    document = memory.recall.fragment_document(result.path)
+    answer = {"success": True, **result.to_dict(memory.settings.vault_path)}
+    if document is not None:
+        answer["memory"] = document_view(memory, document)
+    if result.action == "merged":
+        answer["similarTo"] = answer["memory"]["id"] if document else None
+    return answer
 
 
 def project_memory(memory: Memory, found: ProjectMemory) -> dict[str, Any]:

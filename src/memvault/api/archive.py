@@ -15,7 +15,15 @@ from starlette.concurrency import run_in_threadpool
 
 from memvault import present
 from memvault.api import schemas
-from memvault.api.operation import Body, answer, examples, model_body, request_body, routes, served
+from memvault.api.operation import (
+    Body,
+    answer,
+    examples,
+    memory_of,
+    model_body,
+    request_body,
+    routes,
+)
 from memvault.api.responses import JSONResponse
 from memvault.archive import (
     MEDIA_TYPE,
@@ -78,7 +86,7 @@ async def export(
     request: Request,
     include_events: Annotated[bool, Query(alias="includeEvents")] = False,
 ) -> StreamingResponse:
-    archive = Export(served(request), events=include_events)
+    archive = Export(memory_of(request), events=include_events)
     return StreamingResponse(
         archive.chunks(),  # a plain iterator: read on the thread pool, chunk by chunk
         media_type=MEDIA_TYPE,
@@ -108,7 +116,7 @@ async def import_(request: Request) -> JSONResponse:
         if body.export_data is None:
             raise InvalidInput("exportData is required", fields=["exportData"])
         report = await run_in_threadpool(
-            import_document, served(request), body.export_data, strategy=body.strategy
+            import_document, memory_of(request), body.export_data, strategy=body.strategy
         )
     except InvalidInput as exc:  # an ArchiveError too: refused before anything was written
         return JSONResponse({"success": False, "error": exc.message}, status_code=400)
@@ -145,7 +153,7 @@ async def import_archive(
     request: Request,
     strategy: Annotated[Literal["merge", "skip", "replace"], Query()] = "merge",
 ) -> JSONResponse:
-    memory = served(request)
+    memory = memory_of(request)
     with tempfile.SpooledTemporaryFile(
         SPOOL_IN_MEMORY, dir=memory.settings.home, prefix=".import-"
     ) as upload:

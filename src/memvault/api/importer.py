@@ -19,7 +19,7 @@ from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 
 from memvault.api import schemas
-from memvault.api.operation import Body, answer, examples, model_body, routes, served
+from memvault.api.operation import Body, answer, examples, memory_of, model_body, routes
 from memvault.api.responses import JSONResponse
 from memvault.background import lower_this_threads_priority
 from memvault.domain import iso, utc_now
@@ -122,7 +122,7 @@ async def start_import(request: Request) -> JSONResponse:
     if (busy := _busy(request)) is not None:
         return busy
     job.thread = threading.Thread(
-        target=job.run, args=(served(request),), name="memvault-import", daemon=True
+        target=job.run, args=(memory_of(request),), name="memvault-import", daemon=True
     )
     request.app.state.transcript_import = job
     job.thread.start()

@@ -23,17 +23,17 @@ def routes(prefix: str, tag: str | None = None) -> APIRouter:
     return APIRouter(prefix=prefix, tags=[tag] if tag else None, route_class=DecodedBodyRoute)
 
 
-async def _memory(request: Request) -> Memory:
+def memory_of(request: Request) -> Memory:
+    """The memory the app serves, for a route that reads the request itself."""
     return request.app.state.memory
 
 
-# The app's memory, as a route's parameter.
-Served = Annotated[Memory, Depends(_memory)]
+async def _served(request: Request) -> Memory:  # async: resolved on the loop, not a thread
+    return memory_of(request)
 
 
-def served(request: Request) -> Memory:
-    """The app's memory, for a route that reads the request itself."""
-    return request.app.state.memory
+# The memory the app serves, as a route's parameter.
+Served = Annotated[Memory, Depends(_served)]
 
 
 class Body(BaseModel):

@@ -242,13 +242,8 @@ async def remember(memory: Served, body: RememberBody) -> JSONResponse:
         properties={"events": list(dict.fromkeys(body.event_ids))} if body.event_ids else {},
     )
     result = await run_in_threadpool(memory.fragments.remember, draft)
-    document = memory.recall.fragment_document(result.path)
-    answer = {"success": True, **result.to_dict(memory.settings.vault_path)}
-    if document is not None:
-        answer["memory"] = present.document_view(memory, document)
-    if result.action == "merged":
-        answer["similarTo"] = answer["memory"]["id"] if document else None
-    return JSONResponse(answer, status_code=201 if result.action == "created" else 200)
+    written = present.remembered(memory, result)
+    return JSONResponse(written, status_code=201 if result.action == "created" else 200)
 
 
 @router.post(
@@ -284,11 +279,7 @@ def memories(
     found = memory.fragments.memories(
         project=project, include_archived=include_archived, limit=limit, offset=offset
     )
-    return {
-        "memories": [present.document_view(memory, d) for d in found],
-        "offset": offset,
-        "limit": limit,
-    }
+    return present.memories_page(memory, found, offset=offset, limit=limit)
 
 
 def _entry(memory: Memory, memory_id: str, kinds: tuple[str, ...]) -> JSONResponse:

@@ -1,7 +1,7 @@
 """agentmemory-compatible routes under ``/agentmemory/``: ingest, sessions, observations, ops.
 
-Handlers parse, call ``Memory`` and format. Bodies are read by hand so a malformed body
-gets an error that says what is wrong with it (and nothing is written).
+Handlers parse, call ``Memory`` and answer in ``present``'s shapes. Bodies are read by hand
+so a malformed body gets an error that says what is wrong with it (and nothing is written).
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from memvault.api.operation import (
     examples,
     json_body,
     link,
+    memory_of,
     routes,
-    served,
 )
 from memvault.api.responses import JSONResponse
 from memvault.errors import InvalidInput
@@ -85,7 +85,7 @@ _OBSERVE_LINKS = {
 )
 async def observe(request: Request) -> JSONResponse:
     envelope = validate(Envelope, parse_json(await request.body()))
-    memory = served(request)
+    memory = memory_of(request)
     result = await memory.capture.observe_async(envelope)
     background = None
     if not result.deduplicated and memory.board.needs_board_row(envelope.session_id):
@@ -136,7 +136,7 @@ async def observe_bulk(request: Request) -> JSONResponse:
             f"observations: must hold 1 to {BULK_LIMIT} items, got {len(items)}",
             fields=["observations"],
         )
-    bulk = await served(request).capture.observe_many_async(items)
+    bulk = await memory_of(request).capture.observe_many_async(items)
     return JSONResponse(present.bulk_result(bulk))
 
 
@@ -173,7 +173,7 @@ async def observe_bulk(request: Request) -> JSONResponse:
 )
 async def session_start(request: Request) -> dict[str, Any]:
     start = validate(SessionStart, parse_json(await request.body()))
-    started = await run_in_threadpool(served(request).context.start_session, start)
+    started = await run_in_threadpool(memory_of(request).context.start_session, start)
     return present.session_started(started)
 
 
