@@ -94,4 +94,5 @@ def json_body(schema: dict[str, Any], *given: Any, required: bool = True) -> dic
 
 
 def model_body(model: type[BaseModel], required: bool = True) -> dict[str, Any]:
+    """The same, for a body a model describes (a route that reads it by hand)."""
     return json_body(model.model_json_schema(by_alias=True), required=required)

@@ -17,6 +17,7 @@ from memvault import __version__, present
 from memvault.api import schemas
 from memvault.api.operation import (
     MAX_OFFSET,
+    Answers,
     Body,
     Served,
     answer,
@@ -34,7 +35,7 @@ BULK_LIMIT = 500
 router = routes("/agentmemory")
 
 
-_ERRORS: dict[int | str, dict[str, Any]] = {
+_ERRORS: Answers = {
     400: {"description": "Invalid input; `error` names the problem, nothing was written"},
     401: {"description": "Missing or wrong bearer secret"},
     413: {"description": "Body larger than the configured limit"},
