@@ -163,7 +163,7 @@ def jobs(label: str, database: str, *, in_server: bool, workers: int, args) -> N
 
     from tests.llm_server import LLMServer
     from tests.pipeline.test_llm_pipeline import SUMMARY, kind_of
-    from tests.test_pipeline_service import work
+    from tests.pipeline.test_service import work
 
     sessions = [f"job-{n}" for n in range(args.sessions)]
     with LLMServer() as llm, contextlib.ExitStack() as stack:
