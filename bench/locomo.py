@@ -336,9 +336,7 @@ def _score_index(memory, asked, semantic, modes, window, dated, combos, here) ->
             query = parse(qa["question"])
             lexical = memory.index.searcher._lexical(
                 query,
-                kinds=["observation"],
-                project=None,
-                include_archived=False,
+                engine._Scope(kinds=["observation"], project=None, include_archived=False),
                 pool=engine.CANDIDATES,
             )
             evidence = set(qa["evidence"])
