@@ -9,7 +9,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import (
     AliasChoices,
@@ -50,6 +50,14 @@ _OTHER_NAMES: dict[str, tuple[str, ...]] = {
 }
 # The one setting whose MEMVAULT_ name is not its field's name in capitals.
 _MEMVAULT_NAMES = {"store_location": "MEMVAULT_STORE_URL"}
+
+
+def _api_url() -> Any:
+    """The setting of an OpenAI-compatible API's base URL (embeddings and the LLM have one)."""
+    return Field(
+        default=None,
+        description="Base URL of an OpenAI-compatible API, e.g. http://127.0.0.1:11434/v1.",
+    )
 
 
 def _env_names(field: str) -> AliasChoices:
@@ -158,10 +166,7 @@ class Settings(BaseSettings):
             " defaults to text-embedding-3-small."
         ),
     )
-    embedding_url: str | None = Field(
-        default=None,
-        description="Base URL of an OpenAI-compatible API, e.g. http://127.0.0.1:11434/v1.",
-    )
+    embedding_url: str | None = _api_url()
     embedding_api_key: SecretStr | None = Field(default=None)
     weight_relevance: float = Field(0.5, ge=0)
     weight_importance: float = Field(0.3, ge=0)
@@ -195,10 +200,7 @@ class Settings(BaseSettings):
             " extractive pipeline). auto: openai when an API key or URL is set, else none."
         ),
     )
-    llm_url: str | None = Field(
-        default=None,
-        description="Base URL of an OpenAI-compatible API, e.g. http://127.0.0.1:11434/v1.",
-    )
+    llm_url: str | None = _api_url()
     llm_model: str | None = Field(default=None)
     llm_api_key: SecretStr | None = Field(
         default=None,

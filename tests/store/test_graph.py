@@ -10,8 +10,7 @@ import pytest
 
 from memvault.derive.entities import graph_of_fragment
 from memvault.domain import Watermark
-from memvault.graph import GraphDelta
-from memvault.graph.model import MAX_LIMIT, NEIGHBOURS_PER_NODE, SOURCES_LIMIT
+from memvault.graph.model import MAX_LIMIT, NEIGHBOURS_PER_NODE, SOURCES_LIMIT, GraphDelta
 from memvault.pipeline.graph_job import extract_session_graph
 from memvault.store import graph_queries
 from memvault.store.sqlite import SQLiteStore

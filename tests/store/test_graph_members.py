@@ -9,8 +9,7 @@ import sqlite3
 import pytest
 
 from memvault.derive.entities import graph_of_fragment
-from memvault.graph import GraphDelta
-from memvault.graph.model import SOURCES_LIMIT
+from memvault.graph.model import SOURCES_LIMIT, GraphDelta
 from memvault.store.sqlite import SQLiteStore
 from memvault.vault.remember import Draft
 

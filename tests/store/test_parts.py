@@ -40,7 +40,14 @@ def test_each_part_is_a_contract_the_engine_fulfils(tmp_path):
         assert all(isinstance(store, part) for part in PARTS)
         # The queue is written once; an engine supplies its clock and how a claim finds a job.
         assert JobQueue.__abstractmethods__ == {"_clock", "_claim"}
-        assert "lexical_search" in SearchIndex.__abstractmethods__
+        # The index is written once too; an engine supplies its cursors and counts.
+        assert SearchIndex.__abstractmethods__ == {
+            "cursor",
+            "term_counts",
+            "document_count",
+            "record_access",
+            "move_access",
+        }
         assert not inspect.isabstract(SQLiteStore)
     finally:
         store.close()

@@ -16,7 +16,7 @@ if not IN_CI:  # without the postgres extra, a skip here; CI must run every test
 import psycopg
 
 from memvault.errors import StoreUnavailable
-from memvault.graph import GraphDelta
+from memvault.graph.model import GraphDelta
 from memvault.search.query import parse
 from memvault.store.postgres import PostgresStore
 from tests.store.test_vector_changes import draft

@@ -11,7 +11,7 @@ import threading
 import pytest
 
 from memvault.domain import DocumentDraft, Watermark
-from memvault.graph import GraphDelta
+from memvault.graph.model import GraphDelta
 from memvault.search.documents import date_terms, terms
 from memvault.search.query import parse
 from memvault.store import LexicalQuery

@@ -3,33 +3,8 @@ while this replica writes the vault."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
-
 from memvault.background import Pacer
-from memvault.config import Settings
-from memvault.domain import BoardRow
-from memvault.pipeline.service import Pipeline
-from memvault.store import Store
-from memvault.vault.lifecycle import Report
-from memvault.vault.remember import DerivedFragment, Draft
-
-
-@dataclass(frozen=True, slots=True)
-class PipelineSources:
-    """What the pipeline works from: the store, the settings, and the parts' bound methods
-    that write the vault (on its owner, whichever process runs a job)."""
-
-    store: Store
-    settings: Settings
-    remember_derived: Callable[[Draft], DerivedFragment]
-    update_derived: Callable[..., Report]
-    board_row: Callable[[str], BoardRow | None]
-    graph_fragment: Callable[[Path], None]
-
-    def open(self, *, offline: bool = False, pacer: Pacer | None = None) -> Pipeline:
-        return Pipeline(self, offline=offline, pacer=pacer)
+from memvault.pipeline.service import Pipeline, Sources
 
 
 class LazyPipeline:
@@ -37,7 +12,7 @@ class LazyPipeline:
     of a second to import, and a provider set up wrong is an error only the commands that
     process events should meet."""
 
-    def __init__(self, sources: PipelineSources, pacer: Pacer) -> None:
+    def __init__(self, sources: Sources, pacer: Pacer) -> None:
         self.sources = sources
         self.pacer = pacer
         self.opened: Pipeline | None = None

@@ -5,17 +5,15 @@ from __future__ import annotations
 
 from memvault.config import Settings
 from memvault.memory.index import Index
-from memvault.memory.pipeline import PipelineSources
 from memvault.pipeline.rebuild import Progress, Rebuilt, rebuild
+from memvault.pipeline.service import Sources
 from memvault.store import Store
 
 
 class Rebuild:
     """Deriving everything again from the raw event log (``memvault rebuild``)."""
 
-    def __init__(
-        self, settings: Settings, store: Store, index: Index, sources: PipelineSources
-    ) -> None:
+    def __init__(self, settings: Settings, store: Store, index: Index, sources: Sources) -> None:
         self.settings = settings
         self.store = store
         self.index = index

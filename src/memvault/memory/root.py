@@ -27,13 +27,13 @@ from memvault.memory.graph import Graph
 from memvault.memory.health import HealthCheck
 from memvault.memory.index import Index
 from memvault.memory.owner import VaultWrites
-from memvault.memory.pipeline import LazyPipeline, PipelineSources
+from memvault.memory.pipeline import LazyPipeline
 from memvault.memory.reading import IngestRate
 from memvault.memory.reads import Reads
 from memvault.memory.rebuild import Rebuild
 from memvault.memory.recall import Entry, Recall
 from memvault.memory.serving import Serving
-from memvault.pipeline.service import Pipeline
+from memvault.pipeline.service import Pipeline, Sources
 from memvault.search.engine import Hit
 from memvault.store import Store, open_store
 from memvault.vault.remember import DerivedFragment, Draft, Remembered
@@ -73,7 +73,7 @@ class Memory(AbstractContextManager["Memory"]):
             {**self.board.vault_writes(), **self.fragments.vault_writes()},
             results=(Deleted, Maintenance, DerivedFragment),
         )
-        sources = PipelineSources(
+        sources = Sources(
             store,
             settings,
             remember_derived=self.fragments.remember_derived,

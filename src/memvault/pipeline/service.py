@@ -13,8 +13,9 @@ handed them, so nothing here calls back up into ``Memory``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 from memvault.background import Pacer
 from memvault.config import Settings
@@ -33,49 +34,33 @@ from memvault.pipeline.jobs import (
     session_of,
 )
 from memvault.pipeline.signals import Signals
-from memvault.pipeline.summaries import Summaries
+from memvault.pipeline.summaries import RowUpdate, Summaries
 from memvault.pipeline.window import Window
 from memvault.pipeline.worker import Worker
 from memvault.store import Store
-from memvault.vault.lifecycle import Report
 from memvault.vault.remember import DerivedFragment, Draft, Remembered
-from memvault.vault.snapshot import Snapshot
 
 
-class Sources(Protocol):
-    """What the pipeline works from. ``Memory`` is one; the pipeline takes these parts from
-    it once and keeps them, not it."""
+@dataclass(frozen=True, slots=True)
+class Sources:
+    """What the pipeline works from: the store, the settings, and the bound methods that
+    write the vault, run by the vault's owner whichever process runs a job. ``Memory``
+    hands its parts' methods in; the pipeline keeps these, not it."""
 
-    @property
-    def store(self) -> Store: ...
+    store: Store
+    settings: Settings
+    # The fragment write path (merge or create, then index and graph the file), with the
+    # file's hash before a merge and after the write.
+    remember_derived: Callable[[Draft], DerivedFragment]
+    # A summary into a session's snapshot and board row.
+    update_derived: RowUpdate
+    # A row of the board as it is now.
+    board_row: Callable[[str], BoardRow | None]
+    # Add what a fragment file names to the graph.
+    graph_fragment: Callable[[Path], None]
 
-    @property
-    def settings(self) -> Settings: ...
-
-    def remember_derived(self, draft: Draft) -> DerivedFragment:
-        """The fragment write path (merge or create, then index and graph the file), run
-        by the vault's owner, with the file's hash before a merge and after the write."""
-        ...
-
-    def update_derived(
-        self,
-        board_session_id: str,
-        content: Snapshot,
-        *,
-        topic: str | None = None,
-        derived_summary: str | None = None,
-        keywords: str | None = None,
-    ) -> Report:
-        """A summary into a session's snapshot and board row, by the vault's owner."""
-        ...
-
-    def board_row(self, board_session_id: str) -> BoardRow | None:
-        """A row of the board as it is now."""
-        ...
-
-    def graph_fragment(self, path: Path) -> None:
-        """Add what a fragment file names to the graph."""
-        ...
+    def open(self, *, offline: bool = False, pacer: Pacer | None = None) -> Pipeline:
+        return Pipeline(self, offline=offline, pacer=pacer)
 
 
 class Pipeline:

@@ -2,102 +2,23 @@
 follower reads, the fragment files it wrote, kept LLM answers, forgotten events, and
 resetting it all so it is derived again from the raw log.
 
-How a change is logged, how an observation is compared when put back and which sessions
-wait for compression each engine says itself, in its ``derived`` module.
+Rewriting observations is the contract part's own (``contract.derived``). How a change is
+logged, how an observation is compared when put back and which sessions wait for
+compression each engine says itself, in its ``derived`` module.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memvault import jsontext
-from memvault.domain import ObservationDraft, Watermark, iso, utc_now
+from memvault.domain import iso, utc_now
 from memvault.store.contract import Derived
-from memvault.store.engine import Engine
-
-# Rewrites a still-synthetic observation in place (parameters: the draft's columns, who
-# derived it, the time, the event, the session).
-UPGRADE = """
-UPDATE observations SET type = ?, title = ?, narrative = ?, facts = ?, files = ?, concepts = ?,
-    importance = ?, derived_by = ?, updated_at = ?
-WHERE event_seq = ? AND session_id = ? AND derived_by = 'synthetic'
-"""
 
 
-class SharedDerived(Engine, Derived):
+class SharedDerived(Derived):
     """The derived part of each store."""
 
     SESSIONS_TO_COMPRESS: str
-
-    # The engine's statement putting a synthetic observation back where it differs
-    # (parameters: the draft's columns, the time, the event, the draft's columns again).
-    REDERIVE: str
-
-    def _observation_text(self, value: str) -> str:
-        """A title or narrative as the engine can hold it."""
-        return value
-
-    def _log_changes(self, conn, seqs: list[int]) -> None:
-        """Append the events of rewritten observations to the change log followers read,
-        in the caller's transaction."""
-        raise NotImplementedError
-
-    def _columns(self, draft: ObservationDraft) -> tuple:
-        return (
-            draft.type,
-            self._observation_text(draft.title),
-            self._observation_text(draft.narrative),
-            jsontext.dumps(draft.facts),
-            jsontext.dumps(draft.files),
-            jsontext.dumps(draft.concepts),
-            draft.importance,
-        )
-
-    def upgrade_observations(
-        self,
-        session_id: str,
-        upgrades: Sequence[tuple[int, ObservationDraft]],
-        *,
-        derived_by: str,
-        through: Watermark,
-    ) -> bool:
-        """The watermark moves first, by a conditional update that holds the session's row
-        until commit: two runs of the same session's step cannot both move it. An
-        observation no longer synthetic is left as it is: an upgrade never overwrites
-        another."""
-        now = iso(utc_now())
-        rows = [
-            (*self._columns(draft), derived_by, now, seq, session_id) for seq, draft in upgrades
-        ]
-        move = self._sql(
-            "UPDATE sessions SET compressed_at = ?, compressed_seq = ? "
-            "WHERE id = ? AND coalesce(compressed_seq, 0) < ?"
-        )
-        upgrade = self._sql(UPGRADE)
-
-        def op(conn) -> bool:
-            if not conn.execute(
-                move, (through.at, through.seq, session_id, through.seq or 0)
-            ).rowcount:
-                return False  # another run got past ``through``: nothing written
-            self._log_changes(
-                conn, [row[-2] for row in rows if conn.execute(upgrade, row).rowcount]
-            )
-            return True
-
-        return self._writing(op)
-
-    def rederive_observations(self, drafts: Sequence[tuple[int, ObservationDraft]]) -> int:
-        now = iso(utc_now())
-        rows = [(*self._columns(draft), now, seq, *self._columns(draft)) for seq, draft in drafts]
-        rederive = self._sql(self.REDERIVE)
-
-        def op(conn) -> int:
-            changed = [row[8] for row in rows if conn.execute(rederive, row).rowcount]
-            self._log_changes(conn, changed)  # only those are indexed again
-            return len(changed)
-
-        return self._writing(op)
 
     def observation_changes(self, after: int, *, limit: int) -> list[tuple[int, int]]:
         rows = self._select(

@@ -1,7 +1,8 @@
 """Sessions, their watermarks and the board mirror, written once for both engines.
 
-How a session is created (and whether it was new) and how replicas take turns replacing
-the mirror each engine says itself, in its ``sessions`` module.
+Creating a session is the contract part's own (``contract.sessions``). How a session is
+inserted (and whether it was new) and how replicas take turns replacing the mirror each
+engine says itself, in its ``sessions`` module.
 """
 
 from __future__ import annotations
@@ -51,33 +52,6 @@ class SessionRows(Engine):
 
     RECENT_FIRST: str
     FOR_UPDATE: str = ""
-
-    def _create_session(self, conn, values: tuple) -> bool:
-        """Insert the session of ``values`` (id, project, cwd, agent id, title, created,
-        updated, last received), or update the title of the one there; whether it is new."""
-        raise NotImplementedError
-
-    def ensure_session(
-        self,
-        session_id: str,
-        *,
-        project: str,
-        cwd: str,
-        agent_id: str | None = None,
-        title: str | None = None,
-    ) -> Session:
-        now = iso(utc_now())
-        values = (session_id, project, cwd, agent_id, title, now, now, now)
-        counted = self._sql("UPDATE counters SET value = value + 1 WHERE name = 'sessions'")
-
-        def op(conn) -> None:
-            if self._create_session(conn, values):
-                conn.execute(counted)
-
-        self._writing(op)
-        session = self.get_session(session_id)
-        assert session is not None
-        return session
 
     def record_injected(self, session_id: str, items: Sequence[tuple[str, str]], at: str) -> None:
         rows = [(session_id, kind, item_id, at) for kind, item_id in items]

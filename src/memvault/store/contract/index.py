@@ -1,14 +1,16 @@
 """The search index part: documents, their lexical index and vectors, followers' cursors
 and read counts; asked with a ``LexicalQuery`` of plain values that only an engine turns
-into its own syntax."""
+into its own syntax. Its reads are written here once for both engines, in the same SQL."""
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from memvault.domain import Document, DocumentDraft
+from memvault.store.engine import Engine
 
 # The fields of a document the lexical index matches, in the order of its column weights.
 FIELDS = ("title", "body", "context", "dates")
@@ -40,11 +42,61 @@ class LexicalQuery:
         return not (self.terms or self.phrases or self.prefixes or self.anchor)
 
 
-class SearchIndex(ABC):
-    """Documents (fragments, summaries, observations), their lexical index and vectors,
-    followers' cursors and read counts."""
+DOCUMENT_COLUMNS = """
+d.id, d.kind, d.key, d.project, d.session_id, d.title, d.summary, d.body, d.importance,
+d.updated_at, d.path, d.event_ids, d.archived, d.meta, coalesce(a.count, 0), a.last_accessed
+"""
+DOCUMENTS = "FROM documents d LEFT JOIN document_access a ON a.kind = d.kind AND a.key = d.key"
 
-    @abstractmethod
+
+# The fields of a ``Document`` in the order of ``DOCUMENT_COLUMNS``.
+_DOCUMENT_FIELDS = (
+    "id",
+    "kind",
+    "key",
+    "project",
+    "session_id",
+    "title",
+    "summary",
+    "body",
+    "importance",
+    "updated_at",
+    "path",
+    "event_ids",
+    "archived",
+    "meta",
+    "access_count",
+    "last_accessed",
+)
+
+
+def to_document(row: tuple) -> Document:
+    values = dict(zip(_DOCUMENT_FIELDS, row, strict=True))
+    values["event_ids"] = json.loads(values["event_ids"])
+    values["meta"] = json.loads(values["meta"])
+    values["archived"] = bool(values["archived"])
+    return Document(**values)
+
+
+def _marks(count: int) -> str:
+    return ", ".join("?" * count)
+
+
+class SearchIndex(Engine, ABC):
+    """Documents (fragments, summaries, observations), their lexical index and vectors,
+    followers' cursors and read counts.
+
+    Written once on the engine's connections: ``archived`` is compared with FALSE, which
+    SQLite reads as 0 and PostgreSQL as its boolean. The engine hands in its lexical search
+    (``_lexical``: FTS5's on SQLite, ``postgres.bm25`` on PostgreSQL) and how it writes
+    documents (``_write_documents``: conn, upserts, deletes, cursor) and vectors
+    (``_write_vectors``: conn, model, vectors, cursor), each in one transaction, and its
+    cursors, term counts and read counts."""
+
+    _lexical: Callable[..., list[tuple[int, float]]]
+    _write_documents: Callable[..., None]
+    _write_vectors: Callable[..., None]
+
     def write_documents(
         self,
         upserts: Sequence[DocumentDraft] = (),
@@ -55,12 +107,13 @@ class SearchIndex(ABC):
         """Index, re-index (by ``(kind, key)``) and drop documents, and move a follower's
         cursor, in one transaction. An unchanged content hash keeps the document's revision
         and vector."""
+        upserts, deletes = list(upserts), list(deletes)
+        self._writing(lambda conn: self._write_documents(conn, upserts, deletes, cursor))
 
     @abstractmethod
     def cursor(self, name: str) -> int:
         """Where a follower (e.g. the observation indexer) has got to; 0 at first."""
 
-    @abstractmethod
     def lexical_search(
         self,
         query: LexicalQuery,
@@ -76,6 +129,9 @@ class SearchIndex(ABC):
         documents of these kinds (of one project, live only unless ``include_archived``);
         fields weighted (title, body, context, dates); ``newest`` limits it to the last that
         many documents indexed."""
+        asked = {"kinds": list(kinds), "project": project, "limit": limit, "newest": newest}
+        asked |= {"include_archived": include_archived, "weights": weights}
+        return self._reading(lambda conn: self._lexical(conn, query, **asked))
 
     @abstractmethod
     def term_counts(self, terms: Sequence[str], *, cap: int) -> dict[str, int]:
@@ -85,13 +141,18 @@ class SearchIndex(ABC):
     def document_count(self) -> int:
         """How many documents the index holds."""
 
-    @abstractmethod
-    def documents(self, ids: Sequence[int]) -> dict[int, Document]: ...
+    def documents(self, ids: Sequence[int]) -> dict[int, Document]:
+        rows = self._select_in(
+            f"SELECT {DOCUMENT_COLUMNS} {DOCUMENTS} WHERE d.id IN ({{marks}})", ids
+        )
+        return {row[0]: to_document(row) for row in rows}
 
-    @abstractmethod
-    def document(self, kind: str, key: str) -> Document | None: ...
+    def document(self, kind: str, key: str) -> Document | None:
+        row = self._select_one(
+            f"SELECT {DOCUMENT_COLUMNS} {DOCUMENTS} WHERE d.kind = ? AND d.key = ?", (kind, key)
+        )
+        return to_document(row) if row else None
 
-    @abstractmethod
     def list_documents(
         self,
         kind: str,
@@ -102,27 +163,52 @@ class SearchIndex(ABC):
         offset: int = 0,
     ) -> list[Document]:
         """Most recently updated first."""
+        where, params = ["d.kind = ?"], [kind]
+        if project is not None:
+            where.append("d.project = ?")
+            params.append(project)
+        if not include_archived:
+            where.append("d.archived = FALSE")
+        rows = self._select(
+            f"SELECT {DOCUMENT_COLUMNS} {DOCUMENTS} WHERE {' AND '.join(where)} "
+            "ORDER BY d.updated_at DESC, d.id DESC LIMIT ? OFFSET ?",
+            (*params, limit, offset),
+        )
+        return [to_document(row) for row in rows]
 
-    @abstractmethod
     def document_stamps(self, kind: str) -> dict[str, tuple[str, float | None]]:
         """key → (content hash, mtime) of every document of a kind: what a scan compares."""
+        rows = self._select(
+            "SELECT key, content_hash, mtime FROM documents WHERE kind = ?", (kind,)
+        )
+        return {row[0]: (row[1], row[2]) for row in rows}
 
-    @abstractmethod
     def documents_to_embed(self, after_revision: int, *, limit: int) -> list[tuple[int, int, str]]:
         """(id, revision, text) of documents changed after a revision, oldest change first."""
+        rows = self._select(
+            "SELECT id, revision, embed_text FROM documents WHERE revision > ? "
+            "ORDER BY revision LIMIT ?",
+            (after_revision, limit),
+        )
+        return [(row[0], row[1], row[2]) for row in rows]
 
-    @abstractmethod
     def write_vectors(
         self, model: str, vectors: Sequence[tuple[int, int, bytes]], *, cursor: tuple[str, int]
     ) -> None:
         """Store (id, revision, vector) for documents still at that revision; move the
         embedding cursor."""
+        vectors = list(vectors)
+        self._writing(lambda conn: self._write_vectors(conn, model, vectors, cursor))
 
-    @abstractmethod
     def vectors(self, model: str) -> list[tuple[int, str, bytes]]:
         """(document id, kind, vector) of every stored vector of a model."""
+        rows = self._select(
+            "SELECT v.document_id, d.kind, v.vector FROM document_vectors v "
+            "JOIN documents d ON d.id = v.document_id WHERE v.model = ?",
+            (model,),
+        )
+        return [(row[0], row[1], bytes(row[2])) for row in rows]
 
-    @abstractmethod
     def vector_changes(
         self, model: str, after_revision: int, through_revision: int, *, limit: int
     ) -> list[tuple[int, str, int, bytes | None]]:
@@ -130,16 +216,27 @@ class SearchIndex(ABC):
         ``after_revision`` up to ``through_revision``, oldest change first: what an
         in-memory index follows other processes' vectors by (None: the document has no
         vector of this model now, so a vector held for it is stale)."""
+        rows = self._select(
+            "SELECT d.id, d.kind, d.revision, v.vector FROM documents d "
+            "LEFT JOIN document_vectors v ON v.document_id = d.id AND v.model = ? "
+            "WHERE d.revision > ? AND d.revision <= ? ORDER BY d.revision LIMIT ?",
+            (model, after_revision, through_revision, limit),
+        )
+        return [(row[0], row[1], row[2], None if row[3] is None else bytes(row[3])) for row in rows]
 
-    @abstractmethod
     def document_kinds(self, ids: Sequence[int]) -> dict[int, str]:
         """The kind of each of these documents that still exists."""
+        rows = self._select_in("SELECT id, kind FROM documents WHERE id IN ({marks})", ids)
+        return {row[0]: row[1] for row in rows}
 
-    @abstractmethod
     def document_ids(
         self, *, kinds: Sequence[str], project: str, include_archived: bool = False
     ) -> list[int]:
         """Ids of a project's documents of these kinds."""
+        sql = f"SELECT id FROM documents WHERE project = ? AND kind IN ({_marks(len(kinds))})"
+        if not include_archived:
+            sql += " AND archived = FALSE"
+        return [row[0] for row in self._select(sql + " ORDER BY id", (project, *kinds))]
 
     @abstractmethod
     def record_access(self, keys: Sequence[tuple[str, str]], at: str) -> None:
@@ -150,10 +247,16 @@ class SearchIndex(ABC):
     def move_access(self, kind: str, moves: Sequence[tuple[str, str]]) -> None:
         """Carry read counts over from old keys to new ones (a fragment moved)."""
 
-    @abstractmethod
     def documents_since(self, revision: int) -> int:
+        # A range of the revision index: as long as the backlog, not the table.
         """How many documents changed after ``revision``: the embedding backlog."""
+        row = self._select_one("SELECT count(*) FROM documents WHERE revision > ?", (revision,))
+        return row[0] if row else 0
 
-    @abstractmethod
     def fragment_counts(self) -> tuple[int, int]:
         """Indexed fragments: (live, archived)."""
+        rows = self._select(
+            "SELECT archived, count(*) FROM documents WHERE kind = 'fragment' GROUP BY archived"
+        )
+        counts = {bool(archived): count for archived, count in rows}
+        return counts.get(False, 0), counts.get(True, 0)

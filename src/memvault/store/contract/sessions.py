@@ -1,18 +1,28 @@
-"""The sessions part: host sessions and the watermarks of the processes reading them."""
+"""The sessions part: host sessions and the watermarks of the processes reading them.
+
+Creating a session is written here once for both engines; each engine says how a session
+is inserted (``_create_session``, in its ``sessions`` module) and the rest of the part's
+reads and watermark moves are in ``store.session_rows``.
+"""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
-from memvault.domain import Session, Watermark
+from memvault.domain import Session, Watermark, iso, utc_now
+from memvault.store.engine import Engine
 
 
-class Sessions(ABC):
+class Sessions(Engine, ABC):
     """Host sessions, created lazily by the log, and the watermarks that say how far each
     derived process has read a session."""
 
     @abstractmethod
+    def _create_session(self, conn, values: tuple) -> bool:
+        """Insert the session of ``values`` (id, project, cwd, agent id, title, created,
+        updated, last received), or update the title of the one there; whether it is new."""
+
     def ensure_session(
         self,
         session_id: str,
@@ -23,6 +33,18 @@ class Sessions(ABC):
         title: str | None = None,
     ) -> Session:
         """Create the session if it does not exist (agent id honoured only then)."""
+        now = iso(utc_now())
+        values = (session_id, project, cwd, agent_id, title, now, now, now)
+        counted = self._sql("UPDATE counters SET value = value + 1 WHERE name = 'sessions'")
+
+        def op(conn) -> None:
+            if self._create_session(conn, values):
+                conn.execute(counted)
+
+        self._writing(op)
+        session = self.get_session(session_id)
+        assert session is not None
+        return session
 
     @abstractmethod
     def get_session(self, session_id: str) -> Session | None: ...

@@ -20,7 +20,6 @@ from memvault import jsontext
 from memvault.domain import DocumentDraft
 from memvault.errors import StoreUnavailable
 from memvault.store.contract import FIELDS, SearchIndex
-from memvault.store.index_part import SharedIndex
 from memvault.store.postgres.bm25 import (
     SCOPE_TOKENS,
     Phrase,
@@ -234,7 +233,7 @@ def write_vectors(
 # -- reads --------------------------------------------------------------------------------
 
 
-class PostgresSearchIndex(SharedIndex, SearchIndex):
+class PostgresSearchIndex(SearchIndex):
     """The search index part of the PostgreSQL store. Every statement runs through the
     store's ``_transaction``, so a database that cannot be reached fails as
     ``StoreUnavailable`` (a 503), not as a driver error."""

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from memvault import jsontext
 from memvault.domain import DocumentDraft
-from memvault.store.index_part import SharedIndex
+from memvault.store.contract import SearchIndex
 from memvault.store.sqlite import fts5
 from memvault.store.sqlite.fts5 import scope
 from memvault.store.sqlite.writer import Writer
@@ -164,7 +164,7 @@ def move_access(conn: sqlite3.Connection, kind: str, moves: Sequence[tuple[str, 
         )
 
 
-class SQLiteIndex(SharedIndex):
+class SQLiteIndex(SearchIndex):
     """The search index part of the SQLite store."""
 
     _write_documents = staticmethod(write_documents)
