@@ -42,7 +42,7 @@ def _operate(
     if running is not None:
         try:
             report = remotely(running)
-        except remote.Refused as exc:
+        except remote.ServerRefused as exc:
             if exc.status == 409 and "operation" in exc.body:
                 report = exc.body
             elif exc.status in (400, 409):
@@ -233,7 +233,7 @@ def list_(as_json: Json = False) -> None:
     if running is not None:
         try:
             rows = running.get("/board/sessions")["sessions"]
-        except remote.Refused as exc:
+        except remote.ServerRefused as exc:
             if exc.status != 409:
                 raise
             fail(exc.error)
@@ -299,7 +299,7 @@ def show(
     if running is not None:
         try:
             found = running.get(_row(session_id))
-        except remote.Refused as exc:
+        except remote.ServerRefused as exc:
             if exc.status == 404:
                 found = None
             elif exc.status in (400, 409):

@@ -34,7 +34,7 @@ def _refused(verb: str) -> Iterator[None]:
     except InvalidInput as exc:
         errors.print(f"[red]not {verb}[/]: {escape(exc.message)}")
         raise typer.Exit(2) from None
-    except remote.Refused as exc:  # the server's words for the same refusal
+    except remote.ServerRefused as exc:  # the server's words for the same refusal
         if exc.status != 400:
             raise
         errors.print(f"[red]not {verb}[/]: {escape(exc.error)}")

@@ -46,7 +46,7 @@ def worker(
 
         try:
             answer = running.post("/jobs/run", seconds=3600)
-        except remote.Refused as exc:
+        except remote.ServerRefused as exc:
             reach.refused(exc)
         except remote.Unavailable as exc:
             reach.away(exc)
