@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Column, Table
 
-from memvault.cli import remote
+from memvault.cli import reach, remote
 from memvault.cli.reach import errors, fail, open_memory, server
 
 __all__ = ["errors", "open_memory", "organize", "session_app"]
@@ -249,9 +249,7 @@ def list_(as_json: Json = False) -> None:
         return
     if not rows:
         if board_file is None:
-            from memvault.config import Settings
-
-            board_file = Settings().vault_path / "memory" / "index.md"
+            board_file = reach.settings().vault_path / "memory" / "index.md"
         console.print(f"The board is empty: {board_file} has no sessions yet.")
         return
     columns = ("sessionId", "status", "topic", "summary", "referencedBy", "updatedAt")

@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from memvault.cli import remote
+from memvault.cli import reach, remote
 from memvault.cli.reach import errors, open_memory, server
 
 console = Console(soft_wrap=True)
@@ -49,10 +49,9 @@ def check(
     as_json: Annotated[bool, typer.Option("--json", help="Print the findings as JSON.")] = False,
 ) -> None:
     """Report fragment files that break the rules (exit 1 if any has an error)."""
-    from memvault.config import Settings
     from memvault.vault.fragments import CheckReport, check_folder
 
-    settings = Settings()  # the files alone are read: no store, no server needed
+    settings = reach.settings()  # the files alone are read: no store, no server needed
     folder = settings.fragments_path
     report = check_folder(folder, root=settings.vault_path) if folder.is_dir() else CheckReport()
     if as_json:

@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from memvault.config import Settings
+from memvault.cli import reach
 from memvault.install import ConfigError, Report, install, rules, uninstall
 
 console = Console(soft_wrap=True, highlight=False)
@@ -86,16 +86,16 @@ def _run(
     print_rules: bool,
     all_events: bool | None,
 ) -> None:
+    settings = reach.settings()
     if print_rules:
-        typer.echo(rules.render(), nl=False)
+        typer.echo(rules.render(settings.language), nl=False)
         return
-    home = Settings().home
     try:
         if remove:
-            report = uninstall(host, home=home, project=project, dry_run=dry_run)
+            report = uninstall(host, settings=settings, project=project, dry_run=dry_run)
         else:
             report = install(
-                host, home=home, project=project, dry_run=dry_run, all_events=all_events
+                host, settings=settings, project=project, dry_run=dry_run, all_events=all_events
             )
     except ConfigError as exc:
         errors.print(f"[red]{escape(str(exc))}[/]")

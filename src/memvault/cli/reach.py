@@ -18,6 +18,9 @@ from rich.markup import escape
 from memvault.cli import remote
 
 if TYPE_CHECKING:
+    from typing import Any
+
+    from memvault.config import Settings
     from memvault.memory import Memory
 
 errors = Console(stderr=True, soft_wrap=True)
@@ -34,14 +37,21 @@ def server() -> remote.Server | None:
         raise typer.Exit(1) from None
 
 
+def settings(**overrides: Any) -> Settings:
+    """This memory's settings, read from the environment when a command asks (the CLI's
+    one place that builds them; ``overrides`` are a command's own options)."""
+    from memvault.config import Settings
+
+    return Settings(**overrides)
+
+
 def open_memory() -> Memory:
     """The memory, opened in this process (no server runs for it)."""
-    from memvault.config import Settings
     from memvault.errors import MemvaultError
     from memvault.memory import Memory
 
     try:
-        return Memory.open(Settings())
+        return Memory.open(settings())
     except MemvaultError as exc:
         errors.print(f"[red]{escape(str(exc))}[/]")
         raise typer.Exit(2) from None
