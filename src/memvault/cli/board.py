@@ -114,24 +114,11 @@ def register(
 ) -> None:
     """Add a row for this session (idle; with --manual, active with a snapshot)."""
     content = file.read_text(encoding="utf-8") if file else None
-    body = {
-        "agentName": agent,
-        "manual": manual,
-        "topic": topic,
-        "summary": summary,
-        "keywords": keywords,
-        "snapshot": content,
-    }
+    given = {"manual": manual, "topic": topic, "summary": summary, "keywords": keywords}
+    body = {"agentName": agent, **given, "snapshot": content}
     _operate(
         lambda running: running.post("/board/register", body),
-        lambda memory: memory.board.register_session(
-            agent=agent,
-            manual=manual,
-            topic=topic,
-            summary=summary,
-            keywords=keywords,
-            content=content,
-        ),
+        lambda memory: memory.board.register_session(agent=agent, content=content, **given),
         as_json,
     )
 

@@ -96,28 +96,14 @@ def save(
     from memvault.vault.remember import Draft, facts_from
 
     facts = list(fact or []) + (facts_from(file.read()) if file else [])
-    draft = Draft(
-        project=project,
-        summary=summary,
-        facts=facts,
-        importance=importance,
-        confidence=confidence,
-        source=source,
-        tags=list(tag or []),
-    )
+    # The fields of a draft, under the names /remember takes too.
+    given = {"project": project, "summary": summary, "facts": facts, "tags": list(tag or [])}
+    given |= {"importance": importance, "confidence": confidence, "source": source}
+    draft = Draft(**given)
     running = server()
     if running is not None:
-        body = {
-            "project": project,
-            "summary": summary,
-            "facts": facts,
-            "importance": importance,
-            "confidence": confidence,
-            "source": source,
-            "tags": draft.tags,
-        }
         with _refused("saved"):
-            answer = running.post("/remember", body)
+            answer = running.post("/remember", given)
         shown = {key: answer[key] for key in ("action", "path", "similarity")}
     else:
         with open_memory() as memory:

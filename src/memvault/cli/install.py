@@ -51,30 +51,27 @@ PrintRules = Annotated[
 ]
 
 
-@install_app.command("cursor")
-def cursor(
-    project: Project = None,
-    remove: Uninstall = False,
-    dry_run: DryRun = False,
-    as_json: Json = False,
-    print_rules: PrintRules = False,
-    all_events: AllEvents = None,
-) -> None:
-    """Cursor: hooks.json, mcp.json and (for a project) the rule memvault.mdc."""
-    _run("cursor", project, remove, dry_run, as_json, print_rules, all_events)
+def _host_command(host: str, described: str) -> None:
+    """``memvault install <host>``: every host takes the same options."""
+
+    def command(
+        project: Project = None,
+        remove: Uninstall = False,
+        dry_run: DryRun = False,
+        as_json: Json = False,
+        print_rules: PrintRules = False,
+        all_events: AllEvents = None,
+    ) -> None:
+        _run(host, project, remove, dry_run, as_json, print_rules, all_events)
+
+    command.__doc__ = described
+    install_app.command(host)(command)
 
 
-@install_app.command("claude-code")
-def claude_code(
-    project: Project = None,
-    remove: Uninstall = False,
-    dry_run: DryRun = False,
-    as_json: Json = False,
-    print_rules: PrintRules = False,
-    all_events: AllEvents = None,
-) -> None:
-    """Claude Code: settings.json hooks, the MCP server, and the rules in CLAUDE.md."""
-    _run("claude-code", project, remove, dry_run, as_json, print_rules, all_events)
+_host_command("cursor", "Cursor: hooks.json, mcp.json and (for a project) the rule memvault.mdc.")
+_host_command(
+    "claude-code", "Claude Code: settings.json hooks, the MCP server, and the rules in CLAUDE.md."
+)
 
 
 def _run(
