@@ -152,18 +152,15 @@ def update(
                 raise typer.Exit(2)
             sections.setdefault(name.strip(), []).append(text.strip())
         content = sections
+    given = {"topic": topic, "summary": summary, "keywords": keywords}
     body = {
         "snapshot": content if isinstance(content, str) else None,
         "sections": content if isinstance(content, dict) else None,
-        "topic": topic,
-        "summary": summary,
-        "keywords": keywords,
+        **given,
     }
     _operate(
         lambda running: running.post(f"{_row(session_id)}/update", body),
-        lambda memory: memory.board.update_session(
-            session_id, content, topic=topic, summary=summary, keywords=keywords
-        ),
+        lambda memory: memory.board.update_session(session_id, content, **given),
         as_json,
     )
 
