@@ -1,4 +1,4 @@
-"""Shared fixtures: real stores on real files."""
+"""Shared fixtures: real stores on real files, and real servers on loopback."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import pytest
 os.environ["MEMVAULT_EMBEDDINGS"] = "none"
 
 from memvault import Memory
+from tests.helpers import Server
 
 
 @pytest.fixture
@@ -28,3 +29,26 @@ def postgres_cluster():
     cluster = start_or_skip()
     yield cluster
     cluster.stop()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """A real ``memvault serve``, shared by a module's tests."""
+    running = Server(tmp_path_factory.mktemp("server") / "home").start()
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def start_server(tmp_path):
+    """Start servers with their own settings; all are stopped after the test."""
+    started: list[Server] = []
+
+    def start(env: dict[str, str] | None = None, name: str = "home") -> Server:
+        running = Server(tmp_path / name, env).start()
+        started.append(running)
+        return running
+
+    yield start
+    for running in started:
+        running.kill()

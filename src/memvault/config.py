@@ -22,6 +22,7 @@ from pydantic import (
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from memvault.hook.paths import default_home
+from memvault.hook.spool import MAX_BODY_BYTES
 
 DEFAULT_PORT = 3111
 _CREDENTIALS = re.compile(r"://([^:/@]*):[^@/]*@")
@@ -86,7 +87,7 @@ class Settings(BaseSettings):
     url: str | None = Field(
         default=None, description="Where clients (CLI, hooks) reach the server."
     )
-    max_body_bytes: int = Field(1024 * 1024, ge=1024)
+    max_body_bytes: int = Field(MAX_BODY_BYTES, ge=1024)
     sqlite_synchronous: Literal["FULL", "NORMAL"] = Field(
         "FULL", description="FULL survives power loss; NORMAL survives process crashes only."
     )

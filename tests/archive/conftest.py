@@ -12,8 +12,8 @@ import pytest
 from memvault import Memory
 from memvault.archive import Export, import_document
 from memvault.vault.remember import Draft
-from tests.test_pipeline_service import step, work
-from tests.test_rebuild import FIX
+from tests.memory.test_rebuild import FIX
+from tests.pipeline.test_service import step, work
 
 HAND_NOTE = "- noted by hand: the staging database is rebuilt nightly\n"
 

@@ -8,10 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-from tests.helpers import Server
-
 CONSOLE_SCRIPT = str(Path(sys.executable).with_name("memvault"))
 
 
@@ -35,25 +31,3 @@ def run(home: Path, *args: str, stdin: str | None = None, **extra: str):
         text=True,
         timeout=120,
     )
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    running = Server(tmp_path_factory.mktemp("cli") / "home").start()
-    yield running
-    running.stop()
-
-
-@pytest.fixture
-def start_server(tmp_path):
-    """Start a server with its own settings; it is stopped after the test."""
-    started: list[Server] = []
-
-    def start(env: dict[str, str] | None = None) -> Server:
-        running = Server(tmp_path / "secret-home", env).start()
-        started.append(running)
-        return running
-
-    yield start
-    for running in started:
-        running.kill()

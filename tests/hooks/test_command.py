@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 import memvault
+from memvault.hook import spool
 from tests.helpers import Server, wait_for
 from tests.hooks.runner import (
     answer,
@@ -200,11 +201,15 @@ def test_a_silent_server_costs_the_hook_its_timeout_and_the_event_is_spooled(tmp
         (503, True),
         (500, True),
         (429, True),
+        (408, True),
         (401, True),  # a secret missing from a GUI-started editor's environment
         (403, True),
-        (404, True),
         (400, False),
+        (404, False),
+        (405, False),
+        (409, False),
         (413, False),
+        (415, False),
         (422, False),
     ],
 )
@@ -216,6 +221,27 @@ def test_only_an_event_the_server_calls_wrong_is_dropped(status, kept, tmp_path,
     assert f"HTTP {status}: stub says no".encode() in result.stderr
     assert len(spooled(tmp_path / "home")) == (1 if kept else 0)
     assert (b"waits in" if kept else b"dropped") in result.stderr
+
+
+@pytest.mark.parametrize("limit", [None, "4096"])
+def test_an_event_over_the_servers_body_limit_is_not_spooled(limit, tmp_path, project):
+    """The server would refuse it (413) whenever it came back: said once, and the events
+    around it are spooled as ever."""
+    home = tmp_path / "home"
+    env = hook_env(home, dead_url(), **({"MEMVAULT_MAX_BODY_BYTES": limit} if limit else {}))
+    size = int(limit or spool.MAX_BODY_BYTES) + 1000
+    call = placed(fixture("claude-code", "PostToolUse"), project, "s-" + "x" * size)
+    result = run_hook("claude-code", call, env, cwd=project)
+    assert result.returncode == 0 and result.stdout == b""
+    assert result.stderr.count(b"\n") == 1
+    assert f"over the server's {int(limit or spool.MAX_BODY_BYTES)}-byte limit".encode() in (
+        result.stderr
+    )
+    assert b"not spooled" in result.stderr
+    assert spooled(home) == []
+    after = placed(fixture("claude-code", "PostToolUse"), project)
+    assert b"waits in" in run_hook("claude-code", after, env, cwd=project).stderr
+    assert len(spooled(home)) == 1
 
 
 def test_the_hook_sends_the_shared_secret(tmp_path, project):

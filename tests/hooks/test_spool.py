@@ -3,6 +3,7 @@ them in, once each."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -31,7 +32,10 @@ from tests.hooks.runner import (
 def drain(memory):
     """The server's drain of the memory's spool, as ``Serving`` hands it its parts."""
     return drain_folder(
-        folder_of(memory.settings.home), memory.capture.observe_many, memory.board.session_seen
+        folder_of(memory.settings.home),
+        memory.capture.observe_many,
+        memory.board.session_seen,
+        limit=memory.settings.max_body_bytes,
     )
 
 
@@ -205,3 +209,43 @@ def test_turn_ends_taken_from_the_spool_signal_their_sessions(tmp_path, monkeypa
             monkeypatch.setattr(memory._pipeline, "running", False)
     assert (drained.delivered, drained.duplicates) == (5, 1)
     assert sorted(ended) == ["ended", "stopped", "subagent", "told"]
+
+
+def test_a_fifo_in_the_spool_is_set_aside_and_the_events_behind_it_arrive(tmp_path, project):
+    """A FIFO named like an event (``mkfifo spool/x.json``) is never opened: opening it
+    would wait for a writer forever, and every event behind it with it."""
+    home = tmp_path / "home"
+    session = "behind-a-fifo"
+    server = Server(home)
+    env = hook_env(home, server.url)
+    for call in tool_calls(project, session, 3):
+        assert b"waits in" in run_hook("claude-code", call, env, cwd=project).stderr
+    fifo = home / "spool" / "x.json"
+    os.mkfifo(fifo)
+    server.start()
+    try:
+        wait_for(lambda: len(stored(home, session)) == 3, timeout=30)
+        wait_for(lambda: (home / "spool" / spool.BAD / "x.json").exists(), timeout=10)
+        assert spooled(home) == []
+    finally:
+        with contextlib.suppress(OSError):  # a reader stuck on it: let it go
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        server.stop()
+    assert "is not a regular file but a FIFO" in (home / "server.log").read_text()
+
+
+def test_files_over_the_body_limit_or_not_files_are_set_aside_not_retried(tmp_path):
+    home = tmp_path / "home"
+    folder = home / "spool"
+    large = envelope("s1", 1, data={"tool_output": "y" * (spool.MAX_BODY_BYTES + 10)})
+    spool.put(str(folder), json.dumps(large).encode())
+    (folder / "00000000000000000000-folder.json").mkdir()
+    (folder / "00000000000000000001-link.json").symlink_to(folder.parent)
+    spool.put(str(folder), json.dumps(envelope("s1", 2)).encode())
+    with Memory.open(home=home) as memory:
+        drained = drain(memory)
+        assert (drained.delivered, drained.set_aside) == (1, 3)
+        assert [e.client_event_id for e in memory.reads.events("s1")] == ["s1-e2"]
+        assert not drain(memory)  # nothing left to try again
+    assert len(list((folder / spool.BAD).iterdir())) == 3
+    assert spooled(home) == []

@@ -16,7 +16,7 @@ from memvault.pipeline.jobs import COMPRESS, SUMMARIZE
 from memvault.vault.fragments import Fragment
 from tests.llm.conftest import require_sdk
 from tests.llm_server import LLMServer, Request
-from tests.test_pipeline_service import step, work
+from tests.pipeline.test_service import step, work
 
 SUMMARY = {
     "topic": "Login test fix",

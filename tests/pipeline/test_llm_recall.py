@@ -8,7 +8,7 @@ import pytest
 from tests.llm.conftest import require_sdk
 from tests.llm_server import LLMServer
 from tests.pipeline.test_llm_pipeline import Script, asked, open_memory, user_text
-from tests.test_pipeline_service import step, work
+from tests.pipeline.test_service import step, work
 
 
 @pytest.fixture

@@ -8,15 +8,6 @@ import signal
 import pytest
 
 from memvault import server_process
-from tests.helpers import Server
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    """A real `memvault serve`, shared by a module's tests."""
-    running = Server(tmp_path_factory.mktemp("relay") / "home").start()
-    yield running
-    running.stop()
 
 
 @pytest.fixture

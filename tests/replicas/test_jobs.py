@@ -17,8 +17,8 @@ from tests.helpers import wait_for
 from tests.llm.conftest import require_sdk
 from tests.llm_server import LLMServer, Request
 from tests.pipeline.test_llm_pipeline import SUMMARY, kind_of
+from tests.pipeline.test_service import work
 from tests.replicas.conftest import replica, worker_process
-from tests.test_pipeline_service import work
 
 FRAGMENTS = {
     "fragments": [

@@ -14,7 +14,7 @@ from memvault.pipeline.service import Pipeline
 from memvault.store import Store
 from memvault.vault.lifecycle import Report
 from memvault.vault.remember import DerivedFragment, Draft
-from tests.test_pipeline_service import step, work
+from tests.pipeline.test_service import step, work
 
 SERVER_THREADS = {
     "memvault-board",

@@ -6,12 +6,16 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+# Attempts at taking a disk's last byte while its server is still writing in the background.
+FILL_ATTEMPTS = 20
 
 _HOLD_LOCK = """
 import sqlite3, sys
@@ -67,8 +71,33 @@ def small_disk(where: Path, size: str = "8m") -> Iterator[Path]:
         subprocess.run(["umount", "-l", str(where)], capture_output=True)
 
 
-def fill(disk: Path) -> Path:
-    """Take every free byte of ``disk`` with one file; delete the file to give them back."""
+def fill(disk: Path, database: Path | None = None) -> Path:
+    """Take every free byte of ``disk`` with one file; delete the file to give them back.
+
+    With ``database`` (a SQLite file in WAL mode on that disk), also the space its WAL
+    already holds: after a checkpoint SQLite writes the WAL again from its start, in blocks
+    the file already has, so a full disk does not stop a write that fits in them. The WAL
+    is checkpointed and truncated to nothing first, and the disk filled while it stays
+    empty (a background write of the server may slip in between: then the filler is
+    given back and it is done again)."""
+    for _ in range(FILL_ATTEMPTS):
+        if database is not None:
+            _truncate_wal(database)
+        filler = _take_free_space(disk)
+        wal = None if database is None else database.with_name(database.name + "-wal")
+        if wal is None or not wal.exists() or wal.stat().st_blocks == 0:
+            return filler
+        filler.unlink()
+    raise AssertionError(f"the WAL of {database} kept growing while the disk was filled")
+
+
+def _truncate_wal(database: Path) -> None:
+    with contextlib.closing(sqlite3.connect(database, timeout=30)) as conn:
+        busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    assert busy == 0, f"could not checkpoint {database}: a reader or writer kept it busy"
+
+
+def _take_free_space(disk: Path) -> Path:
     filler = disk / "filler"
     fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
     try:

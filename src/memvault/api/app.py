@@ -18,6 +18,7 @@ from memvault.api.routes import router
 from memvault.cli.banner import announce
 from memvault.config import Settings, is_loopback
 from memvault.memory import Memory
+from memvault.viewer.login import Passes
 
 # Answers any route may give, from the guards and handlers in front of them all.
 COMMON_ANSWERS = {
@@ -114,6 +115,7 @@ def create_app(settings: Settings | None = None, memory: Memory | None = None) -
         viewer_open=viewer.OPEN,
         viewer_feeds=viewer.FEEDS,
         login=viewer.LOGIN,
+        viewer_cookie=passes.opens if (passes := Passes.of(settings)) else None,
     )
     app.add_middleware(BrowserGuard, loopback=is_loopback(settings.host))
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)

@@ -7,7 +7,6 @@ task per request on the hook path.
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import json
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -122,10 +121,12 @@ class BearerAuth:
         viewer_open: tuple[str, ...] = (),
         viewer_feeds: tuple[str, ...] = (),
         login: str = "/login",
+        viewer_cookie: Callable[[bytes], bool] | None = None,
     ) -> None:
         self.app = app
         self.expected = f"Bearer {secret}".encode() if secret else None
-        self.cookie = viewer_token(secret).encode() if secret else None
+        # Whether a request's Cookie header opens the viewer's pages (``viewer.login``).
+        self.cookie_opens = viewer_cookie if secret else None
         self.viewer_pages = viewer_pages
         self.viewer_open = viewer_open
         self.viewer_feeds = viewer_feeds
@@ -152,31 +153,14 @@ class BearerAuth:
             await self.app(scope, receive, send)
             return
         page = _under(path, self.viewer_pages)
-        if page and self.cookie is not None:
-            if hmac.compare_digest(_cookie(cookies, VIEWER_COOKIE.encode()), self.cookie):
+        if page and self.cookie_opens is not None:
+            if self.cookie_opens(cookies):
                 await self.app(scope, receive, send)
                 return
             if scope.get("method") == "GET" and not _under(path, self.viewer_feeds):
                 await _see_other(send, f"{self.login}?next={quote(path)}")
                 return
         await send_json(send, 401, {"error": "unauthorized"})
-
-
-VIEWER_COOKIE = "memvault_viewer"
-
-
-def viewer_token(secret: str) -> str:
-    """What the viewer's cookie holds: derived from the secret, never the secret itself,
-    and the same across restarts, so a browser is asked once."""
-    return hmac.new(secret.encode(), b"memvault viewer cookie", hashlib.sha256).hexdigest()
-
-
-def _cookie(header: bytes, name: bytes) -> bytes:
-    for part in header.split(b";"):
-        key, _, value = part.strip().partition(b"=")
-        if key == name:
-            return value.strip(b'"')
-    return b""
 
 
 def _under(path: str, prefixes: tuple[str, ...]) -> bool:

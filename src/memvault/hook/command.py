@@ -2,10 +2,12 @@
 
 The event goes to the server first, with one short deadline for the whole invocation; when
 the server cannot take it (down, slow, a transient error, a missing or wrong secret) it
-goes to the spool instead and the server takes it in later; only an event the server calls
-wrong (400, 413, 422) is dropped. Memory is read only after a delivery, within what is left of
-the deadline. Whatever happens, the answer is the host's neutral one at worst, problems are
-reported on stderr, and the exit status is 0.
+goes to the spool instead and the server takes it in later. An event the server calls
+wrong (a 4xx answer but 401, 403, 408 and 429) is dropped, and so is one larger than the
+server's body limit that could not be delivered: the server would refuse it. Memory is
+read only after a delivery, within what is left of the deadline. Whatever happens, the
+answer is the host's neutral one at worst, problems are reported on stderr, and the exit
+status is 0.
 """
 
 from __future__ import annotations
@@ -148,6 +150,13 @@ def deliver(server: Server, sent: dict, environ: Mapping[str, str]) -> bool:
             )
         else:
             problem = f"server unavailable ({exc})"
+        limit = body_limit(environ)
+        if len(body) > limit:
+            warn(
+                f"{problem}; the event is {len(body)} bytes, over the server's {limit}-byte "
+                "limit (MEMVAULT_MAX_BODY_BYTES): not spooled, lost"
+            )
+            return False
         folder = paths.spool_folder(paths.home(environ))
         try:
             spool.put(folder, body)
@@ -158,6 +167,12 @@ def deliver(server: Server, sent: dict, environ: Mapping[str, str]) -> bool:
     except Refused as exc:
         warn(f"the server refused the event as wrong ({exc}); dropped, not spooled")
     return False
+
+
+def body_limit(environ: Mapping[str, str]) -> int:
+    """The server's limit on a body, ``MEMVAULT_MAX_BODY_BYTES`` as the server reads it."""
+    value = environ.get("MEMVAULT_MAX_BODY_BYTES", "").strip()
+    return int(value) if value.isdigit() and int(value) >= 1024 else spool.MAX_BODY_BYTES
 
 
 def read_memory(

@@ -14,18 +14,35 @@ One file per event, each holding one envelope as JSON. Why files, one each:
 - Deleting a file is the only acknowledgment. A drain that dies midway delivers some events
   again, and their event ids make that a no-op on the server.
 
+- Only a regular file is ever opened as an event. Anything else with an event's name (a
+  FIFO, whose opening would wait for a writer forever; a device; a link), a file over the
+  server's body limit and a file that cannot be read is for the reader to set aside, in
+  ``bad/`` beside the events, so the events behind it are delivered.
+
 The server's side (``memvault.ingest.spool``) reads, stores and deletes; this module owns
-the format and is the only code that writes it.
+the format, is the only code that writes it and says what may be read as an event.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import time
 
 SUFFIX = ".json"
 TEMPORARY = ".tmp"
 BAD = "bad"
+# The server's default limit on a request's body (``MEMVAULT_MAX_BODY_BYTES`` sets it): an
+# event larger than this is refused by ``/observe``, so it is not worth keeping either.
+MAX_BODY_BYTES = 1024 * 1024
+# Never wait for a FIFO's writer, never follow a link (Windows has neither flag, nor FIFOs).
+_NO_WAIT = getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+_READ_FLAGS = os.O_RDONLY | _NO_WAIT | getattr(os, "O_BINARY", 0)
+
+
+class Unfit(Exception):
+    """A file in the spool that cannot be an event: not a regular file, over the size
+    limit, or unreadable. The message says which."""
 
 
 def put(folder: str, body: bytes) -> str:
@@ -61,6 +78,60 @@ def pending(folder: str, limit: int | None = None) -> list[str]:
         return []
     names.sort()
     return names if limit is None else names[:limit]
+
+
+def read(folder: str, name: str, limit: int = MAX_BODY_BYTES) -> bytes:
+    """The content of the spooled event ``name``, at most ``limit`` bytes.
+
+    Raises ``FileNotFoundError`` when the file is gone (another reader took it) and
+    ``Unfit`` when it cannot be an event. Nothing but a regular file is opened, and that
+    without blocking or following a link, so a FIFO or a device put in the spool never
+    holds the reader up."""
+    path = os.path.join(folder, name)
+    try:
+        found = os.lstat(path)
+        _check(found, limit)
+        descriptor = os.open(path, _READ_FLAGS)
+    except OSError as exc:
+        if isinstance(exc, FileNotFoundError):
+            raise
+        raise Unfit(f"could not be read: {exc.strerror or exc}") from None
+    try:
+        _check(os.fstat(descriptor), limit)  # the same file that was looked at, still
+        chunks = []
+        left = limit + 1
+        while left > 0 and (chunk := os.read(descriptor, min(left, 1 << 20))):
+            chunks.append(chunk)
+            left -= len(chunk)
+    except OSError as exc:
+        raise Unfit(f"could not be read: {exc.strerror or exc}") from None
+    finally:
+        os.close(descriptor)
+    content = b"".join(chunks)
+    if len(content) > limit:
+        raise Unfit(f"is over the {limit}-byte limit of an event")
+    return content
+
+
+def _check(found: os.stat_result, limit: int) -> None:
+    if not stat.S_ISREG(found.st_mode):
+        raise Unfit(f"is not a regular file but {_kind(found.st_mode)}")
+    if found.st_size > limit:
+        raise Unfit(f"is {found.st_size} bytes, over the {limit}-byte limit of an event")
+
+
+def _kind(mode: int) -> str:
+    for test, kind in (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISLNK, "a symbolic link"),
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    ):
+        if test(mode):
+            return kind
+    return "not a file"
 
 
 def abandoned(folder: str, older_than: float) -> list[str]:

@@ -15,10 +15,18 @@ import socket
 import time
 
 _HEADER_END = b"\r\n\r\n"
-# The answers that say the request itself is wrong (malformed, too large, a bad field):
-# sending it again cannot help. Every other failure is worth keeping the event for.
-REFUSALS = frozenset({400, 413, 422})
+# A 4xx answer says the request itself is wrong (malformed, too large, a bad field, a path
+# or method this server does not have): sending it again cannot help. But for these: a
+# server that timed out reading it (408) or asks to come back later (429), and one that
+# did not accept the secret (401, 403: the event is fine, and the spool's drain needs no
+# secret). Every other failure is worth keeping the event for.
+LATER = frozenset({408, 429})
 UNAUTHORIZED = frozenset({401, 403})
+
+
+def refusal(status: int) -> bool:
+    """Whether an answer with ``status`` refuses the request itself."""
+    return 400 <= status < 500 and status not in LATER and status not in UNAUTHORIZED
 
 
 class Unavailable(Exception):
@@ -53,7 +61,7 @@ class Server:
                 decoded = {}
             return decoded if isinstance(decoded, dict) else {}
         reason = f"HTTP {status}: {_error_text(answer)}"
-        if status in REFUSALS:
+        if refusal(status):
             raise Refused(reason)
         if status in UNAUTHORIZED:
             raise Unauthorized(reason)

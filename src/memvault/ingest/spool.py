@@ -8,9 +8,9 @@ ends it stores, as a live ``/observe`` does), and a session new to the server is
 (``on_new_session``) as a live event's is. A file is deleted only once its event is stored (or
 found stored already), so a crash in between delivers it again and its event id makes that
 a no-op. A file that cannot be read as a valid envelope, for whatever reason (not JSON,
-nested too deep, not UTF-8, unreadable), is moved to ``spool/bad/`` with a log line saying
-why, and the files after it are taken in the same pass: never dropped silently, and never
-in the way of the rest.
+nested too deep, not UTF-8, unreadable, over the body limit, not a regular file at all),
+is moved to ``spool/bad/`` with a log line saying why, and the files after it are taken in
+the same pass: never dropped silently, and never in the way of the rest.
 """
 
 from __future__ import annotations
@@ -59,14 +59,17 @@ def drain(
     folder: Path,
     observe_many: ObserveMany,
     on_new_session: NewSession = lambda session_id, agent_id: None,
+    *,
+    limit: int = spool.MAX_BODY_BYTES,
 ) -> Drained:
-    """Store every event waiting in the spool. Stops early, leaving the rest for the next
-    pass, when the store cannot take them."""
+    """Store every event waiting in the spool (a file over ``limit`` bytes, the server's
+    body limit, is set aside). Stops early, leaving the rest for the next pass, when the
+    store cannot take them."""
     drained = Drained()
     for name in spool.abandoned(str(folder), ABANDONED_AFTER):
         _set_aside(folder, name, "a hook died while writing it", drained)
     while names := spool.pending(str(folder), BATCH):
-        if not _take(observe_many, on_new_session, folder, names, drained):
+        if not _take(observe_many, on_new_session, folder, names, limit, drained):
             break
     return drained
 
@@ -76,6 +79,7 @@ def _take(
     on_new_session: NewSession,
     folder: Path,
     names: list[str],
+    limit: int,
     drained: Drained,
 ) -> int:
     """Store one batch; the number of files it cleared from the spool."""
@@ -84,11 +88,11 @@ def _take(
     for name in names:
         path = folder / name
         try:
-            content = path.read_bytes()
+            content = spool.read(str(folder), name, limit)
         except FileNotFoundError:
             continue  # another server sharing this home took it
-        except OSError as exc:  # a folder in its place, no permission, a failing disk…
-            _set_aside(folder, name, f"could not be read: {exc.strerror or exc}", drained)
+        except spool.Unfit as exc:  # a FIFO or a folder in its place, too large, unreadable…
+            _set_aside(folder, name, str(exc), drained)
             continue
         try:
             waiting.append((path, validate(Envelope, parse_json(content))))
@@ -130,8 +134,10 @@ class SpoolDrain:
         on_new_session: NewSession = lambda session_id, agent_id: None,
         *,
         interval: float = DRAIN_INTERVAL,
+        limit: int = spool.MAX_BODY_BYTES,
     ) -> None:
         self.folder = folder
+        self.limit = limit
         self._observe_many = observe_many
         self._on_new_session = on_new_session
         self.interval = interval
@@ -151,7 +157,7 @@ class SpoolDrain:
         self._loop.stop()
 
     def _pass(self) -> None:
-        drained = drain(self.folder, self._observe_many, self._on_new_session)
+        drained = drain(self.folder, self._observe_many, self._on_new_session, limit=self.limit)
         if drained:
             log.info(
                 "took in %d spooled events (%d stored before, %d set aside)",

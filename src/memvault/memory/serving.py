@@ -72,7 +72,10 @@ class Serving:
         self.index.start()
         if self._spool_drain is None:
             self._spool_drain = SpoolDrain(
-                folder_of(self.settings.home), self._observe_many, self._on_new_session
+                folder_of(self.settings.home),
+                self._observe_many,
+                self._on_new_session,
+                limit=self.settings.max_body_bytes,
             )
             self._spool_drain.start()
 

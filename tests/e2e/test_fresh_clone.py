@@ -12,7 +12,7 @@ import pytest
 
 from tests.helpers import require_tool
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.slow

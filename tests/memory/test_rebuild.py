@@ -13,7 +13,7 @@ import pytest
 from memvault import Memory
 from memvault.vault.remember import Draft
 from tests.helpers import Server
-from tests.test_pipeline_service import step, work
+from tests.pipeline.test_service import step, work
 
 FIX = [
     ("prompt_submit", {"prompt": "The deploy script fails on CI, please look"}),
