@@ -26,6 +26,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import KW_ONLY, dataclass, field
 
 BACKGROUND_NICENESS = 10
 SWITCH_INTERVAL_SECONDS = 0.001  # CPython's default is 0.005
@@ -141,6 +142,7 @@ _installed: list[QuietCollector] = []
 _saved_threshold: tuple[int, int, int] | None = None
 
 
+@dataclass(eq=False)
 class QuietCollector:
     """Full garbage collections at quiet moments, not in the middle of requests.
 
@@ -154,24 +156,19 @@ class QuietCollector:
     which keeps garbage in cycles bounded) walks only the objects made since.
     """
 
-    def __init__(
-        self,
-        pacer: Pacer,
-        *,
-        every: float = 30.0,
-        at_least_every: float = 600.0,
-        quiet_seconds: float = 2.0,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self._pacer = pacer
-        self._clock = clock
-        self.every = every
-        self.at_least_every = at_least_every
-        self.quiet_seconds = quiet_seconds
-        self.collections = 0  # full collections it ran
-        self._last = clock()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+    pacer: Pacer
+    _: KW_ONLY
+    every: float = 30.0
+    at_least_every: float = 600.0
+    quiet_seconds: float = 2.0
+    clock: Callable[[], float] = time.monotonic
+    collections: int = field(default=0, init=False)  # full collections it ran
+    _last: float = field(init=False)
+    _stop: threading.Event = field(default_factory=threading.Event, init=False)
+    _thread: threading.Thread | None = field(default=None, init=False)
+
+    def __post_init__(self) -> None:
+        self._last = self.clock()
 
     def install(self) -> None:
         """Collect and freeze what the server holds after starting, and take over the full
@@ -214,8 +211,8 @@ class QuietCollector:
 
     def tick(self) -> bool:
         """Collect if it is time to; whether it did."""
-        since = self._clock() - self._last
-        quiet = self._clock() - self._pacer.last_event >= self.quiet_seconds
+        since = self.clock() - self._last
+        quiet = self.clock() - self.pacer.last_event >= self.quiet_seconds
         if (quiet and since >= self.every) or since >= self.at_least_every:
             self._collect()
             return True
@@ -226,7 +223,7 @@ class QuietCollector:
         gc.collect()
         gc.freeze()
         self.collections += 1
-        self._last = self._clock()
+        self._last = self.clock()
 
     def _run(self) -> None:
         while not self._stop.wait(0.25):

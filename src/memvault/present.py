@@ -4,14 +4,23 @@ CLI's ``--json`` and the viewer's pages."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memvault.domain import BoardRow, Document, Observation, Session, Watermark
+from memvault.graph.model import GraphSlice, GraphStats
 from memvault.memory import BulkResult, EmbedderState, Health, LLMState, Memory, ObserveResult
-from memvault.memory.recall import Entry
+from memvault.memory.context import StartedSession
+from memvault.memory.fragments import Deleted, Maintenance
+from memvault.memory.reading import BoardEntry
+from memvault.memory.recall import Entry, ProjectMemory
+from memvault.search.context import Packed
 from memvault.search.engine import Hit
 from memvault.search.indexer import Backlog
 from memvault.vault.board import format_references
+from memvault.vault.remember import Remembered
+
+if TYPE_CHECKING:  # only named: the archive package is loaded by the routes that import
+    from memvault.archive import ImportReport
 
 
 def observe_result(result: ObserveResult) -> dict[str, Any]:
@@ -67,6 +76,19 @@ def session(s: Session) -> dict[str, Any]:
             "graphExtracted": _cursor(s.graph_extracted),
         },
         "lastSweepAttemptAt": s.last_sweep_attempt_at,
+    }
+
+
+def session_started(started: StartedSession) -> dict[str, Any]:
+    """The session, its board row's id (when the row was written) and the memory block,
+    after the row's report line."""
+    report = started.board
+    return {
+        "session": session(started.session),
+        "memorySessionId": report.session_id if report.ok else None,
+        "context": "\n\n".join(
+            part for part in (report.message if report.ok else "", started.context) if part
+        ),
     }
 
 
@@ -180,9 +202,18 @@ def board_row(row: BoardRow) -> dict[str, Any]:
     }
 
 
+def board_entry(entry: BoardEntry) -> dict[str, Any]:
+    """A board row, its snapshot, and what memory gave the session's agent."""
+    return {
+        "session": board_row(entry.row),
+        "snapshot": entry.snapshot_text,
+        "injections": entry.injections,
+    }
+
+
 def identity(memory: Memory, document: Document) -> dict[str, Any]:
     """What every view of a memory says: what it is, where it is, where it came from."""
-    view = {
+    return {
         "kind": document.kind,
         "id": memory.recall.public_id(document),
         "title": document.title,
@@ -191,10 +222,8 @@ def identity(memory: Memory, document: Document) -> dict[str, Any]:
         "sessionId": document.session_id,
         "updatedAt": document.updated_at,
         "eventIds": document.event_ids,
+        **({"path": document.path} if document.path else {}),  # when it is a file
     }
-    if document.path:
-        view["path"] = document.path
-    return view
 
 
 def hit_view(memory: Memory, hit: Hit) -> dict[str, Any]:
@@ -229,4 +258,125 @@ def entry_view(memory: Memory, entry: Entry) -> dict[str, Any]:
         **document_view(memory, entry.document),
         "body": entry.body,
         "properties": entry.properties,
+    }
+
+
+def graph_slice(found: GraphSlice, *, limit: int, offset: int) -> dict[str, Any]:
+    return {
+        "success": True,
+        "nodes": [n.to_dict() for n in found.nodes],
+        "edges": [e.to_dict() for e in found.edges],
+        "depth": found.depth,
+        "truncated": found.truncated,
+        "limit": limit,
+        "offset": offset,
+    }
+
+
+def graph_stats(counted: GraphStats) -> dict[str, Any]:
+    return {"success": True, **counted.to_dict()}
+
+
+def graph_cleared(cleared: GraphStats) -> dict[str, Any]:
+    return {"success": True, "cleared": cleared.to_dict()}
+
+
+def fragment_deleted(deleted: Deleted) -> dict[str, Any]:
+    return {
+        "success": True,
+        "deleted": True,
+        "id": deleted.id,
+        "path": deleted.path,
+        "summary": deleted.summary,
+    }
+
+
+def maintained(report: Maintenance, *, dry_run: bool) -> dict[str, Any]:
+    return {
+        "success": True,
+        "dryRun": dry_run,
+        "archived": report.archived,
+        "summarized": report.summarized,
+    }
+
+
+def hits(memory: Memory, found: list[Hit]) -> dict[str, Any]:
+    """Search results, best first."""
+    return {"results": [hit_view(memory, h) for h in found]}
+
+
+def memories_page(
+    memory: Memory, found: list[Document], *, offset: int, limit: int
+) -> dict[str, Any]:
+    return {
+        "memories": [document_view(memory, d) for d in found],
+        "offset": offset,
+        "limit": limit,
+    }
+
+
+def remembered(memory: Memory, result: Remembered) -> dict[str, Any]:
+    """A fragment written (or merged into a near-duplicate), and the fragment as the index
+    holds it."""
+    document = memory.recall.fragment_document(result.path)
+    answer = {"success": True, **result.to_dict(memory.settings.vault_path)}
+    if document is not None:
+        answer["memory"] = document_view(memory, document)
+    if result.action == "merged":
+        answer["similarTo"] = answer["memory"]["id"] if document else None
+    return answer
+
+
+def project_memory(memory: Memory, found: ProjectMemory) -> dict[str, Any]:
+    """A project's memory (L2): its summary and its fragments."""
+    return {
+        "project": found.project,
+        "summary": found.summary,
+        "total": found.total,
+        "fragments": [document_view(memory, d) for d in found.fragments],
+    }
+
+
+def context_block(packed: Packed) -> dict[str, Any]:
+    """A memory block and what it holds."""
+    return {
+        "context": packed.text,
+        "blocks": packed.blocks,
+        "tokens": packed.tokens,
+        "budget": packed.budget,
+        "truncated": packed.truncated,
+    }
+
+
+# The blocks of an enrichment that are memory about the files (not the report line).
+ENRICH_FOUND = frozenset({"fragment", "observation"})
+
+
+def enriched(packed: Packed) -> dict[str, Any]:
+    """A block about files, and how much of it is memory about them."""
+    return {
+        "context": packed.text,
+        "truncated": packed.truncated,
+        "tokens": packed.tokens,
+        # What the block holds about the files; 0 when it is only the report line.
+        "found": sum(b["kind"] in ENRICH_FOUND for b in packed.blocks),
+    }
+
+
+def imported(report: ImportReport) -> dict[str, Any]:
+    """agentmemory's answer (what was written, what was not) and memvault's report."""
+
+    def written(kind: str) -> int:
+        counts = report.counts.get(kind)
+        return counts.new + counts.merged + counts.replaced if counts else 0
+
+    return {
+        "success": True,
+        "strategy": report.strategy,
+        "sessions": written("session"),
+        "observations": written("event"),
+        "memories": written("memory") + written("fragment"),
+        "summaries": 0,
+        "skipped": report.total("existing") + report.total("skipped"),
+        "report": report.to_dict(),
     }

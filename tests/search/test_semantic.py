@@ -5,7 +5,10 @@ from __future__ import annotations
 import pytest
 
 from memvault import Memory
+from memvault.domain import utc_now
 from memvault.vault.remember import Draft
+
+NOW = utc_now()
 
 
 @pytest.fixture(scope="module")
@@ -79,3 +82,28 @@ def test_a_search_before_the_model_has_loaded_does_not_wait_for_it(home, tmp_pat
         observe(cold, 1, "flaky websocket reconnect")
         hits = cold.search("websocket")
         assert hits and hits[0].semantic is None  # lexical now, semantic once loaded
+
+
+def test_one_search_for_several_kinds_ranks_each_as_its_own_search_would(memory):
+    observe(memory, 10, "The car's engine stalls when it is cold outside")
+    memory.remember(
+        Draft(
+            project="demo",
+            summary="A cold engine stalls until the choke is set",
+            facts=["choke: half open below 5°C"],
+            description="cold start",
+        )
+    )
+    memory.index.index_now()
+    text = "vehicle will not start in winter"
+    quotas = {"fragment": 3, "observation": 4}
+    found = memory.index.searcher.find(text, quotas, project="demo", now=NOW)
+    assert found.query.text == text
+    for kind, quota in quotas.items():
+        alone = memory.index.searcher.search(
+            text, limit=quota, project="demo", kinds=[kind], now=NOW
+        )
+        assert [(h.document.key, h.score) for h in found[kind]] == [
+            (h.document.key, h.score) for h in alone
+        ]
+        assert found[kind]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memvault.search.analyzer import tokens
+from memvault.analyzer import tokens
 from memvault.vault import frontmatter as fm
 from memvault.vault.fragments import check_folder, fragment_name
 from memvault.vault.remember import Draft, FragmentRefused, remember

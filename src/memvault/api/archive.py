@@ -8,48 +8,48 @@ from __future__ import annotations
 import tempfile
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query, Request
+from fastapi import Query, Request
 from fastapi.responses import StreamingResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 
+from memvault import present
 from memvault.api import schemas
-from memvault.api.guards import DecodedBodyRoute
+from memvault.api.operation import (
+    Body,
+    answer,
+    examples,
+    memory_of,
+    model_body,
+    request_body,
+    routes,
+)
 from memvault.api.responses import JSONResponse
 from memvault.archive import (
     MEDIA_TYPE,
     ArchiveError,
     Export,
-    ImportReport,
     import_document,
     import_stream,
 )
 from memvault.errors import InvalidInput
 from memvault.ingest.envelope import parse_json, validate
 
-router = APIRouter(prefix="/agentmemory", tags=["export"], route_class=DecodedBodyRoute)
+router = routes("/agentmemory", "export")
+
+# An empty export of agentmemory's, as the examples show it.
+_EXPORT_DATA = {
+    "version": "0.9.29",
+    "exportedAt": "2026-11-30T10:00:00.000Z",
+    "sessions": [],
+    "observations": {},
+    "memories": [],
+    "summaries": [],
+}
 
 
-class ImportBody(BaseModel):
-    model_config = ConfigDict(
-        extra="ignore",
-        populate_by_name=True,
-        json_schema_extra={
-            "examples": [
-                {
-                    "exportData": {
-                        "version": "0.9.29",
-                        "exportedAt": "2026-11-30T10:00:00.000Z",
-                        "sessions": [],
-                        "observations": {},
-                        "memories": [],
-                        "summaries": [],
-                    },
-                    "strategy": "merge",
-                }
-            ]
-        },
-    )
+class ImportBody(Body):
+    model_config = examples({"exportData": _EXPORT_DATA, "strategy": "merge"})
 
     export_data: Annotated[
         Any,
@@ -60,6 +60,10 @@ class ImportBody(BaseModel):
         ),
     ]
     strategy: Literal["merge", "skip", "replace"] = "merge"
+
+
+_NDJSON = {"schema": {"type": "string", "description": "NDJSON"}}
+_NOT_READ = {400: {"description": "Not an archive or export memvault reads; nothing was written"}}
 
 
 @router.get(
@@ -73,7 +77,7 @@ class ImportBody(BaseModel):
     response_class=StreamingResponse,
     responses={
         200: {
-            "content": {MEDIA_TYPE: {"schema": {"type": "string", "description": "NDJSON"}}},
+            "content": {MEDIA_TYPE: _NDJSON},
             "description": "The archive",
         }
     },
@@ -82,7 +86,7 @@ async def export(
     request: Request,
     include_events: Annotated[bool, Query(alias="includeEvents")] = False,
 ) -> StreamingResponse:
-    archive = Export(request.app.state.memory, events=include_events)
+    archive = Export(memory_of(request), events=include_events)
     return StreamingResponse(
         archive.chunks(),  # a plain iterator: read on the thread pool, chunk by chunk
         media_type=MEDIA_TYPE,
@@ -99,17 +103,10 @@ async def export(
         "missing; `replace` lets the archive's files overwrite the vault's. The body limit "
         "applies: import bigger archives with `memvault import memvault FILE`."
     ),
-    openapi_extra={
-        "requestBody": {
-            "required": True,
-            "content": {
-                "application/json": {"schema": ImportBody.model_json_schema(by_alias=True)}
-            },
-        }
-    },
+    openapi_extra=model_body(ImportBody),
     responses={
         200: {"description": "What was written and the report", "model": schemas.Imported},
-        400: {"description": "Not an archive or export memvault reads; nothing was written"},
+        **_NOT_READ,
         413: {"description": "Body larger than the configured limit"},
     },
 )
@@ -119,30 +116,11 @@ async def import_(request: Request) -> JSONResponse:
         if body.export_data is None:
             raise InvalidInput("exportData is required", fields=["exportData"])
         report = await run_in_threadpool(
-            import_document, request.app.state.memory, body.export_data, strategy=body.strategy
+            import_document, memory_of(request), body.export_data, strategy=body.strategy
         )
     except InvalidInput as exc:  # an ArchiveError too: refused before anything was written
         return JSONResponse({"success": False, "error": exc.message}, status_code=400)
-    return JSONResponse(answer(report))
-
-
-def answer(report: ImportReport) -> dict[str, Any]:
-    """agentmemory's answer (what was written, what was not) and memvault's report."""
-
-    def written(kind: str) -> int:
-        counts = report.counts.get(kind)
-        return counts.new + counts.merged + counts.replaced if counts else 0
-
-    return {
-        "success": True,
-        "strategy": report.strategy,
-        "sessions": written("session"),
-        "observations": written("event"),
-        "memories": written("memory") + written("fragment"),
-        "summaries": 0,
-        "skipped": report.total("existing") + report.total("skipped"),
-        "report": report.to_dict(),
-    }
+    return JSONResponse(present.imported(report))
 
 
 SPOOL_IN_MEMORY = 1024 * 1024  # an upload beyond this waits on disk, not in memory
@@ -157,41 +135,25 @@ SPOOL_IN_MEMORY = 1024 * 1024  # an upload beyond this waits on disk, not in mem
         "limit does not apply. What is stored is the same as `POST /import` stores; the "
         "answer is memvault's report."
     ),
-    openapi_extra={
-        "requestBody": {
-            "required": True,
-            "content": {
-                MEDIA_TYPE: {"schema": {"type": "string", "description": "NDJSON"}},
-                "application/json": {
-                    "schema": {
-                        "type": "object",
-                        "description": "agentmemory's ExportData",
-                        "examples": [
-                            {
-                                "version": "0.9.29",
-                                "exportedAt": "2026-11-30T10:00:00.000Z",
-                                "sessions": [],
-                                "observations": {},
-                                "memories": [],
-                                "summaries": [],
-                            }
-                        ],
-                    }
-                },
+    openapi_extra=request_body(
+        {
+            MEDIA_TYPE: _NDJSON,
+            "application/json": {
+                "schema": {
+                    "type": "object",
+                    "description": "agentmemory's ExportData",
+                    "examples": [_EXPORT_DATA],
+                }
             },
         }
-    },
-    response_model=None,
-    responses={
-        200: {"description": "The report", "model": schemas.ArchiveReport},
-        400: {"description": "Not an archive or export memvault reads; nothing was written"},
-    },
+    ),
+    **answer("The report", schemas.ArchiveReport, _NOT_READ),
 )
 async def import_archive(
     request: Request,
     strategy: Annotated[Literal["merge", "skip", "replace"], Query()] = "merge",
 ) -> JSONResponse:
-    memory = request.app.state.memory
+    memory = memory_of(request)
     with tempfile.SpooledTemporaryFile(
         SPOOL_IN_MEMORY, dir=memory.settings.home, prefix=".import-"
     ) as upload:

@@ -8,33 +8,20 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Request
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 
 from memvault import present
 from memvault.api import schemas
-from memvault.api.guards import DecodedBodyRoute
+from memvault.api.operation import Served, StrictBody, answer, examples, link, routes
 from memvault.api.responses import JSONResponse
-from memvault.api.routes import link
 from memvault.errors import InvalidInput
-from memvault.memory import Memory
 from memvault.triggers import recognise
 from memvault.vault.lifecycle import Report
 
 MAX_STALE_DAYS = 3650  # ten years, as the MCP tool takes
 
-router = APIRouter(
-    prefix="/agentmemory/board", tags=["session board"], route_class=DecodedBodyRoute
-)
-
-
-class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-
-
-def _examples(*examples: dict[str, Any]) -> ConfigDict:
-    return ConfigDict(json_schema_extra={"examples": list(examples)})
+router = routes("/agentmemory/board", "session board")
 
 
 _SECTIONS_EXAMPLE = {
@@ -47,8 +34,8 @@ _SECTIONS_EXAMPLE = {
 _ROW_ID = "2026-11-30-1432-claude-code-main-agent"
 
 
-class Content(_Body):
-    model_config = _examples(_SECTIONS_EXAMPLE)
+class Content(StrictBody):
+    model_config = examples(_SECTIONS_EXAMPLE)
 
     snapshot: Annotated[str | None, Field(description="Markdown with template sections")] = None
     sections: Annotated[
@@ -66,7 +53,7 @@ class Content(_Body):
 
 
 class Register(Content):
-    model_config = _examples(
+    model_config = examples(
         {"agentName": "claude-code-main-agent"},
         {"agentName": "claude-code-main-agent", "manual": True, **_SECTIONS_EXAMPLE},
     )
@@ -75,36 +62,36 @@ class Register(Content):
     manual: bool = False
 
 
-class Continue(_Body):
-    model_config = _examples({"source": _ROW_ID, "agentName": "cursor-main-agent"})
+class Continue(StrictBody):
+    model_config = examples({"source": _ROW_ID, "agentName": "cursor-main-agent"})
 
     source: str
     current: str | None = None
     agent_name: Annotated[str | None, Field(alias="agentName")] = None
 
 
-class Release(_Body):
-    model_config = _examples({"source": _ROW_ID, "current": "2026-12-01-0910-cursor-main-agent"})
+class Release(StrictBody):
+    model_config = examples({"source": _ROW_ID, "current": "2026-12-01-0910-cursor-main-agent"})
 
     source: str
     current: str
 
 
-class Archive(_Body):
-    model_config = _examples({"force": False})
+class Archive(StrictBody):
+    model_config = examples({"force": False})
 
     force: bool = False
 
 
-class Organize(_Body):
-    model_config = _examples({"dryRun": True, "staleDays": 14})
+class Organize(StrictBody):
+    model_config = examples({"dryRun": True, "staleDays": 14})
 
     dry_run: Annotated[bool, Field(alias="dryRun")] = False
     stale_days: Annotated[int | None, Field(alias="staleDays", ge=1, le=MAX_STALE_DAYS)] = None
 
 
-class Prompt(_Body):
-    model_config = _examples({"prompt": "please update memory session"})
+class Prompt(StrictBody):
+    model_config = examples({"prompt": "please update memory session"})
 
     prompt: str
 
@@ -143,10 +130,6 @@ _DONE = {"description": "The report", "model": schemas.BoardReport}
 _REPORTS: dict[int | str, dict[str, Any]] = {200: _DONE, 409: _REFUSED, **schemas.QUEUED}
 
 
-def _memory(request: Request) -> Memory:
-    return request.app.state.memory
-
-
 def _answer(report: Report) -> JSONResponse:
     body = report.to_dict()
     if not report.ok:
@@ -165,11 +148,10 @@ async def _run(function, *args, **kwargs) -> JSONResponse:
 @router.get(
     "/sessions",
     summary="Board rows, in reading priority",
-    response_model=None,
-    responses={200: {"description": "The rows", "model": schemas.BoardRows}, **_UNREADABLE},
+    **answer("The rows", schemas.BoardRows, _UNREADABLE),
 )
-def sessions(request: Request) -> dict[str, Any]:
-    return {"sessions": [present.board_row(row) for row in _memory(request).board.rows()]}
+def sessions(memory: Served) -> dict[str, Any]:
+    return {"sessions": [present.board_row(row) for row in memory.board.rows()]}
 
 
 @router.get(
@@ -182,19 +164,13 @@ def sessions(request: Request) -> dict[str, Any]:
         **_UNREADABLE,
     },
 )
-def session(request: Request, session_id: str) -> JSONResponse:
-    entry = _memory(request).board.entry(session_id, scan=None)
+def session(memory: Served, session_id: str) -> JSONResponse:
+    entry = memory.board.entry(session_id, scan=None)
     if entry is None:
         return JSONResponse({"error": f"{session_id} is not on the board"}, status_code=404)
     if entry.unreadable is not None:  # a hand-edited row whose id is no Memory Session ID
         raise InvalidInput(entry.unreadable)
-    return JSONResponse(
-        {
-            "session": present.board_row(entry.row),
-            "snapshot": entry.snapshot_text,
-            "injections": entry.injections,  # what memory gave the session's agent
-        }
-    )
+    return JSONResponse(present.board_entry(entry))
 
 
 @router.post(
@@ -202,9 +178,9 @@ def session(request: Request, session_id: str) -> JSONResponse:
     summary="Register a session (idle, or manual: active with a snapshot)",
     responses={**_REPORTS, 200: {**_DONE, "links": _ROW_LINKS}},
 )
-async def register(request: Request, body: Register) -> JSONResponse:
+async def register(memory: Served, body: Register) -> JSONResponse:
     return await _run(
-        _memory(request).board.register_session,
+        memory.board.register_session,
         agent=body.agent_name,
         manual=body.manual,
         topic=body.topic,
@@ -219,9 +195,9 @@ async def register(request: Request, body: Register) -> JSONResponse:
     summary="Merge into the snapshot, update the row",
     responses=_REPORTS,
 )
-async def update(request: Request, session_id: str, body: Content) -> JSONResponse:
+async def update(memory: Served, session_id: str, body: Content) -> JSONResponse:
     return await _run(
-        _memory(request).board.update_session,
+        memory.board.update_session,
         session_id,
         body.content(),
         topic=body.topic,
@@ -233,40 +209,37 @@ async def update(request: Request, session_id: str, body: Content) -> JSONRespon
 @router.post(
     "/continue", summary="Continue a source session from the current one", responses=_REPORTS
 )
-async def continue_(request: Request, body: Continue) -> JSONResponse:
+async def continue_(memory: Served, body: Continue) -> JSONResponse:
     return await _run(
-        _memory(request).board.continue_session, body.current, body.source, agent=body.agent_name
+        memory.board.continue_session, body.current, body.source, agent=body.agent_name
     )
 
 
 @router.post(
     "/release", summary="Release the current session's reference to a source", responses=_REPORTS
 )
-async def release(request: Request, body: Release) -> JSONResponse:
-    return await _run(_memory(request).board.release_session, body.current, body.source)
+async def release(memory: Served, body: Release) -> JSONResponse:
+    return await _run(memory.board.release_session, body.current, body.source)
 
 
 @router.post("/sessions/{session_id}/archive", summary="Archive one session", responses=_REPORTS)
-async def archive(request: Request, session_id: str, body: Archive | None = None) -> JSONResponse:
+async def archive(memory: Served, session_id: str, body: Archive | None = None) -> JSONResponse:
     force = body.force if body else False
-    return await _run(_memory(request).board.archive_session, session_id, force=force)
+    return await _run(memory.board.archive_session, session_id, force=force)
 
 
 @router.post(
     "/organize", summary="Delete idle rows, mark overdue active rows stale", responses=_REPORTS
 )
-async def organize(request: Request, body: Organize | None = None) -> JSONResponse:
+async def organize(memory: Served, body: Organize | None = None) -> JSONResponse:
     body = body or Organize()
-    return await _run(
-        _memory(request).board.organize, dry_run=body.dry_run, stale_days=body.stale_days
-    )
+    return await _run(memory.board.organize, dry_run=body.dry_run, stale_days=body.stale_days)
 
 
 @router.post(
     "/trigger",
     summary="Which board operation a user prompt asks for, if any",
-    response_model=None,
-    responses={200: {"description": "The operation, or null", "model": schemas.Triggered}},
+    **answer("The operation, or null", schemas.Triggered),
 )
 async def trigger(body: Prompt) -> dict[str, Any]:
     found = recognise(body.prompt)

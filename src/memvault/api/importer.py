@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Request
-from pydantic import BaseModel, ConfigDict, Field
+from fastapi import Request
+from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 
 from memvault.api import schemas
-from memvault.api.guards import DecodedBodyRoute
+from memvault.api.operation import Body, answer, examples, memory_of, model_body, routes
 from memvault.api.responses import JSONResponse
 from memvault.background import lower_this_threads_priority
 from memvault.domain import iso, utc_now
@@ -29,18 +29,14 @@ from memvault.ingest.envelope import parse_json, validate
 from memvault.memory import Memory
 
 log = logging.getLogger(__name__)
-router = APIRouter(prefix="/agentmemory", tags=["import"], route_class=DecodedBodyRoute)
+router = routes("/agentmemory", "import")
 
 MAX_FILES_DEFAULT = 200
 MAX_FILES_UPPER_BOUND = 1000
 
 
-class ImportRequest(BaseModel):
-    model_config = ConfigDict(
-        extra="ignore",
-        populate_by_name=True,
-        json_schema_extra={"examples": [{"path": "~/.claude/projects", "maxFiles": 200}]},
-    )
+class ImportRequest(Body):
+    model_config = examples({"path": "~/.claude/projects", "maxFiles": 200})
 
     path: Annotated[
         str | None,
@@ -108,14 +104,7 @@ class ImportJob:
         "importing again stores nothing new. Answers 202 at once; `GET` this path to follow "
         "it. 409 while another import runs."
     ),
-    openapi_extra={
-        "requestBody": {
-            "required": False,
-            "content": {
-                "application/json": {"schema": ImportRequest.model_json_schema(by_alias=True)}
-            },
-        }
-    },
+    openapi_extra=model_body(ImportRequest, required=False),
     responses={
         202: {"description": "Started", "model": schemas.TranscriptImport},
         400: {"description": "Bad `path` or `maxFiles`; nothing was started"},
@@ -133,7 +122,7 @@ async def start_import(request: Request) -> JSONResponse:
     if (busy := _busy(request)) is not None:
         return busy
     job.thread = threading.Thread(
-        target=job.run, args=(request.app.state.memory,), name="memvault-import", daemon=True
+        target=job.run, args=(memory_of(request),), name="memvault-import", daemon=True
     )
     request.app.state.transcript_import = job
     job.thread.start()
@@ -143,13 +132,10 @@ async def start_import(request: Request) -> JSONResponse:
 @router.get(
     "/replay/import-jsonl",
     summary="The current or last transcript import",
-    response_model=None,
-    responses={
-        200: {
-            "description": "The import, or `idle` when none was started",
-            "model": schemas.TranscriptImport | schemas.NoTranscriptImport,
-        }
-    },
+    **answer(
+        "The import, or `idle` when none was started",
+        schemas.TranscriptImport | schemas.NoTranscriptImport,
+    ),
 )
 async def import_status(request: Request) -> dict[str, Any]:
     job: ImportJob | None = getattr(request.app.state, "transcript_import", None)

@@ -14,11 +14,11 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from fastapi import APIRouter, FastAPI, Request
+from fastapi import FastAPI, Request
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.types import CallToolResult, ListToolsResult
 
-from memvault.api.guards import DecodedBodyRoute
+from memvault.api.operation import answer, routes
 from memvault.api.responses import JSONResponse, tool_error_answer
 from memvault.config import Settings
 from memvault.ingest.envelope import parse_json
@@ -27,7 +27,7 @@ from memvault.mcp_server import MemoryServer, agentmemory, build_server, http_en
 MCP_PATH = "/mcp"
 
 log = logging.getLogger(__name__)
-router = APIRouter(prefix="/agentmemory/mcp", tags=["mcp"], route_class=DecodedBodyRoute)
+router = routes("/agentmemory/mcp", "mcp")
 
 
 def mount(app: FastAPI, settings: Settings) -> None:
@@ -55,8 +55,7 @@ def _server(request: Request) -> MemoryServer:
 @router.get(
     "/tools",
     summary="The MCP tools, as MCP's tools/list describes them",
-    response_model=None,
-    responses={200: {"description": "The tools", "model": ListToolsResult}},
+    **answer("The tools", ListToolsResult),
 )
 async def tools(request: Request) -> dict[str, Any]:
     listed = await _server(request).list_tools()

@@ -8,41 +8,32 @@ and ``projects/{name}/memory`` (L2) are memvault's own.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request
-from pydantic import BaseModel, ConfigDict, Field
+from fastapi import Query
+from pydantic import ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from memvault import present
 from memvault.api import schemas
-from memvault.api.guards import DecodedBodyRoute
+from memvault.api.operation import MAX_OFFSET, Body, Served, answer, examples, link, routes
 from memvault.api.responses import JSONResponse
-from memvault.api.routes import MAX_OFFSET, link
 from memvault.domain import DOCUMENT_KINDS
 from memvault.errors import InvalidInput
 from memvault.memory import Memory
+from memvault.search.context import Packed
 from memvault.search.ranking import RELEVANCE_ONLY
 from memvault.vault.remember import Draft, facts_from
 
-router = APIRouter(prefix="/agentmemory", tags=["memory"], route_class=DecodedBodyRoute)
+router = routes("/agentmemory", "memory")
 
 Kind = Annotated[str, Field(pattern=f"^({'|'.join(DOCUMENT_KINDS)})$")]
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+")
-# The blocks of an /enrich answer that are memory about the files (not the report line).
-ENRICH_FOUND = frozenset({"fragment", "observation"})
 
 
-class _Body(BaseModel):
-    model_config = ConfigDict(extra="ignore", populate_by_name=True)
-
-
-def _examples(*examples: dict[str, Any]) -> ConfigDict:
-    return ConfigDict(json_schema_extra={"examples": list(examples)})
-
-
-class SearchBody(_Body):
-    model_config = _examples({"query": "flaky checkout test", "limit": 5, "project": "demo-app"})
+class SearchBody(Body):
+    model_config = examples({"query": "flaky checkout test", "limit": 5, "project": "demo-app"})
 
     query: Annotated[str, Field(min_length=1, max_length=4000)]
     limit: Annotated[int, Field(ge=1, le=100)] = 10
@@ -58,8 +49,8 @@ class SearchBody(_Body):
     ] = "default"
 
 
-class SmartSearchBody(_Body):
-    model_config = _examples(
+class SmartSearchBody(Body):
+    model_config = examples(
         {"query": "payment mock retry", "limit": 5},
         {"expandIds": ["agent-memory/2026-11-30-payment-mock-retries.md"]},
     )
@@ -96,7 +87,7 @@ def _what_remember_requires(schema: dict[str, Any]) -> None:
     ]
 
 
-class RememberBody(_Body):
+class RememberBody(Body):
     model_config = ConfigDict(json_schema_extra=_what_remember_requires)
 
     content: Annotated[str | None, Field(max_length=20_000)] = None
@@ -116,8 +107,8 @@ class RememberBody(_Body):
     ] = None
 
 
-class ForgetBody(_Body):
-    model_config = _examples({"memoryId": "agent-memory/2026-11-30-payment-mock-retries.md"})
+class ForgetBody(Body):
+    model_config = examples({"memoryId": "agent-memory/2026-11-30-payment-mock-retries.md"})
 
     memory_id: Annotated[str | None, Field(alias="memoryId")] = None
     session_id: Annotated[str | None, Field(alias="sessionId")] = None
@@ -131,8 +122,8 @@ _SESSION = (
 _HOOK_EVENT = "The host event the block answers (UserPromptSubmit, PreToolUse…), recorded with it"
 
 
-class ContextBody(_Body):
-    model_config = _examples(
+class ContextBody(Body):
+    model_config = examples(
         {"project": "demo-app", "query": "checkout test", "budget": 2000},
         {
             "project": "demo-app",
@@ -151,8 +142,8 @@ class ContextBody(_Body):
     budget: Annotated[int | None, Field(ge=50, le=50_000)] = None
 
 
-class EnrichBody(_Body):
-    model_config = _examples(
+class EnrichBody(Body):
+    model_config = examples(
         {"files": ["src/checkout/payment.ts"], "project": "demo-app", "toolName": "Edit"}
     )
 
@@ -166,44 +157,26 @@ class EnrichBody(_Body):
     ] = None
 
 
-def _answers(description: str, model: Any) -> dict[int | str, dict[str, Any]]:
-    return {200: {"description": description, "model": model}}
-
-
-_NOT_FOUND: dict[int | str, dict[str, Any]] = {
-    **_answers("The memory, whole", schemas.OneMemory),
-    404: {"description": "No such memory"},
-}
+_NOT_FOUND = answer(
+    "The memory, whole", schemas.OneMemory, {404: {"description": "No such memory"}}
+)
 # What can be done with a fragment, from the answer that wrote it.
+_ID = "$response.body#/memory/id"
 _FRAGMENT_LINKS = {
-    "memory": link(
-        "get",
-        "/agentmemory/memories/{memory_id}",
-        parameters={"memory_id": "$response.body#/memory/id"},
-    ),
+    "memory": link("get", "/agentmemory/memories/{memory_id}", parameters={"memory_id": _ID}),
     "fragment": link(
-        "get",
-        "/agentmemory/fragments/{fragment_id}",
-        parameters={"fragment_id": "$response.body#/memory/id"},
+        "get", "/agentmemory/fragments/{fragment_id}", parameters={"fragment_id": _ID}
     ),
-    "forget": link(
-        "post", "/agentmemory/forget", request_body={"memoryId": "$response.body#/memory/id"}
-    ),
+    "forget": link("post", "/agentmemory/forget", request_body={"memoryId": _ID}),
 }
-
-
-def _memory(request: Request) -> Memory:
-    return request.app.state.memory
 
 
 @router.post(
     "/search",
     summary="Search all memory (L0): fragments, summaries, observations",
-    response_model=None,
-    responses=_answers("The hits, best first", schemas.SearchResults),
+    **answer("The hits, best first", schemas.SearchResults),
 )
-async def search(request: Request, body: SearchBody) -> dict[str, Any]:
-    memory = _memory(request)
+async def search(memory: Served, body: SearchBody) -> dict[str, Any]:
     hits = await run_in_threadpool(
         memory.recall.search,
         body.query,
@@ -213,20 +186,18 @@ async def search(request: Request, body: SearchBody) -> dict[str, Any]:
         include_archived=body.include_archived,
         weights=RELEVANCE_ONLY if body.ranking == "relevance" else None,
     )
-    return {"query": body.query, "results": [present.hit_view(memory, h) for h in hits]}
+    return {"query": body.query, **present.hits(memory, hits)}
 
 
 @router.post(
     "/smart-search",
     summary="Compact results for a query, or expand ids to L1",
-    response_model=None,
-    responses=_answers(
+    **answer(
         "Compact hits for a query, or the memories whole for expandIds",
         schemas.CompactResults | schemas.ExpandedResults,
     ),
 )
-async def smart_search(request: Request, body: SmartSearchBody) -> dict[str, Any]:
-    memory = _memory(request)
+async def smart_search(memory: Served, body: SmartSearchBody) -> dict[str, Any]:
     if body.expand_ids:
         entries = [await run_in_threadpool(memory.recall.get, i) for i in body.expand_ids]
         found = [present.entry_view(memory, e) for e in entries if e is not None]
@@ -236,7 +207,10 @@ async def smart_search(request: Request, body: SmartSearchBody) -> dict[str, Any
     hits = await run_in_threadpool(
         memory.recall.search, body.query, limit=body.limit, project=body.project
     )
-    return {"mode": "compact", "results": [present.hit_view(memory, h) for h in hits]}
+    return {"mode": "compact", **present.hits(memory, hits)}
+
+
+_WRITTEN = {"model": schemas.Remembered, "links": _FRAGMENT_LINKS}
 
 
 @router.post(
@@ -244,21 +218,12 @@ async def smart_search(request: Request, body: SmartSearchBody) -> dict[str, Any
     status_code=201,
     summary="Write a fragment (merged into a near-duplicate)",
     responses={
-        201: {
-            "description": "A new fragment",
-            "model": schemas.Remembered,
-            "links": _FRAGMENT_LINKS,
-        },
-        200: {
-            "description": "Merged into a near-duplicate",
-            "model": schemas.Remembered,
-            "links": _FRAGMENT_LINKS,
-        },
+        201: {"description": "A new fragment", **_WRITTEN},
+        200: {"description": "Merged into a near-duplicate", **_WRITTEN},
         **schemas.QUEUED,
     },
 )
-async def remember(request: Request, body: RememberBody) -> JSONResponse:
-    memory = _memory(request)
+async def remember(memory: Served, body: RememberBody) -> JSONResponse:
     facts = list(body.facts or []) + (facts_from(body.content) if body.content else [])
     summary = (body.summary or "").strip() or _first_sentence(body.content or "")
     tags = list(body.tags or []) + list(body.concepts or [])
@@ -277,22 +242,16 @@ async def remember(request: Request, body: RememberBody) -> JSONResponse:
         properties={"events": list(dict.fromkeys(body.event_ids))} if body.event_ids else {},
     )
     result = await run_in_threadpool(memory.fragments.remember, draft)
-    document = memory.recall.fragment_document(result.path)
-    answer = {"success": True, **result.to_dict(memory.settings.vault_path)}
-    if document is not None:
-        answer["memory"] = present.document_view(memory, document)
-    if result.action == "merged":
-        answer["similarTo"] = answer["memory"]["id"] if document else None
-    return JSONResponse(answer, status_code=201 if result.action == "created" else 200)
+    written = present.remembered(memory, result)
+    return JSONResponse(written, status_code=201 if result.action == "created" else 200)
 
 
 @router.post(
     "/forget",
     summary="Delete a fragment",
-    response_model=None,
-    responses={**_answers("Deleted", schemas.Forgotten), **schemas.QUEUED},
+    **answer("Deleted", schemas.Forgotten, schemas.QUEUED),
 )
-async def forget(request: Request, body: ForgetBody) -> dict[str, Any]:
+async def forget(memory: Served, body: ForgetBody) -> dict[str, Any]:
     if body.observation_ids or body.session_id:
         raise InvalidInput(
             "observations and sessions come from the immutable event log and cannot be "
@@ -301,7 +260,6 @@ async def forget(request: Request, body: ForgetBody) -> dict[str, Any]:
         )
     if not body.memory_id:
         raise InvalidInput("memoryId is required", fields=["memoryId"])
-    memory = _memory(request)
     document = await run_in_threadpool(memory.fragments.forget, body.memory_id)
     return {"success": True, "forgotten": memory.recall.public_id(document), "path": document.path}
 
@@ -309,66 +267,47 @@ async def forget(request: Request, body: ForgetBody) -> dict[str, Any]:
 @router.get(
     "/memories",
     summary="Fragments, most recently updated first",
-    response_model=None,
-    responses=_answers("A page of fragments", schemas.Memories),
+    **answer("A page of fragments", schemas.Memories),
 )
 def memories(
-    request: Request,
+    memory: Served,
     project: str | None = None,
     include_archived: Annotated[bool, Query(alias="includeArchived")] = False,
     limit: Annotated[int, Query(ge=1, le=1000)] = 50,
     offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
 ) -> dict[str, Any]:
-    memory = _memory(request)
     found = memory.fragments.memories(
         project=project, include_archived=include_archived, limit=limit, offset=offset
     )
-    return {
-        "memories": [present.document_view(memory, d) for d in found],
-        "offset": offset,
-        "limit": limit,
-    }
+    return present.memories_page(memory, found, offset=offset, limit=limit)
 
 
-def _entry(request: Request, memory_id: str, kinds: tuple[str, ...]) -> JSONResponse:
-    memory = _memory(request)
+def _entry(memory: Memory, memory_id: str, kinds: tuple[str, ...]) -> JSONResponse:
     entry = memory.recall.get(memory_id)
     if entry is None or entry.document.kind not in kinds:
         return JSONResponse({"error": f"no memory {memory_id!r}"}, status_code=404)
     return JSONResponse({"memory": present.entry_view(memory, entry)})
 
 
-@router.get(
-    "/memories/{memory_id:path}", summary="One memory whole (L1), any kind", responses=_NOT_FOUND
-)
-def memory_entry(request: Request, memory_id: str) -> JSONResponse:
-    return _entry(request, memory_id, DOCUMENT_KINDS)
+@router.get("/memories/{memory_id:path}", summary="One memory whole (L1), any kind", **_NOT_FOUND)
+def memory_entry(memory: Served, memory_id: str) -> JSONResponse:
+    return _entry(memory, memory_id, DOCUMENT_KINDS)
 
 
-@router.get(
-    "/fragments/{fragment_id:path}", summary="One fragment whole (L1)", responses=_NOT_FOUND
-)
-def fragment(request: Request, fragment_id: str) -> JSONResponse:
-    return _entry(request, fragment_id, ("fragment",))
+@router.get("/fragments/{fragment_id:path}", summary="One fragment whole (L1)", **_NOT_FOUND)
+def fragment(memory: Served, fragment_id: str) -> JSONResponse:
+    return _entry(memory, fragment_id, ("fragment",))
 
 
 @router.get(
     "/projects/{project}/memory",
     summary="A project's memory (L2)",
-    response_model=None,
-    responses=_answers("Its summary and fragments", schemas.ProjectMemory),
+    **answer("Its summary and fragments", schemas.ProjectMemory),
 )
 def project_memory(
-    request: Request, project: str, limit: Annotated[int, Query(ge=1, le=500)] = 50
+    memory: Served, project: str, limit: Annotated[int, Query(ge=1, le=500)] = 50
 ) -> dict[str, Any]:
-    memory = _memory(request)
-    found = memory.recall.project_memory(project, limit=limit)
-    return {
-        "project": found.project,
-        "summary": found.summary,
-        "total": found.total,
-        "fragments": [present.document_view(memory, d) for d in found.fragments],
-    }
+    return present.project_memory(memory, memory.recall.project_memory(project, limit=limit))
 
 
 @router.post(
@@ -379,49 +318,30 @@ def project_memory(
         "query (without one, the project's standing memory). With `sessionId`, only what the "
         "session was not given before: `context` is empty when nothing is new."
     ),
-    response_model=None,
-    responses=_answers("The block and what it holds", schemas.Context),
+    **answer("The block and what it holds", schemas.Context),
 )
-async def context(request: Request, body: ContextBody) -> dict[str, Any]:
-    packed = await run_in_threadpool(
-        _memory(request).context.context,
-        project=body.project,
-        query=body.query,
-        budget=body.budget,
-        session_id=body.session_id,
-        answering=body.hook_event,
-    )
-    return {
-        "context": packed.text,
-        "blocks": packed.blocks,
-        "tokens": packed.tokens,
-        "budget": packed.budget,
-        "truncated": packed.truncated,
-    }
+async def context(memory: Served, body: ContextBody) -> dict[str, Any]:
+    packed = await _block(memory.context.context, body, query=body.query, budget=body.budget)
+    return present.context_block(packed)
 
 
 @router.post(
     "/enrich",
     summary="Memory about files an agent is about to touch",
-    response_model=None,
-    responses=_answers("The block about the files", schemas.Enriched),
+    **answer("The block about the files", schemas.Enriched),
 )
-async def enrich(request: Request, body: EnrichBody) -> dict[str, Any]:
-    packed = await run_in_threadpool(
-        _memory(request).context.enrich,
-        files=body.files,
-        terms=body.terms,
-        project=body.project,
-        session_id=body.session_id,
-        answering=body.hook_event,
+async def enrich(memory: Served, body: EnrichBody) -> dict[str, Any]:
+    packed = await _block(memory.context.enrich, body, files=body.files, terms=body.terms)
+    return present.enriched(packed)
+
+
+async def _block(
+    pack: Callable[..., Packed], body: ContextBody | EnrichBody, **what: Any
+) -> Packed:
+    """A memory block for the session asking, answering its host event."""
+    return await run_in_threadpool(
+        pack, project=body.project, session_id=body.session_id, answering=body.hook_event, **what
     )
-    return {
-        "context": packed.text,
-        "truncated": packed.truncated,
-        "tokens": packed.tokens,
-        # What the block holds about the files; 0 when it is only the report line.
-        "found": sum(b["kind"] in ENRICH_FOUND for b in packed.blocks),
-    }
 
 
 def _first_sentence(text: str) -> str:

@@ -1,47 +1,41 @@
 """agentmemory-compatible routes under ``/agentmemory/``: ingest, sessions, observations, ops.
 
-Handlers parse, call ``Memory`` and format. Bodies are read by hand so a malformed body
-gets an error that says what is wrong with it (and nothing is written).
+Handlers parse, call ``Memory`` and answer in ``present``'s shapes. Bodies are read by hand
+so a malformed body gets an error that says what is wrong with it (and nothing is written).
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request
-from pydantic import BaseModel, ConfigDict, Field
+from fastapi import Query, Request
+from pydantic import Field
 from starlette.background import BackgroundTask
 from starlette.concurrency import run_in_threadpool
 
 from memvault import __version__, present
 from memvault.api import schemas
-from memvault.api.guards import DecodedBodyRoute
+from memvault.api.operation import (
+    MAX_OFFSET,
+    Answers,
+    Body,
+    Served,
+    answer,
+    examples,
+    json_body,
+    link,
+    memory_of,
+    routes,
+)
 from memvault.api.responses import JSONResponse
 from memvault.errors import InvalidInput
 from memvault.ingest.envelope import Envelope, SessionStart, parse_json, validate
-from memvault.memory import Memory
 
 BULK_LIMIT = 500
-# The furthest a listing pages: past any real store, and inside SQLite's 64-bit integers.
-MAX_OFFSET = 10**12
-
-router = APIRouter(prefix="/agentmemory", route_class=DecodedBodyRoute)
+router = routes("/agentmemory")
 
 
-def _memory(request: Request) -> Memory:
-    return request.app.state.memory
-
-
-def _body_schema(schema: dict[str, Any], *examples: Any) -> dict[str, Any]:
-    return {
-        "requestBody": {
-            "required": True,
-            "content": {"application/json": {"schema": {**schema, "examples": list(examples)}}},
-        }
-    }
-
-
-_ERRORS: dict[int | str, dict[str, Any]] = {
+_ERRORS: Answers = {
     400: {"description": "Invalid input; `error` names the problem, nothing was written"},
     401: {"description": "Missing or wrong bearer secret"},
     413: {"description": "Body larger than the configured limit"},
@@ -60,34 +54,11 @@ ENVELOPE_EXAMPLE = {
 }
 
 
-def link(
-    method: str,
-    path: str,
-    *,
-    parameters: dict[str, str] | None = None,
-    request_body: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    """An OpenAPI link from an answer to the operation ``method path``: which of the
-    answer's values that operation takes, for clients and for stateful testing."""
-    pointer = path.replace("~", "~0").replace("/", "~1")
-    target: dict[str, Any] = {"operationRef": f"#/paths/{pointer}/{method}"}
-    if parameters:
-        target["parameters"] = parameters
-    if request_body:
-        target["requestBody"] = request_body
-    return target
-
-
 # A session's events, from the answer to any of its events.
+_SESSION = "$request.body#/sessionId"
 _SESSION_LINKS = {
-    "observations": link(
-        "get",
-        "/agentmemory/observations",
-        parameters={"sessionId": "$request.body#/sessionId"},
-    ),
-    "summarize": link(
-        "post", "/agentmemory/summarize", request_body={"sessionId": "$request.body#/sessionId"}
-    ),
+    "observations": link("get", "/agentmemory/observations", parameters={"sessionId": _SESSION}),
+    "summarize": link("post", "/agentmemory/summarize", request_body={"sessionId": _SESSION}),
 }
 # What an agent learned while working on the session's project.
 _OBSERVE_LINKS = {
@@ -107,7 +78,7 @@ _OBSERVE_LINKS = {
         "session on its first event. A repeated `(sessionId, eventId)` is not stored again: "
         "the answer says `deduplicated` and carries the original ids."
     ),
-    openapi_extra=_body_schema(_ENVELOPE_SCHEMA, ENVELOPE_EXAMPLE),
+    openapi_extra=json_body(_ENVELOPE_SCHEMA, ENVELOPE_EXAMPLE),
     responses={
         201: {"description": "Stored", "model": schemas.Observed, "links": _OBSERVE_LINKS},
         **_ERRORS,
@@ -115,7 +86,7 @@ _OBSERVE_LINKS = {
 )
 async def observe(request: Request) -> JSONResponse:
     envelope = validate(Envelope, parse_json(await request.body()))
-    memory = _memory(request)
+    memory = memory_of(request)
     result = await memory.capture.observe_async(envelope)
     background = None
     if not result.deduplicated and memory.board.needs_board_row(envelope.session_id):
@@ -134,7 +105,7 @@ async def observe(request: Request) -> JSONResponse:
         "Each item is validated and stored on its own: a bad item is reported in `errors` "
         "(with its index) and does not fail the others."
     ),
-    openapi_extra=_body_schema(
+    openapi_extra=json_body(
         {
             "type": "object",
             "required": ["observations"],
@@ -166,14 +137,14 @@ async def observe_bulk(request: Request) -> JSONResponse:
             f"observations: must hold 1 to {BULK_LIMIT} items, got {len(items)}",
             fields=["observations"],
         )
-    bulk = await _memory(request).capture.observe_many_async(items)
+    bulk = await memory_of(request).capture.observe_many_async(items)
     return JSONResponse(present.bulk_result(bulk))
 
 
 @router.post(
     "/session/start",
     summary="Declare a session and get its Memory Session ID (optional: events create it)",
-    openapi_extra=_body_schema(
+    openapi_extra=json_body(
         SessionStart.model_json_schema(by_alias=True),
         {
             "sessionId": "c0ffee",
@@ -203,23 +174,12 @@ async def observe_bulk(request: Request) -> JSONResponse:
 )
 async def session_start(request: Request) -> dict[str, Any]:
     start = validate(SessionStart, parse_json(await request.body()))
-    started = await run_in_threadpool(_memory(request).context.start_session, start)
-    report = started.board
-    return {
-        "session": present.session(started.session),
-        "memorySessionId": report.session_id if report.ok else None,
-        "context": "\n\n".join(
-            part for part in (report.message if report.ok else "", started.context) if part
-        ),
-    }
+    started = await run_in_threadpool(memory_of(request).context.start_session, start)
+    return present.session_started(started)
 
 
-class SummarizeRequest(BaseModel):
-    model_config = ConfigDict(
-        extra="ignore",
-        populate_by_name=True,
-        json_schema_extra={"examples": [{"sessionId": "c0ffee"}]},
-    )
+class SummarizeRequest(Body):
+    model_config = examples({"sessionId": "c0ffee"})
 
     session_id: Annotated[str, Field(alias="sessionId", min_length=1, max_length=256)]
 
@@ -232,11 +192,9 @@ class SummarizeRequest(BaseModel):
         "Queues the session's summary; the worker merges the events past its watermark and "
         "updates its board row and snapshot. Answers at once: nothing waits for the work."
     ),
-    response_model=None,
-    responses={202: {"description": "Queued", "model": schemas.SummaryQueued}, **_ERRORS},
+    **answer("Queued", schemas.SummaryQueued, _ERRORS, status=202),
 )
-async def summarize(request: Request, body: SummarizeRequest) -> dict[str, Any]:
-    memory = _memory(request)
+async def summarize(memory: Served, body: SummarizeRequest) -> dict[str, Any]:
     if await run_in_threadpool(memory.reads.session, body.session_id) is None:
         raise InvalidInput(f"no session {body.session_id!r}", fields=["sessionId"])
     queued = await run_in_threadpool(memory.pipeline.request_summary, body.session_id)
@@ -250,8 +208,7 @@ async def summarize(request: Request, body: SummarizeRequest) -> dict[str, Any]:
         "Conversations are open-ended, so this never closes a session, stamps completion, "
         "triggers processing or rejects later events. Kept so older hooks keep working."
     ),
-    response_model=None,
-    responses={200: {"description": "Nothing was done", "model": schemas.Noop}},
+    **answer("Nothing was done", schemas.Noop),
 )
 async def session_end() -> dict[str, Any]:
     return {"success": True, "noop": True}
@@ -260,40 +217,37 @@ async def session_end() -> dict[str, Any]:
 @router.get(
     "/sessions",
     summary="Sessions, most recently active first",
-    response_model=None,
-    responses={200: {"description": "The sessions", "model": schemas.Sessions}},
+    **answer("The sessions", schemas.Sessions),
 )
 def sessions(
-    request: Request,
+    memory: Served,
     agent_id: Annotated[str | None, Query(alias="agentId")] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
 ) -> dict[str, Any]:
-    found = _memory(request).reads.sessions(limit=limit, offset=offset, agent_id=agent_id)
+    found = memory.reads.sessions(limit=limit, offset=offset, agent_id=agent_id)
     return {"sessions": [present.session(s) for s in found]}
 
 
 @router.get(
     "/observations",
     summary="A session's observations, in event order",
-    response_model=None,
-    responses={200: {"description": "The observations", "model": schemas.Observations}},
+    **answer("The observations", schemas.Observations),
 )
 def observations(
-    request: Request,
+    memory: Served,
     session_id: Annotated[str, Query(alias="sessionId", min_length=1)],
     limit: Annotated[int, Query(ge=1, le=5000)] = 1000,
     offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
 ) -> dict[str, Any]:
-    found = _memory(request).reads.observations(session_id, limit=limit, offset=offset)
+    found = memory.reads.observations(session_id, limit=limit, offset=offset)
     return {"observations": [present.observation(o) for o in found]}
 
 
 @router.get(
     "/livez",
     summary="Liveness (always public)",
-    response_model=None,
-    responses={200: {"description": "The server answers", "model": schemas.Live}},
+    **answer("The server answers", schemas.Live),
 )
 async def livez() -> dict[str, Any]:
     return {"status": "ok", "service": "memvault", "version": __version__}
@@ -319,6 +273,6 @@ async def livez() -> dict[str, Any]:
         },
     },
 )
-def health(request: Request) -> JSONResponse:
-    report = present.health(_memory(request).health.report())
+def health(memory: Served) -> JSONResponse:
+    report = present.health(memory.health.report())
     return JSONResponse(report, status_code=200 if report["status"] != "critical" else 503)

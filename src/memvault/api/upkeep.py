@@ -7,31 +7,24 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request
-from pydantic import BaseModel, ConfigDict, Field
+from fastapi import Query
+from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from memvault import present
 from memvault.api import schemas
-from memvault.api.guards import DecodedBodyRoute
-from memvault.memory import Memory
+from memvault.api.operation import Served, StrictBody, answer, examples, routes
 from memvault.vault.edit import Edit
 
-router = APIRouter(prefix="/agentmemory", tags=["memory"], route_class=DecodedBodyRoute)
+router = routes("/agentmemory", "memory")
 
 FactLine = Annotated[str, Field(max_length=2000)]
 
 
-class EditBody(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-        populate_by_name=True,
-        json_schema_extra={
-            "examples": [
-                {"summary": "Loaders are named fetchX.", "addFacts": ["why: one prefix"]},
-                {"removeFacts": ["why: one prefix"], "importance": 0.8, "addTags": ["naming"]},
-            ]
-        },
+class EditBody(BaseModel):  # a plain BaseModel: linters know its list defaults are copied
+    model_config = StrictBody.model_config | examples(
+        {"summary": "Loaders are named fetchX.", "addFacts": ["why: one prefix"]},
+        {"removeFacts": ["why: one prefix"], "importance": 0.8, "addTags": ["naming"]},
     )
 
     summary: Annotated[str | None, Field(max_length=1000)] = None
@@ -49,46 +42,29 @@ class EditBody(BaseModel):
     remove_tags: Annotated[list[str], Field(alias="removeTags", max_length=100)] = []
 
 
-class MaintainBody(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid", populate_by_name=True, json_schema_extra={"examples": [{"dryRun": True}]}
-    )
+class MaintainBody(StrictBody):
+    model_config = examples({"dryRun": True})
 
     dry_run: Annotated[bool, Field(alias="dryRun")] = False
 
 
-def _memory(request: Request) -> Memory:
-    return request.app.state.memory
-
-
-_ID = "A fragment's id, as search gives it"
 # A path no route takes (an id with a line break in it) is answered by the router itself.
-_NO_ROUTE = "No route for this path: an id with a control character in it"
+_NO_ROUTE = {404: {"description": "No route for this path: an id with a control character in it"}}
 
 
 @router.patch(
     "/fragments/{fragment_id:path}",
     summary="Change a fragment's summary, facts, importance or tags; the rest of its file stays",
-    response_model=None,
-    responses={
-        200: {"description": "The fragment as edited, whole", "model": schemas.OneMemory},
-        400: {"description": "No such fragment, or an edit that cannot be made"},
-        404: {"description": _NO_ROUTE},
-        **schemas.QUEUED,
-    },
+    **answer(
+        "The fragment as edited, whole",
+        schemas.OneMemory,
+        {400: {"description": "No such fragment, or an edit that cannot be made"}},
+        _NO_ROUTE,
+        schemas.QUEUED,
+    ),
 )
-async def edit(request: Request, fragment_id: str, body: EditBody) -> dict[str, Any]:
-    memory = _memory(request)
-    change = Edit(
-        summary=body.summary,
-        facts=body.facts,
-        add_facts=body.add_facts,
-        remove_facts=body.remove_facts,
-        importance=body.importance,
-        tags=body.tags,
-        add_tags=body.add_tags,
-        remove_tags=body.remove_tags,
-    )
+async def edit(memory: Served, fragment_id: str, body: EditBody) -> dict[str, Any]:
+    change = Edit(**dict(body))  # the body's fields are the edit's
     entry = await run_in_threadpool(memory.fragments.edit_fragment, fragment_id, change)
     return {"memory": present.entry_view(memory, entry)}
 
@@ -101,64 +77,47 @@ async def edit(request: Request, fragment_id: str, body: EditBody) -> dict[str, 
         "id is only checked (400 when it names no fragment), which a client asks before a "
         "person confirms."
     ),
-    response_model=None,
-    responses={
-        200: {"description": "Deleted, or checked for a dry run", "model": schemas.FragmentDeleted},
-        400: {"description": "No such fragment, or not a fragment"},
-        404: {"description": _NO_ROUTE},
-        **schemas.QUEUED,
-    },
+    **answer(
+        "Deleted, or checked for a dry run",
+        schemas.FragmentDeleted,
+        {400: {"description": "No such fragment, or not a fragment"}},
+        _NO_ROUTE,
+        schemas.QUEUED,
+    ),
 )
 async def delete(
-    request: Request,
+    memory: Served,
     fragment_id: str,
     dry_run: Annotated[bool, Query(alias="dryRun")] = False,
 ) -> dict[str, Any]:
-    memory = _memory(request)
     if dry_run:
         path = await run_in_threadpool(memory.fragments.fragment_path, fragment_id)
         relative = path.relative_to(memory.settings.vault_path).as_posix()
         return {"success": True, "deleted": False, "id": fragment_id, "path": relative}
-    deleted = await run_in_threadpool(memory.fragments.delete_fragment, fragment_id)
-    return {
-        "success": True,
-        "deleted": True,
-        "id": deleted.id,
-        "path": deleted.path,
-        "summary": deleted.summary,
-    }
+    return present.fragment_deleted(
+        await run_in_threadpool(memory.fragments.delete_fragment, fragment_id)
+    )
 
 
 @router.post(
     "/maintain",
     summary="Archive unused low-importance fragments; write L2 summaries of large projects",
-    response_model=None,
-    responses={
-        200: {"description": "What was (or would be) done", "model": schemas.Maintained},
-        **schemas.QUEUED,
-    },
+    **answer("What was (or would be) done", schemas.Maintained, schemas.QUEUED),
 )
-async def maintain(request: Request, body: MaintainBody | None = None) -> dict[str, Any]:
+async def maintain(memory: Served, body: MaintainBody | None = None) -> dict[str, Any]:
     dry_run = body.dry_run if body else False
-    report = await run_in_threadpool(_memory(request).fragments.maintain, dry_run=dry_run)
-    return {
-        "success": True,
-        "dryRun": dry_run,
-        "archived": report.archived,
-        "summarized": report.summarized,
-    }
+    report = await run_in_threadpool(memory.fragments.maintain, dry_run=dry_run)
+    return present.maintained(report, dry_run=dry_run)
 
 
 @router.post(
     "/reindex",
     summary="Bring the search index up to date with the vault and the event log now",
     description="Waits until it is done, embedding too when the server has a model.",
-    response_model=None,
-    responses={200: {"description": "How many documents changed", "model": schemas.Reindexed}},
+    **answer("How many documents changed", schemas.Reindexed),
 )
-async def reindex(request: Request) -> dict[str, Any]:
-    done = await run_in_threadpool(_memory(request).index.index_now)
-    return {"success": True, "documents": done}
+async def reindex(memory: Served) -> dict[str, Any]:
+    return {"success": True, "documents": await run_in_threadpool(memory.index.index_now)}
 
 
 @router.post(
@@ -169,10 +128,7 @@ async def reindex(request: Request) -> dict[str, Any]:
         "worker keeps running beside it; a job is run once either way. `memvault worker "
         "--once` asks this of a running server."
     ),
-    response_model=None,
-    responses={200: {"description": "How many jobs ran", "model": schemas.JobsRun}},
+    **answer("How many jobs ran", schemas.JobsRun),
 )
-async def run_jobs(request: Request) -> dict[str, Any]:
-    memory = _memory(request)
-
+async def run_jobs(memory: Served) -> dict[str, Any]:
     return {"success": True, "jobsRun": await run_in_threadpool(memory.serving.run_due_jobs)}

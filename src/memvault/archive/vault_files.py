@@ -16,6 +16,7 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from memvault.analyzer import similarity
 from memvault.archive.format import (
     BOARD_PATH,
     SESSIONS_FOLDER,
@@ -26,7 +27,6 @@ from memvault.archive.format import (
 from memvault.archive.report import At, ImportReport
 from memvault.errors import InvalidInput
 from memvault.memory import Memory
-from memvault.search.analyzer import similarity
 from memvault.vault import frontmatter
 from memvault.vault.board import Board, BoardFormatError
 from memvault.vault.files import OutsideFolder, inside, memory_lock, read_text, write_atomic

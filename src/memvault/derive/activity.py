@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from memvault.derive.synthetic import compress
 from memvault.domain import Event, Observation
-from memvault.ingest.synthetic import compress
 
 PROMPT = "prompt"
 RESPONSE = "response"
@@ -53,7 +53,7 @@ class Step:
 
     @property
     def changes_files(self) -> bool:
-        # A command's files are the ones its command line writes (ingest/shell.py).
+        # A command's files are the ones its command line writes (derive/shell.py).
         return self.role == TOOL and (
             self.type in CHANGE_TYPES or (self.type == "command_run" and bool(self.files))
         )

@@ -13,7 +13,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
-from memvault.search.analyzer import STOPWORDS
+from memvault.analyzer import STOPWORDS
 
 LIMIT = 8
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from memvault.search.analyzer import CJK_CHAR, similarity, tokens
+from memvault.analyzer import CJK_CHAR, similarity, tokens
 from memvault.vault.snapshot import item_key
 
 SAME_ITEM = 0.6  # lexical similarity above which two items say the same thing

@@ -7,10 +7,10 @@ through this path, and ``spool`` drains the events hooks kept while the server w
 
 from __future__ import annotations
 
+from memvault.derive.synthetic import compress
 from memvault.domain import NewEvent, canonical_time, iso, utc_now
 from memvault.ingest.envelope import Envelope
 from memvault.ingest.redact import Redactor
-from memvault.ingest.synthetic import compress
 
 __all__ = ["INLINE_DATA_CHARS", "Envelope", "Redactor", "prepare"]
 

@@ -54,6 +54,14 @@ def _lowered(text: str) -> str:
 _ASCII_LOWER = {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}
 
 
+def _spliced(text: str, pieces: list[str], last: int) -> str:
+    """``text`` with its pieces up to ``last`` replaced by ``pieces`` (itself when none)."""
+    if not pieces:
+        return text
+    pieces.append(text[last:])
+    return "".join(pieces)
+
+
 @dataclass(frozen=True, slots=True)
 class _Pattern:
     """A regex rule. It replaces its ``secret`` group, or the whole match when it has none,
@@ -78,10 +86,7 @@ class _Pattern:
             start, end = match.span(part)
             pieces += (text[last:start], marker)
             last = end
-        if not pieces:
-            return text
-        pieces.append(text[last:])
-        return "".join(pieces)
+        return _spliced(text, pieces, last)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,10 +111,7 @@ class _Block:
             if closed is None:
                 return "".join(pieces)
             last = closed.end()
-        if not pieces:
-            return text
-        pieces.append(text[last:])
-        return "".join(pieces)
+        return _spliced(text, pieces, last)
 
 
 @dataclass(frozen=True, slots=True)

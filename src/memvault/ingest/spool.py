@@ -15,6 +15,7 @@ the same pass: never dropped silently, and never in the way of the rest.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 from collections.abc import Callable, Iterable
@@ -137,10 +138,8 @@ class SpoolDrain:
         limit: int = spool.MAX_BODY_BYTES,
     ) -> None:
         self.folder = folder
-        self.limit = limit
-        self._observe_many = observe_many
-        self._on_new_session = on_new_session
         self.interval = interval
+        self._drain = functools.partial(drain, folder, observe_many, on_new_session, limit=limit)
         self._loop = Loop(
             "memvault-spool",
             self._pass,
@@ -157,7 +156,7 @@ class SpoolDrain:
         self._loop.stop()
 
     def _pass(self) -> None:
-        drained = drain(self.folder, self._observe_many, self._on_new_session, limit=self.limit)
+        drained = self._drain()
         if drained:
             log.info(
                 "took in %d spooled events (%d stored before, %d set aside)",

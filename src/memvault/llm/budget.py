@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from memvault.search.analyzer import CHARS_PER_TOKEN, CJK_CHAR, estimate_tokens
+from memvault.analyzer import CHARS_PER_TOKEN, CJK_CHAR, estimate_tokens
 
 __all__ = ["estimate_tokens", "fit"]
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from memvault.config import Settings
 from memvault.domain import BoardRow
+from memvault.memory.owner import vault_write, vault_writes
 from memvault.memory.reading import INJECTIONS_SCANNED, BoardEntry, board_entry
 from memvault.store import Store
 from memvault.vault.board import BoardFormatError
@@ -38,7 +39,7 @@ class Board:
     def __init__(self, settings: Settings, store: Store, writes: VaultWrites) -> None:
         self.settings = settings
         self.store = store
-        self._writes = writes
+        self.writes = writes
         self.vault_board = SessionBoard(
             settings.vault_path, is_taken=store.board_session_taken, language=settings.language
         )
@@ -58,113 +59,7 @@ class Board:
 
     def vault_writes(self) -> dict[str, Callable[..., Any]]:
         """This part's vault writes by kind, as the owner runs them for another replica."""
-        return {
-            "register_session": self._register_session,
-            "register_host_session": self._register_host_session,
-            "update_session": self._update_session,
-            "continue_session": self._continue_session,
-            "release_session": self._release_session,
-            "archive_session": self._archive_session,
-            "organize": self._organize,
-            "update_derived": self._update_derived,
-        }
-
-    # -- the writes, on the owner or handed to it ------------------------------------------
-
-    def register_session(
-        self,
-        *,
-        agent: str | None = None,
-        manual: bool = False,
-        topic: str | None = None,
-        summary: str | None = None,
-        keywords: str | None = None,
-        content: SnapshotInput = None,
-    ) -> Report:
-        """Add a board row: idle (as a host's session start does) or, with ``manual``,
-        active with a snapshot of ``content``."""
-        return self._writes.run(
-            "register_session",
-            self._register_session,
-            agent=agent,
-            manual=manual,
-            topic=topic,
-            summary=summary,
-            keywords=keywords,
-            content=content,
-        )
-
-    def register_host_session(
-        self, session_id: str, agent_id: str | None = None, *, from_event: bool = False
-    ) -> Report:
-        """Give a host session its board row, once; later calls return the same id while
-        its row is on the board. A host that starts a session again after its row was
-        organized away gets a new one; an event never re-registers a session."""
-        return self._writes.run(
-            "register_host_session",
-            self._register_host_session,
-            session_id,
-            agent_id,
-            from_event=from_event,
-        )
-
-    def update_session(
-        self,
-        session_id: str,
-        content: SnapshotInput,
-        *,
-        topic: str | None = None,
-        summary: str | None = None,
-        keywords: str | None = None,
-    ) -> Report:
-        """A row's snapshot, and its topic, summary or keywords when given."""
-        return self._writes.run(
-            "update_session",
-            self._update_session,
-            session_id,
-            content,
-            topic=topic,
-            summary=summary,
-            keywords=keywords,
-        )
-
-    def continue_session(
-        self, current: str | None, source: str, *, agent: str | None = None
-    ) -> Report:
-        """Continue the row ``source`` in ``current`` (a new row when None)."""
-        return self._writes.run(
-            "continue_session", self._continue_session, current, source, agent=agent
-        )
-
-    def release_session(self, current: str, source: str) -> Report:
-        return self._writes.run("release_session", self._release_session, current, source)
-
-    def archive_session(self, session_id: str, *, force: bool = False) -> Report:
-        return self._writes.run("archive_session", self._archive_session, session_id, force=force)
-
-    def organize(self, *, dry_run: bool = False, stale_days: int | None = None) -> Report:
-        return self._writes.run("organize", self._organize, dry_run=dry_run, stale_days=stale_days)
-
-    def update_derived(
-        self,
-        board_session_id: str,
-        content: Snapshot,
-        *,
-        topic: str | None = None,
-        derived_summary: str | None = None,
-        keywords: str | None = None,
-    ) -> Report:
-        """A session's summary into its snapshot and row, through the board's merge policy
-        (the Summary only while memvault wrote it)."""
-        return self._writes.run(
-            "update_derived",
-            self._update_derived,
-            board_session_id,
-            content,
-            topic=topic,
-            derived_summary=derived_summary,
-            keywords=keywords,
-        )
+        return vault_writes(self)
 
     def session_seen(self, session_id: str, agent_id: str | None) -> None:
         """A session's event was stored: give the session its board row if it has none
@@ -206,7 +101,8 @@ class Board:
         host = _HOST_ALIASES.get(host, host)
         return host if host.endswith("-agent") else f"{host}-main-agent"
 
-    def _register_session(
+    @vault_write
+    def register_session(
         self,
         *,
         agent: str | None = None,
@@ -216,6 +112,8 @@ class Board:
         keywords: str | None = None,
         content: SnapshotInput = None,
     ) -> Report:
+        """Add a board row: idle (as a host's session start does) or, with ``manual``,
+        active with a snapshot of ``content``."""
         return self.vault_board.register(
             agent or self.settings.agent_name,
             manual=manual,
@@ -225,7 +123,8 @@ class Board:
             content=as_snapshot(content),
         )
 
-    def _register_host_session(
+    @vault_write
+    def register_host_session(
         self, session_id: str, agent_id: str | None = None, *, from_event: bool = False
     ) -> Report:
         """Give a host session its board row, once; later calls return the same id while
@@ -283,7 +182,8 @@ class Board:
         except BoardFormatError:
             return True  # on the board, twice: it exists; organize reports the duplicate
 
-    def _update_session(
+    @vault_write
+    def update_session(
         self,
         session_id: str,
         content: SnapshotInput,
@@ -292,24 +192,30 @@ class Board:
         summary: str | None = None,
         keywords: str | None = None,
     ) -> Report:
+        """A row's snapshot, and its topic, summary or keywords when given."""
         return self.vault_board.update(
             session_id, as_snapshot(content), topic=topic, summary=summary, keywords=keywords
         )
 
-    def _continue_session(
+    @vault_write
+    def continue_session(
         self, current: str | None, source: str, *, agent: str | None = None
     ) -> Report:
+        """Continue the row ``source`` in ``current`` (a new row when None)."""
         return self.vault_board.continue_from(
             current, source, agent=agent or self.settings.agent_name
         )
 
-    def _release_session(self, current: str, source: str) -> Report:
+    @vault_write
+    def release_session(self, current: str, source: str) -> Report:
         return self.vault_board.release(current, source)
 
-    def _archive_session(self, session_id: str, *, force: bool = False) -> Report:
+    @vault_write
+    def archive_session(self, session_id: str, *, force: bool = False) -> Report:
         return self.vault_board.archive(session_id, force=force)
 
-    def _organize(self, *, dry_run: bool = False, stale_days: int | None = None) -> Report:
+    @vault_write
+    def organize(self, *, dry_run: bool = False, stale_days: int | None = None) -> Report:
         return self.vault_board.organize(
             dry_run=dry_run, stale_days=stale_days or self.settings.stale_days
         )
@@ -322,7 +228,7 @@ class Board:
         """Refresh the store's mirror of the board if ``memory/index.md`` changed (by
         memvault, another tool or a person). Returns whether it did. Only the vault's owner
         does: another replica's folder may not be the vault."""
-        if not self._writes.is_owner():
+        if not self.writes.is_owner():
             return False
         with self._sync_lock:
             try:
@@ -350,7 +256,8 @@ class Board:
         # A fixed set of locks striped by session: bounded however many sessions come.
         return self._registration_locks[hash(session_id) % len(self._registration_locks)]
 
-    def _update_derived(
+    @vault_write
+    def update_derived(
         self,
         board_session_id: str,
         content: Snapshot,
@@ -372,6 +279,6 @@ class Board:
     def row(self, board_session_id: str) -> BoardRow | None:
         """One row of the board: from the file on the vault's owner, from the database's
         mirror of it elsewhere (another process's folder may not be the vault)."""
-        if self._writes.is_owner():
+        if self.writes.is_owner():
             return self.vault_board.board().get(board_session_id)
         return self.store.board_row(board_session_id)

@@ -23,13 +23,17 @@ from memvault.memory.recall import Recall
 from memvault.search import context as packing
 from memvault.search.context import MEMORY_KINDS
 from memvault.search.engine import Hit
-from memvault.search.query import parse
+from memvault.search.query import Query, parse
 from memvault.search.ranking import recency
 from memvault.store import Store
 from memvault.vault import maintain
 from memvault.vault.lifecycle import Report
 
+# How many of each kind a search for a block finds, before the relevance floor and what
+# the session was given already leave some out.
+CONTEXT_QUOTAS = {"fragment": 8, "summary": 5, "observation": 20}
 ENRICH_LIMIT = 8
+ENRICH_QUOTAS = {"fragment": 5, "observation": ENRICH_LIMIT * 4}
 # What an injection record lists: the memories given, and the report line.
 INJECTED_KINDS = MEMORY_KINDS | {"report"}
 
@@ -41,24 +45,16 @@ class StartedSession:
     context: str = ""  # the project's memory block, to inject
 
 
+@dataclass(eq=False)
 class Context:
     """Memory blocks for agents, and what each session was given."""
 
-    def __init__(
-        self,
-        settings: Settings,
-        store: Store,
-        index: Index,
-        recall: Recall,
-        board: Board,
-        redactor: Redactor,
-    ) -> None:
-        self.settings = settings
-        self.store = store
-        self.index = index
-        self.recall = recall
-        self.board = board
-        self.redactor = redactor
+    settings: Settings
+    store: Store
+    index: Index
+    recall: Recall
+    board: Board
+    redactor: Redactor
 
     def start_session(self, request: SessionStart | Mapping[str, Any]) -> StartedSession:
         """A host starts a session: make sure it exists (its first event would create it
@@ -106,17 +102,9 @@ class Context:
         asked = bool(query and query.strip())
         if asked:
             assert query is not None
-            fragments = self.index.searcher.search(
-                query, limit=8, project=project, kinds=["fragment"]
-            )
-            summaries = self.index.searcher.search(
-                query, limit=5, project=project, kinds=["summary"]
-            )
-            observations = self.index.searcher.search(
-                query, limit=20, project=project, kinds=["observation"]
-            )
-            fragments, summaries, observations = (
-                self._above_floor(query, hits) for hits in (fragments, summaries, observations)
+            found = self.index.searcher.find(query, CONTEXT_QUOTAS, project=project)
+            fragments, summaries, observations = self._above_floor(
+                found.query, *(found[kind] for kind in CONTEXT_QUOTAS)
             )
         else:
             fragments = self._standing(project, "fragment", 8)
@@ -143,9 +131,9 @@ class Context:
             if ("project", f"project:{project or ''}") in given:
                 project_summary = None
         packed = packing.pack(
-            fragments=fragments,
-            summaries=summaries,
-            observations=observations,
+            fragments,
+            summaries,
+            observations,
             budget=budget,
             project_summary=project_summary,
             project=project,
@@ -183,14 +171,16 @@ class Context:
     def words(self) -> Strings:
         return strings(self.settings.language)
 
-    def _above_floor(self, query: str, hits: list[Hit]) -> list[Hit]:
-        """The hits that pass the relevance floor (``packing.relevant``)."""
-        if not hits:
-            return hits
-        terms = parse(query).terms
-        counts, total = self.index.searcher.term_frequencies(terms)
-        weights = packing.term_weights(terms, counts, total)
-        return [h for h in hits if packing.relevant(h, packing.matched(weights, h.document))]
+    def _above_floor(self, query: Query, *found: list[Hit]) -> list[list[Hit]]:
+        """Of each list, the hits that pass the relevance floor (``packing.relevant``)."""
+        if not any(found):
+            return list(found)
+        counts, total = self.index.searcher.term_frequencies(query.terms)
+        weights = packing.term_weights(query.terms, counts, total)
+        return [
+            [h for h in hits if packing.relevant(h, packing.matched(weights, h.document))]
+            for hits in found
+        ]
 
     def _standing(self, project: str | None, kind: str, limit: int) -> list[Hit]:
         """Without a query: a project's memories by importance and recency alone."""
@@ -223,19 +213,17 @@ class Context:
         if not files:
             raise InvalidInput("files must name at least one file", fields=["files"])
         names = [PurePosixPath(f.replace("\\", "/")).name for f in files if f.strip()]
-        query = " ".join([*names, *(terms or [])])
         self.index.fresh()
-        fragments = self.index.searcher.search(query, limit=5, project=project, kinds=["fragment"])
-        related = self.index.searcher.search(
-            query, limit=ENRICH_LIMIT * 4, project=project, kinds=["observation"]
+        found = self.index.searcher.find(
+            " ".join([*names, *(terms or [])]), ENRICH_QUOTAS, project=project
         )
         # Labelled relevant, so held to the floor as for context; judged without the files'
         # extensions, which every other file of the kind shares.
-        judged = " ".join([*(PurePosixPath(name).stem for name in names), *(terms or [])])
-        fragments = self._above_floor(judged, fragments)
+        judged = parse(" ".join([*(PurePosixPath(name).stem for name in names), *(terms or [])]))
+        fragments, related = self._above_floor(judged, found["fragment"], found["observation"])
         errors = [
             hit
-            for hit in self._above_floor(judged, related)
+            for hit in related
             if hit.document.meta.get("type") == "error"
             and _tellable_observation(hit.document, session_id)
         ]
@@ -246,14 +234,14 @@ class Context:
                 for hits in (fragments, errors)
             )
         packed = packing.pack(
-            fragments=fragments,
-            summaries=[],
-            observations=errors[:ENRICH_LIMIT],
+            fragments,
+            [],
+            errors[:ENRICH_LIMIT],
             budget=min(self.settings.context_tokens, 1000),
             words=self.words,
             searched=True,
         )
-        return self._given(packed, session_id, given, answering=answering, query=query)
+        return self._given(packed, session_id, given, answering=answering, query=found.query.text)
 
     def record_injection(
         self,

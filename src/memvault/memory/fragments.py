@@ -23,6 +23,7 @@ from memvault.derive.entities import graph_of_fragment
 from memvault.domain import Document
 from memvault.errors import InvalidInput, StoreUnavailable, VaultUnwritable
 from memvault.memory.index import Index
+from memvault.memory.owner import vault_write, vault_writes
 from memvault.memory.recall import Entry, Recall
 from memvault.store import Store
 from memvault.vault import maintain
@@ -62,25 +63,22 @@ class Maintenance:
     dry_run: bool = False
 
 
+@dataclass(eq=False)
 class Fragments:
     """The fragments of the vault, written by its owner."""
 
-    def __init__(
-        self, settings: Settings, store: Store, index: Index, recall: Recall, writes: VaultWrites
-    ) -> None:
-        self.settings = settings
-        self.store = store
-        self.index = index
-        self.recall = recall
-        self._writes = writes
+    settings: Settings
+    store: Store
+    index: Index
+    recall: Recall
+    writes: VaultWrites
 
     def vault_writes(self) -> dict[str, Callable[..., Any]]:
         """This part's vault writes by kind, as the owner runs them for another replica."""
         return {
+            **vault_writes(self),
             "remember": self._remember,
-            "remember_derived": self._remember_derived,
             "edit_fragment": lambda *args, **kwargs: self._edit_fragment(*args, **kwargs).id,
-            "delete_fragment": self._delete_fragment,
             "forget": lambda *args, **kwargs: self._forget(*args, **kwargs) and None,
             "maintain": self._maintain,
         }
@@ -90,33 +88,24 @@ class Fragments:
     def remember(self, draft: Draft, *, threshold: float | None = None) -> Remembered:
         """Write a fragment (see ``_remember``)."""
         kwargs = {} if threshold is None else {"threshold": threshold}
-        return self._writes.run("remember", self._remember, draft, **kwargs)
-
-    def remember_derived(self, draft: Draft) -> DerivedFragment:
-        """A fragment the pipeline learned, written as ``remember`` writes one, with the
-        file's hash before a merge into it and after the write."""
-        return self._writes.run("remember_derived", self._remember_derived, draft)
+        return self.writes.run("remember", self._remember, draft, **kwargs)
 
     def edit_fragment(self, memory_id: str, edit: Edit) -> Entry:
         """Change a fragment's file and index it (see ``_edit_fragment``)."""
-        if self._writes.is_owner():
+        if self.writes.is_owner():
             return self._edit_fragment(memory_id, edit)
-        edited = self._writes.forward("edit_fragment", (memory_id, edit), {})
+        edited = self.writes.forward("edit_fragment", (memory_id, edit), {})
         entry = self.recall.get(edited, counted=False)  # read here as the owner would
         assert entry is not None
         return entry
 
-    def delete_fragment(self, memory_id: str) -> Deleted:
-        """Delete a fragment (see ``_delete_fragment``)."""
-        return self._writes.run("delete_fragment", self._delete_fragment, memory_id)
-
     def forget(self, memory_id: str) -> Document:
         """Delete a fragment's file and index entry (see ``_forget``)."""
-        if self._writes.is_owner():
+        if self.writes.is_owner():
             return self._forget(memory_id)
         # The answer is the document as it was: read it while it is there.
         before = self.recall.get(memory_id, counted=False)
-        forgotten = self._writes.forward("forget", (memory_id,), {})
+        forgotten = self.writes.forward("forget", (memory_id,), {})
         return before.document if before is not None else forgotten
 
     def maintain(self, *, dry_run: bool = False, today: dt.date | None = None) -> Maintenance:
@@ -124,7 +113,7 @@ class Fragments:
         kwargs: dict[str, Any] = {"dry_run": dry_run}
         if today is not None:
             kwargs["today"] = today
-        return self._writes.run("maintain", self._maintain, **kwargs)
+        return self.writes.run("maintain", self._maintain, **kwargs)
 
     # -- in place ----------------------------------------------------------------------------
 
@@ -265,7 +254,8 @@ class Fragments:
             raise StoreUnavailable(f"fragment {memory_id!r} was edited but is not indexed yet")
         return Entry(memory_id, document, fragment.body.strip(), fragment.properties)
 
-    def _delete_fragment(self, memory_id: str) -> Deleted:
+    @vault_write
+    def delete_fragment(self, memory_id: str) -> Deleted:
         """Delete a fragment: its file, its index entry, its vectors and what the graph
         counted from it; the pipeline does not learn it again (``forget``). A fragment
         written by hand and not indexed yet is deleted as well. ``InvalidInput`` naming
@@ -399,7 +389,8 @@ class Fragments:
     def _relative(self, path: Path) -> str:
         return path.relative_to(self.settings.fragments_path).with_suffix("").as_posix()
 
-    def _remember_derived(self, draft: Draft) -> DerivedFragment:
+    @vault_write
+    def remember_derived(self, draft: Draft) -> DerivedFragment:
         """A fragment the pipeline learned, written as ``remember`` writes one, with the
         file's hash before a merge into it and after the write."""
         seen: dict[str, str | None] = {}

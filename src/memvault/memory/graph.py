@@ -3,7 +3,7 @@ the pipeline fills again."""
 
 from __future__ import annotations
 
-from memvault.graph.model import GraphSlice, GraphStats
+from memvault.graph.model import GraphStats
 from memvault.memory.pipeline import LazyPipeline
 from memvault.store import Store
 
@@ -14,25 +14,10 @@ class Graph:
     def __init__(self, store: Store, pipeline: LazyPipeline) -> None:
         self.store = store
         self._pipeline = pipeline
-
-    def query(
-        self,
-        *,
-        start: str | None = None,
-        kind: str | None = None,
-        text: str | None = None,
-        depth: int = 1,
-        limit: int = 50,
-        offset: int = 0,
-    ) -> GraphSlice:
-        """A page of nodes and the edges among them (see ``Store.graph_query``)."""
-        return self.store.graph_query(
-            start=start, kind=kind, text=text, depth=depth, limit=limit, offset=offset
-        )
-
-    def stats(self) -> GraphStats:
-        """Nodes per kind and edges per relation."""
-        return self.store.graph_stats()
+        # Reads are the store's own: a page of nodes and the edges among them
+        # (``Store.graph_query``), nodes per kind and edges per relation.
+        self.query = store.graph_query
+        self.stats = store.graph_stats
 
     def reset(self) -> GraphStats:
         """Empty the graph (what it held is the answer). Sessions are found behind their

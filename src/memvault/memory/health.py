@@ -7,7 +7,7 @@ import os
 import shutil
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from memvault import __version__
@@ -75,23 +75,16 @@ class Health:
     vault_writes_queued: int = 0  # board and fragment writes the owner has not applied yet
 
 
+@dataclass(eq=False)
 class HealthCheck:
     """The health report, checked afresh each time it is asked."""
 
-    def __init__(
-        self,
-        settings: Settings,
-        store: Store,
-        index: Index,
-        claim: VaultOwner,
-        pipeline: LazyPipeline,
-    ) -> None:
-        self.settings = settings
-        self.store = store
-        self.index = index
-        self.claim = claim
-        self.pipeline = pipeline
-        self._started = time.monotonic()
+    settings: Settings
+    store: Store
+    index: Index
+    claim: VaultOwner
+    pipeline: LazyPipeline
+    _started: float = field(default_factory=time.monotonic, init=False)
 
     def report(self) -> Health:
         """ok, degraded (writes fail or lag, with the reasons) or critical (the store

@@ -57,8 +57,8 @@ class Index:
             sessions=vault / "memory" / "sessions",
             semantic=semantic,
             refresh_board=refresh_board,
+            owns_vault=owns_vault,
         )
-        self.indexer.owns_vault = owns_vault
         self.searcher = Searcher(store, weights=weights_of(settings), semantic=semantic)
         self._worker: IndexWorker | None = None
         self._vault_scanned = float("-inf")

@@ -11,9 +11,10 @@ replica.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 from memvault.config import Settings
 from memvault.domain import Document
@@ -28,6 +29,42 @@ from memvault.vault.snapshot import Snapshot
 
 # The kind a board file memvault cannot safely change crosses as (not a MemvaultError).
 BOARD_FORMAT = "board_format"
+
+_Args = ParamSpec("_Args")
+_Answer = TypeVar("_Answer")
+
+
+class Writing(Protocol):
+    """A part with vault writes: it holds the replica's ``VaultWrites``."""
+
+    writes: VaultWrites
+
+
+_Part = TypeVar("_Part", bound=Writing)
+
+
+def vault_write(
+    in_place: Callable[Concatenate[_Part, _Args], _Answer],
+) -> Callable[Concatenate[_Part, _Args], _Answer]:
+    """A part's method that writes the vault: it runs as written on the vault's owner and
+    is handed to the owner elsewhere, its kind the method's name (``VaultWrites.run``)."""
+    kind = in_place.__name__
+
+    @functools.wraps(in_place)
+    def write(part: _Part, *args: _Args.args, **kwargs: _Args.kwargs) -> _Answer:
+        return part.writes.run(kind, functools.partial(in_place, part), *args, **kwargs)
+
+    write.in_place = in_place  # type: ignore[attr-defined]
+    return write
+
+
+def vault_writes(part: Writing) -> dict[str, Callable[..., Any]]:
+    """A part's ``vault_write`` methods by kind, as the owner runs them for a replica."""
+    return {
+        name: functools.partial(member.in_place, part)
+        for name, member in vars(type(part)).items()
+        if hasattr(member, "in_place")
+    }
 
 
 class VaultWrites:

@@ -12,6 +12,7 @@ blocks for agents), ``fragments`` (remember, edit, delete, forget, maintain), ``
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from contextlib import AbstractContextManager
 from typing import Any, Self
 
 from memvault.background import Pacer
@@ -38,7 +39,7 @@ from memvault.store import Store, open_store
 from memvault.vault.remember import DerivedFragment, Draft, Remembered
 
 
-class Memory:
+class Memory(AbstractContextManager["Memory"]):
     """An open memvault: a store, a vault folder and the settings that located them, and
     the parts made of them."""
 
@@ -141,9 +142,6 @@ class Memory:
         self.owner.claim.stop()
         self._pipeline.close()
         self.store.close()
-
-    def __enter__(self) -> Self:
-        return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()

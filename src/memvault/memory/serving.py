@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import KW_ONLY, dataclass, field
 
 from memvault.background import Loop, Pacer, QuietCollector, favour_requests
 from memvault.config import Settings
@@ -30,33 +31,23 @@ def board_watcher(sync: Callable[[], object], *, interval: float = 1.0) -> Loop:
     )
 
 
+@dataclass(eq=False)
 class Serving:
     """The server's background threads, started and stopped together."""
 
-    def __init__(
-        self,
-        settings: Settings,
-        pacer: Pacer,
-        claim: VaultOwner,
-        index: Index,
-        pipeline: LazyPipeline,
-        *,
-        sync_board: Callable[[], object],
-        observe_many: ObserveMany,
-        on_new_session: Callable[[str, str | None], None],
-    ) -> None:
-        self.settings = settings
-        self.pacer = pacer
-        self.claim = claim
-        self.index = index
-        self.pipeline = pipeline
-        self._sync_board = sync_board
-        self._observe_many = observe_many
-        self._on_new_session = on_new_session
-        self.board_watcher: Loop | None = None
-        self._spool_drain: SpoolDrain | None = None
-        self._collector: QuietCollector | None = None
-        self._serving = False
+    settings: Settings
+    pacer: Pacer
+    claim: VaultOwner
+    index: Index
+    pipeline: LazyPipeline
+    _: KW_ONLY
+    sync_board: Callable[[], object]
+    observe_many: ObserveMany
+    on_new_session: Callable[[str, str | None], None]
+    board_watcher: Loop | None = field(default=None, init=False)
+    _spool_drain: SpoolDrain | None = field(default=None, init=False)
+    _collector: QuietCollector | None = field(default=None, init=False)
+    _serving: bool = field(default=False, init=False)
 
     def start(self) -> None:
         """Start the threads a server runs; the board watcher and the pipeline run on the
@@ -73,8 +64,8 @@ class Serving:
         if self._spool_drain is None:
             self._spool_drain = SpoolDrain(
                 folder_of(self.settings.home),
-                self._observe_many,
-                self._on_new_session,
+                self.observe_many,
+                self.on_new_session,
                 limit=self.settings.max_body_bytes,
             )
             self._spool_drain.start()
@@ -119,7 +110,7 @@ class Serving:
             return
         if self.board_watcher is None:
             self.board_watcher = board_watcher(
-                self._sync_board, interval=self.settings.board_poll_seconds
+                self.sync_board, interval=self.settings.board_poll_seconds
             )
             self.board_watcher.start()
         if self.settings.worker_in_server:

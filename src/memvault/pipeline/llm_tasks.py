@@ -21,9 +21,9 @@ from typing import Any
 from memvault.derive import cues
 from memvault.derive.activity import FAILURE, PROMPT, RESPONSE, TOOL, Step
 from memvault.derive.summarize import ITEM_LIMIT, LIMITS, TOPIC_LIMIT, Summary
+from memvault.derive.synthetic import NARRATIVE_LIMIT, TITLE_LIMIT
 from memvault.derive.text import clip, close
 from memvault.domain import Event, Observation, ObservationDraft
-from memvault.ingest.synthetic import NARRATIVE_LIMIT, TITLE_LIMIT
 from memvault.llm import LLM, LLMError
 from memvault.llm.budget import estimate_tokens
 from memvault.vault.remember import Draft

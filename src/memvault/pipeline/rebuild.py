@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from memvault.ingest.synthetic import compress
+from memvault.derive.synthetic import compress
 from memvault.pipeline.service import Pipeline
 from memvault.store import Store
 

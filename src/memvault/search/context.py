@@ -18,9 +18,9 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from memvault.analyzer import estimate_tokens, tokens
 from memvault.domain import Document
 from memvault.language import Strings, strings
-from memvault.search.analyzer import estimate_tokens, tokens
 from memvault.search.engine import Hit
 from memvault.vault.remember import facts_from
 
@@ -124,10 +124,10 @@ def report_line(
 
 
 def pack(
-    *,
     fragments: list[Hit],
     summaries: list[Hit],
     observations: list[Hit],
+    *,
     budget: int,
     project_summary: str | None = None,
     project: str | None = None,

@@ -13,8 +13,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from memvault.analyzer import tokens
 from memvault.domain import BoardRow, DocumentDraft, Observation, parse_timestamp
-from memvault.search.analyzer import tokens
 from memvault.vault.fragments import Fragment
 from memvault.vault.remember import facts_from
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
@@ -60,6 +60,18 @@ class Hit:
     semantic: float | None = None  # cosine similarity, when vectors exist
 
 
+@dataclass(frozen=True, slots=True)
+class Found:
+    """One search for several kinds of memory: the query as parsed (what the caller weighs
+    the hits' words by, without parsing it again) and each kind's hits, best first."""
+
+    query: Query
+    hits: dict[str, list[Hit]]
+
+    def __getitem__(self, kind: str) -> list[Hit]:
+        return self.hits.get(kind, [])
+
+
 class Searcher:
     def __init__(self, store: Store, *, weights: Weights, semantic: Semantic | None = None):
         self.store = store
@@ -80,41 +92,98 @@ class Searcher:
         weights: Weights | None = None,
         now: datetime | None = None,
     ) -> list[Hit]:
+        """The ``limit`` best hits among ``kinds``, ranked together."""
         kinds = [kind for kind in DOCUMENT_KINDS if kind in kinds]
         if not kinds or limit < 1:
             return []
-        pool = max(CANDIDATES, limit * 3)
         query = parse(text)
+        pool = max(CANDIDATES, limit * 3)
+        scope = _Scope(kinds, project, include_archived)
+        lexical, semantic, documents = self._candidates(
+            query, scope, dict.fromkeys(kinds, pool), keep=pool
+        )
+        hits = self._ranked(query, lexical, semantic, documents, scope, weights, now)
+        return hits[:limit]
+
+    def find(
+        self,
+        text: str,
+        quotas: Mapping[str, int],
+        *,
+        project: str | None = None,
+        include_archived: bool = False,
+        weights: Weights | None = None,
+        now: datetime | None = None,
+    ) -> Found:
+        """One search for several kinds at once (the query parsed once, one lexical and one
+        semantic retrieval), each kind's hits cut to its quota. Each kind is ranked among
+        its own, as a search of that kind alone would rank it (BM25 scaled by the kind's
+        best); the lexical candidates of all kinds are as many as such searches' together."""
+        query = parse(text)
+        pools = {
+            kind: max(CANDIDATES, quotas[kind] * 3)
+            for kind in DOCUMENT_KINDS
+            if quotas.get(kind, 0) > 0
+        }
+        if not pools:
+            return Found(query, {})
+        scope = _Scope(list(pools), project, include_archived)
+        lexical, semantic, documents = self._candidates(query, scope, pools)
+        hits = {}
+        for kind in pools:
+            ranked = self._ranked(
+                query,
+                _of_kind(lexical, documents, kind),
+                _of_kind(semantic, documents, kind),
+                documents,
+                scope,
+                weights,
+                now,
+            )
+            hits[kind] = ranked[: quotas[kind]]
+        return Found(query, hits)
+
+    def _candidates(
+        self, query: Query, scope: _Scope, pools: dict[str, int], *, keep: int | None = None
+    ) -> tuple[list[tuple[int, float]], list[tuple[int, float]], dict[int, Document]]:
+        """Both retrievers' candidates, and their documents. ``pools``: how many of each
+        kind; lexical ones are found for all kinds at once, as many as the pools together
+        (``keep``, when the kinds are ranked together: that many of each retriever)."""
+        total = keep or sum(pools.values())
         # The two retrievers run side by side: the model and SQLite both release the GIL.
         semantic_future = (
-            _RETRIEVERS.submit(self._semantic, text, kinds, project, include_archived, pool)
+            _RETRIEVERS.submit(self._semantic, query.text, scope, pools)
             if self.semantic is not None
             else None
         )
-        lexical = self._lexical(
-            query,
-            kinds=kinds,
-            project=project,
-            include_archived=include_archived,
-            pool=pool,
-        )
-        semantic = semantic_future.result() if semantic_future is not None else []
-        fused, lexical_norm, cosine = fuse(lexical, semantic)
-        documents = self.store.documents(list(fused))
+        lexical = self._lexical(query, scope, pool=total)
+        semantic = semantic_future.result()[:total] if semantic_future is not None else []
+        documents = self.store.documents(list({doc_id: None for doc_id, _ in lexical + semantic}))
         gone = [doc_id for doc_id, _ in semantic if doc_id not in documents]
         if gone and self.semantic is not None:  # deleted, here or by another process
             self.semantic.remove(gone)
+        return lexical, semantic, documents
+
+    def _ranked(
+        self,
+        query: Query,
+        lexical: list[tuple[int, float]],
+        semantic: list[tuple[int, float]],
+        documents: dict[int, Document],
+        scope: _Scope,
+        weights: Weights | None,
+        now: datetime | None,
+    ) -> list[Hit]:
+        """Candidates fused into one relevance, weighed with importance and recency, best
+        first; those outside ``scope`` left out."""
+        fused, lexical_norm, cosine = fuse(lexical, semantic)
         relevance = boost(fused, documents, set(query.terms))
         weights = weights or self.weights
         now = now or utc_now()
         hits = []
         for doc_id, rel in relevance.items():
             document = documents.get(doc_id)
-            if document is None or document.kind not in kinds:
-                continue
-            if project is not None and document.project != project:
-                continue
-            if document.archived and not include_archived:
+            if document is None or not scope.holds(document):
                 continue
             fresh = recency(document.updated_at, now, weights.decay)
             hits.append(
@@ -129,26 +198,18 @@ class Searcher:
                 )
             )
         hits.sort(key=lambda hit: (hit.score, hit.relevance), reverse=True)
-        return hits[:limit]
+        return hits
 
-    def _lexical(
-        self,
-        query: Query,
-        *,
-        kinds: Sequence[str],
-        project: str | None,
-        include_archived: bool,
-        pool: int,
-    ) -> list[tuple[int, float]]:
+    def _lexical(self, query: Query, scope: _Scope, *, pool: int) -> list[tuple[int, float]]:
         if query.empty:
             return []
 
         def run(match: LexicalQuery, newest: int | None = None) -> list[tuple[int, float]]:
             return self.store.lexical_search(
                 match,
-                kinds=kinds,
-                project=project,
-                include_archived=include_archived,
+                kinds=scope.kinds,
+                project=scope.project,
+                include_archived=scope.include_archived,
                 limit=pool,
                 weights=COLUMN_WEIGHTS,
                 newest=newest,
@@ -202,29 +263,22 @@ class Searcher:
             self._count = (now, count)
         return count
 
-    def _semantic(
-        self,
-        text: str,
-        kinds: Sequence[str],
-        project: str | None,
-        include_archived: bool,
-        pool: int,
-    ) -> list[tuple[int, float]]:
+    def _semantic(self, text: str, scope: _Scope, pools: dict[str, int]) -> list[tuple[int, float]]:
         if self.semantic is None or not text.strip():
             return []
         if not self.semantic.ready:
             self.semantic.warm(wait=False)
             return []
         allowed = None
-        if project is not None:
+        if scope.project is not None:
             ids = self.store.document_ids(
-                kinds=kinds, project=project, include_archived=include_archived
+                kinds=scope.kinds, project=scope.project, include_archived=scope.include_archived
             )
             if not ids:
                 return []
             allowed = np.asarray(ids, dtype=np.int64)
         try:
-            return self.semantic.search(text, kinds=kinds, limit=pool, allowed=allowed)
+            return self.semantic.nearest(text, pools, allowed)
         except Exception as exc:  # an embedding endpoint down: search stays lexical
             self._embedding_failed(exc)
             return []
@@ -234,6 +288,32 @@ class Searcher:
         if now - self._warned > _WARN_EVERY:
             self._warned = now
             log.warning("semantic search unavailable, searching lexically: %s", exc)
+
+
+@dataclass(frozen=True, slots=True)
+class _Scope:
+    """Which documents a search may return."""
+
+    kinds: list[str]
+    project: str | None
+    include_archived: bool
+
+    def holds(self, document: Document) -> bool:
+        return (
+            document.kind in self.kinds
+            and (self.project is None or document.project == self.project)
+            and (self.include_archived or not document.archived)
+        )
+
+
+def _of_kind(
+    candidates: list[tuple[int, float]], documents: dict[int, Document], kind: str
+) -> list[tuple[int, float]]:
+    return [
+        (doc_id, score)
+        for doc_id, score in candidates
+        if (document := documents.get(doc_id)) is not None and document.kind == kind
+    ]
 
 
 def boost(

@@ -23,7 +23,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 
 import watchfiles
@@ -68,29 +68,21 @@ class Backlog:
         return not self.events_not_indexed and not self.documents_not_embedded
 
 
+@dataclass(eq=False)
 class Indexer:
+    store: Store
+    _: KW_ONLY
+    vault: Path
+    fragments: Path
+    sessions: Path
+    semantic: Semantic | None = None
+    refresh_board: Callable[[], object] | None = None
     # Whether this process's vault folder is the vault; a replica that does not own it
     # scans none (its folder may be empty, and a scan drops what it does not find).
-    owns_vault: Callable[[], bool] = staticmethod(lambda: True)
-
-    def __init__(
-        self,
-        store: Store,
-        *,
-        vault: Path,
-        fragments: Path,
-        sessions: Path,
-        semantic: Semantic | None = None,
-        refresh_board: Callable[[], object] | None = None,
-    ) -> None:
-        self.store = store
-        self.refresh_board = refresh_board
-        self.vault = vault
-        self.fragments = fragments
-        self.sessions = sessions
-        self.semantic = semantic
-        self._lock = threading.Lock()  # one pass at a time per follower set
-        self._first_events: dict[str, list[str]] = {}
+    owns_vault: Callable[[], bool] = lambda: True
+    # One pass at a time per follower set.
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
+    _first_events: dict[str, list[str]] = field(default_factory=dict, init=False)
 
     # -- observations ---------------------------------------------------------------------
 

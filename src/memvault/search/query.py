@@ -13,7 +13,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from memvault.search.analyzer import CJK_CHAR, stem, tokens
+from memvault.analyzer import CJK_CHAR, stem, tokens
 from memvault.store import LexicalQuery
 
 _PART = re.compile(r'"([^"]*)"|(\S+)')

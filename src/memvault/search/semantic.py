@@ -20,7 +20,7 @@ import ctypes
 import functools
 import logging
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -286,13 +286,20 @@ class Semantic:
         allowed: np.ndarray | None = None,
     ) -> list[tuple[int, float]]:
         """(document id, cosine) best first across ``kinds``."""
+        return self.nearest(text, dict.fromkeys(kinds, limit), allowed)[:limit]
+
+    def nearest(
+        self, text: str, quotas: Mapping[str, int], allowed: np.ndarray | None = None
+    ) -> list[tuple[int, float]]:
+        """(document id, cosine) best first: each kind's best, as many as its quota; the
+        query is embedded once for all of them."""
         indexes = self._loaded()
         query = self._embed_query(text)
         found: list[tuple[int, float]] = []
-        for kind in kinds:
-            found += indexes[kind].search(query, limit, allowed)
+        for kind, quota in quotas.items():
+            found += indexes[kind].search(query, quota, allowed)
         found.sort(key=lambda hit: hit[1], reverse=True)
-        return found[:limit]
+        return found
 
     def embed_pending(self, *, batch: int = 16) -> int:
         """Embed documents changed since the cursor; returns how many were embedded."""

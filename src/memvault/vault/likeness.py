@@ -1,6 +1,6 @@
 """How alike two fragments read, and whether they state different things.
 
-Fragments are compared as the search analyzer reads them: the words of the summaries and
+Fragments are compared as the analyzer reads them: the words of the summaries and
 of the whole fragments, as sets, so case, spacing, punctuation and the order of a list do
 not count. Two fragments that state different things are never alike enough to merge
 however alike they read: other numbers or versions, a negation one of them lacks, or the
@@ -13,7 +13,7 @@ import math
 import re
 import unicodedata
 
-from memvault.search.analyzer import tokens
+from memvault.analyzer import tokens
 
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
 _NEGATION = re.compile(
@@ -30,7 +30,7 @@ SUMMARY_WEIGHT = 0.7  # the summary says what a fragment is; its facts say the r
 def likeness(summary: str, facts: list[str], other_summary: str, other_facts: list[str]) -> float:
     """How alike two fragments read, from 0 to 1: the cosine of their summaries' word sets,
     weighted with that of their whole texts, so the same summary with a fact more or less
-    stays above 0.8. Words are the search analyzer's (stems, Chinese character pairs), taken
+    stays above 0.8. Words are the analyzer's (stems, Chinese character pairs), taken
     once each: case, spacing, punctuation and the order of a list make no difference. Two
     fragments in ``conflict`` keep only a fraction of it."""
     summary_score = _cosine(_words(summary), _words(other_summary))

@@ -14,7 +14,7 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from memvault.search.analyzer import similarity
+from memvault.analyzer import similarity
 from memvault.vault import frontmatter
 from memvault.vault.files import OutsideFolder, inside, memory_lock, read_text, write_atomic
 from memvault.vault.fragments import ARCHIVE, PROJECTS, free_path, safe_part

@@ -29,6 +29,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 from typing import Protocol
 
@@ -100,37 +101,27 @@ class VaultWriteQueued(MemvaultError):
         self.write_id = write_id
 
 
+@dataclass(eq=False)
 class VaultOwner:
     """This process's claim on the vault: whether it owns it, since when, and the loop that
     keeps asking (a standby) or applies the queue (the owner)."""
 
-    def __init__(
-        self,
-        store: WriteLedger,
-        *,
-        apply: Apply,
-        on_gain: Callable[[], None] = lambda: None,
-        on_loss: Callable[[], None] = lambda: None,
-        try_every: float = TRY_EVERY_SECONDS,
-        apply_every: float = APPLY_EVERY_SECONDS,
-        wait: float = WAIT_SECONDS,
-        vault: Path | None = None,
-    ) -> None:
-        self.store = store
-        self._apply = apply
-        self._on_gain = on_gain
-        self._on_loss = on_loss
-        self.try_every = try_every
-        self.apply_every = apply_every
-        self.wait = wait  # how long a write handed over waits for the owner's answer
-        self.vault = vault  # checked against the recorded identity (PostgreSQL)
-        self.refusal: str | None = None  # why this replica will not own the vault
-        self.owner = False
-        self.since: str | None = None  # when this process became the owner, or a standby
-        self._checked = False
-        self._guard = threading.Lock()  # one application of the queue at a time
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+    store: WriteLedger
+    _: KW_ONLY
+    apply: Apply
+    on_gain: Callable[[], None] = lambda: None
+    on_loss: Callable[[], None] = lambda: None
+    try_every: float = TRY_EVERY_SECONDS
+    apply_every: float = APPLY_EVERY_SECONDS
+    wait: float = WAIT_SECONDS  # how long a write handed over waits for the owner's answer
+    vault: Path | None = None  # checked against the recorded identity (PostgreSQL)
+    refusal: str | None = field(default=None, init=False)  # why this replica will not own it
+    owner: bool = field(default=False, init=False)
+    since: str | None = field(default=None, init=False)  # when it became the owner, or a standby
+    _checked: bool = field(default=False, init=False)
+    _guard: threading.Lock = field(default_factory=threading.Lock, init=False)  # one at a time
+    _stop: threading.Event = field(default_factory=threading.Event, init=False)
+    _thread: threading.Thread | None = field(default=None, init=False)
 
     # -- ownership ------------------------------------------------------------------------
 
@@ -163,10 +154,10 @@ class VaultOwner:
             self.since = iso(utc_now())
             if held:
                 log.info("this replica owns the vault now")
-                self._on_gain()
+                self.on_gain()
             elif not first:
                 log.warning("this replica no longer owns the vault")
-                self._on_loss()
+                self.on_loss()
         return held
 
     def _is_the_vault(self) -> bool:
@@ -213,7 +204,7 @@ class VaultOwner:
             self._thread = None
         if self.owner:
             self.owner = False
-            self._on_loss()
+            self.on_loss()
         self.store.give_up_vault_ownership()
         self._checked = False
 
@@ -241,7 +232,7 @@ class VaultOwner:
                 if not due:
                     return done
                 for write in due:
-                    result = self._apply(write.kind, write.payload)
+                    result = self.apply(write.kind, write.payload)
                     self.store.finish_vault_write(write.id, result)
                     done += 1
         return done

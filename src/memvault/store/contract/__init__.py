@@ -2,8 +2,10 @@
 
 Each part is one concern of the store a caller may need alone (the pipeline worker needs the
 job queue, search needs the index). ``Store`` is all of them: what an engine implements and
-what ``tests/store`` checks. The index is asked with a ``LexicalQuery``, plain values; only an
-engine turns it into its own syntax (FTS5 in ``store.sqlite.fts5``).
+what ``tests/store`` checks. A part that every engine runs the same is written in its own
+module once (the job queue), and an engine supplies only what differs. The index is asked
+with a ``LexicalQuery``, plain values; only an engine turns it into its own syntax (FTS5 in
+``store.sqlite.fts5``).
 """
 
 from __future__ import annotations
@@ -30,8 +32,8 @@ PARTS = (
     BoardMirror,
     VaultWrites,
     JobQueue,
-    Derived,
     Graph,
+    Derived,
     SearchIndex,
 )
 

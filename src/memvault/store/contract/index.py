@@ -18,7 +18,7 @@ OWN_TEXT = ("title", "body")
 
 @dataclass(frozen=True, slots=True)
 class LexicalQuery:
-    """What the lexical index is asked, in analyzed terms (see ``search/analyzer.py``).
+    """What the lexical index is asked, in analyzed terms (see ``analyzer.py``).
 
     A result holds every phrase (its words together, in order) and, for each prefix, a word
     starting with one of its starts, both in ``required_fields``; and, when ``anchor`` is

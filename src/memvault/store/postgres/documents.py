@@ -191,6 +191,12 @@ def _stored(conn, upserts: Sequence[DocumentDraft]) -> dict[tuple[str, str], tup
     return {(row[0], row[1]): row[2:] for row in rows}
 
 
+def _locks(conn, rows: str, *params) -> bool:
+    """Whether ``SELECT 1 FROM {rows}`` (a FOR SHARE or FOR UPDATE) finds a row, which
+    stays locked for the rest of the transaction."""
+    return conn.execute(f"SELECT 1 FROM {rows}", params).fetchone() is not None
+
+
 def _ahead(conn, name: str, value: int) -> bool:
     row = conn.execute("SELECT value FROM cursors WHERE name = %s", (name,)).fetchone()
     return row is None or row[0] < value
@@ -215,11 +221,7 @@ def write_vectors(
     if not _ahead(conn, *cursor):
         return
     for doc_id, revision, blob in sorted(vectors):  # in id order: replicas never deadlock
-        current = conn.execute(
-            "SELECT 1 FROM documents WHERE id = %s AND revision = %s FOR SHARE",
-            (doc_id, revision),
-        ).fetchone()
-        if current:
+        if _locks(conn, "documents WHERE id = %s AND revision = %s FOR SHARE", doc_id, revision):
             conn.execute(
                 "INSERT INTO document_vectors (document_id, model, vector) VALUES (%s, %s, %s) "
                 "ON CONFLICT (document_id) DO UPDATE SET model = excluded.model, "
@@ -318,11 +320,9 @@ class PostgresSearchIndex(SharedIndex, SearchIndex):
                 if old == new:
                     continue
                 # SQLite's UPDATE OR REPLACE: the moved count replaces one the new key had.
-                moved = conn.execute(
-                    "SELECT 1 FROM document_access WHERE kind = %s AND key = %s FOR UPDATE",
-                    (kind, old),
-                ).fetchone()
-                if moved:
+                if _locks(
+                    conn, "document_access WHERE kind = %s AND key = %s FOR UPDATE", kind, old
+                ):
                     conn.execute(
                         "DELETE FROM document_access WHERE kind = %s AND key = %s", (kind, new)
                     )

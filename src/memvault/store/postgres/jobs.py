@@ -1,4 +1,4 @@
-"""The job queue's PostgreSQL side (the rest is ``store.job_queue``): claimed by any replica.
+"""The job queue's PostgreSQL side (the rest is ``store.contract.jobs``): claimed by any replica.
 
 A claim takes the oldest due job with ``FOR UPDATE SKIP LOCKED``: workers of every replica
 claiming at once each lock a different row and none waits for another's. A job is a
@@ -20,7 +20,7 @@ from datetime import datetime
 import psycopg
 
 from memvault.domain import Job
-from memvault.store.job_queue import COLUMNS, SharedJobs
+from memvault.store.contract.jobs import COLUMNS, JobQueue
 from memvault.store.rows import job as _job
 
 # The two kinds of candidate are looked up apart, each the first row of an index range (a
@@ -60,7 +60,7 @@ def claim(
     return _job(row) if row else None
 
 
-class PostgresJobs(SharedJobs):
+class PostgresJobs(JobQueue):
     """The PostgreSQL side of the job queue: the database's clock, and its claim."""
 
     def _clock(self, conn: psycopg.Connection) -> datetime:

@@ -6,7 +6,7 @@ conflict. Appends take the event log's advisory lock so they commit in sequence 
 (``append``); jobs are claimed with ``FOR UPDATE SKIP LOCKED`` (``jobs``). Migrations run
 when the store opens, by one replica at a time, under an advisory lock. ``PostgresStore``
 is its parts together: PostgreSQL's own in this package, one module each, and those both
-engines share (``store.log_reads``, ``store.session_rows``, ``store.graph_part`` ...),
+engines share (``store.log_reads``, ``store.session_rows``, ``store.contract.graph`` ...),
 which read and write through ``_transaction``.
 """
 
@@ -25,7 +25,6 @@ from memvault.domain import (
 )
 from memvault.errors import StoreFailure, StoreUnavailable
 from memvault.store.contract import AppendOutcome, Store
-from memvault.store.graph_part import SharedGraph
 from memvault.store.log_reads import EVENT_COLUMNS, LogReads
 from memvault.store.postgres import graph
 from memvault.store.postgres.append import Appender
@@ -60,7 +59,6 @@ class PostgresStore(
     LogReads,
     SessionRows,
     BoardRows,
-    SharedGraph,
     PostgresSearchIndex,
     Store,
 ):

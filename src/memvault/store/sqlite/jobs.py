@@ -1,5 +1,5 @@
 """The job queue's SQLite side: the writer thread's clock, and how a claim finds its job
-(the rest of the queue is ``store.job_queue``)."""
+(the rest of the queue is ``store.contract.jobs``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from memvault.domain import Job, utc_now
-from memvault.store.job_queue import COLUMNS, SharedJobs
+from memvault.store.contract.jobs import COLUMNS, JobQueue
 from memvault.store.rows import job as _job
 
 
@@ -49,7 +49,7 @@ def claim(
     return _job(row) if row else None
 
 
-class SQLiteJobs(SharedJobs):
+class SQLiteJobs(JobQueue):
     """The SQLite side of the job queue: its own clock, and its claim."""
 
     def _clock(self, conn: sqlite3.Connection) -> datetime:

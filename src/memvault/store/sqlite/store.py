@@ -20,7 +20,6 @@ from typing import TypeVar
 from memvault.domain import NewEvent, StoreStats
 from memvault.errors import StoreFailure
 from memvault.store.contract import AppendOutcome, Store
-from memvault.store.graph_part import SharedGraph
 from memvault.store.log_reads import LogReads
 from memvault.store.schema import store_stats
 from memvault.store.session_rows import BoardRows, SessionRows
@@ -52,7 +51,6 @@ class SQLiteStore(
     LogReads,
     SessionRows,
     BoardRows,
-    SharedGraph,
     Store,
 ):
     engine = "sqlite"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memvault.ingest.shell import written_files
+from memvault.derive.shell import written_files
 
 
 @pytest.mark.parametrize(

@@ -12,8 +12,8 @@ import re
 from typing import Any
 
 from memvault import jsontext
+from memvault.derive.shell import written_files
 from memvault.domain import ObservationDraft
-from memvault.ingest.shell import written_files
 
 TITLE_LIMIT = 80
 NARRATIVE_LIMIT = 400

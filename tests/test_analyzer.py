@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memvault.search.analyzer import similarity, tokens
+from memvault.analyzer import similarity, tokens
 
 
 def test_english_is_lowercased_stemmed_and_free_of_stopwords():

@@ -1,6 +1,6 @@
 import pytest
 
-from memvault.ingest.synthetic import NARRATIVE_LIMIT, TITLE_LIMIT, compress, infer_tool_type
+from memvault.derive.synthetic import NARRATIVE_LIMIT, TITLE_LIMIT, compress, infer_tool_type
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,116 @@
+"""Answers of the liveness and health routes."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from memvault.api.schemas.shape import Count, Shape
+
+
+class Live(Shape):
+    status: Literal["ok"]
+    service: Literal["memvault"]
+    version: str
+
+
+class Pool(Shape):
+    size: Annotated[Count, Field(description="Connections open now")]
+    max: Count
+    inUse: Annotated[Count, Field(description="Connections lent out now")]
+    waiting: Annotated[Count, Field(description="Requests waiting for a connection")]
+
+
+class StoreFigures(Shape):
+    engine: str
+    location: str
+    sizeBytes: Count
+    schemaVersion: int
+    events: Count
+    observations: Count
+    sessions: Count
+    pool: Annotated[Pool | None, Field(description="PostgreSQL's connection pool; null on SQLite")]
+
+
+class Queue(Shape):
+    pendingWrites: Annotated[
+        Count,
+        Field(
+            description="Requests' writes queued, not yet committed (background threads' "
+            "writes queue apart: their backlog is index.eventsNotIndexed and the job counts)"
+        ),
+    ]
+    jobsPending: Count
+    jobsRunning: Count
+    jobsFailed: Count
+    spooledEvents: Annotated[Count, Field(description="Kept by hooks, not taken in yet")]
+
+
+class ProcessFigures(Shape):
+    pid: int
+    rssBytes: int | None
+
+
+class VaultFigures(Shape):
+    path: str
+    fragmentsFolder: str
+    boardRows: Count
+    fragments: Count
+    archivedFragments: Count
+
+
+class Embedder(Shape):
+    provider: str
+    model: str | None
+    dimension: Annotated[int | None, Field(description="Known once the model has answered")]
+    loaded: bool
+    reason: str | None
+
+
+class LLM(Shape):
+    provider: str
+    model: str | None
+    reason: str | None
+
+
+class IndexBacklog(Shape):
+    lastEventSeq: int
+    indexedThroughSeq: int
+    eventsNotIndexed: Count
+    documentsNotEmbedded: Annotated[Count | None, Field(description="null without an embedder")]
+    caughtUp: bool
+    indexer: Annotated[
+        bool,
+        Field(
+            description="Whether this replica indexes the event log and embeds documents: "
+            "on PostgreSQL the vault's owner does, and the other replicas follow its writes"
+        ),
+    ]
+
+
+class Replication(Shape):
+    role: Literal["vault owner", "standby"]
+    vaultOwner: Annotated[
+        bool, Field(description="Whether this replica writes the vault (on SQLite, always)")
+    ]
+    since: Annotated[str | None, Field(description="When this replica took its role")]
+    vaultWritesQueued: Annotated[
+        Count, Field(description="Board and fragment writes queued, not applied by the owner yet")
+    ]
+
+
+class Health(Shape):
+    status: Literal["ok", "degraded", "critical"]
+    reasons: Annotated[list[str], Field(description="Why the status is not ok")]
+    service: Literal["memvault"]
+    version: str
+    uptimeSeconds: float
+    store: StoreFigures
+    queue: Queue
+    process: ProcessFigures
+    vault: VaultFigures
+    embedder: Embedder | None
+    llm: LLM | None
+    index: IndexBacklog | None
+    replication: Replication
