@@ -1,4 +1,10 @@
-"""Errors that cross layers: each one says what was wrong, in words a user can act on."""
+"""Errors that cross layers: each one says what was wrong, in words a user can act on.
+
+Each error class carries its ``kind`` (its name where it crosses a process) and its
+``status`` (the HTTP status a REST answer to it carries). Each face turns errors into its
+own outcome from one table: REST in ``api.responses``, MCP in ``mcp_server.answers``, the
+CLI in ``cli.reach``.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +18,7 @@ class MemvaultError(Exception):
     its kind, its message and its fields)."""
 
     kind: ClassVar[str] = "error"
+    status: ClassVar[int | None] = None  # None: no client caused it; REST answers a 500
     fields: list[str]
 
     def __init_subclass__(cls, **kwargs: object) -> None:
@@ -38,6 +45,7 @@ class InvalidInput(MemvaultError):
     """Input was rejected; nothing was written."""
 
     kind = "invalid_input"
+    status = 400
 
     def __init__(self, message: str, *, fields: list[str] | None = None) -> None:
         super().__init__(message)
@@ -49,6 +57,7 @@ class StoreFailure(MemvaultError):
     """The store could not write; nothing of the failed item was kept."""
 
     kind = "store_failure"
+    status = 503  # nothing of the request was kept: the client may retry it as it is
 
 
 class StoreUnavailable(StoreFailure):

@@ -4,7 +4,7 @@ orjson does the work; the standard library takes over for the few texts orjson r
 (numbers beyond a double), so any JSON a client sent can be stored back. What ``loads``
 returns, every later step can take: nesting at most ``MAX_DEPTH`` levels, integers of at
 most ``MAX_INT_DIGITS`` digits, finite numbers, text UTF-8 can hold. Anything else is
-``Refused``, with the problem and the limit named.
+``UnusableJson``, with the problem and the limit named.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def dumps(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
-class Refused(json.JSONDecodeError):
+class UnusableJson(json.JSONDecodeError):
     """Well-formed JSON text holding a value memvault does not take.
 
     A ``JSONDecodeError``, so code that reads JSON text which may be bad handles it as it
@@ -51,22 +51,22 @@ class Refused(json.JSONDecodeError):
         return self.msg
 
 
-class NotUnicode(Refused):
+class NotUnicode(UnusableJson):
     """JSON text that parses but holds a lone surrogate (``\\ud800``), which no UTF-8
     text can store."""
 
 
-class TooDeep(Refused):
+class TooDeep(UnusableJson):
     """JSON text nested deeper than ``MAX_DEPTH`` levels."""
 
 
-class NumberRefused(Refused):
+class NumberRefused(UnusableJson):
     """An integer longer than ``MAX_INT_DIGITS`` digits, or a number beyond a double."""
 
 
 def loads(text: str | bytes) -> Any:
     """Parse JSON; raises ``json.JSONDecodeError`` (with line and column) when malformed and
-    ``Refused`` (a subclass) when it holds what memvault does not take."""
+    ``UnusableJson`` (a subclass) when it holds what memvault does not take."""
     try:
         value = orjson.loads(text)
     except orjson.JSONDecodeError:
@@ -119,7 +119,7 @@ def _number(text: str) -> float:
 
 
 def _not_a_number(name: str) -> Any:
-    raise Refused(f"{name} is not a JSON value")
+    raise UnusableJson(f"{name} is not a JSON value")
 
 
 def _brackets(text: str | bytes) -> int:

@@ -27,7 +27,7 @@ def test_the_default_keeps_the_strings_memvault_always_wrote(memory):
     line = memory.context.context(project="empty").text
     assert line == "📖 agent memory：读取 0 个碎片 → nothing relevant yet"
     assert language.strings().unset_topic == "未設定"
-    assert "📋 agent memory：本次是否有需写入碎片？[有/无]" in rules.render()
+    assert "📋 agent memory：本次是否有需写入碎片？[有/无]" in rules.render(Settings().language)
 
 
 def test_in_english_the_block_and_its_report_line_are_english(tmp_path):
@@ -55,8 +55,8 @@ def test_english_rules_hold_no_chinese_but_the_phrases_a_user_may_say():
 @pytest.mark.parametrize("value", ["zh-Hans", "en"])
 def test_rules_follow_the_setting(value, monkeypatch):
     monkeypatch.setenv("MEMVAULT_LANGUAGE", value)
-    assert rules.render() == rules.render(value)
-    assert language.strings(value).read_report in rules.render()
+    assert rules.render(Settings().language) == rules.render(value)
+    assert language.strings(value).read_report in rules.render(Settings().language)
 
 
 def test_another_language_is_refused_naming_the_choices(tmp_path):

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from memvault.config import Settings
 from memvault.install import Commands, install
 from tests.helpers import Server, free_port
 
@@ -107,7 +108,12 @@ def test_a_running_server_with_both_editors_installed_is_ok(place):
 
 def test_a_hook_command_that_does_not_exist_is_a_problem_with_the_fix(place):
     gone = Commands(hook="/nowhere/bin/memvault-hook", memvault="/nowhere/bin/memvault")
-    install("claude-code", home=place["memvault"], user_home=place["home"], commands=gone)
+    install(
+        "claude-code",
+        settings=Settings(home=place["memvault"]),
+        user_home=place["home"],
+        commands=gone,
+    )
     code, checks = doctor(place)
     assert code == 1
     assert checks["claude-code"] == {
@@ -121,7 +127,9 @@ def test_a_hook_command_that_does_not_exist_is_a_problem_with_the_fix(place):
 
 def test_a_project_whose_files_name_a_missing_command_is_fixed_in_the_project(place):
     gone = Commands(hook="/nowhere/bin/memvault-hook", memvault="/nowhere/bin/memvault")
-    install("cursor", home=place["memvault"], project=place["project"], commands=gone)
+    install(
+        "cursor", settings=Settings(home=place["memvault"]), project=place["project"], commands=gone
+    )
     result = run(place, "doctor", "--json")
     found = [c for c in json.loads(result.stdout)["checks"] if c["name"] == "cursor"]
     assert [c["level"] for c in found] == ["ok", "problem"]  # not user-wide; the project

@@ -9,6 +9,7 @@ import stat
 
 import pytest
 
+from memvault.config import Settings
 from memvault.install import Commands, claude_code, rules
 from memvault.install.files import BEGIN, END
 from tests.install.support import fixture_events, hook_commands, read_json, split_hook, tree
@@ -170,7 +171,7 @@ def test_rules_go_into_a_crlf_claude_md_after_the_users_text_in_crlf(home, memva
     assert text.endswith(END + "\r\n")
     assert "\n" not in text.replace("\r\n", "")
     body = text.split(BEGIN)[1].split(END)[0].replace("\r\n", "\n")
-    assert body.strip() == rules.render().strip()
+    assert body.strip() == rules.render(Settings().language).strip()
     first = tree(tmp_path)
     memvault("install", "claude-code")
     assert tree(tmp_path) == first
@@ -204,7 +205,7 @@ def test_settings_already_holding_memvaults_hooks_are_left_alone_whatever_their_
 ):
     handler = {
         "type": "command",
-        "command": Commands.find().hook_command("claude-code"),
+        "command": Commands.find(Settings()).hook_command("claude-code"),
         "timeout": claude_code.TIMEOUT_SECONDS,
     }
     document = {

@@ -8,6 +8,7 @@ import os
 import pytest
 import yaml
 
+from memvault.config import Settings
 from memvault.install import Commands, cursor, rules
 from memvault.install.files import BEGIN, END
 from tests.install.support import fixture_events, read_json, registered, split_hook, tree
@@ -128,7 +129,7 @@ def test_user_scope_writes_no_rule_file_and_says_where_user_rules_go(home, memva
     assert not (home / ".cursor" / "rules").exists()
     assert "--print-rules" in result.stdout and "--project" in result.stdout
     printed = memvault("install", "cursor", "--print-rules").stdout
-    assert printed == rules.render()
+    assert printed == rules.render(Settings().language)
 
 
 def test_project_scope_writes_an_always_applied_rule_and_leaves_home_alone(
@@ -145,7 +146,7 @@ def test_project_scope_writes_an_always_applied_rule_and_leaves_home_alone(
     assert frontmatter["alwaysApply"] is True
     assert isinstance(frontmatter["description"], str) and frontmatter["description"]
     body = text.split(BEGIN)[1].split(END)[0]
-    assert body.strip() == rules.render().strip()
+    assert body.strip() == rules.render(Settings().language).strip()
     assert tree(home) == {}
 
 
@@ -212,7 +213,7 @@ def test_a_hook_left_by_an_older_install_is_replaced_where_it_was(home, memvault
 def test_files_already_holding_memvaults_entries_are_left_alone_whatever_their_layout(
     home, memvault
 ):
-    commands = Commands.find()
+    commands = Commands.find(Settings())
     entry = {"command": commands.hook_command("cursor"), "timeout": cursor.TIMEOUT_SECONDS}
     hooks = json.dumps(
         {"version": 1, "hooks": {e: [entry] for e in cursor.events(all_events=True)}},

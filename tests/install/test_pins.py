@@ -17,6 +17,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
 
+from memvault.config import Settings
 from memvault.install import commands as commands_module
 from memvault.install.commands import is_memvault_hook
 from tests.install.support import read_json, split_hook, tree
@@ -209,7 +210,7 @@ def test_on_windows_the_hook_command_stays_plain_and_the_report_says_what_to_do(
     monkeypatch.setenv("MEMVAULT_URL", URL)
     result = memvault("install", "claude-code", "--dry-run")
     assert "setx" in result.stdout and "MEMVAULT_HOME and MEMVAULT_URL" in result.stdout
-    found = commands_module.Commands.find()
+    found = commands_module.Commands.find(Settings())
     assert "=" not in found.hook_command("claude-code")
     assert found.mcp_server()["env"]["MEMVAULT_URL"] == URL  # the MCP env key works anywhere
 

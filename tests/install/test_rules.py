@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memvault import triggers
+from memvault.config import Settings
 from memvault.install import rules
 
 OPERATIONS = sorted({operation for operation, _ in triggers._PHRASES})
@@ -32,7 +33,7 @@ def test_every_trigger_pattern_has_a_phrase_in_the_rules():
 
 
 def test_the_text_names_every_phrase_and_tool():
-    text = rules.render()
+    text = rules.render(Settings().language)
     for operation, (_, _, said) in rules.OPERATIONS.items():
         for phrase in said:
             assert f"`{phrase}`" in text
@@ -42,7 +43,7 @@ def test_the_text_names_every_phrase_and_tool():
 
 
 def test_the_text_states_the_read_and_write_protocol():
-    text = rules.render()
+    text = rules.render(Settings().language)
     assert "📖 agent memory：读取 N 个碎片 → " in text
     assert "📋 agent memory：本次是否有需写入碎片？[有/无]" in text
     assert "Every user message starts a task" in text and "任何用户消息" in text
@@ -54,7 +55,7 @@ def test_the_text_states_the_read_and_write_protocol():
 
 
 def test_the_text_is_bilingual_section_by_section():
-    sections = rules.render().split("\n## ")[1:]
+    sections = rules.render(Settings().language).split("\n## ")[1:]
     assert len(sections) == 3
     for section in sections:
         heading = section.splitlines()[0]

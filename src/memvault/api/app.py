@@ -2,34 +2,23 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from fastapi import FastAPI, Request
-from fastapi.exceptions import RequestValidationError
-from starlette.exceptions import HTTPException
+from fastapi import FastAPI
 
 from memvault import __version__, viewer
 from memvault.api import archive, board, graph, mcp_routes, recall, schemas, upkeep
 from memvault.api import importer as transcript_import
 from memvault.api.docs import serve_docs
-from memvault.api.guards import BearerAuth, BodyLimit, BodyTooLarge, BrowserGuard
-from memvault.api.responses import JSONResponse
+from memvault.api.guards import BearerAuth, BodyLimit, BrowserGuard
+from memvault.api.responses import JSONResponse, answer_errors
 from memvault.api.routes import router
 from memvault.cli.banner import announce
 from memvault.config import Settings, is_loopback
-from memvault.errors import InvalidInput, StoreFailure
-from memvault.ingest.envelope import invalid_from_errors
 from memvault.memory import Memory
-from memvault.vault.board import BoardFormatError
-from memvault.vault.owner import VaultWriteQueued
 from memvault.viewer.login import Passes
-
-log = logging.getLogger("memvault.api")
-_SOURCES = frozenset({"query", "body", "path", "header", "cookie"})  # where, not which field
-
 
 # Answers any route may give, from the guards and handlers in front of them all.
 COMMON_ANSWERS = {
@@ -116,49 +105,7 @@ def create_app(settings: Settings | None = None, memory: Memory | None = None) -
     viewer.mount(app)  # the web viewer, at /
     _document_common_answers(app)
 
-    @app.exception_handler(InvalidInput)
-    async def invalid_input(_: Request, exc: InvalidInput) -> JSONResponse:
-        payload = {"error": exc.message}
-        if exc.fields:
-            payload["fields"] = exc.fields
-        return JSONResponse(payload, status_code=400)
-
-    @app.exception_handler(RequestValidationError)
-    async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
-        # Each field named as /observe names it, with the same words.
-        errors = [
-            {**e, "loc": tuple(e["loc"])[1:]} if e["loc"] and e["loc"][0] in _SOURCES else e
-            for e in exc.errors()
-        ]
-        return await invalid_input(request, invalid_from_errors(errors))
-
-    @app.exception_handler(BoardFormatError)
-    async def board_format(_: Request, exc: BoardFormatError) -> JSONResponse:
-        # A board edited into a shape memvault will not change; the person fixes it.
-        return JSONResponse({"error": str(exc)}, status_code=409)
-
-    @app.exception_handler(BodyTooLarge)
-    async def too_large(_: Request, exc: BodyTooLarge) -> JSONResponse:
-        return JSONResponse({"error": str(exc)}, status_code=413)
-
-    @app.exception_handler(StoreFailure)
-    async def store_failure(_: Request, exc: StoreFailure) -> JSONResponse:
-        # Nothing of the request was kept: the client may retry it as it is.
-        return JSONResponse({"error": str(exc)}, status_code=503)
-
-    @app.exception_handler(VaultWriteQueued)
-    async def vault_write_queued(_: Request, exc: VaultWriteQueued) -> JSONResponse:
-        # Kept in the database: the replica that owns the vault writes it. No retry needed.
-        return JSONResponse({"accepted": True, "queued": exc.write_id, "message": str(exc)}, 202)
-
-    @app.exception_handler(HTTPException)
-    async def http_error(_: Request, exc: HTTPException) -> JSONResponse:
-        return JSONResponse({"error": str(exc.detail)}, status_code=exc.status_code)
-
-    @app.exception_handler(Exception)
-    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
-        log.exception("unhandled error on %s %s", request.method, request.url.path)
-        return JSONResponse({"error": f"internal error: {type(exc).__name__}"}, status_code=500)
+    answer_errors(app)
 
     # Outermost first: size is checked before anything reads the body.
     app.add_middleware(

@@ -19,11 +19,10 @@ from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.types import CallToolResult, ListToolsResult
 
 from memvault.api.operation import answer, routes
-from memvault.api.responses import JSONResponse
+from memvault.api.responses import JSONResponse, tool_error_answer
 from memvault.config import Settings
 from memvault.ingest.envelope import parse_json
 from memvault.mcp_server import MemoryServer, agentmemory, build_server, http_endpoint
-from memvault.mcp_server.answers import NotFound, Refused
 
 MCP_PATH = "/mcp"
 
@@ -96,15 +95,7 @@ async def call(request: Request) -> JSONResponse:
         log.error("MCP tool %s failed", name, exc_info=exc.__cause__ or exc)
         return JSONResponse({"error": str(exc)}, status_code=500)
     except ToolError as exc:
-        return _tool_error(exc)
+        return tool_error_answer(exc)
     return JSONResponse(
         result.model_dump(mode="json", by_alias=True, exclude_none=True, exclude={"result_type"})
     )
-
-
-def _tool_error(exc: ToolError) -> JSONResponse:
-    cause = exc.__cause__
-    if isinstance(cause, Refused):
-        return JSONResponse({"error": str(exc), "report": cause.report.to_dict()}, status_code=409)
-    status = 404 if isinstance(cause, NotFound) else 400
-    return JSONResponse({"error": str(exc)}, status_code=status)

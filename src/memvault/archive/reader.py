@@ -172,7 +172,7 @@ def _value(line: Any) -> Any:
         return jsontext.loads(line)
     except UnicodeDecodeError as exc:
         raise ArchiveError(f"not UTF-8 text (byte {exc.start})") from None
-    except jsontext.Refused as exc:  # a lone surrogate, too deep, too long a number
+    except jsontext.UnusableJson as exc:  # a lone surrogate, too deep, too long a number
         raise ArchiveError(str(exc)) from None
     except json.JSONDecodeError as exc:
         raise ArchiveError(f"not JSON: {exc.msg} at column {exc.colno}") from None

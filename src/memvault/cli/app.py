@@ -15,7 +15,6 @@ import typer
 from rich.console import Console
 
 console = Console()
-errors = Console(stderr=True, soft_wrap=True)
 
 # Commands in the order people reach for them, grouped as the README groups them:
 # (name, "module:attribute" under memvault.cli, a Typer group or a command).
@@ -105,32 +104,9 @@ def main() -> None:
     try:
         chosen()
     except Exception as exc:
-        code = _reported(exc)
+        from memvault.cli.reach import reported
+
+        code = reported(exc)
         if code is None:
             raise
         raise SystemExit(code) from None
-
-
-def _reported(exc: Exception) -> int | None:
-    """Print a failure a command left to the app, and its exit code; None for a bug."""
-    from memvault.cli import reach, remote
-    from memvault.errors import StoreFailure
-
-    if isinstance(exc, StoreFailure):  # a full disk, a locked database, a read-only vault
-        errors.print(str(exc), style="red", highlight=False, markup=False)
-        return 1
-    if isinstance(exc, remote.Refused | remote.Unavailable):
-        try:
-            reach.refused(exc) if isinstance(exc, remote.Refused) else reach.away(exc)
-        except typer.Exit as done:
-            return done.exit_code
-    if "pydantic" in sys.modules:  # a setting from the environment that cannot be used
-        from pydantic import ValidationError
-
-        from memvault.config import settings_problems
-
-        if isinstance(exc, ValidationError):
-            for line in settings_problems(exc):
-                errors.print(f"[red]{line}[/]", highlight=False)
-            return 2
-    return None

@@ -103,7 +103,7 @@ def _export_from(running: remote.Server, output: str | None, events: bool) -> No
     with httpx.stream("GET", url, params=params, headers=headers, timeout=timeout) as answer:
         if answer.status_code != 200:
             answer.read()
-            raise remote.Refused(running.url, answer.status_code, _error_of(answer.content))
+            raise remote.ServerRefused(running.url, answer.status_code, _error_of(answer.content))
         if output == "-":
             for line in _lines(answer.iter_bytes()):
                 sys.stdout.buffer.write(line)
@@ -269,7 +269,7 @@ def _import_to(
         errors.print(f"[red]not imported[/]: {escape(_error_of(answer.content))}")
         raise typer.Exit(2)
     if answer.status_code != 200:
-        raise remote.Refused(running.url, answer.status_code, _error_of(answer.content))
+        raise remote.ServerRefused(running.url, answer.status_code, _error_of(answer.content))
     return answer.json()
 
 

@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Column, Table
 
-from memvault.cli import remote
+from memvault.cli import reach, remote
 from memvault.cli.reach import errors, fail, open_memory, server
 
 __all__ = ["errors", "open_memory", "organize", "session_app"]
@@ -42,7 +42,7 @@ def _operate(
     if running is not None:
         try:
             report = remotely(running)
-        except remote.Refused as exc:
+        except remote.ServerRefused as exc:
             if exc.status == 409 and "operation" in exc.body:
                 report = exc.body
             elif exc.status in (400, 409):
@@ -114,24 +114,11 @@ def register(
 ) -> None:
     """Add a row for this session (idle; with --manual, active with a snapshot)."""
     content = file.read_text(encoding="utf-8") if file else None
-    body = {
-        "agentName": agent,
-        "manual": manual,
-        "topic": topic,
-        "summary": summary,
-        "keywords": keywords,
-        "snapshot": content,
-    }
+    given = {"manual": manual, "topic": topic, "summary": summary, "keywords": keywords}
+    body = {"agentName": agent, **given, "snapshot": content}
     _operate(
         lambda running: running.post("/board/register", body),
-        lambda memory: memory.board.register_session(
-            agent=agent,
-            manual=manual,
-            topic=topic,
-            summary=summary,
-            keywords=keywords,
-            content=content,
-        ),
+        lambda memory: memory.board.register_session(agent=agent, content=content, **given),
         as_json,
     )
 
@@ -165,18 +152,15 @@ def update(
                 raise typer.Exit(2)
             sections.setdefault(name.strip(), []).append(text.strip())
         content = sections
+    given = {"topic": topic, "summary": summary, "keywords": keywords}
     body = {
         "snapshot": content if isinstance(content, str) else None,
         "sections": content if isinstance(content, dict) else None,
-        "topic": topic,
-        "summary": summary,
-        "keywords": keywords,
+        **given,
     }
     _operate(
         lambda running: running.post(f"{_row(session_id)}/update", body),
-        lambda memory: memory.board.update_session(
-            session_id, content, topic=topic, summary=summary, keywords=keywords
-        ),
+        lambda memory: memory.board.update_session(session_id, content, **given),
         as_json,
     )
 
@@ -233,7 +217,7 @@ def list_(as_json: Json = False) -> None:
     if running is not None:
         try:
             rows = running.get("/board/sessions")["sessions"]
-        except remote.Refused as exc:
+        except remote.ServerRefused as exc:
             if exc.status != 409:
                 raise
             fail(exc.error)
@@ -249,9 +233,7 @@ def list_(as_json: Json = False) -> None:
         return
     if not rows:
         if board_file is None:
-            from memvault.config import Settings
-
-            board_file = Settings().vault_path / "memory" / "index.md"
+            board_file = reach.settings().vault_path / "memory" / "index.md"
         console.print(f"The board is empty: {board_file} has no sessions yet.")
         return
     columns = ("sessionId", "status", "topic", "summary", "referencedBy", "updatedAt")
@@ -299,7 +281,7 @@ def show(
     if running is not None:
         try:
             found = running.get(_row(session_id))
-        except remote.Refused as exc:
+        except remote.ServerRefused as exc:
             if exc.status == 404:
                 found = None
             elif exc.status in (400, 409):

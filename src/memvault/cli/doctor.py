@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from memvault import doctor as checks
-from memvault.config import Settings
+from memvault.cli import reach
 
 console = Console()
 _COLOURS = {checks.OK: "green", checks.WARN: "yellow", checks.PROBLEM: "red"}
@@ -21,7 +21,7 @@ def doctor(
 ) -> None:
     """Check the server, store, vault, index, embeddings, LLM, spool, each editor's hooks
     and MCP entry, and versions; print each problem with its fix. Exits 1 on a problem."""
-    findings = checks.diagnose(Settings())
+    findings = checks.diagnose(reach.settings())
     failed = checks.failed(findings)
     if as_json:
         report = {"ok": not failed, "checks": [f.to_dict() for f in findings]}

@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from memvault.cli import remote
+from memvault.cli import reach, remote
 from memvault.cli.reach import errors, open_memory, server
 
 console = Console(soft_wrap=True)
@@ -34,7 +34,7 @@ def _refused(verb: str) -> Iterator[None]:
     except InvalidInput as exc:
         errors.print(f"[red]not {verb}[/]: {escape(exc.message)}")
         raise typer.Exit(2) from None
-    except remote.Refused as exc:  # the server's words for the same refusal
+    except remote.ServerRefused as exc:  # the server's words for the same refusal
         if exc.status != 400:
             raise
         errors.print(f"[red]not {verb}[/]: {escape(exc.error)}")
@@ -49,10 +49,9 @@ def check(
     as_json: Annotated[bool, typer.Option("--json", help="Print the findings as JSON.")] = False,
 ) -> None:
     """Report fragment files that break the rules (exit 1 if any has an error)."""
-    from memvault.config import Settings
     from memvault.vault.fragments import CheckReport, check_folder
 
-    settings = Settings()  # the files alone are read: no store, no server needed
+    settings = reach.settings()  # the files alone are read: no store, no server needed
     folder = settings.fragments_path
     report = check_folder(folder, root=settings.vault_path) if folder.is_dir() else CheckReport()
     if as_json:
@@ -97,28 +96,14 @@ def save(
     from memvault.vault.remember import Draft, facts_from
 
     facts = list(fact or []) + (facts_from(file.read()) if file else [])
-    draft = Draft(
-        project=project,
-        summary=summary,
-        facts=facts,
-        importance=importance,
-        confidence=confidence,
-        source=source,
-        tags=list(tag or []),
-    )
+    # The fields of a draft, under the names /remember takes too.
+    given = {"project": project, "summary": summary, "facts": facts, "tags": list(tag or [])}
+    given |= {"importance": importance, "confidence": confidence, "source": source}
+    draft = Draft(**given)
     running = server()
     if running is not None:
-        body = {
-            "project": project,
-            "summary": summary,
-            "facts": facts,
-            "importance": importance,
-            "confidence": confidence,
-            "source": source,
-            "tags": draft.tags,
-        }
         with _refused("saved"):
-            answer = running.post("/remember", body)
+            answer = running.post("/remember", given)
         shown = {key: answer[key] for key in ("action", "path", "similarity")}
     else:
         with open_memory() as memory:

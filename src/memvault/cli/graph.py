@@ -72,7 +72,7 @@ def query(
         body |= {"maxDepth": depth, "limit": limit}
         try:
             answer = running.post("/graph/query", {k: v for k, v in body.items() if v is not None})
-        except remote.Refused as exc:
+        except remote.ServerRefused as exc:
             if exc.status != 400:
                 raise
             fail(exc.error, 2)

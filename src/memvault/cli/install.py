@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from memvault.config import Settings
+from memvault.cli import reach
 from memvault.install import ConfigError, Report, install, rules, uninstall
 
 console = Console(soft_wrap=True, highlight=False)
@@ -51,30 +51,27 @@ PrintRules = Annotated[
 ]
 
 
-@install_app.command("cursor")
-def cursor(
-    project: Project = None,
-    remove: Uninstall = False,
-    dry_run: DryRun = False,
-    as_json: Json = False,
-    print_rules: PrintRules = False,
-    all_events: AllEvents = None,
-) -> None:
-    """Cursor: hooks.json, mcp.json and (for a project) the rule memvault.mdc."""
-    _run("cursor", project, remove, dry_run, as_json, print_rules, all_events)
+def _host_command(host: str, described: str) -> None:
+    """``memvault install <host>``: every host takes the same options."""
+
+    def command(
+        project: Project = None,
+        remove: Uninstall = False,
+        dry_run: DryRun = False,
+        as_json: Json = False,
+        print_rules: PrintRules = False,
+        all_events: AllEvents = None,
+    ) -> None:
+        _run(host, project, remove, dry_run, as_json, print_rules, all_events)
+
+    command.__doc__ = described
+    install_app.command(host)(command)
 
 
-@install_app.command("claude-code")
-def claude_code(
-    project: Project = None,
-    remove: Uninstall = False,
-    dry_run: DryRun = False,
-    as_json: Json = False,
-    print_rules: PrintRules = False,
-    all_events: AllEvents = None,
-) -> None:
-    """Claude Code: settings.json hooks, the MCP server, and the rules in CLAUDE.md."""
-    _run("claude-code", project, remove, dry_run, as_json, print_rules, all_events)
+_host_command("cursor", "Cursor: hooks.json, mcp.json and (for a project) the rule memvault.mdc.")
+_host_command(
+    "claude-code", "Claude Code: settings.json hooks, the MCP server, and the rules in CLAUDE.md."
+)
 
 
 def _run(
@@ -86,16 +83,16 @@ def _run(
     print_rules: bool,
     all_events: bool | None,
 ) -> None:
+    settings = reach.settings()
     if print_rules:
-        typer.echo(rules.render(), nl=False)
+        typer.echo(rules.render(settings.language), nl=False)
         return
-    home = Settings().home
     try:
         if remove:
-            report = uninstall(host, home=home, project=project, dry_run=dry_run)
+            report = uninstall(host, settings=settings, project=project, dry_run=dry_run)
         else:
             report = install(
-                host, home=home, project=project, dry_run=dry_run, all_events=all_events
+                host, settings=settings, project=project, dry_run=dry_run, all_events=all_events
             )
     except ConfigError as exc:
         errors.print(f"[red]{escape(str(exc))}[/]")

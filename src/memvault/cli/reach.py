@@ -1,5 +1,6 @@
 """How a command reaches memory: through the running server when one runs for this
-memory, in this process only when none does.
+memory, in this process only when none does; and how a failure it leaves to the app ends
+it (the CLI's one table of error outcomes).
 
 Nothing heavy is imported here: ``Memory`` (the store, numpy, the search index) loads
 only when a command opens the memory in process.
@@ -7,6 +8,7 @@ only when a command opens the memory in process.
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, NoReturn
 
 import typer
@@ -16,6 +18,9 @@ from rich.markup import escape
 from memvault.cli import remote
 
 if TYPE_CHECKING:
+    from typing import Any
+
+    from memvault.config import Settings
     from memvault.memory import Memory
 
 errors = Console(stderr=True, soft_wrap=True)
@@ -32,14 +37,21 @@ def server() -> remote.Server | None:
         raise typer.Exit(1) from None
 
 
+def settings(**overrides: Any) -> Settings:
+    """This memory's settings, read from the environment when a command asks (the CLI's
+    one place that builds them; ``overrides`` are a command's own options)."""
+    from memvault.config import Settings
+
+    return Settings(**overrides)
+
+
 def open_memory() -> Memory:
     """The memory, opened in this process (no server runs for it)."""
-    from memvault.config import Settings
     from memvault.errors import MemvaultError
     from memvault.memory import Memory
 
     try:
-        return Memory.open(Settings())
+        return Memory.open(settings())
     except MemvaultError as exc:
         errors.print(f"[red]{escape(str(exc))}[/]")
         raise typer.Exit(2) from None
@@ -55,7 +67,31 @@ def fail(message: str, code: int = 1, *, prefix: str = "") -> NoReturn:
     raise typer.Exit(code)
 
 
-def refused(exc: remote.Refused) -> NoReturn:
+def reported(exc: Exception) -> int | None:
+    """Print a failure a command left to the app, and return its exit code; None for a bug."""
+    from memvault.errors import StoreFailure
+
+    if isinstance(exc, StoreFailure):  # a full disk, a locked database, a read-only vault
+        errors.print(str(exc), style="red", highlight=False, markup=False)
+        return 1
+    if isinstance(exc, remote.ServerRefused | remote.Unavailable):
+        try:
+            refused(exc) if isinstance(exc, remote.ServerRefused) else away(exc)
+        except typer.Exit as done:
+            return done.exit_code
+    if "pydantic" in sys.modules:  # a setting from the environment that cannot be used
+        from pydantic import ValidationError
+
+        from memvault.config import settings_problems
+
+        if isinstance(exc, ValidationError):
+            for line in settings_problems(exc):
+                errors.print(f"[red]{line}[/]", highlight=False)
+            return 2
+    return None
+
+
+def refused(exc: remote.ServerRefused) -> NoReturn:
     """An error answer no command says in its own words: the secret, a full disk, a bug."""
     if exc.status in (401, 403):
         fail(

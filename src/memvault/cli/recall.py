@@ -67,7 +67,7 @@ def search(
         }
         try:
             found = running.post("/search", body)["results"]
-        except remote.Refused as exc:
+        except remote.ServerRefused as exc:
             if exc.status != 400:
                 raise
             fail(exc.error, 2)
@@ -176,7 +176,7 @@ def get(
     if running is not None:
         try:
             shown = running.get(f"/memories/{remote.path_part(memory_id)}")["memory"]
-        except remote.Refused as exc:
+        except remote.ServerRefused as exc:
             if exc.status != 404:
                 raise
             shown = None

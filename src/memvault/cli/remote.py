@@ -34,7 +34,7 @@ REQUEST_SECONDS = 120.0
 LONG_SECONDS = 3600.0  # maintenance, reindexing and imports run as long as they need
 
 
-class Refused(Exception):
+class ServerRefused(Exception):
     """The server at ``url`` answered with an error: ``status`` and the ``error`` it named."""
 
     def __init__(self, url: str, status: int, error: str, body: Any = None) -> None:
@@ -72,7 +72,7 @@ class Server:
         query: Mapping[str, Any] | None = None,
         seconds: float = REQUEST_SECONDS,
     ) -> Any:
-        """The JSON the server answers to ``method /agentmemory{path}``; ``Refused`` for
+        """The JSON the server answers to ``method /agentmemory{path}``; ``ServerRefused`` for
         an error answer, ``Unavailable`` when the server went away."""
         target = f"/agentmemory{path}"
         given = {k: _query_value(v) for k, v in (query or {}).items() if v is not None}
@@ -95,7 +95,7 @@ class Server:
         error = decoded.get("error") if isinstance(decoded, dict) else None
         if not isinstance(error, str):
             error = " ".join(answer.body.decode("utf-8", "replace").split())[:300] or "no detail"
-        raise Refused(self.url, answer.status, error, decoded)
+        raise ServerRefused(self.url, answer.status, error, decoded)
 
 
 def find(environ: Mapping[str, str] = os.environ) -> Server | None:
@@ -130,4 +130,4 @@ def _query_value(value: Any) -> Any:
     return value
 
 
-__all__ = ["NotAnswering", "Refused", "Server", "Unavailable", "find", "path_part"]
+__all__ = ["NotAnswering", "Server", "ServerRefused", "Unavailable", "find", "path_part"]

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from memvault import server_process
+from memvault.cli import reach
 from memvault.config import Settings, is_loopback
 
 console = Console()
@@ -27,7 +28,6 @@ def worker(
     import threading
 
     from memvault.background import lower_this_threads_priority
-    from memvault.cli import reach
 
     # On PostgreSQL jobs are claimed with SKIP LOCKED by every replica's workers: one more
     # worker process adds throughput rather than a second writer.
@@ -46,7 +46,7 @@ def worker(
 
         try:
             answer = running.post("/jobs/run", seconds=3600)
-        except remote.Refused as exc:
+        except remote.ServerRefused as exc:
             reach.refused(exc)
         except remote.Unavailable as exc:
             reach.away(exc)
@@ -76,7 +76,7 @@ def _on_postgres(settings: Settings | None = None) -> bool:
     from memvault.store import engine_of
 
     try:
-        return engine_of((settings or Settings()).store_url) == "postgres"
+        return engine_of((settings or reach.settings()).store_url) == "postgres"
     except ValueError:
         return False
 
@@ -95,7 +95,7 @@ def serve(
         overrides["host"] = host
     if port is not None:
         overrides["port"] = port
-    settings = Settings(**overrides)
+    settings = reach.settings(**overrides)
     if not is_loopback(settings.host) and settings.secret is None:
         errors.print(
             f"[red]refusing to listen on {settings.host}[/]: it is reachable from other "
@@ -162,7 +162,7 @@ def _serve_recorded(config: Any, settings: Settings) -> None:
 
 def stop() -> None:
     """Stop the memory server running for this MEMVAULT_HOME (the one its server.pid names)."""
-    stopped, report = server_process.stop(str(Settings().home))
+    stopped, report = server_process.stop(str(reach.settings().home))
     typer.echo(report, err=not stopped)  # whole lines: a path is never wrapped
     if not stopped:
         raise typer.Exit(1)
@@ -175,7 +175,7 @@ def status(
     import urllib.error
     import urllib.request
 
-    settings = Settings()
+    settings = reach.settings()
     url = f"{settings.server_url}/agentmemory/health"
     request = urllib.request.Request(url)
     if settings.secret is not None:

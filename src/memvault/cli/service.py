@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 
 from memvault import service
-from memvault.config import Settings
+from memvault.cli import reach
 from memvault.install.commands import Commands, pins
 
 service_app = typer.Typer(
@@ -27,7 +27,8 @@ DryRun = Annotated[bool, typer.Option("--dry-run", help="Say what would change; 
 
 
 def _service() -> service.Service:
-    memvault = Commands.find().memvault
+    chosen = reach.settings()
+    memvault = Commands.find(chosen).memvault
     if not os.path.isabs(memvault):
         errors.print(
             "[red]cannot find the memvault executable[/]: a service needs its absolute path. "
@@ -35,7 +36,7 @@ def _service() -> service.Service:
         )
         raise typer.Exit(1)
     try:
-        return service.service_for(memvault, Settings().home, pins())
+        return service.service_for(memvault, chosen.home, pins(chosen))
     except service.ServiceError as exc:
         errors.print(f"[red]{exc}[/]", markup=False)
         raise typer.Exit(1) from None
@@ -84,7 +85,7 @@ def logs(
     ] = False,
 ) -> None:
     """Show the end of the server's log ($MEMVAULT_HOME/logs/server.log)."""
-    log = service.log_path(Settings().home)
+    log = service.log_path(reach.settings().home)
     if not service.log_files(log) and not follow:
         errors.print(
             f"no server log yet at {log}: a server started in the background or by "

@@ -28,7 +28,7 @@ def diagnose(
     findings = [server, check_store(settings), check_vault(settings)]
     findings += [check_backlog(health), check_embeddings(settings, health), check_llm(settings)]
     findings.append(check_spool(settings, running=health is not None))
-    findings += check_hosts(cwd or Path.cwd(), user_home or Path.home())
+    findings += check_hosts(settings, cwd or Path.cwd(), user_home or Path.home())
     findings.append(check_versions())
     return findings
 

@@ -16,6 +16,7 @@ from importlib import metadata
 from pathlib import Path
 
 from memvault import __version__
+from memvault.config import Settings
 from memvault.doctor.finding import OK, PROBLEM, WARN, Finding
 from memvault.install import HOSTS, Commands
 from memvault.install.commands import MCP_SERVER, is_memvault_hook
@@ -32,11 +33,11 @@ class _Registration:
     folder: Path  # the host's own folder (where it keeps its config)
 
 
-def check_hosts(cwd: Path, user_home: Path) -> list[Finding]:
+def check_hosts(settings: Settings, cwd: Path, user_home: Path) -> list[Finding]:
     findings: list[Finding] = []
     connected = False
     for host in HOSTS:
-        user = _registration(host, user_home, project=False)
+        user = _registration(host, user_home, settings, project=False)
         if isinstance(user, Finding):
             findings.append(user)
             connected = True  # a file memvault cannot read: named, not "not installed"
@@ -55,7 +56,7 @@ def check_hosts(cwd: Path, user_home: Path) -> list[Finding]:
             )
         findings.append(found)
         if cwd.resolve() != user_home.resolve():
-            project = _registration(host, cwd, project=True)
+            project = _registration(host, cwd, settings, project=True)
             if isinstance(project, Finding):
                 findings.append(project)
             elif project.hooks or project.mcp:
@@ -73,8 +74,12 @@ def check_hosts(cwd: Path, user_home: Path) -> list[Finding]:
     return findings
 
 
-def _registration(host: str, root: Path, *, project: bool) -> _Registration | Finding:
-    artifacts = HOSTS[host].artifacts(root, project=project, commands=Commands.find())
+def _registration(
+    host: str, root: Path, settings: Settings, *, project: bool
+) -> _Registration | Finding:
+    artifacts = HOSTS[host].artifacts(
+        root, project=project, commands=Commands.find(settings), language=settings.language
+    )
     hooks: list[str] = []
     mcp: str | None = None
     files = []

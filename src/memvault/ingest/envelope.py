@@ -59,7 +59,7 @@ def parse_json(body: bytes) -> Any:
     except jsontext.NotUnicode as exc:
         fields = [exc.field] if exc.field else []
         raise InvalidInput(f"request body is not valid Unicode: {exc}", fields=fields) from None
-    except jsontext.Refused as exc:
+    except jsontext.UnusableJson as exc:
         raise InvalidInput(f"request body refused: {exc}") from None
     except json.JSONDecodeError as exc:
         raise InvalidInput(

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memvault.config import Settings
 from memvault.install import claude_code, cursor
 from memvault.install.commands import Commands
 from memvault.install.files import Backups, ConfigError, Outcome
@@ -57,7 +58,7 @@ class Report:
 def install(
     host: str,
     *,
-    home: Path,
+    settings: Settings,
     project: Path | None = None,
     dry_run: bool = False,
     commands: Commands | None = None,
@@ -66,7 +67,8 @@ def install(
 ) -> Report:
     """Merge memvault's hooks, MCP server and rules into ``host``'s config files.
 
-    ``home`` is memvault's own folder (backups go under ``home/install``); ``project``
+    ``settings`` are this memory's: backups go under its ``home/install``, the rules are in
+    its language, and the user's configs pin what the host would not see; ``project``
     selects project scope; ``user_home`` is the user's home folder (default: the current
     user's); ``all_events`` registers the hook events only newer host builds know as
     well (by default for Cursor, whose memory block at session start needs one of them;
@@ -79,9 +81,9 @@ def install(
     if project is not None:
         # A project's files are committed and shared: no path or setting of this machine.
         commands = commands or Commands.portable()
-        notes += _portable_notes(commands)
+        notes += _portable_notes(commands, settings)
     else:
-        commands = commands or Commands.find()
+        commands = commands or Commands.find(settings)
         notes += _pin_notes(commands)
         if not commands.found:
             notes.insert(
@@ -89,25 +91,26 @@ def install(
                 f"{commands.hook} or {commands.memvault} was not found beside this Python or "
                 "on PATH; the configs name them bare, so the host's PATH must include them.",
             )
-    return _run("install", host, home, project, dry_run, commands, user_home, notes, all_events)
+    return _run("install", host, settings, project, dry_run, commands, user_home, notes, all_events)
 
 
 def uninstall(
     host: str,
     *,
-    home: Path,
+    settings: Settings,
     project: Path | None = None,
     dry_run: bool = False,
     user_home: Path | None = None,
 ) -> Report:
     """Take memvault's entries out of ``host``'s config files, restoring what was there."""
-    return _run("uninstall", host, home, project, dry_run, Commands.find(), user_home, [], False)
+    commands = Commands.find(settings)
+    return _run("uninstall", host, settings, project, dry_run, commands, user_home, [], False)
 
 
 def _run(
     action: str,
     host: str,
-    home: Path,
+    settings: Settings,
     project: Path | None,
     dry_run: bool,
     commands: Commands,
@@ -119,9 +122,13 @@ def _run(
         raise ValueError(f"unknown host {host!r}; known: {', '.join(HOSTS)}")
     root = project if project is not None else (user_home or Path.home())
     artifacts = HOSTS[host].artifacts(
-        root, project=project is not None, commands=commands, all_events=all_events
+        root,
+        project=project is not None,
+        commands=commands,
+        language=settings.language,
+        all_events=all_events,
     )
-    backups = Backups(home / "install")
+    backups = Backups(settings.home / "install")
     apply = _install if action == "install" else _uninstall
     files = apply(artifacts, backups, dry_run=dry_run)
     scope = "project" if project is not None else "user"
@@ -168,7 +175,7 @@ def _pin_notes(commands: Commands) -> list[str]:
     return notes
 
 
-def _portable_notes(commands: Commands) -> list[str]:
+def _portable_notes(commands: Commands, settings: Settings) -> list[str]:
     notes = []
     if not commands.on_path:
         notes.append(
@@ -176,7 +183,7 @@ def _portable_notes(commands: Commands) -> list[str]:
             "and they are not on this PATH: put them there (`make install` links them into "
             "~/.local/bin), or the editor cannot start them."
         )
-    left_out = Commands.find().pinned
+    left_out = Commands.find(settings).pinned
     if left_out:
         settings = ", ".join(f"{name}={value}" for name, value in left_out)
         notes.append(

@@ -71,7 +71,7 @@ def events(*, all_events: bool) -> tuple[str, ...]:
 
 
 def artifacts(
-    root: Path, *, project: bool, commands: Commands, all_events: bool = False
+    root: Path, *, project: bool, commands: Commands, language: str, all_events: bool = False
 ) -> list[Artifact]:
     """The files Claude Code reads for ``root`` (the home folder, or a project's folder)."""
     mcp_config = root / ".mcp.json" if project else root / ".claude.json"
@@ -79,7 +79,7 @@ def artifacts(
     return [
         settings_file(root / ".claude" / "settings.json", commands, events(all_events=all_events)),
         mcp_servers(mcp_config, commands),
-        rules.agent_rules(rules_file),
+        rules.agent_rules(rules_file, language=language),
     ]
 
 

@@ -54,8 +54,8 @@ class Commands:
     pinned: tuple[tuple[str, str], ...] = ()
 
     @classmethod
-    def find(cls) -> Commands:
-        return cls(hook=_executable(HOOK), memvault=_executable("memvault"), pinned=pins())
+    def find(cls, settings: Settings) -> Commands:
+        return cls(hook=_executable(HOOK), memvault=_executable("memvault"), pinned=pins(settings))
 
     @classmethod
     def portable(cls) -> Commands:
@@ -98,8 +98,10 @@ class Commands:
         return server
 
 
-def pins(environ: Mapping[str, str] = os.environ) -> tuple[tuple[str, str], ...]:
-    """The memvault settings of this environment that an editor would not otherwise see.
+def pins(
+    settings: Settings, environ: Mapping[str, str] = os.environ
+) -> tuple[tuple[str, str], ...]:
+    """The memvault ``settings`` of this environment that an editor would not otherwise see.
 
     * ``MEMVAULT_HOME``: the home memvault resolves here, as an absolute path, when the
       environment chooses it (``MEMVAULT_HOME`` set, or an ``XDG_DATA_HOME`` that moves
@@ -110,7 +112,6 @@ def pins(environ: Mapping[str, str] = os.environ) -> tuple[tuple[str, str], ...]
 
     Defaults are left out, so a config holds nothing machine-specific it does not need.
     """
-    settings = Settings()
     found = []
     home = os.path.abspath(settings.home)
     without_xdg = {k: v for k, v in environ.items() if k != "XDG_DATA_HOME"}

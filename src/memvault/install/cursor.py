@@ -109,7 +109,7 @@ RULE_FRONTMATTER = (
 
 
 def artifacts(
-    root: Path, *, project: bool, commands: Commands, all_events: bool = False
+    root: Path, *, project: bool, commands: Commands, language: str, all_events: bool = False
 ) -> list[Artifact]:
     """The files Cursor reads under ``root`` (the home folder, or a project's folder)."""
     folder = root / ".cursor"
@@ -118,7 +118,8 @@ def artifacts(
         mcp_servers(folder / "mcp.json", commands),
     ]
     if project:
-        found.append(rules.agent_rules(folder / "rules" / "memvault.mdc", header=RULE_FRONTMATTER))
+        rule_file = folder / "rules" / "memvault.mdc"
+        found.append(rules.agent_rules(rule_file, language=language, header=RULE_FRONTMATTER))
     return found
 
 

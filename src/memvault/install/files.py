@@ -19,7 +19,7 @@ import os
 import re
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -191,14 +191,9 @@ class Outcome:
     diff: str = ""  # in a dry run: the change as a unified diff
 
     def to_dict(self) -> dict[str, str]:
-        found = {
-            "path": str(self.path),
-            "role": self.role,
-            "action": self.action,
-            "detail": self.detail,
-        }
-        if self.diff:
-            found["diff"] = self.diff
+        found = {**asdict(self), "path": str(self.path)}
+        if not self.diff:  # only a dry run shows one
+            del found["diff"]
         return found
 
 

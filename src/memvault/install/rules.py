@@ -176,12 +176,8 @@ def phrases(operation: str, session_id: str = SESSION_ID_EXAMPLE) -> list[str]:
     return [p.replace("<id>", session_id) for p in OPERATIONS[operation][2]]
 
 
-def render(language: str | None = None) -> str:
-    """The rules as markdown, in ``language`` (the configured one when not given)."""
-    if language is None:
-        from memvault.config import Settings
-
-        language = Settings().language
+def render(language: str) -> str:
+    """The rules as markdown, in ``language`` (a ``language`` setting)."""
     words = strings(language)
     english = language == "en"
     header = (
@@ -217,14 +213,15 @@ def _english_only(text: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def agent_rules(path: Path, *, header: str = "") -> Artifact:
-    """The rules as memvault's marked block in the file at ``path``: a new file starts with
-    ``header`` (Cursor's rule frontmatter), and a file left with only that is empty."""
+def agent_rules(path: Path, *, language: str, header: str = "") -> Artifact:
+    """The rules, in ``language``, as memvault's marked block in the file at ``path``: a new
+    file starts with ``header`` (Cursor's rule frontmatter), and a file left with only that
+    is empty."""
 
     def put(data: bytes | None) -> bytes:
         if data is None and header:
             data = header.encode("utf-8")
-        return put_block(path, data, render())
+        return put_block(path, data, render(language))
 
     def take(data: bytes) -> Stripped:
         text = drop_block(path, data)

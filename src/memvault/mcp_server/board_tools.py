@@ -107,14 +107,8 @@ def memory_session_register(
     content = _content(snapshot, sections)
     if content is not None and not manual:
         raise ToolError("snapshot content needs a manual registration (manual: true)")
-    report = memory.board.register_session(
-        agent=agent_name,
-        manual=manual,
-        topic=topic,
-        summary=summary,
-        keywords=keywords,
-        content=content,
-    )
+    row = _row_words(topic, summary, keywords)
+    report = memory.board.register_session(agent=agent_name, manual=manual, content=content, **row)
     return report_answer(report)
 
 
@@ -135,13 +129,8 @@ def memory_session_update(
     becomes active; its Summary follows the snapshot's Current Context while memvault wrote
     it (a Summary a person edited, or one given, is kept); Started At and Referenced By are
     kept. Write at the end of a task, or when the user asks."""
-    report = memory.board.update_session(
-        session_id,
-        _content(snapshot, sections),
-        topic=topic,
-        summary=summary,
-        keywords=keywords,
-    )
+    row = _row_words(topic, summary, keywords)
+    report = memory.board.update_session(session_id, _content(snapshot, sections), **row)
     return report_answer(report)
 
 
@@ -225,3 +214,10 @@ def _content(snapshot: str | None, sections: dict[str, str | list[str]] | None) 
         return as_snapshot(snapshot if snapshot is not None else sections)
     except ValueError as exc:  # an unknown section name
         raise ToolError(str(exc)) from None
+
+
+def _row_words(
+    topic: str | None, summary: str | None, keywords: str | None
+) -> dict[str, str | None]:
+    """The words of a board row a caller may give; None leaves memvault's own."""
+    return {"topic": topic, "summary": summary, "keywords": keywords}

@@ -26,11 +26,9 @@ from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
 from pydantic import ValidationError
 
 from memvault import __version__
-from memvault.errors import InvalidInput, StoreFailure
 from memvault.mcp_server import board_tools, memory_tools, timeline
+from memvault.mcp_server.answers import TOLD, tool_error
 from memvault.memory import Memory
-from memvault.vault.board import BoardFormatError
-from memvault.vault.owner import VaultWriteQueued
 
 INSTRUCTIONS = """\
 memvault keeps an AI coding agent's memory as markdown in the user's Obsidian vault.
@@ -177,10 +175,8 @@ def _bound(function: Callable[..., CallToolResult], memory: Callable[[], Memory]
     def tool(**arguments: Any) -> CallToolResult:
         try:
             return function(memory(), **arguments)
-        except InvalidInput as exc:
-            raise ToolError(exc.message) from exc
-        except (BoardFormatError, StoreFailure, VaultWriteQueued) as exc:
-            raise ToolError(str(exc)) from exc
+        except TOLD as exc:
+            raise tool_error(exc) from exc
 
     tool.__signature__ = signature.replace(  # type: ignore[attr-defined]
         parameters=list(signature.parameters.values())[1:]

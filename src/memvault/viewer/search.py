@@ -33,19 +33,16 @@ def search(
             )
         except InvalidInput as exc:
             problem = exc.message
-    weights = memory.recall.weights
+    form = {"q": q, "kind": kind if kinds else "", "project": project, "archived": archived}
     return page(
         request,
         "search.html",
         title="Search",
-        q=q,
-        kind=kind if kinds else "",
+        **form,  # shown back as given
         kinds=DOCUMENT_KINDS,
-        project=project,
-        archived=archived,
         hits=hits,
         problem=problem,
-        weights=weights,
+        weights=memory.recall.weights,
         public_id=memory.recall.public_id,
     )
 
