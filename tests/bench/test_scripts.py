@@ -155,3 +155,150 @@ def test_embedder_bench_runs_at_a_small_scale():
 def test_switch_interval_bench_runs_at_a_small_scale():
     out = _run("switch.py", "--writes", "20", "--rounds", "1")
     assert "switch interval 5 ms" in out and "switch interval 1 ms" in out
+
+
+def _real_session(project: str, n: int, started: str, turns: list[tuple[str, str, str]]) -> dict:
+    """A session of the real-sessions format: per turn a request, a read, a reply, a stop."""
+    sid = f"{project}-{n}"
+    base = {"sessionId": sid, "project": project, "cwd": f"/src/{project}", "agentId": "cursor"}
+    events = []
+    for prompt, path, reply in turns:
+        step = len(events)
+        at = f"{started[:17]}{step:02d}.000Z"
+        events += [
+            {
+                **base,
+                "hookType": "prompt_submit",
+                "eventId": f"{sid}:{step}",
+                "timestamp": at,
+                "data": {"prompt": prompt},
+            },
+            {
+                **base,
+                "hookType": "post_tool_use",
+                "eventId": f"{sid}:{step + 1}",
+                "timestamp": at,
+                "data": {
+                    "tool_name": "Read",
+                    "tool_input": {"file_path": path},
+                    "tool_output": f"Read {path}",
+                },
+            },
+            {
+                **base,
+                "hookType": "assistant_response",
+                "eventId": f"{sid}:{step + 2}",
+                "timestamp": at,
+                "data": {"assistantResponse": reply},
+            },
+            {
+                **base,
+                "hookType": "stop",
+                "eventId": f"{sid}:{step + 2}:stop",
+                "timestamp": at,
+                "data": {"status": "completed"},
+            },
+        ]
+    return {
+        "id": sid,
+        "project": project,
+        "language": "en",
+        "started": started,
+        "title": turns[0][0],
+        "events": events,
+    }
+
+
+def test_real_sessions_bench_runs_on_a_tiny_dataset(tmp_path):
+    """bench/real_sessions.py end to end against a real server, on data the test writes
+    (the real set lives outside the repository)."""
+    topics = [
+        (
+            "Make the tokenizer split camelCase identifiers",
+            "src/tokenizer.py",
+            "The tokenizer now splits camelCase identifiers into their parts.",
+        ),
+        (
+            "The sqlite checkpoint stalls writers under load",
+            "src/store/checkpoint.py",
+            "Moved the WAL checkpoint into its own thread so writers never wait.",
+        ),
+        (
+            "Use the CommandLineParser library for argument handling",
+            "src/cli/args.py",
+            "We decided to use CommandLineParser instead of hand-written parsing.",
+        ),
+        (
+            "Render the dashboard chart with plotly",
+            "web/chart.js",
+            "The dashboard chart is drawn with plotly now.",
+        ),
+        (
+            "Fix the tokenizer for camelCase names with digits",
+            "src/tokenizer.py",
+            "Digits inside camelCase names stay with their word.",
+        ),
+    ]
+    sessions = [
+        _real_session("demo", n, f"2026-01-0{n + 1}T10:00:00Z", [topic])
+        for n, topic in enumerate(topics)
+    ]
+    sessions.append(
+        _real_session(
+            "other",
+            0,
+            "2026-01-01T09:00:00Z",
+            [("Tune the garden irrigation timer", "timer.ino", "Watering at dawn.")],
+        )
+    )
+    lines = "\n".join(json.dumps(s) for s in sessions) + "\n"
+    (tmp_path / "sessions.jsonl").write_text(lines)
+    question = {"project": "demo", "language": "en", "turn": 0, "title": ""}
+    queries = [
+        {
+            **question,
+            "set": "files",
+            "session": "demo-4",
+            "relevant": ["demo-0"],
+            "query": "the camelCase tokenizer splits identifiers wrongly in src/tokenizer.py",
+        },
+        {
+            **question,
+            "set": "decision",
+            "session": "demo-3",
+            "relevant": ["demo-2"],
+            "term": "CommandLineParser",
+            "decision": "use CommandLineParser",
+            "query": "add a --verbose flag to the CommandLineParser argument handling",
+        },
+        {
+            **question,
+            "set": "control",
+            "session": "other-0",
+            "relevant": [],
+            "query": "why does the irrigation timer water the garden at noon",
+        },
+    ]
+    (tmp_path / "queries.json").write_text(json.dumps(queries))
+    out = _run(
+        "real_sessions.py",
+        "--data",
+        str(tmp_path),
+        "--lexical-only",
+        "--projects",
+        "demo",
+        "--wait",
+        "120",
+        "--json",
+        str(tmp_path / "r.json"),
+    )
+    assert "1 projects, 3 history sessions" in out and "caught up" in out
+    assert "controls with nothing injected" in out and "decision terms" in out
+    report = json.loads((tmp_path / "r.json").read_text())
+    files = report["groups"]["files"]
+    # Words alone find both: the request shares its rarest words with its session.
+    assert files["lexical"]["R@10"] == 1.0 and files["bm25-session"]["R@10"] == 1.0
+    assert report["groups"]["decision"]["bm25-event"]["R@5"] == 1.0
+    assert report["modes"]["lexical"]["caught_up_s"] is not None
+    assert report["modes"]["lexical"]["start_block_checked"] == 3
+    assert 0 <= report["groups"]["control"]["lexical"]["silent"] <= 1

@@ -1,0 +1,589 @@
+"""Real coding sessions: does a running server hand a new session's agent the right memory
+from the project's earlier sessions? memvault (default and lexical) beside plain BM25.
+
+The data is the coding-sessions set beside the repository (``../shared/bench/coding-sessions/``,
+its README is the dataset card; never copied into the project, its licences vary): real
+Cursor sessions of five public projects as hook events, split per project into history
+(the first 60 % by start time) and later sessions, whose requests are the questions.
+
+Protocol, for each mode (a real ``memvault serve`` on a loopback port with a temporary
+home; lexical = ``MEMVAULT_EMBEDDINGS=none``, default = the server's own defaults):
+
+- ingest the history as the hooks would have sent it: per session, in start-time order,
+  ``POST /agentmemory/session/start``, then its events through ``/observe/bulk``; then wait
+  until health says the index is caught up, every document embedded and no job or write
+  pending (the time from the first request to then is *caught up*; ``--ask-when-indexed``
+  asks as soon as every event is indexed instead, as a session starting right away would);
+- ask each question as the Claude Code hook asks at a new session's first prompt:
+  ``/session/start`` (the SessionStart block), ``/context`` with the request as the query
+  and ``hookEvent: UserPromptSubmit`` (the prompt block), and ``/search`` (limit 30) for a
+  ranking. The request is not posted as an event.
+
+Every search result and injected memory is traced to the sessions its events came from
+(``eventIds`` are ``<sessionId>:<n>``). Plain BM25 (k1 1.2, b 0.75) ranks the same history
+with memvault's own tokenizer, one document per session and one per event (a session
+ranked by its best event), in the same run.
+
+    .venv/bin/python bench/real_sessions.py [--data DIR] [--lexical-only]
+        [--projects blastmerge,docgen] [--limit N] [--wait SECONDS] [--ask-when-indexed]
+        [--json PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+from pathlib import Path, PurePosixPath
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from _server import health, machine, percentile, running_server
+
+from memvault.hook.envelope import QUERY_LIMIT, stripped
+from memvault.search.analyzer import tokens
+from memvault.search.context import MEMORY_KINDS
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "bench" / "coding-sessions"
+HISTORY_SHARE = 0.6
+KS = (5, 10)
+SEARCH_LIMIT = 30
+BULK_EVENTS = 500
+BULK_BYTES = 512 * 1024  # well under the server's 1 MiB body limit
+# Lexical first: its figures come in minutes, the embedder's can take an hour on 2 cores.
+MODES = {"lexical": {"MEMVAULT_EMBEDDINGS": "none"}, "default": {}}
+SYSTEMS = ("default", "lexical", "bm25-session", "bm25-event")
+
+
+# -- the data -----------------------------------------------------------------------------
+
+
+def load(data: Path, projects: set[str] | None) -> tuple[dict[str, list[dict]], list[dict]]:
+    """Per project its history sessions (start-time order), and the questions asked in the
+    chosen projects."""
+    groups: dict[str, list[dict]] = defaultdict(list)
+    with (data / "sessions.jsonl").open(encoding="utf-8") as lines:
+        for line in lines:
+            session = json.loads(line)
+            if projects is None or session["project"] in projects:
+                groups[session["project"]].append(session)
+    history = {}
+    for project, group in groups.items():
+        group.sort(key=lambda s: (s["started"], s["id"]))
+        history[project] = group[: max(1, round(len(group) * HISTORY_SHARE))]
+    questions = json.loads((data / "queries.json").read_text(encoding="utf-8"))
+    return history, [q for q in questions if q["project"] in history]
+
+
+def limited(questions: list[dict], limit: int | None) -> list[dict]:
+    """At most ``limit`` questions of each set, in the file's order."""
+    if limit is None:
+        return questions
+    taken: Counter[str] = Counter()
+    out = []
+    for question in questions:
+        if taken[question["set"]] < limit:
+            taken[question["set"]] += 1
+            out.append(question)
+    return out
+
+
+def asked(question: dict) -> str:
+    """The request as the hook sends it as a query: stripped, cut to what /context takes."""
+    return stripped(question["query"])[:QUERY_LIMIT]
+
+
+def event_text(event: dict) -> str:
+    data = event.get("data") or {}
+    if event["hookType"] == "post_tool_use":
+        given = data.get("tool_input") or {}
+        return f"{data.get('tool_name')}: " + " ".join(str(v) for v in given.values())
+    return data.get("prompt") or data.get("assistantResponse") or ""
+
+
+# -- plain BM25 ---------------------------------------------------------------------------
+
+
+class BM25:
+    """Okapi BM25 over tokenized documents."""
+
+    def __init__(self, documents: list[list[str]], k1: float = 1.2, b: float = 0.75):
+        self.k1, self.b = k1, b
+        self.counts = [Counter(d) for d in documents]
+        self.lengths = [len(d) for d in documents]
+        self.average = sum(self.lengths) / max(len(documents), 1)
+        df = Counter(term for counts in self.counts for term in counts)
+        n = len(documents)
+        self.idf = {t: math.log(1 + (n - c + 0.5) / (c + 0.5)) for t, c in df.items()}
+
+    def scores(self, query: list[str]) -> list[float]:
+        terms = [t for t in dict.fromkeys(query) if t in self.idf]
+        out = []
+        for counts, length in zip(self.counts, self.lengths, strict=True):
+            norm = self.k1 * (1 - self.b + self.b * length / self.average)
+            out.append(
+                sum(
+                    self.idf[t] * counts[t] * (self.k1 + 1) / (counts[t] + norm)
+                    for t in terms
+                    if t in counts
+                )
+            )
+        return out
+
+
+class Baseline:
+    """Plain BM25 over a project's history: per session, and per event."""
+
+    def __init__(self, history: list[dict], tokenize: Callable[[str], list[str]] = tokens):
+        self.tokenize = tokenize
+        self.ids = [s["id"] for s in history]
+        texts = [[event_text(e) for e in s["events"] if e["hookType"] != "stop"] for s in history]
+        self.by_session = BM25([tokenize("\n".join(t)) for t in texts])
+        self.owners = [sid for sid, t in zip(self.ids, texts, strict=True) for _ in t]
+        self.by_event = BM25([tokenize(text) for t in texts for text in t])
+
+    def rank(self, query: str, per: str) -> list[str]:
+        terms = self.tokenize(query)
+        if per == "session":
+            scored = zip(self.by_session.scores(terms), self.ids, strict=True)
+            return [sid for score, sid in sorted(scored, key=lambda x: -x[0]) if score > 0]
+        best: dict[str, float] = {}
+        for score, sid in zip(self.by_event.scores(terms), self.owners, strict=True):
+            if score > best.get(sid, 0):
+                best[sid] = score
+        return sorted(best, key=lambda sid: -best[sid])
+
+
+# -- the server ---------------------------------------------------------------------------
+
+
+def call(url: str, path: str, body: dict | None = None, timeout: float = 300) -> dict:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(f"{url}{path}", data, {"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=timeout) as answer:
+        return json.load(answer)
+
+
+def batches(events: list[dict]) -> Iterable[list[dict]]:
+    """The events in bodies of at most BULK_EVENTS items and about BULK_BYTES."""
+    batch: list[dict] = []
+    size = 0
+    for event in events:
+        cost = len(json.dumps(event).encode())
+        if batch and (len(batch) == BULK_EVENTS or size + cost > BULK_BYTES):
+            yield batch
+            batch, size = [], 0
+        batch.append(event)
+        size += cost
+    if batch:
+        yield batch
+
+
+def ingest(url: str, history: dict[str, list[dict]]) -> int:
+    """Every history session as the hooks would have sent it, oldest first; events sent."""
+    sent = 0
+    for session in sorted(
+        (s for group in history.values() for s in group), key=lambda s: (s["started"], s["id"])
+    ):
+        first = session["events"][0]
+        start = {
+            "sessionId": session["id"],
+            "project": session["project"],
+            "cwd": first["cwd"],
+            "agentId": first["agentId"],
+        }
+        call(url, "/agentmemory/session/start", start)
+        for batch in batches(session["events"]):
+            answer = call(url, "/agentmemory/observe/bulk", {"observations": batch})
+            failed = [r for r in answer.get("results", []) if r.get("error")]
+            assert not failed and not answer.get("errors"), (failed or answer["errors"])[:3]
+            sent += len(batch)
+    return sent
+
+
+def indexed(report: dict) -> bool:
+    """Every event stored and in the lexical index."""
+    return report["index"]["eventsNotIndexed"] == 0 and report["queue"]["pendingWrites"] == 0
+
+
+def caught_up(report: dict) -> bool:
+    """Indexed, every document embedded, and the pipeline's jobs done."""
+    queue, index = report["queue"], report["index"]
+    return (
+        indexed(report)
+        and index["caughtUp"]
+        and not index.get("documentsNotEmbedded")
+        and queue["pendingWrites"] == queue["jobsPending"] == queue["jobsRunning"] == 0
+    )
+
+
+def wait_for(
+    url: str, began: float, cap: float, ready: Callable[[dict], bool]
+) -> tuple[float | None, dict]:
+    """Seconds from ``began`` until ``ready`` holds (None past ``cap``), and the last health
+    report. Ready twice in a row: a job the last event queues may not be pending yet at the
+    first look."""
+    streak = 0
+    while True:
+        report = health(url)
+        streak = streak + 1 if ready(report) else 0
+        if streak == 2:
+            return time.perf_counter() - began, report
+        if time.perf_counter() - began > cap:
+            return None, report
+        time.sleep(0.5)
+
+
+def wait_embedder(url: str, cap: float = 300) -> None:
+    """The embedder loaded (when there is one): its start-up is not ingest's time."""
+    deadline = time.monotonic() + cap
+    while (embedder := health(url)["embedder"])["provider"] != "none" and not embedder["loaded"]:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the embedder did not load: {embedder}")
+        time.sleep(0.5)
+
+
+def sessions_of(view: dict) -> list[str]:
+    """The host sessions a memory came from, first named first. A summary's ``sessionId``
+    is its board row's id; its events name the host session."""
+    named = [str(e).split(":", 1)[0] for e in view.get("eventIds") or []]
+    if not named and view.get("sessionId"):
+        named = [view["sessionId"]]
+    return list(dict.fromkeys(named))
+
+
+def public_id(kind: str, key: str, fragments_dir: str) -> str:
+    """A block's id (a document's key) as /memories takes it."""
+    if kind != "fragment":
+        return key
+    return str(PurePosixPath(key).relative_to(fragments_dir).with_suffix(""))
+
+
+def memories(block: dict) -> list[tuple[str, str]]:
+    """The memories a /context answer holds, by kind and id (not its report line or hint)."""
+    return [(b["kind"], b["id"]) for b in block["blocks"] if b["kind"] in MEMORY_KINDS]
+
+
+def ask(url: str, question: dict, n: int) -> dict:
+    """One question as a new session's first prompt; what each call gave."""
+    session = f"real-sessions-question-{n}"
+    project, query = question["project"], asked(question)
+    started = call(
+        url,
+        "/agentmemory/session/start",
+        {"sessionId": session, "project": project, "cwd": f"/src/{project}", "agentId": "bench"},
+    )
+    # The same standing block without a session: its items (session/start gives text).
+    standing = call(url, "/agentmemory/context", {"project": project})
+    began = time.perf_counter()
+    prompt = call(
+        url,
+        "/agentmemory/context",
+        {"sessionId": session, "project": project, "hookEvent": "UserPromptSubmit", "query": query},
+    )
+    context_ms = (time.perf_counter() - began) * 1000
+    began = time.perf_counter()
+    found = call(
+        url, "/agentmemory/search", {"query": query, "project": project, "limit": SEARCH_LIMIT}
+    )
+    search_ms = (time.perf_counter() - began) * 1000
+    ranked = list(dict.fromkeys(s for hit in found["results"] for s in sessions_of(hit)))
+    return {
+        "ranked": ranked,
+        "start_text": started["context"],
+        "start_items": memories(standing),
+        "start_matches": standing["context"] in started["context"],
+        "prompt_text": prompt["context"],
+        "prompt_items": memories(prompt),
+        "context_ms": context_ms,
+        "search_ms": search_ms,
+    }
+
+
+def trace(url: str, items: set[tuple[str, str]], fragments_dir: str) -> dict:
+    """Each injected memory's source sessions, read after every question was asked (a
+    fragment read counts as a use, which would move later rankings)."""
+    out = {}
+    for kind, key in items:
+        if kind == "project":
+            out[(kind, key)] = []  # the project's L2 summary: no one session
+            continue
+        quoted = urllib.parse.quote(public_id(kind, key, fragments_dir), safe="/")
+        try:
+            out[(kind, key)] = sessions_of(call(url, f"/agentmemory/memories/{quoted}")["memory"])
+        except urllib.error.HTTPError:
+            out[(kind, key)] = []
+    return out
+
+
+def run_mode(
+    mode: str, history: dict, questions: list[dict], cap: float, *, when_indexed: bool = False
+) -> dict:
+    try:
+        with running_server(**MODES[mode]) as url:
+            wait_embedder(url)
+            began = time.perf_counter()
+            events = ingest(url, history)
+            posted = time.perf_counter() - began
+            indexed_s, report = wait_for(url, began, cap, indexed)
+            seconds = None
+            if not when_indexed:
+                seconds, report = wait_for(url, began, cap, caught_up)
+            asked_rows = [ask(url, q, n) for n, q in enumerate(questions)]
+            fragments_dir = PurePosixPath(report["vault"]["fragmentsFolder"]).name
+            every = {item for r in asked_rows for item in r["start_items"] + r["prompt_items"]}
+            sources = trace(url, every, fragments_dir)
+    except subprocess.TimeoutExpired:
+        # A server still embedding a backlog can take longer to stop than the helper waits
+        # for; it was told to stop, and the figures are already read.
+        print(f"{mode}: the server did not stop within 30 s of being told to", flush=True)
+    rows = []
+    for question, got in zip(questions, asked_rows, strict=True):
+        rows.append(
+            {
+                "ranked": got["ranked"],
+                "prompt": [sources[i] for i in got["prompt_items"]],
+                "start": [sources[i] for i in got["start_items"]],
+                "prompt_text": got["prompt_text"],
+                "start_text": got["start_text"],
+                "start_matches": got["start_matches"],
+                "context_ms": got["context_ms"],
+                "search_ms": got["search_ms"],
+                "session": question["session"],
+            }
+        )
+    return {
+        "events": events,
+        "posted_s": posted,
+        "indexed_s": indexed_s,
+        "caught_up_s": seconds,
+        "health": {k: report[k] for k in ("store", "queue", "vault", "embedder", "index")},
+        "rows": rows,
+    }
+
+
+# -- figures ------------------------------------------------------------------------------
+
+
+def recall(ranked: list[str], relevant: set[str], k: int) -> float:
+    return len(set(ranked[:k]) & relevant) / len(relevant)
+
+
+def score(question: dict, row: dict) -> dict:
+    """One question's figures for one memvault mode."""
+    relevant = set(question["relevant"])
+    out: dict = {"prompt_items": len(row["prompt"]), "start_items": len(row["start"])}
+    if relevant:
+        out |= {f"R@{k}": recall(row["ranked"], relevant, k) for k in KS}
+        out["hit@5"] = float(bool(set(row["ranked"][:5]) & relevant))
+        drawn = {s for sources in row["prompt"] for s in sources}
+        out["prompt_recall"] = len(drawn & relevant) / len(relevant)
+        out["prompt_lines_relevant"] = sum(bool(set(s) & relevant) for s in row["prompt"])
+        out["start_lines_relevant"] = sum(bool(set(s) & relevant) for s in row["start"])
+    if question["set"] == "decision":
+        term = question["term"].lower()
+        out["term_prompt"] = term in row["prompt_text"].lower()
+        out["term_either"] = out["term_prompt"] or term in row["start_text"].lower()
+    return out
+
+
+def baseline_scores(question: dict, baseline: Baseline) -> dict[str, dict]:
+    relevant = set(question["relevant"])
+    out = {}
+    for per in ("session", "event"):
+        ranked = baseline.rank(asked(question), per)
+        cells = {f"R@{k}": recall(ranked, relevant, k) for k in KS}
+        cells["hit@5"] = float(bool(set(ranked[:5]) & relevant))
+        out[f"bm25-{per}"] = cells
+    return out
+
+
+def groups(questions: list[dict]) -> dict[str, list[int]]:
+    """Question indexes by set, by set and language, and all labelled ones together."""
+    out: dict[str, list[int]] = defaultdict(list)
+    for i, q in enumerate(questions):
+        out[q["set"]].append(i)
+        if q["set"] != "control":
+            out["labelled"].append(i)
+            out[f"{q['set']} {q['language']}"].append(i)
+    order = ["labelled", "files", "files en", "files zh", "decision", "decision en", "control"]
+    return {name: out[name] for name in order if out.get(name)}
+
+
+def summarize(questions: list[dict], scored: dict[str, list[dict]], runs: dict) -> dict:
+    """Figures per group of questions and system, and per mode the run's own figures."""
+    table: dict[str, dict] = {}
+    for name, members in groups(questions).items():
+        cells: dict = {"n": len(members)}
+        for system, per_question in scored.items():
+            picked = [per_question[i] for i in members]
+            figures = {}
+            if name != "control":
+                for key in (*(f"R@{k}" for k in KS), "hit@5"):
+                    figures[key] = statistics.fmean(p[key] for p in picked)
+            if system in runs and name != "control":
+                figures["prompt_recall"] = statistics.fmean(p["prompt_recall"] for p in picked)
+                for block in ("prompt", "start"):
+                    lines = sum(p[f"{block}_items"] for p in picked)
+                    hits = sum(p[f"{block}_lines_relevant"] for p in picked)
+                    figures[f"{block}_precision"] = hits / lines if lines else None
+                    figures[f"{block}_lines"] = lines
+            if system in runs and name == "control":
+                figures["silent"] = statistics.fmean(p["prompt_items"] == 0 for p in picked)
+            if system in runs and name.startswith("decision"):
+                for key in ("term_prompt", "term_either"):
+                    figures[key] = sum(p[key] for p in picked)
+            cells[system] = figures
+        table[name] = cells
+    modes = {}
+    for mode, run in runs.items():
+        context = [r["context_ms"] for r in run["rows"]]
+        search = [r["search_ms"] for r in run["rows"]]
+        modes[mode] = {
+            "events": run["events"],
+            "posted_s": run["posted_s"],
+            "indexed_s": run["indexed_s"],
+            "caught_up_s": run["caught_up_s"],
+            "context_p50_ms": statistics.median(context) if context else None,
+            "context_p95_ms": percentile(context, 95) if context else None,
+            "search_p50_ms": statistics.median(search) if search else None,
+            "start_block_checked": sum(r["start_matches"] for r in run["rows"]),
+            "documents": run["health"]["store"],
+            "fragments": run["health"]["vault"]["fragments"],
+            "embedder": run["health"]["embedder"],
+        }
+    return {"groups": table, "modes": modes}
+
+
+def _s(seconds: float | None) -> str:
+    return f"{seconds:.1f} s" if seconds is not None else "not waited for (or past --wait)"
+
+
+def _f(value: float | None, width: int = 5) -> str:
+    return f"{value:{width}.2f}" if value is not None else " " * (width - 1) + "-"
+
+
+def show(figures: dict, systems: list[str]) -> None:
+    table, modes = figures["groups"], figures["modes"]
+    for mode, m in modes.items():
+        print(
+            f"{mode}: {m['events']:,} events posted in {m['posted_s']:.1f} s; after the first"
+            f" request indexed {_s(m['indexed_s'])}, caught up {_s(m['caught_up_s'])};"
+            f" {m['fragments']} fragments; /context p50"
+            f" {m['context_p50_ms']:.0f} ms p95 {m['context_p95_ms']:.0f} ms; /search p50"
+            f" {m['search_p50_ms']:.0f} ms"
+        )
+    print("\nsearch: recall@5 / recall@10 / hit@5 of the relevant sessions")
+    print(f"{'questions':12} {'n':>3}  " + "".join(f"{s:>19}" for s in systems))
+    for name, cells in table.items():
+        if name == "control":
+            continue
+        line = "".join(
+            "  " + " ".join(_f(cells[s][k]) for k in ("R@5", "R@10", "hit@5")) for s in systems
+        )
+        print(f"{name:12} {cells['n']:>3}  {line}")
+    mine = [s for s in systems if s in modes]
+    print(
+        "\ninjected: prompt block's recall of relevant sessions / share of its lines from a"
+        " relevant session (lines) / the same for the SessionStart block"
+    )
+    for name, cells in table.items():
+        if name == "control":
+            continue
+        line = "".join(
+            f"  {s}: {_f(cells[s]['prompt_recall'])} {_f(cells[s]['prompt_precision'])}"
+            f" ({cells[s]['prompt_lines']:>3}) {_f(cells[s]['start_precision'])}"
+            f" ({cells[s]['start_lines']:>3})"
+            for s in mine
+        )
+        print(f"{name:12} {cells['n']:>3}{line}")
+    if "control" in table:
+        cells = table["control"]
+        silent = "  ".join(f"{s} {cells[s]['silent']:.2f}" for s in mine)
+        print(f"\ncontrols with nothing injected at the prompt (n={cells['n']}): {silent}")
+    if "decision" in table:
+        cells = table["decision"]
+        terms = "  ".join(
+            f"{s} {cells[s]['term_prompt']}/{cells['n']} ({cells[s]['term_either']}/{cells['n']}"
+            " either block)"
+            for s in mine
+        )
+        print(f"decision terms in the prompt block: {terms}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--lexical-only", action="store_true", help="skip the default mode")
+    parser.add_argument("--projects", help="comma-separated project names (default: all)")
+    parser.add_argument("--limit", type=int, help="at most N questions of each set")
+    parser.add_argument(
+        "--wait", type=float, default=3600, help="seconds to wait for caught up (default 3600)"
+    )
+    parser.add_argument(
+        "--ask-when-indexed",
+        action="store_true",
+        help="ask once every event is indexed, before the pipeline's jobs and the vectors",
+    )
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    chosen = set(args.projects.split(",")) if args.projects else None
+    history, questions = load(args.data, chosen)
+    questions = limited(questions, args.limit)
+    modes = ["lexical"] if args.lexical_only else list(MODES)
+    print(
+        f"real coding sessions: {len(history)} projects, {sum(map(len, history.values()))}"
+        f" history sessions ({sum(len(s['events']) for g in history.values() for s in g):,}"
+        f" events); {sum(q['set'] != 'control' for q in questions)} labelled questions,"
+        f" {sum(q['set'] == 'control' for q in questions)} controls — {machine()},"
+        f" {datetime.now(UTC):%Y-%m-%d}",
+        flush=True,
+    )
+    baselines = {project: Baseline(group) for project, group in history.items()}
+    scored: dict[str, list[dict]] = {}
+    runs = {}
+    for mode in modes:
+        began = time.perf_counter()
+        runs[mode] = run_mode(
+            mode, history, questions, args.wait, when_indexed=args.ask_when_indexed
+        )
+        scored[mode] = [score(q, r) for q, r in zip(questions, runs[mode]["rows"], strict=True)]
+        print(
+            f"{mode}: asked; caught up {_s(runs[mode]['caught_up_s'])} after the first request"
+            f" ({time.perf_counter() - began:.0f} s for the mode)",
+            flush=True,
+        )
+    for system in ("bm25-session", "bm25-event"):
+        scored[system] = [
+            baseline_scores(q, baselines[q["project"]])[system] if q["relevant"] else {}
+            for q in questions
+        ]
+    figures = summarize(questions, scored, runs)
+    show(figures, [s for s in SYSTEMS if s in scored])
+    if args.json:
+        rows = [
+            {
+                "set": q["set"],
+                "project": q["project"],
+                "session": q["session"],
+                "turn": q["turn"],
+                **{system: scored[system][i] for system in scored},
+                **{f"{mode} ranked": runs[mode]["rows"][i]["ranked"][:10] for mode in runs},
+            }
+            for i, q in enumerate(questions)
+        ]
+        args.json.write_text(json.dumps({**figures, "questions": rows}, indent=2))
+
+
+if __name__ == "__main__":
+    main()
