@@ -50,8 +50,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from _server import health, machine, percentile, running_server
 
+from memvault.analyzer import tokens
 from memvault.hook.envelope import QUERY_LIMIT, stripped
-from memvault.search.analyzer import tokens
 from memvault.search.context import MEMORY_KINDS
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "bench" / "coding-sessions"
