@@ -9,7 +9,7 @@ from pathlib import Path
 
 from memvault import Memory
 from memvault.archive import import_stream
-from memvault.archive.export import log_end
+from memvault.archive.export import Export
 from tests.archive.conftest import events, export_bytes, files
 
 
@@ -145,20 +145,30 @@ def test_export_streams_a_large_log_in_bounded_batches(tmp_path):
     assert max(calls) <= 1000  # never the whole log at once
 
 
-def test_the_export_reads_the_log_up_to_its_newest_event(tmp_path):
-    with Memory.open(home=tmp_path / "home") as memory:
-        assert log_end(memory.store) == 0
-        memory.observe_many(
-            {
-                "hookType": "prompt_submit",
-                "sessionId": "s1",
-                "project": "p",
-                "cwd": "/p",
-                "timestamp": "2026-11-30T10:00:00.000Z",
-                "eventId": f"e{n}",
-                "data": {},
-            }
-            for n in range(37)
-        )
+def test_the_export_reads_the_log_up_to_its_newest_event_at_its_start(tmp_path):
+    def prompt(session_id: str, n: int) -> dict:
+        return {
+            "hookType": "prompt_submit",
+            "sessionId": session_id,
+            "project": "p",
+            "cwd": "/p",
+            "timestamp": "2026-11-30T10:00:00.000Z",
+            "eventId": f"e{n}",
+            "data": {},
+        }
 
-        assert log_end(memory.store) == max(e.seq for e in memory.reads.events("s1")) == 37
+    with Memory.open(home=tmp_path / "home") as memory:
+        memory.observe_many(prompt("s1", n) for n in range(37))
+        records = Export(memory, events=True).records()
+        seen = [next(records)]
+        while seen[-1].get("kind") != "event":
+            seen.append(next(records))
+        memory.observe_many(
+            prompt(session_id, n) for session_id in ("s1", "s2") for n in range(40, 45)
+        )
+        seen.extend(records)
+
+    exported = [record for record in seen if record.get("kind") == "event"]
+    assert [record["eventId"] for record in exported] == [f"e{n}" for n in range(37)]
+    assert [record["id"] for record in seen if record.get("kind") == "session"] == ["s1"]
+    assert seen[-1]["records"]["event"] == 37

@@ -18,10 +18,10 @@ from memvault import __version__, jsontext
 from memvault.archive.format import BOARD_PATH, END, header
 from memvault.domain import Event, Session, iso, utc_now
 from memvault.memory import Memory
-from memvault.store import Store
+from memvault.memory.reads import Reads
+from memvault.memory.transfer import Transfer
 from memvault.vault.files import read_text
 
-EVENT_BATCH = 1000
 SESSION_PAGE = 500
 CHUNK_BYTES = 64 * 1024
 
@@ -53,23 +53,23 @@ class Export:
         return file_name(self.exported_at)
 
     def records(self) -> Iterator[dict[str, Any]]:
-        store = self.memory.store
+        reads, transfer = self.memory.reads, self.memory.transfer
         yield header(exported_at=self.exported_at, memvault_version=__version__, events=self.events)
-        end = log_end(store)
+        end = reads.last_event_seq()
         sessions: set[str] = set()
-        for session in _sessions(store):
+        for session in _sessions(reads):
             if session.id not in sessions:  # a page may repeat one as activity reorders them
                 sessions.add(session.id)
-                yield self._counted(session_record(store, session, end))
+                yield self._counted(session_record(transfer, session, end))
         if self.events:
             late: dict[str, None] = {}
-            for event in _events(store, end):
+            for event in transfer.events_through(end):
                 if event.session_id not in sessions:
                     late[event.session_id] = None  # its first event came while paging
                 yield self._counted(event_record(event))
             for session_id in late:
-                if (session := store.get_session(session_id)) is not None:
-                    yield self._counted(session_record(store, session, end))
+                if (session := reads.session(session_id)) is not None:
+                    yield self._counted(session_record(transfer, session, end))
         settings = self.memory.settings
         vault = settings.vault_path
         for path in _markdown(settings.fragments_path):
@@ -123,7 +123,7 @@ class Export:
             yield self._counted({"kind": kind, "path": relative, "text": text})
 
 
-def session_record(store: Store, session: Session, end: int) -> dict[str, Any]:
+def session_record(transfer: Transfer, session: Session, end: int) -> dict[str, Any]:
     return {
         "kind": "session",
         "id": session.id,
@@ -137,7 +137,7 @@ def session_record(store: Store, session: Session, end: int) -> dict[str, Any]:
         "lastEventAt": session.last_event_at,
         # The fragments made from the session's events up to here are in this archive:
         # an import does not extract them again.
-        "extractedThrough": _event_id(store, session.extracted.seq, end),
+        "extractedThrough": _event_id(transfer, session.extracted.seq, end),
     }
 
 
@@ -161,47 +161,18 @@ def event_id(event: Event) -> str:
     return event.client_event_id or f"evt_{event.seq}"
 
 
-def log_end(store: Store) -> int:
-    """The sequence number of the newest event (0 for an empty log), by a bisection of
-    indexed lookups: the log has no call for its last number."""
-
-    def beyond(seq: int) -> bool:
-        return bool(store.log_after(seq, limit=1))
-
-    low, high = 0, max(store.stats().events, 1)
-    while beyond(high):
-        low, high = high, high * 2
-    while low < high:
-        middle = (low + high) // 2
-        if beyond(middle):
-            low = middle + 1
-        else:
-            high = middle
-    return low
-
-
-def _event_id(store: Store, seq: int | None, end: int) -> str | None:
+def _event_id(transfer: Transfer, seq: int | None, end: int) -> str | None:
     if not seq or seq > end:
         return None
-    found = store.log_after(seq - 1, limit=1)
-    return event_id(found[0]) if found and found[0].seq == seq else None
+    found = transfer.event_at(seq)
+    return event_id(found) if found is not None else None
 
 
-def _sessions(store: Store) -> Iterator[Session]:
+def _sessions(reads: Reads) -> Iterator[Session]:
     offset = 0
-    while page := store.list_sessions(limit=SESSION_PAGE, offset=offset):
+    while page := reads.sessions(limit=SESSION_PAGE, offset=offset):
         yield from page
         offset += len(page)
-
-
-def _events(store: Store, end: int) -> Iterator[Event]:
-    seq = 0
-    while seq < end and (batch := store.log_after(seq, limit=EVENT_BATCH)):
-        for event in batch:
-            if event.seq > end:
-                return
-            yield event
-        seq = batch[-1].seq
 
 
 def _markdown(folder: Path, *, depth: int | None = None) -> Iterator[Path]:

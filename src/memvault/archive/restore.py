@@ -17,7 +17,6 @@ from typing import Any
 
 from memvault.archive.report import At, ImportReport
 from memvault.archive.vault_files import VaultFiles
-from memvault.domain import Watermark
 from memvault.errors import InvalidInput
 from memvault.ingest.envelope import SessionStart, validate
 from memvault.memory import Memory
@@ -36,7 +35,7 @@ class Restore:
                 fields=["strategy"],
             )
         self.memory = memory
-        self.store = memory.store
+        self.transfer = memory.transfer
         self.strategy = strategy
         self.report = ImportReport(source, version, strategy)
         self.files = VaultFiles(memory, strategy, self.report)
@@ -82,9 +81,9 @@ class Restore:
         if isinstance(through, str) and through:
             self._extracted.add((start.session_id, through))
         sid = start.session_id
-        known = self.store.get_session(sid)
+        known = self.memory.reads.session(sid)
         if known is None or sid in self._created:
-            self.store.ensure_session(
+            self.transfer.restore_session(
                 sid,
                 project=start.project,
                 cwd=start.cwd,
@@ -101,7 +100,7 @@ class Restore:
         replace = self.strategy == "replace"
         changed = False
         if start.title and start.title != known.title and (replace or not known.title):
-            self.store.ensure_session(sid, project=known.project, cwd=known.cwd, title=start.title)
+            self.transfer.retitle(known, start.title)
             changed = True
         linked = known.board_session_id
         if board and board != linked and (replace or not linked):
@@ -112,14 +111,14 @@ class Restore:
     def _link(self, session_id: str, board: str | None, replacing: str | None, at: At) -> bool:
         if not board or board == replacing:
             return False
-        if self.store.board_session_taken(board):
+        if self.transfer.board_row_taken(board):
             self.report.problem(
                 "session",
                 f"{session_id}: board row {board} is tied to another session here; not linked",
                 at,
             )
             return False
-        return self.store.link_board_session(session_id, board, replacing=replacing)
+        return self.transfer.link_board_row(session_id, board, replacing=replacing)
 
     # -- events ---------------------------------------------------------------------------
 
@@ -143,7 +142,7 @@ class Restore:
             sid = envelope.get("sessionId")
             if isinstance(sid, str) and sid not in self._checked:
                 self._checked.add(sid)
-                if self.store.get_session(sid) is None:
+                if self.memory.reads.session(sid) is None:
                     self._created.add(sid)
         result = self.memory.capture.observe_many([envelope for envelope, _ in pending])
         for error in result.errors:
@@ -168,12 +167,10 @@ class Restore:
         if match is None:
             return False
         seq = int(match.group(1))
-        found = self.store.log_after(seq - 1, limit=1)
-        if not found or found[0].seq != seq:
-            return False
-        event = found[0]
+        event = self.transfer.event_at(seq)
         return (
-            event.client_event_id is None
+            event is not None
+            and event.client_event_id is None
             and event.session_id == envelope.get("sessionId")
             and event.hook_type == envelope.get("hookType")
             and event.client_timestamp == envelope.get("timestamp")
@@ -185,9 +182,7 @@ class Restore:
         """Store what is pending, and queue what is derived from it."""
         self.flush()
         for session_id, seq in self._through.items():
-            found = self.store.log_after(seq - 1, limit=1)
-            if found and found[0].seq == seq:
-                self.store.advance_extraction(session_id, Watermark(found[0].received_at, seq))
+            self.transfer.mark_extracted(session_id, seq)
         for session_id in sorted(self._gained):
             self.memory.pipeline.request_summary(session_id)
         self.report.summaries_queued = len(self._gained)

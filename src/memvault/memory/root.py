@@ -33,6 +33,7 @@ from memvault.memory.reads import Reads
 from memvault.memory.rebuild import Rebuild
 from memvault.memory.recall import Entry, Recall
 from memvault.memory.serving import Serving
+from memvault.memory.transfer import Transfer
 from memvault.pipeline.service import Pipeline, Sources
 from memvault.search.engine import Hit
 from memvault.store import Store, open_store
@@ -84,6 +85,7 @@ class Memory(AbstractContextManager["Memory"]):
         self._pipeline = LazyPipeline(sources, self.pacer)
         ingest_rate = IngestRate()
         self.reads = Reads(store, self.board.vault_board, ingest_rate)
+        self.transfer = Transfer(store)
 
         def stored(count: int) -> None:
             ingest_rate.add(count)
