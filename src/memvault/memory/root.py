@@ -4,9 +4,10 @@ needs (nothing below calls back up into it), and closes them.
 The parts: ``board`` (the session board), ``recall`` (search and get), ``context`` (memory
 blocks for agents), ``fragments`` (remember, edit, delete, forget, maintain), ``reads``
 (sessions, events, timelines), ``health``, ``serving`` (the server's threads), ``owner``
-(replica vault writes), ``graph``, ``rebuild``, and ``capture`` (observing events) and
-``pipeline`` (opened on first use). A few one-line doors serve library users:
-``observe``, ``observe_many``, ``search``, ``get`` and ``remember``.
+(replica vault writes), ``graph``, ``rebuild``, ``transfer`` (what export and import read
+and restore), ``capture`` (observing events) and ``pipeline`` (opened on first use). A
+few one-line doors serve library users: ``observe``, ``observe_many``, ``search``, ``get``
+and ``remember``.
 """
 
 from __future__ import annotations

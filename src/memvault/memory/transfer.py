@@ -41,19 +41,10 @@ class Transfer:
 
     # -- import ---------------------------------------------------------------------------
 
-    def restore_session(
-        self,
-        session_id: str,
-        *,
-        project: str,
-        cwd: str,
-        agent_id: str | None = None,
-        title: str | None = None,
-    ) -> None:
-        """Create the session if it does not exist; give it ``title`` if one is given."""
-        self.store.ensure_session(
-            session_id, project=project, cwd=cwd, agent_id=agent_id, title=title
-        )
+    def restore_session(self, session_id: str, **known: str | None) -> None:
+        """Create the session if it does not exist, with what the archive knew of it
+        (``project``, ``cwd``, ``agent_id``); give it ``title`` if one is given."""
+        self.store.ensure_session(session_id, **known)
 
     def retitle(self, session: Session, title: str) -> None:
         """Give a stored session a new title."""
