@@ -140,3 +140,18 @@ def test_memory_get_does_not_follow_a_snapshot_that_links_out_of_the_vault(serve
     finally:
         board.unlink()
         link.unlink()
+
+
+def test_a_fragment_id_that_names_no_file_is_a_400_naming_it_never_a_500(server):
+    """``.`` names the fragments folder itself and 300 characters make a file name no
+    filesystem takes: both are refused by name, on every route that takes a fragment id."""
+    base = f"{server.url}/agentmemory"
+    # "." goes as %2E, as a client sends it, so it is not folded away as a dot segment.
+    for memory_id, quoted in ((".", "%2E"), ("x" * 300, "x" * 300)):
+        answers = [
+            httpx.delete(f"{base}/fragments/{quoted}", timeout=30),
+            httpx.patch(f"{base}/fragments/{quoted}", json={"summary": "s"}, timeout=30),
+        ]
+        for answer in answers:
+            assert answer.status_code == 400, (memory_id[:10], answer.status_code, answer.text)
+            assert memory_id[:40] in answer.json()["error"], answer.text

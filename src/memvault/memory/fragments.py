@@ -46,6 +46,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+# The longest file name the common filesystems take (ext4, APFS, NTFS: 255).
+NAME_MAX = 255
+
 
 @dataclass(frozen=True, slots=True)
 class Deleted:
@@ -284,11 +287,17 @@ class Fragments:
         """The file a fragment id names, checked to be a fragment inside the fragments
         folder; ``InvalidInput`` naming the id otherwise."""
         folder = self.settings.fragments_path
+        parts = PurePosixPath(memory_id).parts
+        if not parts or any(len(part.encode()) + len(".md") > NAME_MAX for part in parts):
+            raise InvalidInput(
+                f"fragment {memory_id[:80]!r}: not a fragment id (a fragment id names a file "
+                f"in {folder.name}/, each part at most {NAME_MAX - len('.md')} bytes)",
+                fields=["memoryId"],
+            )
         try:
             path = inside(folder, f"{memory_id}.md")
         except OutsideFolder as exc:
             raise InvalidInput(f"fragment {memory_id!r}: {exc}", fields=["memoryId"]) from None
-        parts = PurePosixPath(memory_id).parts
         if parts[0] == PROJECTS:
             raise InvalidInput(
                 f"{memory_id!r} is a project summary, rewritten by maintenance; only "
