@@ -3,7 +3,7 @@
 The event goes to the server first, with one short deadline for the whole invocation; when
 the server cannot take it (down, slow, a transient error, a missing or wrong secret) it
 goes to the spool instead and the server takes it in later. An event the server calls
-wrong (a 4xx answer but 401, 403, 408 and 429) is dropped, and so is one larger than the
+wrong (a 4xx answer but 401, 403, 404, 405, 408 and 429) is dropped, and so is one larger than the
 server's body limit that could not be delivered: the server would refuse it. Memory is
 read only after a delivery, within what is left of the deadline. Whatever happens, the
 answer is the host's neutral one at worst, problems are reported on stderr, and the exit

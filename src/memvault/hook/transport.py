@@ -15,12 +15,14 @@ import socket
 import time
 
 _HEADER_END = b"\r\n\r\n"
-# A 4xx answer says the request itself is wrong (malformed, too large, a bad field, a path
-# or method this server does not have): sending it again cannot help. But for these: a
-# server that timed out reading it (408) or asks to come back later (429), and one that
-# did not accept the secret (401, 403: the event is fine, and the spool's drain needs no
-# secret). Every other failure is worth keeping the event for.
-LATER = frozenset({408, 429})
+# A 4xx answer says the request itself is wrong (malformed, too large, a bad field):
+# sending it again cannot help. But for these: a server that timed out reading it (408) or
+# asks to come back later (429); an answer from something that is not memvault's
+# /agentmemory (404, 405: another program on the port, a proxy, a wrong MEMVAULT_URL — the
+# event is fine, and this home's server drains the spool); and one that did not accept the
+# secret (401, 403: the spool's drain needs no secret). Every other failure is worth
+# keeping the event for.
+LATER = frozenset({404, 405, 408, 429})
 UNAUTHORIZED = frozenset({401, 403})
 
 
