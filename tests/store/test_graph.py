@@ -10,15 +10,14 @@ import pytest
 
 from memvault.derive.entities import graph_of_fragment
 from memvault.domain import Watermark
-from memvault.graph.model import MAX_LIMIT, NEIGHBOURS_PER_NODE, SOURCES_LIMIT, GraphDelta
+from memvault.graph.model import MAX_LIMIT, NEIGHBOURS_PER_NODE, SOURCES_LIMIT
 from memvault.pipeline.graph_job import extract_session_graph
 from memvault.store import graph_queries
 from memvault.store.sqlite import SQLiteStore
 from memvault.store.sqlite import graph as sqlite_graph
 from tests.derive.test_fragment_entities import DECISION
 from tests.pipeline.sessions import CHINESE, ROOT, conversation, read
-
-AT = "2026-11-30T10:00:00.000Z"
+from tests.store.graphs import AT, delta_of
 
 
 @pytest.fixture
@@ -30,17 +29,6 @@ def store(memory):
 def session(memory):
     memory.observe_many(conversation("s1", CHINESE))
     return "s1"
-
-
-def delta_of(*mentions, relations=()):
-    """A delta from (kind, name, source) mentions and (a, b, relation, source) relations."""
-    delta = GraphDelta()
-    refs = {}
-    for kind, name, source in mentions:
-        refs[name] = delta.add(kind, name, source=source, at=AT)
-    for a, b, relation, source in relations:
-        delta.relate(refs[a], refs[b], relation, origin=source, at=AT)
-    return delta
 
 
 def node(store, node_id):

@@ -9,27 +9,15 @@ import sqlite3
 import pytest
 
 from memvault.derive.entities import graph_of_fragment
-from memvault.graph.model import SOURCES_LIMIT, GraphDelta
+from memvault.graph.model import SOURCES_LIMIT
 from memvault.store.sqlite import SQLiteStore
 from memvault.vault.remember import Draft
-
-AT = "2026-11-30T10:00:00.000Z"
+from tests.store.graphs import AT, delta_of
 
 
 @pytest.fixture
 def store(memory):
     return memory.store
-
-
-def delta_of(*mentions, relations=()):
-    """A delta from (kind, name, source) mentions and (a, b, relation, source) relations."""
-    delta = GraphDelta()
-    refs = {}
-    for kind, name, source in mentions:
-        refs[name] = delta.add(kind, name, source=source, at=AT)
-    for a, b, relation, source in relations:
-        delta.relate(refs[a], refs[b], relation, origin=source, at=AT)
-    return delta
 
 
 def node(store, node_id):

@@ -11,11 +11,11 @@ import threading
 import pytest
 
 from memvault.domain import DocumentDraft, Watermark
-from memvault.graph.model import GraphDelta
 from memvault.search.documents import date_terms, terms
 from memvault.search.query import parse
 from memvault.store import LexicalQuery
 from memvault.store.sqlite import SQLiteStore
+from tests.store.graphs import delta_of
 
 psycopg = pytest.importorskip("psycopg")
 
@@ -387,20 +387,10 @@ def test_concurrent_writers_leave_a_follower_nothing_to_skip(postgres):
 # -- the graph ------------------------------------------------------------------------------
 
 
-def _delta(*mentions, relations=()):
-    delta = GraphDelta()
-    refs = {}
-    for kind, name, source in mentions:
-        refs[name] = delta.add(kind, name, source=source, at=AT)
-    for a, b, relation, source in relations:
-        delta.relate(refs[a], refs[b], relation, origin=source, at=AT)
-    return delta
-
-
 def _graph(store) -> None:
     store.write_graph(
         "s1",
-        _delta(
+        delta_of(
             ("file", "src/db/pool.py", "obs_1"),
             ("file", "src/db/users.py", "obs_2"),
             ("library", "psycopg", "obs_1"),
@@ -420,11 +410,11 @@ def _graph(store) -> None:
         through=Watermark(AT, 3),
     )
     store.write_graph(  # a run behind the watermark: nothing written
-        "s1", _delta(("file", "ignored.py", "obs_9")), through=Watermark(AT, 2)
+        "s1", delta_of(("file", "ignored.py", "obs_9")), through=Watermark(AT, 2)
     )
     store.write_graph(
         "s2",
-        _delta(
+        delta_of(
             ("file", "src/db/pool.py", "obs_4"),
             ("library", "psycopg", "obs_4"),
             ("library", "psycopg", "obs_5"),
@@ -437,13 +427,13 @@ def _graph(store) -> None:
         through=Watermark(AT, 5),
     )
     store.write_fragment_graph(
-        _delta(
+        delta_of(
             ("concept", "连接池", "frag-1"),
             ("file", "src/tmp/scratch.py", "frag-1"),
             relations=[("连接池", "src/tmp/scratch.py", "related_to", "frag-1")],
         )
     )
-    store.write_fragment_graph(_delta(("concept", "连接池", "frag-1")))  # counted once
+    store.write_fragment_graph(delta_of(("concept", "连接池", "frag-1")))  # counted once
     store.forget_graph_source("frag-1")  # the scratch file goes, 连接池 keeps its others
 
 
@@ -485,7 +475,7 @@ def test_graph_counts_and_sessions_behind_it_are_the_same(engines):
 
 def test_a_name_holding_a_nul_is_one_node_found_alike(postgres, tmp_path):
     sqlite = SQLiteStore(tmp_path / "memvault.db")
-    delta = _delta(("error", "bad\x00byte in header", "frag-1"), ("file", "io.py", "frag-1"))
+    delta = delta_of(("error", "bad\x00byte in header", "frag-1"), ("file", "io.py", "frag-1"))
     try:
         for store in (sqlite, postgres):
             store.write_fragment_graph(delta)
