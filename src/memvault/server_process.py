@@ -23,6 +23,7 @@ import time
 
 from memvault.hook import paths
 from memvault.hook.transport import Unavailable, split_url
+from memvault.platforms import process_alive
 from memvault.relay.http import Connection
 
 TYPE_CHECKING = False  # typing is not imported at run time: a host waits for every import
@@ -149,15 +150,7 @@ def remove_pid_file(home: str, pid: int) -> None:
 
 def running(pid: int) -> bool:
     """Whether ``pid`` is a live memvault process (a reused pid of another program is not)."""
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # alive, someone else's
-    except OSError:
+    if not process_alive(pid):  # on Windows, os.kill(pid, 0) would end the server
         return False
     try:
         with open(f"/proc/{pid}/stat", "rb") as stat:

@@ -7,7 +7,6 @@ memvault's entries live."""
 from __future__ import annotations
 
 import os
-import shlex
 import shutil
 import sys
 from collections.abc import Iterator
@@ -21,6 +20,7 @@ from memvault.doctor.finding import OK, PROBLEM, WARN, Finding
 from memvault.install import HOSTS, Commands
 from memvault.install.commands import MCP_SERVER, is_memvault_hook
 from memvault.install.files import ConfigError, load_json
+from memvault.platforms import command_program
 
 _NAMES = {"cursor": "Cursor", "claude-code": "Claude Code"}
 
@@ -122,8 +122,10 @@ def _judge(host: str, found: _Registration, scope: str) -> Finding | None:
         return None
     fix = f"memvault install {host}" + (" --project ." if scope != "user-wide" else "")
     name = _NAMES[host]
-    for command in sorted(set(found.hooks)) + ([found.mcp] if found.mcp else []):
-        program = _program(command)
+    # A hook is a command line; the MCP entry's command is the program itself (a path
+    # with spaces included), started without a shell.
+    programs = [command_program(command) for command in sorted(set(found.hooks))]
+    for program in [*programs, *([found.mcp] if found.mcp else [])]:
         if program is not None and not _runs(program):
             return Finding(
                 host,
@@ -136,17 +138,6 @@ def _judge(host: str, found: _Registration, scope: str) -> Finding | None:
     if not found.mcp:
         return Finding(host, PROBLEM, f"{name} ({scope}) has hooks but no MCP entry", fix)
     return Finding(host, OK, f"{name} ({scope}): hooks and MCP server registered")
-
-
-def _program(command: str) -> str | None:
-    """The program a command line starts, past any ``NAME=value`` words."""
-    try:
-        words = shlex.split(command, posix=os.name != "nt")
-    except ValueError:
-        words = command.split()
-    while words and "=" in words[0] and not words[0].startswith(("/", ".")):
-        words = words[1:]
-    return words[0] if words else None
 
 
 def _runs(program: str) -> bool:

@@ -18,6 +18,7 @@ from memvault.install.commands import Commands
 from memvault.install.files import Backups, ConfigError, Outcome
 from memvault.install.files import install as _install
 from memvault.install.files import uninstall as _uninstall
+from memvault.platforms import CMD, printed_command
 
 HOSTS = {cursor.HOST: cursor, claude_code.HOST: claude_code}
 
@@ -168,9 +169,14 @@ def _pin_notes(commands: Commands) -> list[str]:
     ]
     if commands.hook_pins_dropped:
         names = " and ".join(commands.hook_pins_dropped)
+        setx = "; ".join(
+            printed_command(("setx", name, value), CMD)
+            for name, value in commands.pinned
+            if name in commands.hook_pins_dropped
+        )
         notes.append(
             f"On Windows a hook's command line cannot set {names}: set them as user "
-            "environment variables (setx) and restart the editor."
+            f"environment variables (in a Command Prompt: {setx}) and restart the editor."
         )
     return notes
 

@@ -8,16 +8,20 @@ An editor started from the desktop does not see the shell's environment either, 
 memvault keeps its state and where its server listens are pinned in the configs too, when
 they are not the defaults: the hook then spools into the folder the server drains, and
 talks to the server the user runs. See :func:`pins`.
+
+On Windows each host runs a hook's command through its own shell (Claude Code through Git
+Bash, Cursor through PowerShell): the command line is written for it, with the path in
+forward slashes (see :mod:`memvault.platforms`). The MCP entry names its program and
+arguments apart, which hosts start without a shell, so it holds the path as it is.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import shlex
 import shutil
-import subprocess
 import sys
+import sysconfig
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +29,15 @@ from typing import Any
 
 from memvault.config import DEFAULT_PORT, Settings
 from memvault.hook.paths import default_home
-from memvault.install.files import Artifact, Stripped, expect, load_json
+from memvault.install.files import Artifact, ConfigError, Stripped, expect, load_json
+from memvault.platforms import (
+    GIT_BASH,
+    POWERSHELL,
+    UnquotableCommand,
+    command_program,
+    program_name,
+    windows_command,
+)
 
 HOOK = "memvault-hook"
 MCP_SERVER = "memvault"  # the server's name in every host's MCP config
@@ -40,8 +52,8 @@ MCP_VARIABLES = (*HOOK_VARIABLES, "MEMVAULT_VAULT")
 # `NAME=value command` prefix sets the command's environment. No such prefix works in
 # cmd.exe, so on Windows the hook gets no pins (install notes say what to do instead).
 POSIX_SHELL = os.name != "nt"
-
-_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+# The shell each host runs a hook's command through on Windows.
+WINDOWS_SHELLS = {"claude-code": GIT_BASH, "cursor": POWERSHELL}
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +64,7 @@ class Commands:
     hook: str
     memvault: str
     pinned: tuple[tuple[str, str], ...] = ()
+    windows: bool | None = None  # the hosts' shells are Windows's; None: this machine's
 
     @classmethod
     def find(cls, settings: Settings) -> Commands:
@@ -72,21 +85,29 @@ class Commands:
         return os.path.isabs(self.hook) and os.path.isabs(self.memvault)
 
     @property
+    def on_windows(self) -> bool:
+        return not POSIX_SHELL if self.windows is None else self.windows
+
+    @property
     def hook_pins(self) -> dict[str, str]:
         """The pins the hook command line carries (none where no shell prefix works)."""
-        if not POSIX_SHELL:
+        if self.on_windows:
             return {}
         return {name: value for name, value in self.pinned if name in HOOK_VARIABLES}
 
     @property
     def hook_pins_dropped(self) -> list[str]:
         """Names the hook should have pinned but its command line cannot carry (Windows)."""
-        return [] if POSIX_SHELL else [n for n, _ in self.pinned if n in HOOK_VARIABLES]
+        return [n for n, _ in self.pinned if n in HOOK_VARIABLES] if self.on_windows else []
 
     def hook_command(self, host: str) -> str:
-        """The shell command line a hook entry runs for ``host``."""
-        if not POSIX_SHELL:
-            return subprocess.list2cmdline([self.hook, host])
+        """The shell command line a hook entry runs for ``host``; ``ConfigError`` when the
+        hook's path cannot be written for the host's shell on Windows."""
+        if self.on_windows:
+            try:
+                return windows_command(self.hook, [host], WINDOWS_SHELLS[host])
+            except UnquotableCommand as exc:
+                raise ConfigError(str(exc)) from None
         prefix = "".join(f"{name}={shlex.quote(value)} " for name, value in self.hook_pins.items())
         return f"{prefix}{shlex.quote(self.hook)} {host}"
 
@@ -125,28 +146,27 @@ def pins(
 
 
 def _executable(name: str) -> str:
-    scripts = Path(sys.executable).parent
-    for candidate in (name, f"{name}.exe"):
-        if (scripts / candidate).is_file():
-            return str(scripts / candidate)
+    """Beside this Python (a virtual environment's ``bin`` or ``Scripts``), in the scripts
+    folder of its install scheme (``C:\\Python311\\Scripts`` is not beside
+    ``C:\\Python311\\python.exe``), else on PATH."""
+    folders = [Path(sys.executable).parent]
+    scheme = sysconfig.get_path("scripts")
+    if scheme and Path(scheme) not in folders:
+        folders.append(Path(scheme))
+    for scripts in folders:
+        for candidate in (name, f"{name}.exe"):
+            if (scripts / candidate).is_file():
+                return str(scripts / candidate)
     return shutil.which(name) or name
 
 
 def is_memvault_hook(command: object) -> bool:
     """Whether a hook entry's command runs memvault's hook, wherever it is installed, with
     or without ``NAME=value`` words before it."""
-    if not isinstance(command, str) or HOOK not in command:
+    if not isinstance(command, str) or HOOK not in command.lower():
         return False
-    try:
-        words = shlex.split(command, posix=os.name != "nt")
-    except ValueError:
-        words = command.split()
-    while words and _ASSIGNMENT.match(words[0]):
-        words = words[1:]
-    if not words:
-        return False
-    program = words[0].strip("\"'").replace("\\", "/").rsplit("/", 1)[-1].lower()
-    return program in (HOOK, f"{HOOK}.exe")
+    program = command_program(command)
+    return program is not None and program_name(program) in (HOOK, f"{HOOK}.exe")
 
 
 def strip_events(
