@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memvault.platforms import windows_name_problem
 from memvault.vault import frontmatter
 from memvault.vault.files import OutsideFolder, inside, read_text
 
@@ -208,6 +209,10 @@ def check_file(path: Path, root: Path) -> list[Problem]:
     if lines is not None:
         _check_properties(props, error, warn)
     _check_body(body, warn)
+    for part in path.relative_to(root).parts:
+        unfit = windows_name_problem(part)
+        if unfit:  # a vault synced to a Windows machine cannot hold it there
+            warn("windows-name", f"{unfit}: rename it")
     match = _NAME.match(path.stem)
     if not match:
         warn("file-name", "name it `{project} - {YYYY-MM-DD} - {description}.md`")

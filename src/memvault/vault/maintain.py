@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memvault.analyzer import similarity
+from memvault.platforms import windows_safe_stem
 from memvault.vault import frontmatter
 from memvault.vault.files import OutsideFolder, inside, memory_lock, read_text, write_atomic
 from memvault.vault.fragments import ARCHIVE, PROJECTS, free_path, safe_part
@@ -72,8 +73,9 @@ def should_archive(
 
 def summary_path(folder: Path, project: str) -> Path:
     """``_projects/{project}.md``; a project whose name is not a safe file name as it is
-    gets a short hash too, so ``a/b`` and ``a:b`` never share a file."""
-    name = safe_part(project) or "general"
+    (``a/b``, ``a:b``, or ``CON``, which Windows keeps for a device) gets a short hash too,
+    so no two projects share a file."""
+    name = windows_safe_stem(safe_part(project) or "general")
     if name != project:
         name += (
             " "
