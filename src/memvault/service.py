@@ -6,7 +6,9 @@ appended to ``$MEMVAULT_HOME/logs/server.log`` (the log a detached server writes
 settings an editor's config pins (``MEMVAULT_HOME``, ``MEMVAULT_URL``, ``MEMVAULT_VAULT``,
 see ``memvault.install.commands.pins``) are pinned in the service the same way, since a
 service manager does not see the shell's environment either. On Windows nothing is
-written: the Task Scheduler command to run is printed instead.
+written: the commands to paste into a Command Prompt are printed instead, ``setx`` for
+each pinned setting (a logon task runs with the user's environment variables) and
+``schtasks`` for the task itself.
 
 A service file is memvault's own: written whole, byte-identical on a re-run, and removed
 by ``uninstall`` only when it is recognisably the one ``install`` wrote.
@@ -34,6 +36,7 @@ if TYPE_CHECKING:
 UNIT_NAME = "memvault.service"
 LAUNCHD_LABEL = "dev.memvault.server"
 TASK_NAME = "memvault"
+TASK_COMMAND_LIMIT = 261  # characters schtasks takes after /TR
 LOG_FILE = Path("logs") / "server.log"
 ROTATED_KEPT = 3  # server.log.1 … server.log.3
 # The unit's first line: what makes a file at the unit's path memvault's to remove.
@@ -149,12 +152,13 @@ def service_for(
             is_loaded=("launchctl", "print", f"{domain}/{LAUNCHD_LABEL}"),
             stop_elsewhere=(("launchctl", "bootout", f"{domain}/{LAUNCHD_LABEL}"),),
         )
+    setx = tuple(("setx", name, value) for name, value in pinned)
     return Service(
         "windows",
         None,
         b"",
         load=(),
-        start=(windows_task(memvault, log),),
+        start=(*setx, windows_task(memvault, log), ("schtasks", "/Run", "/TN", TASK_NAME)),
         unload=(("schtasks", "/Delete", "/TN", TASK_NAME, "/F"),),
         log=log,
     )
@@ -215,8 +219,22 @@ def launchd_plist(memvault: str, pinned: Sequence[tuple[str, str]], log: Path) -
 
 def windows_task(memvault: str, log: Path) -> Command:
     """The Task Scheduler command that runs ``memvault serve`` at logon, its output appended
-    to the log (through ``cmd``, which does the redirection)."""
+    to the log (through ``cmd``, which does the redirection). ``ServiceError`` for a path
+    ``cmd`` would read otherwise (a ``%`` starts a variable even in quotes) and for a
+    command longer than schtasks takes."""
+    for path in (memvault, str(log)):
+        if "%" in path or '"' in path:
+            raise ServiceError(
+                f"cmd, which runs the logon task, would read {path} otherwise (a % or a "
+                "double quote in it): install memvault, or set MEMVAULT_HOME, elsewhere"
+            )
     run = f'cmd /c ""{memvault}" serve >> "{log}" 2>&1"'
+    if len(run) > TASK_COMMAND_LIMIT:
+        raise ServiceError(
+            f"the logon task's command is {len(run)} characters and schtasks takes "
+            f"{TASK_COMMAND_LIMIT}: install memvault, or set MEMVAULT_HOME, in a shorter "
+            f"folder ({run})"
+        )
     return ("schtasks", "/Create", "/TN", TASK_NAME, "/SC", "ONLOGON", "/TR", run, "/F")
 
 
@@ -259,7 +277,7 @@ def install(service: Service, *, dry_run: bool = False) -> Outcome:
         return Outcome(
             ["nothing was installed: on Windows, Task Scheduler runs the server"],
             list(service.start),
-            "create its logon task with:",
+            "in a Command Prompt (cmd.exe), set what it reads, create its logon task and start it:",
         )
     outcome = Outcome()
     current = _current(service.path)
@@ -309,7 +327,7 @@ def uninstall(service: Service, *, dry_run: bool = False) -> Outcome:
         return Outcome(
             ["nothing was installed on Windows"],
             list(service.unload),
-            "remove the logon task, if you created it, with:",
+            "remove the logon task, if you created it, in a Command Prompt (cmd.exe):",
         )
     outcome = Outcome()
     current = _current(service.path)

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import shlex
-import subprocess
 import sys
 from collections.abc import Callable
 from typing import Annotated
@@ -15,9 +13,11 @@ from rich.console import Console
 from memvault import service
 from memvault.cli import reach
 from memvault.install.commands import Commands, pins
+from memvault.platforms import CMD, POSIX, printed_command
 
 service_app = typer.Typer(
-    help="Run the server at login (a systemd user unit, a launchd agent), or stop doing so.",
+    help="Run the server at login (a systemd user unit, a launchd agent, a Windows logon "
+    "task), or stop doing so.",
     no_args_is_help=True,
 )
 console = Console(highlight=False, soft_wrap=True)
@@ -75,7 +75,7 @@ def _report(run: Callable[[], service.Outcome], chosen: service.Service) -> None
 
 
 def _shell(command: service.Command, platform: str) -> str:
-    return subprocess.list2cmdline(command) if platform == "windows" else shlex.join(command)
+    return printed_command(command, CMD if platform == "windows" else POSIX)
 
 
 def logs(
