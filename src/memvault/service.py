@@ -17,6 +17,7 @@ by ``uninstall`` only when it is recognisably the one ``install`` wrote.
 from __future__ import annotations
 
 import codecs
+import contextlib
 import os
 import plistlib
 import shutil
@@ -152,7 +153,7 @@ def service_for(
             is_loaded=("launchctl", "print", f"{domain}/{LAUNCHD_LABEL}"),
             stop_elsewhere=(("launchctl", "bootout", f"{domain}/{LAUNCHD_LABEL}"),),
         )
-    setx = tuple(("setx", name, value) for name, value in pinned)
+    setx = (("setx", name, value) for name, value in pinned)  # a task reads them at logon
     return Service(
         "windows",
         None,
@@ -218,24 +219,20 @@ def launchd_plist(memvault: str, pinned: Sequence[tuple[str, str]], log: Path) -
 
 
 def windows_task(memvault: str, log: Path) -> Command:
-    """The Task Scheduler command that runs ``memvault serve`` at logon, its output appended
-    to the log (through ``cmd``, which does the redirection). ``ServiceError`` for a path
-    ``cmd`` would read otherwise (a ``%`` starts a variable even in quotes) and for a
-    command longer than schtasks takes."""
-    for path in (memvault, str(log)):
-        if "%" in path or '"' in path:
-            raise ServiceError(
-                f"cmd, which runs the logon task, would read {path} otherwise (a % or a "
-                "double quote in it): install memvault, or set MEMVAULT_HOME, elsewhere"
-            )
+    """The Task Scheduler command running ``memvault serve`` at logon, appending to the log
+    through ``cmd``; ``ServiceError`` when a path holds what ``cmd`` expands even in quotes
+    (``%``), or the command is longer than schtasks takes."""
     run = f'cmd /c ""{memvault}" serve >> "{log}" 2>&1"'
-    if len(run) > TASK_COMMAND_LIMIT:
-        raise ServiceError(
-            f"the logon task's command is {len(run)} characters and schtasks takes "
-            f"{TASK_COMMAND_LIMIT}: install memvault, or set MEMVAULT_HOME, in a shorter "
-            f"folder ({run})"
-        )
-    return ("schtasks", "/Create", "/TN", TASK_NAME, "/SC", "ONLOGON", "/TR", run, "/F")
+    if "%" in run or run.count('"') != 6:
+        problem = "a % or a double quote in a path: cmd would read it otherwise"
+    elif len(run) > TASK_COMMAND_LIMIT:
+        problem = f"{len(run)} characters, and schtasks takes {TASK_COMMAND_LIMIT}"
+    else:
+        return ("schtasks", "/Create", "/TN", TASK_NAME, "/SC", "ONLOGON", "/TR", run, "/F")
+    raise ServiceError(
+        f"cannot make the logon task's command ({problem}): install memvault, or set "
+        f"MEMVAULT_HOME, in another folder; the command was: {run}"
+    )
 
 
 def _unit_specifiers(text: str) -> str:
@@ -274,6 +271,9 @@ def install(service: Service, *, dry_run: bool = False) -> Outcome:
     """Write the service (unless it is there already, byte for byte) and start it, or say
     what to run when the service manager is not there."""
     if service.path is None:
+        if not dry_run:  # memvault's own folder, which cmd's >> does not make
+            with contextlib.suppress(OSError):
+                service.log.parent.mkdir(parents=True, exist_ok=True)
         return Outcome(
             ["nothing was installed: on Windows, Task Scheduler runs the server"],
             list(service.start),

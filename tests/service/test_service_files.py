@@ -122,7 +122,7 @@ def test_on_windows_nothing_is_written_and_the_task_scheduler_line_is_given(tmp_
     assert outcome.to_run and outcome.to_run[0][:4] == ("schtasks", "/Create", "/TN", "memvault")
     log = tmp_path / "state" / "logs" / "server.log"
     assert outcome.to_run[0][6:] == ("/TR", f'cmd /c ""{memvault}" serve >> "{log}" 2>&1"', "/F")
-    assert list(tmp_path.iterdir()) == []  # nothing written
+    assert [p.name for p in tmp_path.rglob("*")] == ["state", "logs"]  # the log's folder only
     assert service.uninstall(task).to_run == [("schtasks", "/Delete", "/TN", "memvault", "/F")]
 
 
