@@ -121,7 +121,9 @@ def test_the_mcp_server_runs_memvault_mcp_by_absolute_path(home, memvault):
     memvault("install", "cursor")
     server = read_json(home / ".cursor" / "mcp.json")["mcpServers"]["memvault"]
     assert server["args"] == ["mcp"]
-    assert os.path.isabs(server["command"]) and server["command"].endswith("memvault")
+    assert os.path.isabs(server["command"]) and server["command"].endswith(
+        ("memvault", "memvault.exe")
+    )
 
 
 def test_user_scope_writes_no_rule_file_and_says_where_user_rules_go(home, memvault):
