@@ -194,3 +194,15 @@ def test_on_windows_the_installed_hook_command_runs_in_the_hosts_shell(tmp_path,
         check=True,
     )
     assert list((home / "spool").iterdir())
+
+
+@pytest.mark.parametrize(("platform", "quoted"), [("win32", '"{}"'), ("linux", "'{}'")])
+def test_the_undo_line_quotes_the_project_for_the_shell_it_is_pasted_into(
+    home, memvault, tmp_path, monkeypatch, platform, quoted
+):
+    project = tmp_path / "my project"
+    project.mkdir()
+    monkeypatch.setattr(sys, "platform", platform)  # the one boundary that says which OS
+    result = memvault("install", "claude-code", "--project", str(project))
+    undo = f"memvault install claude-code --project {quoted.format(project)} --uninstall"
+    assert undo in result.output.replace("\n", "")

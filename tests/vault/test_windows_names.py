@@ -3,11 +3,14 @@ for hand-written fragments whose names Windows refuses."""
 
 from __future__ import annotations
 
+from pathlib import PureWindowsPath
+
 import pytest
 
 from memvault.platforms import windows_name_problem
 from memvault.vault.fragments import check_folder, fragment_name
 from memvault.vault.maintain import summary_path
+from memvault.vault.remember import Remembered
 
 AWKWARD = [
     "CON", "nul", "Aux", "COM1", "lpt9", "a.", "x ", "..", "trailing...", " - ",
@@ -57,3 +60,11 @@ def test_a_hand_written_fragment_windows_cannot_hold_is_warned_about(tmp_path, n
 def test_a_fragment_with_a_name_windows_holds_gets_no_such_warning(tmp_path):
     (tmp_path / "demo - 2026-11-30 - 我的 note.md").write_text(FRAGMENT, encoding="utf-8")
     assert not [p for p in check_folder(tmp_path).problems if p.rule == "windows-name"]
+
+
+def test_a_saved_fragments_path_is_answered_with_forward_slashes_on_windows_too():
+    """The path in a save's answer is the same on every machine sharing the vault."""
+    root = PureWindowsPath("G:\\我的雲端硬碟\\Obsidian\\Agent")
+    saved = Remembered("created", root / "agent-memory" / "demo - 2026-11-30 - x.md")
+    answer = saved.to_dict(root)  # type: ignore[arg-type]
+    assert answer["path"] == "agent-memory/demo - 2026-11-30 - x.md"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-import shlex
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -13,6 +13,7 @@ from rich.markup import escape
 
 from memvault.cli import reach
 from memvault.install import ConfigError, Report, install, rules, uninstall
+from memvault.platforms import CMD, POSIX, printed_command
 
 console = Console(soft_wrap=True, highlight=False)
 errors = Console(stderr=True, soft_wrap=True, highlight=False)
@@ -131,7 +132,9 @@ def _show(report: Report) -> None:
     for note in report.notes:
         console.print(f"[dim]note:[/] {escape(note)}")
     if report.action == "install" and report.changed and not report.dry_run:
-        scope = f" --project {shlex.quote(str(report.root))}" if report.scope == "project" else ""
+        shell = CMD if sys.platform == "win32" else POSIX  # the line is pasted there
+        root = printed_command([str(report.root)], shell)
+        scope = f" --project {root}" if report.scope == "project" else ""
         console.print(
             f"Originals kept in {escape(str(report.backups))}; undo with "
             f"`memvault install {report.host}{escape(scope)} --uninstall`."

@@ -442,7 +442,7 @@ class SessionBoard(BoardFiles):
             {
                 "action": "archived",
                 "archivedAt": stamp,
-                "path": str((folder / "index.md").relative_to(self.vault)),
+                "path": (folder / "index.md").relative_to(self.vault).as_posix(),
                 "releasedFrom": [r.session_id for r in released],
             },
         )

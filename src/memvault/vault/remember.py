@@ -73,7 +73,7 @@ class Remembered:
     def to_dict(self, root: Path) -> dict[str, Any]:
         return {
             "action": self.action,
-            "path": str(self.path.relative_to(root)),
+            "path": self.path.relative_to(root).as_posix(),  # the same on Windows
             "similarity": None if self.similarity is None else round(self.similarity, 4),
         }
 
