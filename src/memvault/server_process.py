@@ -159,7 +159,7 @@ def running(pid: int) -> bool:
         with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
             return b"memvault" in cmdline.read()
     except OSError:
-        return True  # no /proc (macOS, Windows): the signal's answer is all there is
+        return True  # no /proc (macOS, Windows): that it is alive is all there is to know
 
 
 def stop(home: str, seconds: float = STOP_SECONDS) -> tuple[bool, str]:
