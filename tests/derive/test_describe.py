@@ -71,6 +71,11 @@ DESCRIBED = {
         None,
         "extract_text_tokens 返回一个 dict",
     ),
+    "a label in bold": (
+        "**Root cause**: the pool is exhausted when workers start together.",
+        None,
+        "the pool is exhausted when workers start together",
+    ),
     "a Chinese sentence's first clause": (
         "`flash-attn==2.8.3` 构建失败，原因是你的系统上缺少 CUDA Toolkit（开发工具包）。",
         None,

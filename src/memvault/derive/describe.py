@@ -90,6 +90,7 @@ _SOUP = re.compile(
     r"[`*~\"“”‘’«»()\[\]{}<>|=#^$%&;:,!?@\\/+（）【】「」『』《》〈〉：]+"
     r"|(?<!\w)['_]+|['_]+(?!\w)|\.{2,}|…+"
 )
+_EMPHASIS = re.compile(r"\*\*|(?<!\w)__|__(?!\w)")
 _SHORT_FLAG = re.compile(r"(?<!\S)-\w\b")
 _ARTICLES = frozenset({"a", "an", "the"})
 # Words a description never ends on: it stops at a word that needs another after it.
@@ -126,6 +127,7 @@ def _reduced(text: str, *, whole: bool) -> str:
     text = _URL.sub(lambda m: " " + m[1].removeprefix("www.") + " ", text)
     text = _NOISE.sub(" ", text)
     text = _PATH.sub(_stem, text)
+    text = _EMPHASIS.sub("", text)  # "**根因分析**：…" is labelled as plainly as "根因分析：…"
     text = _LABEL.sub("", text)
     text = cues.statement(text)
     stripped = _LEAD_IN.sub("", text, count=1)
