@@ -46,6 +46,36 @@ MERGE = {
         ("Use PKCE for the login flow.", ["decision: Use PKCE for the login flow", "task: #12"]),
         ("Use PKCE for the login flow.", ["decision: Use PKCE for the login flow", "task: #48"]),
     ),
+    "another word for choosing (similarity 0.83)": (
+        ("We chose pgbouncer in transaction mode for the API pool.", ["pool: pgbouncer"]),
+        ("Use pgbouncer in transaction mode for the API pool.", ["pool: pgbouncer"]),
+    ),
+    "one more word of stance (similarity 0.85)": (
+        ("Run migrations with alembic before starting the server.", ["tool: alembic"]),
+        ("Always run migrations with alembic before starting the API server.", ["tool: alembic"]),
+    ),
+    "the same failure, its log line from another run": (
+        (
+            "`npm test` failed (connect ECONNREFUSED 127.0.0.1:5432); fixed: edited pool.js.",
+            [
+                "failed: `npm test`",
+                "error: Error: connect ECONNREFUSED 127.0.0.1:5432 at PgPool.connect "
+                "(src/db/pool.js:14) pid 4411",
+            ],
+        ),
+        (
+            "`npm test` failed (connect ECONNREFUSED 127.0.0.1:5432); fixed: edited pool.js.",
+            [
+                "failed: `npm test`",
+                "error: Error: connect ECONNREFUSED 127.0.0.1:5432 at PgPool.connect "
+                "(src/db/pool.js:14) pid 5120",
+            ],
+        ),
+    ),
+    "the same failure, logged at another time": (
+        ("`make e2e` failed ([2026-11-30 10:00:01] ERROR pool exhausted).", ["fix: pool 20"]),
+        ("`make e2e` failed ([2026-11-30 14:12:09] ERROR pool exhausted).", ["fix: pool 20"]),
+    ),
     "zh full-width punctuation and spacing": (
         ("登入流程改用 PKCE。", ["決定: 登入流程改用 PKCE", "檔案: src/auth.py"]),
         ("登入流程改用PKCE", ["決定：登入流程改用PKCE。", "檔案： src/auth.py"]),

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 
 from memvault.derive import cues
 from memvault.derive.activity import FAILURE, PROMPT, RESPONSE, TOOL, Step, command_key, steps
+from memvault.derive.describe import describe
 from memvault.derive.text import clip, close, same, substantive
 from memvault.domain import Event, Observation
 from memvault.vault.remember import Draft
@@ -48,6 +49,7 @@ class _Candidate:
     steps: list[Step]
     facts: list[str] = field(default_factory=list)
     from_user: bool = False
+    title: str | None = None  # what it is about, for its file name (a pitfall's subject)
 
 
 def extract_fragments(
@@ -220,7 +222,9 @@ def _lesson(failure: Step, success: Step, between: list[Step], chinese: bool) ->
         facts.append(f"cause: {clip(causes[0], VALUE_LIMIT)}")
     facts += [f"fix: {clip(fix, VALUE_LIMIT)}", f"verified: `{command}` passed after the fix"]
     evidence = [failure, *(s for s in between if s.changes_files or s in ran), success]
-    return _Candidate("pitfall", summary, evidence, facts=facts)
+    # The subject a person looks for: the command and what it failed with.
+    title = f"{command} {'失败' if chinese else 'fails with'} {error}"
+    return _Candidate("pitfall", summary, evidence, facts=facts, title=title)
 
 
 def _first_line(text: str) -> str:
@@ -241,17 +245,19 @@ _TAGS = {
 def _draft(candidate: _Candidate, project: str) -> Draft:
     first = candidate.steps[0]
     confirmed = candidate.from_user or len({s.role for s in candidate.steps}) > 1
+    summary = clip(
+        close(_plain(candidate.statement), cues.is_cjk(candidate.statement)), SUMMARY_LIMIT
+    )
     return Draft(
         project=project,
-        summary=clip(
-            close(_plain(candidate.statement), cues.is_cjk(candidate.statement)), SUMMARY_LIMIT
-        ),
+        summary=summary,
         facts=[clip(_plain(fact), VALUE_LIMIT + 40) for fact in candidate.facts],
         importance=round(_IMPORTANCE[candidate.kind] + (0.1 if candidate.from_user else 0), 2),
         confidence=0.9 if confirmed else 0.7,
         source=f"session {first.session_id}",
         tags=list(_TAGS[candidate.kind]),
         date=first.occurred_at[:10],
+        description=describe(_plain(candidate.statement), title=candidate.title) or None,
         properties={"events": list(dict.fromkeys(s.event_id for s in candidate.steps))},
     )
 

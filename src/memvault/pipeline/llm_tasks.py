@@ -20,6 +20,7 @@ from typing import Any
 
 from memvault.derive import cues
 from memvault.derive.activity import FAILURE, PROMPT, RESPONSE, TOOL, Step
+from memvault.derive.describe import describe
 from memvault.derive.summarize import ITEM_LIMIT, LIMITS, TOPIC_LIMIT, Summary
 from memvault.derive.synthetic import NARRATIVE_LIMIT, TITLE_LIMIT
 from memvault.derive.text import clip, close
@@ -169,6 +170,7 @@ were not carried out, temporary calculations, anything obvious from the code its
 Most sessions have zero to three such things; return fewer rather than noise.
 Answer with one JSON object and nothing else:
 {"fragments": [{"kind": "decision|pitfall|lesson|finding|data",
+  "title": "what it is about, at most 8 words",
   "summary": "one sentence that stands alone",
   "facts": ["key: value", "cause ∵ ...", "X → Y"],
   "importance": 0.0-1.0, "events": ["e12", "e15"]}]}
@@ -232,6 +234,8 @@ def _fragment(
         source=f"session {cited[0].session_id}",
         tags=list(tags),
         date=cited[0].occurred_at[:10],
+        # The model's title names the file when it gave one; else the summary's gist.
+        description=describe(summary, title=_plain(_text(item, "title", 200))) or None,
         properties={"events": list(dict.fromkeys(s.event_id for s in cited))},
     )
 

@@ -4,7 +4,8 @@ Fragments are compared as the analyzer reads them: the words of the summaries an
 of the whole fragments, as sets, so case, spacing, punctuation and the order of a list do
 not count. Two fragments that state different things are never alike enough to merge
 however alike they read: other numbers or versions, a negation one of them lacks, or the
-same sentence with another choice in it.
+same sentence with another choice in it. What belongs to one occurrence rather than to
+the statement (the time on a log line, the pid in a quoted error) is not compared.
 """
 
 from __future__ import annotations
@@ -16,6 +17,11 @@ import unicodedata
 from memvault.analyzer import tokens
 
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+# When a log line was written (``2026-11-30T10:00:01Z``, ``10:00:01.123``), not what it says.
+_CLOCK = re.compile(
+    r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?"
+    r"|\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b"
+)
 _NEGATION = re.compile(
     r"\b(?:not|no|never|none|nothing|without|cannot|can't|don't|doesn't|didn't|isn't|aren't|"
     r"wasn't|won't|shouldn't|mustn't|avoid)\b|[不沒没別别勿無无未非]",
@@ -23,6 +29,19 @@ _NEGATION = re.compile(
 )
 # Facts about where a fragment was learned (the pipeline's task and files), not what it says.
 _CONTEXT_FACTS = frozenset({"task", "files"})
+# A fact whose value is longer than this quotes a line (an error, a sentence): its numbers
+# (a pid, a port in a stack trace, a duration) belong to one occurrence, not to a claim.
+_DATA_POINT_WORDS = 6
+_DATA_POINT_CHARS = 48
+# Words that say how a statement is held or introduced, not which choice it makes: "We
+# chose pgbouncer …" and "Use pgbouncer …" make the same choice.
+_STANCE = frozenset(
+    tokens(
+        "use uses used using chose choose chosen decide decided decision pick picked prefer "
+        "preferred adopt adopted go going switch switched stick keep always should must "
+        "need needs will now let lets let's we our"
+    )
+)
 CONFLICT_FACTOR = 0.5  # what is left of the likeness of two fragments that disagree
 SUMMARY_WEIGHT = 0.7  # the summary says what a fragment is; its facts say the rest
 
@@ -62,7 +81,7 @@ def conflict(
     if any(mine[name] != theirs[name] for name in mine.keys() & theirs.keys()):
         return "fact numbers"
     left, right = _words(summary), _words(other_summary)
-    only_left, only_right = left - right, right - left
+    only_left, only_right = left - right - _STANCE, right - left - _STANCE
     if only_left and only_right and len(left & right) >= max(len(only_left), len(only_right)):
         return "another choice"
     return None
@@ -73,7 +92,7 @@ def _normal(text: str) -> str:
 
 
 def _words(text: str) -> set[str]:
-    return set(tokens(_normal(text)))
+    return set(tokens(_CLOCK.sub(" ", _normal(text))))
 
 
 def _cosine(left: set[str], right: set[str]) -> float:
@@ -83,19 +102,26 @@ def _cosine(left: set[str], right: set[str]) -> float:
 
 
 def _numbers(text: str) -> set[str]:
-    return set(_NUMBER.findall(_normal(text)))
+    return set(_NUMBER.findall(_CLOCK.sub(" ", _normal(text))))
 
 
 def _fact_numbers(facts: list[str]) -> dict[str, set[str]]:
-    """The numbers of each ``name: value`` fact that has some, by name (the task and the
-    files a fragment was learned in are not what it says)."""
+    """The numbers of each ``name: value`` data point that has some, by name (the task and
+    the files a fragment was learned in are not what it says, and a quoted line is no data
+    point)."""
     found: dict[str, set[str]] = {}
     for fact in facts:
         name, colon, value = _normal(fact).partition(":")
-        numbers = _numbers(value) if colon else set()
+        numbers = _numbers(value) if colon and _is_data_point(value) else set()
         if numbers and name.strip() not in _CONTEXT_FACTS:
             found.setdefault(name.strip(), set()).update(numbers)
     return found
+
+
+def _is_data_point(value: str) -> bool:
+    """A short value (``3``, ``$20/month``, ``postgres 16``), not a quoted line."""
+    value = value.strip()
+    return len(value.split()) <= _DATA_POINT_WORDS and len(value) <= _DATA_POINT_CHARS
 
 
 def comparable(summary: str, facts: list[str]) -> str:

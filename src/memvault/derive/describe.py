@@ -1,0 +1,208 @@
+"""A fragment's description: the few words its file name carries, what it is about.
+
+A fragment is named ``{project} - {YYYY-MM-DD} - {description}.md`` (fragments spec, item
+1), and a name is read in a list, so its description is short: at most 8 words and 60
+characters (a Chinese character counts as two). It is made from the fragment's title when
+it has one (a pitfall's command and error, an LLM's title), else from the leading clause of
+its summary's first sentence, stripped of what only adds noise to a name: lead-ins ("The
+issue is that", "Let me"), labels ("Decision:", "Error:"), code quotes and brackets, IP
+addresses and ports, times, hashes, line numbers and stack frames, and paths (reduced to
+their file's stem: ``src/db/pool.js:14`` is ``pool``). Pure text, no LLM; the name's own
+safety (no ``\\ / : * ? " < > |``, no trailing dot) is ``vault.fragments.fragment_name``'s.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from memvault.derive import cues
+
+MAX_WORDS = 8
+MAX_WIDTH = 60  # characters, a wide (CJK) character counting as two
+# What is read of a text: a name's words come from its start, and a bound keeps every
+# pattern below quick on whatever a log line holds.
+READ_LIMIT = 240
+
+_FILE_EXTENSIONS = (
+    "py|pyi|ipynb|js|mjs|cjs|jsx|ts|tsx|vue|svelte|go|rs|java|kt|kts|swift|c|h|cc|cpp|hpp|"
+    "cs|csproj|sln|rb|php|lua|sh|bash|zsh|ps1|bat|sql|md|mdx|rst|txt|json|jsonl|yaml|yml|"
+    "toml|ini|cfg|conf|env|lock|xml|html|htm|css|scss|less|log|csv|gradle|dart|scala|ex|exs"
+)
+_URL = re.compile(r"\b(?:https?|ftp|file)://([^\s/)\]>\"'`]+)[^\s)\]>\"'`]*", re.IGNORECASE)
+# A path (``src/db/pool.js:14``, ``C:\dev\App\Foo.cs``, ``node:internal/x/y:95:5``) or a
+# dotted name, which ``_stem`` reduces to the file's stem when it ends in a known extension
+# (``config.py``).
+_PATH = re.compile(
+    r"(?:[A-Za-z]:\\|[~.]{0,2}[/\\]|@)?(?:[\w@.+-]+[/\\])+(?P<last>[\w@.+-]*)(?::\d+)*"
+    r"|\b(?P<file>[\w@+-]+(?:\.[\w-]+)+)(?::\d+)*",
+    re.IGNORECASE,
+)
+_EXTENSION = re.compile(rf"\.(?:{_FILE_EXTENSIONS})$", re.IGNORECASE)
+_NOISE = re.compile(
+    r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b"
+    r"|\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b"  # a time of day, to the second
+    r"|\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b|\[?::[\da-f:]*\]?(?::\d+)?"  # IP addresses, ports
+    r"|\blocalhost:\d+\b"
+    r"|\b0x[\da-f]+\b|\b[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}\b"
+    r"|\b(?=[a-f]*\d)[\da-f]{10,}\b"  # hashes and ids
+    r"|\b(?:on |at |around |near )?lines? \d+(?:\s*[-–]\s*\d+)?(?::\d+)?\b"  # line numbers
+    r"|\bL\d+(?:-L?\d+)?\b|\bpid \d+\b"
+    r"|\s+at\s+[\w.$<>\[\]]+\s*\([^)]*\)"  # a stack frame: at PgPool.connect (src/db/pool.js:14)
+    r"|\b(?:process |command )?(?:exited|completed|failed) with (?:a )?(?:non-zero )?"
+    r"(?:exit |status )?(?:code|status) -?\d+\b",  # says no more than "failed"
+    re.IGNORECASE,
+)
+# Generic labels before the words that matter (``Error: connect …``); a named error
+# (``TypeError: …``) keeps its name.
+_LABEL = re.compile(
+    r"(?:^|(?<=[(\[（])|(?<=\bwith )|(?<=失败 ))"
+    r"(?:error|warning|fatal|exception|note|decision|decided|lesson|finding|conclusion|"
+    r"summary|root cause|fix|fixed|cause|pitfall|data|结论|結論|根因(?:分析)?|"
+    r"决定|決定|决策|決策|原因|教训|教訓|经验|經驗|问题|問題|注意)\s*[:：]\s*",
+    re.IGNORECASE,
+)
+_LEAD_IN = re.compile(
+    r"^(?:(?:now that i understand the problem(?: better)?|now|so|ok(?:ay)?|actually|"
+    r"basically|great|in conclusion)\b[,:]?\s*)*"
+    r"(?:(?:i can see|i see|i found|i think|i believe|i notice|it (?:seems|looks) like)\b,?\s*"
+    r"(?:that\s+)?)?"
+    r"(?:(?:the|this|that) (?:main |root |real |actual |core )?(?:issue|problem|bug|cause|"
+    r"culprit|reason|error)(?: here)? (?:is|was) that\b:?\s*"
+    r"|this is because\s+|(?:let's|let me|let us|i'll|i will|i need to|we need to|"
+    r"i'm going to|we should)\s+)?",
+    re.IGNORECASE,
+)
+# "The issue is in X" / "The problem was with X": a title reads "Issue in X".
+_WHERE_ISSUE = re.compile(
+    r"^(?:the|this) (?:main |root |real )?(issue|problem|bug) (?:is|was) (in|with|on|at)\b",
+    re.IGNORECASE,
+)
+# Where a sentence's leading clause ends: a semicolon, a dash, a CJK comma or colon, or a
+# comma or word that opens a reason or a second clause.
+_CLAUSE_END = re.compile(
+    r"\s*[;；]|\s+[—–]\s+|\s-\s|[，：。！？]|:\s"
+    r"|,?\s+(?:which|because|since|so that|whereas|while|where|but|although)\b"
+    r"|,\s+(?:so|and then|then)\b",
+    re.IGNORECASE,
+)
+_SOUP = re.compile(
+    r"[`*~\"“”‘’«»()\[\]{}<>|=#^$%&;:,!?@\\/+（）【】「」『』《》〈〉：]+"
+    r"|(?<!\w)['_]+|['_]+(?!\w)|\.{2,}|…+"
+)
+_EMPHASIS = re.compile(r"\*\*|(?<!\w)__|__(?!\w)")
+_SHORT_FLAG = re.compile(r"(?<!\S)-\w\b")
+_ARTICLES = frozenset({"a", "an", "the"})
+# Words a description never ends on: it stops at a word that needs another after it.
+_DANGLING_WORDS = (
+    "a an the to of for with and or but in on at by from into than instead rather is are "
+    "was were be been being that this these those which who whose when where while as "
+    "via its their our your my his her around near about over under after before because "
+    "so if not no than then until since unless "
+    "的 了 和 与 與 或 在 把 将 將 为 為 是 由 从 從"
+)
+_DANGLING = frozenset(_DANGLING_WORDS.split())
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+
+
+def describe(summary: str, *, title: str | None = None) -> str:
+    """The description a fragment's file name carries: its ``title`` reduced, when one
+    is given and anything is left of it, else the leading clause of ``summary``'s first
+    sentence; empty when neither says anything."""
+    for text, whole in ((title, True), (_first_sentence(summary), False)):
+        if text:
+            described = _reduced(text, whole=whole)
+            if described:
+                return described
+    return ""
+
+
+def _first_sentence(summary: str) -> str:
+    said = cues.sentences((summary or "")[: READ_LIMIT * 4])
+    return said[0] if said else (summary or "").strip()
+
+
+def _reduced(text: str, *, whole: bool) -> str:
+    text = unicodedata.normalize("NFC", " ".join(text[: READ_LIMIT * 2].split()))[:READ_LIMIT]
+    text = _URL.sub(lambda m: " " + m[1].removeprefix("www.") + " ", text)
+    text = _NOISE.sub(" ", text)
+    text = _PATH.sub(_stem, text)
+    text = _EMPHASIS.sub("", text)  # "**根因分析**：…" is labelled as plainly as "根因分析：…"
+    text = _LABEL.sub("", text)
+    text = cues.statement(text)
+    stripped = _LEAD_IN.sub("", text, count=1)
+    stripped = _WHERE_ISSUE.sub(lambda m: f"{m[1].capitalize()} {m[2]}", stripped, count=1)
+    if stripped != text and len(_words(stripped)) >= 3:
+        # A lead-in goes only when it leaves something to say; what is left opens the name.
+        text = stripped[:1].upper() + stripped[1:]
+    if not whole:
+        text = _leading_clause(text)
+    text = _SHORT_FLAG.sub(" ", text)
+    text = _SOUP.sub(" ", text)
+    return _bounded(_words(text))
+
+
+def _stem(match: re.Match[str]) -> str:
+    """A path as its file's stem: ``src/db/pool.js:14`` → ``pool``; a folder's own name
+    when the path ends in one (``src/api/`` → ``api``)."""
+    if match["file"] and not _EXTENSION.search(match["file"]):
+        return match[0]  # a dotted name (``PgPool.connect``, ``2.8.3``), not a file
+    name = match["file"] or match["last"] or ""
+    if not name:
+        parts = [p for p in re.split(r"[/\\]", match[0]) if p.strip(".~@:")]
+        name = parts[-1] if parts else ""
+    name = re.sub(r"(?::\d+)+$", "", name)
+    while _EXTENSION.search(name):
+        name = _EXTENSION.sub("", name)
+    return f" {name.strip('.@')} "
+
+
+def _leading_clause(text: str) -> str:
+    """``text`` up to where its first clause ends, when that clause says enough on its own
+    (four words, or four Chinese characters); else the whole of it."""
+    for match in _CLAUSE_END.finditer(text):
+        head = text[: match.start()]
+        if len(_words(_SOUP.sub(" ", head))) >= 4 or len(_CJK.findall(head)) >= 4:
+            return head
+    return text
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in text.split() if any(c.isalnum() for c in w)]
+
+
+def _width(word: str) -> int:
+    return len(word) + len(_CJK.findall(word))
+
+
+def _bounded(words: list[str]) -> str:
+    """At most ``MAX_WORDS`` words and ``MAX_WIDTH`` wide, not ending on a word that needs
+    another after it; a long run of Chinese is cut to the room left. Articles go first
+    when there are too many words."""
+    if len(words) > MAX_WORDS:
+        words = words[:1] + [w for w in words[1:] if w.lower() not in _ARTICLES]
+    kept: list[str] = []
+    width = 0
+    for word in words:
+        room = MAX_WIDTH - width - (1 if kept else 0)
+        if len(kept) == MAX_WORDS or room <= 0:
+            break
+        if _width(word) > room:
+            if _CJK.search(word):
+                kept.append(_cut_wide(word, room))
+            break
+        kept.append(word)
+        width += _width(word) + (1 if len(kept) > 1 else 0)
+    while len(kept) > 1 and kept[-1].lower().strip("'") in _DANGLING:
+        kept.pop()
+    return " ".join(kept).strip(" -")
+
+
+def _cut_wide(word: str, room: int) -> str:
+    cut, width = "", 0
+    for char in word:
+        width += _width(char)
+        if width > room:
+            break
+        cut += char
+    return cut

@@ -1,0 +1,179 @@
+"""A pipeline-made fragment's file name is a short description of what it says: its title
+when it has one, else its summary's leading clause, without the punctuation soup, IP
+addresses, line numbers and paths (reduced to their file stem) of the text it came from;
+at most 8 words and 60 characters, and always a valid file name."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from memvault.derive.describe import MAX_WIDTH, MAX_WORDS, describe
+from memvault.derive.fragments import extract_fragments
+from memvault.vault.fragments import fragment_name
+from tests.pipeline.sessions import ENGLISH_FIX, ROOT, bash, bash_failure, edit, prompt, reply
+from tests.pipeline.sessions import conversation as steps_of
+
+# The error a Node service logs when its database is down, with its stack.
+PG_ERROR = (
+    "Error: connect ECONNREFUSED 127.0.0.1:5432 at PgPool.connect (src/db/pool.js:14)) "
+    "at process.processTicksAndRejections (node:internal/process/task_queues:95:5)"
+)
+
+DESCRIBED = {
+    "a pitfall's title: command and error, no address, port, path or line": (
+        "",
+        f"npm test fails with {PG_ERROR}",
+        "npm test fails with connect ECONNREFUSED",
+    ),
+    "a pitfall's summary when no title": (
+        f"`npm test` failed ({PG_ERROR}); fixed: edited src/db/pool.js",
+        None,
+        "npm test failed connect ECONNREFUSED",
+    ),
+    "an exit status says no more than failed": (
+        "",
+        "npm test fails with Command exited with non-zero status code 1",
+        "npm test fails",
+    ),
+    "a finding's lead-in goes, the clause stays": (
+        "The problem is in the `_run_search` method of the `SearchCLI` class, where it "
+        "filters out unavailable engines.",
+        None,
+        "Problem in run_search method of SearchCLI class",
+    ),
+    "narration before the point goes": (
+        "Now let's fix the config.py file to correctly import BaseSettings from "
+        "pydantic-settings instead of pydantic.",
+        None,
+        "Fix config file to correctly import BaseSettings",
+    ),
+    "a path and its line number are the file's stem": (
+        "Fixed the import in src/memvault/api/routes.py:120 for the search route.",
+        None,
+        "Fixed import in routes for search route",
+    ),
+    "a Windows path is its file's stem": (
+        "The build of C:\\dev\\app\\App.Console\\Services\\BatchManager.cs fails on line 1037 "
+        "since the using directive is gone.",
+        None,
+        "The build of BatchManager fails",
+    ),
+    "a decision's own words": (
+        "Use pgbouncer in transaction mode for the API pool: it keeps connections under 100.",
+        None,
+        "Use pgbouncer in transaction mode for API pool",
+    ),
+    "a Chinese label and the clause after it": (
+        "根因分析：`extract_text_tokens` 返回一个 `dict`，其 keys 是 `cot`, `answer`。",
+        None,
+        "extract_text_tokens 返回一个 dict",
+    ),
+    "a label in bold": (
+        "**Root cause**: the pool is exhausted when workers start together.",
+        None,
+        "the pool is exhausted when workers start together",
+    ),
+    "a Chinese sentence's first clause": (
+        "`flash-attn==2.8.3` 构建失败，原因是你的系统上缺少 CUDA Toolkit（开发工具包）。",
+        None,
+        "flash-attn 2.8.3 构建失败",
+    ),
+    "a host's error (tests/fixtures, Claude Code's stop failure)": (
+        "",
+        "API Error: Rate limit reached",
+        "API Error Rate limit reached",
+    ),
+    "an LLM's title wins over the summary": (
+        "The pool runs out of connections when the workers start together.",
+        "Pool exhaustion at worker start",
+        "Pool exhaustion at worker start",
+    ),
+    "a lead-in that would leave too little stays": (
+        "The issue is exactly here.",
+        None,
+        "The issue is exactly here",
+    ),
+    "times and links are not what it says": (
+        "Deploys need the VPN since 2026-11-30T10:00:01Z; see https://wiki.example.com/vpn.",
+        None,
+        "Deploys need the VPN",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", DESCRIBED.values(), ids=DESCRIBED.keys())
+def test_a_fragment_is_described_in_a_few_words(case):
+    summary, title, expected = case
+    assert describe(summary, title=title) == expected
+
+
+def test_nothing_to_say_is_an_empty_description():
+    assert describe("...") == ""
+    assert describe("", title="`(127.0.0.1:5432)`") == ""
+
+
+ROUGH = [
+    f"npm test fails with {PG_ERROR}",
+    "The issue is that while the `num_results` parameter is passed to the engine "
+    "constructors, many engines use different parameter names",
+    'Why "fetch"? [[x]] #tag ^b | a.b <script> C:\\x\\y.cs: done.',
+    "这段话的意思是：你的电脑上没有配置 Git 的“凭据助手”，这意味着 Git 不会自动记住你的密码",
+    "除非……notebook 用的模型权重是已加载到内存中的旧版本代码（没有计时逻辑的版本），因为",
+    "ends with a dot. ",
+    "a" * 300,
+    "路径" * 200,
+    "   trailing   spaces   and dots...   ",
+    '* ? < > | : " / \\',
+]
+
+
+@pytest.mark.parametrize("text", ROUGH)
+def test_every_description_is_short_and_makes_a_valid_file_name(text):
+    description = describe(text, title=text)
+    wide = len(description) + len(re.findall(r"[\u4e00-\u9fff]", description))
+    assert len(description.split()) <= MAX_WORDS and wide <= MAX_WIDTH
+    name = fragment_name("demo-app", "2026-11-30", description or "note")
+    stem = name.removesuffix(".md")
+    assert not re.search(r'[<>:"/\\|?*]', name), name
+    assert not stem.endswith((".", " ")), name
+
+
+def test_pipeline_drafts_carry_short_descriptions(ingest):
+    failure = [
+        prompt("The API tests fail against the local database, can you fix it?"),
+        bash_failure("npm test", PG_ERROR),
+        edit(f"{ROOT}/src/db/pool.js", "port: 5433", "port: 5432"),
+        bash("npm test", "Tests: 12 passed, 12 total"),
+        reply("Decided: the API pool uses pgbouncer in transaction mode."),
+    ]
+    fixed = extract_fragments(*ingest(steps_of("pg", failure)), project="demo-app")
+    assert sorted(d.description for d in fixed) == [
+        "npm test fails with connect ECONNREFUSED",
+        "the API pool uses pgbouncer in transaction mode",
+    ]
+    english = extract_fragments(*ingest(steps_of("en", ENGLISH_FIX)), project="demo-app")
+    assert "npm test fails" in [d.description for d in english]
+
+
+def test_the_pipeline_names_its_files_by_the_description(memory):
+    failure = [
+        prompt("The API tests fail against the local database, can you fix it?"),
+        bash_failure("npm test", PG_ERROR),
+        edit(f"{ROOT}/src/db/pool.js", "port: 5433", "port: 5432"),
+        bash("npm test", "Tests: 12 passed, 12 total"),
+    ]
+    memory.observe_many(steps_of("pg", failure))
+    (written,) = memory.pipeline.extract_session("pg")
+    assert (
+        written.path.name == "demo-app - 2026-11-30 - npm test fails with connect ECONNREFUSED.md"
+    )
+
+
+@pytest.mark.parametrize("unit", ["a.", "a-", "a/", "0x", "lines 1-", " at f (", "路径"])
+def test_a_hostile_log_line_is_described_quickly(unit):
+    started = time.perf_counter()
+    describe(unit * 50_000, title=unit * 50_000)
+    assert time.perf_counter() - started < 1.0
