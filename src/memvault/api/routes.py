@@ -6,6 +6,7 @@ so a malformed body gets an error that says what is wrong with it (and nothing i
 
 from __future__ import annotations
 
+import os
 from typing import Annotated, Any
 
 from fastapi import Query, Request
@@ -251,6 +252,28 @@ def observations(
 )
 async def livez() -> dict[str, Any]:
     return {"status": "ok", "service": "memvault", "version": __version__}
+
+
+@router.get(
+    "/server",
+    summary="Which memory this server serves: its home, vault and pid, and what started it",
+    **answer("The server", schemas.ServerIdentity),
+)
+async def server_identity(request: Request, memory: Served) -> dict[str, Any]:
+    # Clients compare this with the memory their own environment names, so that an editor
+    # pinned to one vault never writes into a server serving another.
+    settings = memory.settings
+    vault = settings.vault_path.resolve()
+    return {
+        "service": "memvault",
+        "version": __version__,
+        "pid": os.getpid(),
+        "url": settings.server_url,
+        "home": str(settings.home.resolve()),
+        "vault": str(vault),
+        "vaultName": vault.name,
+        "startedBy": getattr(request.app.state, "started_by", None) or None,
+    }
 
 
 @router.get(
