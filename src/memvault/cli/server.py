@@ -231,8 +231,8 @@ def status(
 
 
 def _say_whose(served: dict[str, Any], settings: Settings) -> None:
-    """Which home the server serves, what started it, and the vault to open in Obsidian;
-    a server of another memory than this environment names is said to be one."""
+    """What started the server and the vault to open in Obsidian; a server of another
+    memory than this environment names is said to be one, on stderr."""
     if served.get("startedBy"):
         console.print(
             f"started in the background by {escape(str(served['startedBy']))} "
@@ -247,9 +247,8 @@ def _say_whose(served: dict[str, Any], settings: Settings) -> None:
     )
     environ = {"MEMVAULT_HOME": str(settings.home), "MEMVAULT_VAULT": str(settings.vault_path)}
     problem = server_process.other_memory({**served, "url": settings.server_url}, environ)
-    if problem:
-        errors.print(f"[red]{escape(problem)}[/]", highlight=False)
-        raise typer.Exit(1)
+    if problem:  # said, not refused: status only reads
+        errors.print(f"[yellow]{escape(problem)}[/]", highlight=False)
 
 
 def _port_taken(settings: Settings) -> str:
