@@ -96,7 +96,28 @@ async def observe(request: Request) -> JSONResponse:
         background = BackgroundTask(
             memory.board.register_from_event, envelope.session_id, envelope.agent_id
         )
-    return JSONResponse(present.observe_result(result), status_code=201, background=background)
+    return JSONResponse(
+        present.observe_result(result),
+        status_code=201,
+        background=background,
+        headers=_whose(request),
+    )
+
+
+def _whose(request: Request) -> dict[str, str]:
+    """The home and vault this server serves, as headers a hook compares with its own
+    (``%``-escaped: a header carries ASCII, a path may not be); made once per app."""
+    found = getattr(request.app.state, "whose", None)
+    if found is None:
+        from urllib.parse import quote
+
+        settings = memory_of(request).settings
+        found = {
+            "Memvault-Home": quote(str(settings.home.resolve())),
+            "Memvault-Vault": quote(str(settings.vault_path.resolve())),
+        }
+        request.app.state.whose = found
+    return found
 
 
 @router.post(
