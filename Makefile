@@ -3,30 +3,45 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+TEST_STAMP  := $(VENV)/.installed-test
 TORCH_STAMP := $(VENV)/.installed-torch
+# `make run` installs what serving needs: memvault, its local embedding model, and the
+# SDKs of the LLM providers it can be pointed at. `make test` adds the test toolchain
+# (pytest, Playwright, Hypothesis, ruff), the PostgreSQL driver and PyTorch.
+RUN_EXTRAS  := openai,anthropic
+TEST_EXTRAS := dev,openai,anthropic,postgres
 
 LINKS  := $(HOME)/.local/bin
 
-.PHONY: install system-deps run test lint format bench fuzz clean
+.PHONY: install install-test system-deps run test lint format bench fuzz clean
 
 install: $(STAMP) $(LINKS)/memvault $(LINKS)/memvault-hook
+
+install-test: install $(TEST_STAMP)
 
 $(STAMP): pyproject.toml
 	@echo "==> [1/3] creating $(VENV) with $(PYTHON)"
 	$(PYTHON) -m venv $(VENV)
 	@echo "==> [2/3] upgrading pip"
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	@echo "==> [3/3] installing memvault and its dependencies (the local embedding model included)"
-	$(BIN)/python -m pip install --progress-bar on -e '.[dev,openai,anthropic,postgres]'
+	@echo "==> [3/3] installing memvault and what serving needs (the local embedding model included)"
+	$(BIN)/python -m pip install --progress-bar on -e '.[$(RUN_EXTRAS)]'
 	touch $(STAMP)
 
+# The test toolchain, in the same .venv, with a stamp of its own: `make run` after
+# `make test` installs nothing again, and `make run` alone never installs it.
+$(TEST_STAMP): $(STAMP)
+	@echo "==> installing the test toolchain (pytest, Playwright, Hypothesis, ruff, PostgreSQL driver)"
+	$(BIN)/python -m pip install --progress-bar on -e '.[$(TEST_EXTRAS)]'
+	touch $(TEST_STAMP)
+
 # `make test` also installs the `local-torch` extra, so the sentence-transformers provider
-# stays tested; `make run` never needs PyTorch. A stamp of its own: run and test share .venv.
-# The CPU build of torch goes in first, so the extra does not pull a CUDA build.
-$(TORCH_STAMP): $(STAMP)
+# stays tested; `make run` never needs PyTorch. The CPU build of torch goes in first, so
+# the extra does not pull a CUDA build.
+$(TORCH_STAMP): $(TEST_STAMP)
 	@echo "==> installing PyTorch (CPU build) and the local-torch extra, for the tests"
 	$(BIN)/python -m pip install --progress-bar on torch==2.13.0
-	$(BIN)/python -m pip install --progress-bar on -e '.[dev,local-torch,openai,anthropic,postgres]'
+	$(BIN)/python -m pip install --progress-bar on -e '.[$(TEST_EXTRAS),local-torch]'
 	touch $(TORCH_STAMP)
 
 # The commands the README uses, on PATH: links into ~/.local/bin (the XDG user bin folder).
@@ -46,24 +61,24 @@ run: install
 
 # The suite runs on every core (pytest-xdist; most tests wait on servers and subprocesses),
 # and prints its slowest tests so suite time stays in view.
-test: install $(TORCH_STAMP) system-deps
+test: install-test $(TORCH_STAMP) system-deps
 	$(BIN)/ruff check .
 	$(BIN)/pytest -n auto --dist worksteal --durations=20
 
-lint: install
+lint: install-test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-format: install
+format: install-test
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-bench: install
+bench: install-test
 	$(BIN)/python bench/ingest.py
 	$(BIN)/python bench/board.py
 
 # A longer property-based run over the whole API (make test runs a short one).
-fuzz: install
+fuzz: install-test
 	MEMVAULT_FUZZ_EXAMPLES=1000 $(BIN)/pytest tests/fuzz -p no:cacheprovider --timeout=3600
 
 clean:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -21,7 +22,7 @@ from pydantic import (
 )
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from memvault.hook.paths import default_home
+from memvault.hook.paths import default_home, recorded_vault
 from memvault.hook.spool import MAX_BODY_BYTES
 
 DEFAULT_PORT = 3111
@@ -322,9 +323,18 @@ class Settings(BaseSettings):
 
         return Path(sqlite_file(self.store_url))
 
+    @cached_property
+    def recorded_vault(self) -> Path | None:
+        """The vault ``memvault vault PATH`` recorded for this home (read once), if any."""
+        found = recorded_vault(str(self.home))
+        return Path(found) if found else None
+
     @property
     def vault_path(self) -> Path:
-        return self.vault if self.vault is not None else self.home / "vault"
+        """``MEMVAULT_VAULT``, else the vault recorded for this home, else ``home/vault``."""
+        if self.vault is not None:
+            return self.vault
+        return self.recorded_vault or self.home / "vault"
 
     @property
     def fragments_path(self) -> Path:

@@ -10,6 +10,9 @@ that editor windows opening at once start exactly one. Files in ``MEMVAULT_HOME`
   whoever starts it (so a second client waits instead of starting another) and again by
   the server once it listens; removed when the server stops.
 - ``server.lock``: held while a client checks for a server and starts one.
+- ``serving.lock``: held by the server for as long as it runs (the system lets go when
+  it ends, however it ends), so a second server on the same home refuses to start; it
+  holds the server's pid and URL too, for ``memvault stop`` when ``server.pid`` is gone.
 - ``logs/server.log``: a started server's output, rotated at start when over 5 MiB
   (``server.log.1`` … ``server.log.3`` are kept).
 """
@@ -34,6 +37,7 @@ if TYPE_CHECKING:
 DEFAULT_URL = "http://127.0.0.1:3111"
 PID_FILE = "server.pid"
 LOCK_FILE = "server.lock"
+SERVING_FILE = "serving.lock"
 LOG_FILE = os.path.join("logs", "server.log")
 LOG_LIMIT = 5 * 1024 * 1024
 LOG_KEEP = 3
@@ -44,6 +48,23 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 class StartFailed(Exception):
     """No server answers, and none could be started; the message says why and where to look."""
+
+
+class OtherMemory(StartFailed):
+    """The server that answers serves another home or vault than this environment names;
+    the message names both. Nothing is sent to it."""
+
+
+class HomeServed(Exception):
+    """A server already runs for this home: its ``pid``, ``url`` and who started it."""
+
+    def __init__(self, home: str, pid: int, url: str, started_by: str) -> None:
+        self.home, self.pid, self.url, self.started_by = home, pid, url, started_by
+        by = f", started in the background by {started_by}" if started_by else ""
+        super().__init__(
+            f"a memvault server (pid {pid}) already serves {home} at {url or 'its address'}"
+            f"{by}: stop it with `memvault stop`, or use it as it is"
+        )
 
 
 def server_url(environ: Mapping[str, str] = os.environ) -> str:
@@ -79,27 +100,137 @@ def ensure_running(environ: Mapping[str, str] = os.environ, seconds: float = STA
     """The URL of a server that answers: the running one, or one started now."""
     url = server_url(environ)
     if answers(url):
-        return url
+        return same_memory(url, environ)
     home = paths.home(environ)
     os.makedirs(os.path.join(home, "logs"), exist_ok=True)
     deadline = time.monotonic() + seconds
     lock = _lock(os.path.join(home, LOCK_FILE), deadline + seconds)
     try:
         if answers(url):  # another client started it while this one waited for the lock
-            return url
+            return same_memory(url, environ)
         log = os.path.join(home, LOG_FILE)
         recorded = read_pid_file(home)
         if recorded is not None and running(recorded[0]):
             _wait(url, deadline, log, pid=recorded[0])  # one is starting: not a second
-            return url
-        command = serve_command(url, environ)
+            return same_memory(url, environ)
+        by = f"memvault mcp (pid {os.getpid()})"  # said in the server's log and `status`
+        command = [*serve_command(url, environ), "--started-by", by]
         _rotate(log)
         child = _spawn(command, log, environ)
         write_pid_file(home, child.pid, url)
         _wait(url, deadline, log, child=child)
-        return url
+        return same_memory(url, environ)
     finally:
         os.close(lock)
+
+
+def identity(url: str, secret: str | None, seconds: float = 2.0) -> dict[str, object] | None:
+    """What the server at ``url`` says it serves (``GET /agentmemory/server``: its pid, home,
+    vault and who started it); None when it does not say (an older server, or an error)."""
+    import json
+
+    try:
+        answer = Connection(url, secret, time.monotonic() + seconds).exchange(
+            "GET", "/agentmemory/server", headers={"Accept": "application/json"}
+        )
+        found = json.loads(answer.body) if answer.status == 200 else None
+    except (Unavailable, ValueError):
+        return None
+    return found if isinstance(found, dict) and found.get("service") == "memvault" else None
+
+
+def same_place(a: str, b: str) -> bool:
+    """Whether two folder paths name one folder (links and ``..`` resolved)."""
+    return os.path.normcase(os.path.realpath(a)) == os.path.normcase(os.path.realpath(b))
+
+
+def other_memory(found: Mapping[str, object], environ: Mapping[str, str]) -> str | None:
+    """One line naming both when the server that said ``found`` serves another home or
+    vault than ``environ`` names; None when they agree (or the server did not say)."""
+    home, vault = paths.home(environ), paths.vault(environ)
+    their_home, their_vault = found.get("home"), found.get("vault")
+    if not isinstance(their_home, str) or not isinstance(their_vault, str):
+        return None
+    if same_place(home, their_home) and same_place(vault, their_vault):
+        return None
+    return (
+        f"the memvault server at {found.get('url') or 'its address'} (pid {found.get('pid')}) "
+        f"serves home {their_home} with vault {their_vault}, but this environment names home "
+        f"{os.path.abspath(home)} with vault {os.path.abspath(vault)}; nothing was sent to it. "
+        "Give both the same MEMVAULT_HOME and MEMVAULT_VAULT, or stop that server "
+        "(`memvault stop` with its MEMVAULT_HOME)"
+    )
+
+
+def same_memory(url: str, environ: Mapping[str, str]) -> str:
+    """``url`` when its server serves the memory ``environ`` names; ``OtherMemory`` if not."""
+    found = identity(url, server_secret(environ))
+    problem = other_memory({**found, "url": url}, environ) if found else None
+    if problem:
+        raise OtherMemory(problem)
+    return url
+
+
+def claim_home(home: str, pid: int, url: str, started_by: str = "") -> int:
+    """Hold ``serving.lock`` in ``home`` for as long as this process serves it (the
+    descriptor returned stays open); ``HomeServed`` when another server holds it."""
+    path = os.path.join(home, SERVING_FILE)
+    descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    deadline = time.monotonic() + 1.0  # a client's probe (``serving``) holds it an instant
+    while not _try_lock(descriptor):
+        if time.monotonic() < deadline:
+            time.sleep(0.05)
+            continue
+        os.close(descriptor)
+        held = _read_serving(home)
+        recorded = read_pid_file(home)
+        pid_held, url_held, by = held or (*(recorded or (0, "")), "")
+        raise HomeServed(home, pid_held, url_held, by)
+    os.ftruncate(descriptor, 0)
+    os.write(descriptor, f"{pid}\n{url}\n{started_by}\n".encode())
+    return descriptor
+
+
+def serving(home: str) -> tuple[int, str, str] | None:
+    """``(pid, url, started by)`` of the server holding ``home``'s ``serving.lock``; None
+    when no server holds it."""
+    path = os.path.join(home, SERVING_FILE)
+    try:
+        descriptor = os.open(path, os.O_RDWR)
+    except OSError:
+        return None
+    try:
+        if _try_lock(descriptor):
+            return None  # nobody holds it (this probe let go again on close)
+        return _read_serving(home)
+    finally:
+        os.close(descriptor)
+
+
+def _read_serving(home: str) -> tuple[int, str, str] | None:
+    try:
+        with open(os.path.join(home, SERVING_FILE), encoding="utf-8") as file:
+            lines = [*file.read().splitlines(), "", "", ""]
+    except OSError:
+        return None
+    if not lines[0].strip().isdigit():
+        return None
+    return int(lines[0]), lines[1].strip(), lines[2].strip()
+
+
+def _try_lock(descriptor: int) -> bool:
+    try:
+        if sys.platform == "win32":
+            import msvcrt
+
+            msvcrt.locking(descriptor, msvcrt.LK_NBLCK, 1)
+        else:
+            import fcntl
+
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False
+    return True
 
 
 def serve_command(url: str, environ: Mapping[str, str]) -> list[str]:
@@ -169,6 +300,9 @@ def stop(home: str, seconds: float = STOP_SECONDS) -> tuple[bool, str]:
 
     recorded = read_pid_file(home)
     pid_path = os.path.join(home, PID_FILE)
+    held = serving(home)
+    if held is not None and (recorded is None or not running(recorded[0])):
+        recorded = held[:2]  # server.pid is gone or stale, but the home's server runs
     if recorded is None:
         return True, f"no memvault server is running (no {PID_FILE} in {home})"
     pid, url = recorded
@@ -226,22 +360,12 @@ def _wait(
 def _lock(path: str, deadline: float) -> int:
     """An exclusive lock on ``path``, held until the descriptor returned is closed."""
     descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    while True:
-        try:
-            if sys.platform == "win32":
-                import msvcrt
-
-                msvcrt.locking(descriptor, msvcrt.LK_NBLCK, 1)
-            else:
-                import fcntl
-
-                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return descriptor
-        except OSError:
-            if time.monotonic() > deadline:
-                os.close(descriptor)
-                raise StartFailed(f"another client holds {path} and has not let go") from None
-            time.sleep(0.05)
+    while not _try_lock(descriptor):
+        if time.monotonic() > deadline:
+            os.close(descriptor)
+            raise StartFailed(f"another client holds {path} and has not let go")
+        time.sleep(0.05)
+    return descriptor
 
 
 def _rotate(log: str) -> None:

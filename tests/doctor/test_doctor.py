@@ -128,13 +128,35 @@ def test_a_hook_command_that_does_not_exist_is_a_problem_with_the_fix(place):
 def test_a_project_whose_files_name_a_missing_command_is_fixed_in_the_project(place):
     gone = Commands(hook="/nowhere/bin/memvault-hook", memvault="/nowhere/bin/memvault")
     install(
-        "cursor", settings=Settings(home=place["memvault"]), project=place["project"], commands=gone
+        "cursor",
+        settings=Settings(home=place["memvault"]),
+        project=place["project"],
+        commands=gone,
+        user_home=place["home"],
     )
     result = run(place, "doctor", "--json")
     found = [c for c in json.loads(result.stdout)["checks"] if c["name"] == "cursor"]
     assert [c["level"] for c in found] == ["ok", "problem"]  # not user-wide; the project
     assert found[1]["finding"].startswith(f"Cursor (in {place['project']}) runs /nowhere/")
     assert found[1]["fix"].startswith("memvault install cursor --project .")
+
+
+def test_memvault_installed_user_wide_and_for_the_project_is_a_problem_with_its_fix(place):
+    settings = Settings(home=place["memvault"])
+    # How it happens: a project's committed files, and a user install made elsewhere.
+    install("claude-code", settings=settings, project=place["project"], user_home=place["home"])
+    install("claude-code", settings=settings, user_home=place["home"], cwd=place["home"])
+    code, _ = doctor(place)
+    assert code == 1
+    report = json.loads(run(place, "doctor", "--json").stdout)
+    (twice,) = [c for c in report["checks"] if "twice" in c["finding"]]
+    assert twice["name"] == "claude-code" and twice["level"] == "problem"
+    assert f"both user-wide and in {place['project']}" in twice["finding"]
+    assert str(place["home"] / ".claude" / "settings.json") in twice["finding"]
+    assert str(place["project"] / ".mcp.json") in twice["finding"]
+    assert twice["fix"].startswith(
+        f"memvault install claude-code --project {place['project']} --uninstall"
+    )
 
 
 def test_a_spooled_file_set_aside_as_unreadable_is_a_problem(place):
@@ -165,3 +187,19 @@ def test_an_llm_server_that_does_not_answer_is_a_problem_and_no_paid_api_is_call
     assert checks["llm"]["level"] == "problem"
     assert checks["llm"]["finding"].startswith(f"openai:qwen3:4b at {url} does not answer")
     assert checks["llm"]["fix"] == "start that server, or fix MEMVAULT_LLM_URL"
+
+
+def test_a_server_of_another_vault_is_a_problem_naming_both(place, tmp_path):
+    server = Server(place["memvault"]).start()
+    mine = tmp_path / "My Vault"
+    mine.mkdir()
+    try:
+        code, checks = doctor(place, url=server.url, MEMVAULT_VAULT=str(mine))
+        assert code == 1
+        found = checks["server"]
+        assert found["level"] == "problem"
+        assert str((place["memvault"] / "vault").resolve()) in found["finding"]
+        assert str(mine) in found["finding"]
+        assert found["fix"].startswith(f"MEMVAULT_HOME={server.home.resolve()} memvault stop")
+    finally:
+        server.stop()

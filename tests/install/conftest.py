@@ -19,6 +19,8 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("USERPROFILE", str(home))
     monkeypatch.setenv("MEMVAULT_HOME", str(tmp_path / "memvault"))
+    # A user install looks for a project install where it runs: not in the checkout's folders.
+    monkeypatch.chdir(home)
     return home
 
 

@@ -129,7 +129,7 @@ def test_no_relay_holds_the_store_open_while_the_server_does(server):
         assert _open_store_files(server.process.pid)  # the check sees what a holder holds
 
 
-def test_the_relay_imports_only_the_standard_library(server, tmp_path):
+def test_the_relay_imports_only_the_standard_library(server):
     """Run with ``-S`` (no site packages): whatever else it needed would fail to import."""
     code = (
         "import sys\n"
@@ -138,13 +138,14 @@ def test_the_relay_imports_only_the_standard_library(server, tmp_path):
         "status = main()\n"
         "sys.stderr.write('MODULES ' + ' '.join(sorted(sys.modules)))\n"
     )
-    relay = LineRelay(tmp_path, [sys.executable, "-S", "-c", code], MEMVAULT_URL=server.url)
+    # The server's own home: a relay naming another home refuses before relaying anything.
+    relay = LineRelay(server.home, [sys.executable, "-S", "-c", code], MEMVAULT_URL=server.url)
     with relay:
         assert relay.ask(initialize(1))["result"]["serverInfo"]["name"] == "memvault"
         assert relay.process.stdin is not None
         relay.process.stdin.close()
         assert relay.process.wait(30) == 0
-    modules = (tmp_path / "relay-stderr.log").read_text().split("MODULES ", 1)[1].split()
+    modules = (server.home / "relay-stderr.log").read_text().split("MODULES ", 1)[1].split()
     ours = {m for m in modules if m.split(".")[0] == "memvault"}
     light = ("memvault.hook", "memvault.relay", "memvault.server_process")
     assert {m for m in ours if not m.startswith(light)} <= {"memvault"}

@@ -6,6 +6,7 @@ so a malformed body gets an error that says what is wrong with it (and nothing i
 
 from __future__ import annotations
 
+import os
 from typing import Annotated, Any
 
 from fastapi import Query, Request
@@ -95,7 +96,28 @@ async def observe(request: Request) -> JSONResponse:
         background = BackgroundTask(
             memory.board.register_from_event, envelope.session_id, envelope.agent_id
         )
-    return JSONResponse(present.observe_result(result), status_code=201, background=background)
+    return JSONResponse(
+        present.observe_result(result),
+        status_code=201,
+        background=background,
+        headers=_whose(request),
+    )
+
+
+def _whose(request: Request) -> dict[str, str]:
+    """The home and vault this server serves, as headers a hook compares with its own
+    (``%``-escaped: a header carries ASCII, a path may not be); made once per app."""
+    found = getattr(request.app.state, "whose", None)
+    if found is None:
+        from urllib.parse import quote
+
+        settings = memory_of(request).settings
+        found = {
+            "Memvault-Home": quote(str(settings.home.resolve())),
+            "Memvault-Vault": quote(str(settings.vault_path.resolve())),
+        }
+        request.app.state.whose = found
+    return found
 
 
 @router.post(
@@ -251,6 +273,28 @@ def observations(
 )
 async def livez() -> dict[str, Any]:
     return {"status": "ok", "service": "memvault", "version": __version__}
+
+
+@router.get(
+    "/server",
+    summary="Which memory this server serves: its home, vault and pid, and what started it",
+    **answer("The server", schemas.ServerIdentity),
+)
+async def server_identity(request: Request, memory: Served) -> dict[str, Any]:
+    # Clients compare this with the memory their own environment names, so that an editor
+    # pinned to one vault never writes into a server serving another.
+    settings = memory.settings
+    vault = settings.vault_path.resolve()
+    return {
+        "service": "memvault",
+        "version": __version__,
+        "pid": os.getpid(),
+        "url": settings.server_url,
+        "home": str(settings.home.resolve()),
+        "vault": str(vault),
+        "vaultName": vault.name,
+        "startedBy": getattr(request.app.state, "started_by", None) or None,
+    }
 
 
 @router.get(

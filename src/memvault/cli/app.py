@@ -32,6 +32,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("stop", "server:stop", _SERVER),
     ("logs", "service:logs", _SERVER),
     ("service", "service:service_app", _SERVER),
+    ("vault", "vault:vault", _SERVER),
     ("search", "recall:search", _MEMORY),
     ("get", "recall:get", _MEMORY),
     ("save", "fragments:save", _MEMORY),

@@ -23,6 +23,8 @@ def banner(health: Health, url: str) -> str:
         f"  store     {store.location} ({store.engine}, {store.events:,} events)",
         f"  vault     {health.vault} ({health.board_rows:,} board rows, "
         f"{health.fragments:,} fragments)",
+        "            open this folder in Obsidian (Open folder as vault) to read memory; "
+        "`memvault vault PATH` points memvault at a vault you already have",
         f"  embedder  {_embedder(health.embedder)}",
         f"  LLM       {_llm(health.llm)}",
     ]

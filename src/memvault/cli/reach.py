@@ -29,12 +29,16 @@ errors = Console(stderr=True, soft_wrap=True)
 def server() -> remote.Server | None:
     """This memory's running server, or None to work in process. A server that runs but
     does not answer ends the command (exit 1): opening the memory here would make a second
-    writer of it."""
+    writer of it. One that serves another home or vault than this environment names ends
+    it too (exit 2), naming both."""
     try:
         return remote.find()
     except remote.NotAnswering as exc:
         errors.print(f"[red]{escape(str(exc))}[/]", highlight=False)
         raise typer.Exit(1) from None
+    except remote.OtherMemory as exc:  # never written to, nor opened here beside it
+        errors.print(f"[red]refused[/]: {escape(str(exc))}", highlight=False)
+        raise typer.Exit(2) from None
 
 
 def settings(**overrides: Any) -> Settings:

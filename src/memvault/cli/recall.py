@@ -267,6 +267,8 @@ def rebuild(
             running = remote.find()
         except remote.NotAnswering as exc:
             fail(f"{exc}; rebuild would be a second writer of this memory")
+        except remote.OtherMemory as exc:
+            fail(f"{exc}; pass --force to rebuild this environment's memory beside it", code=2)
         if running is not None:
             errors.print(
                 f"[red]a memvault server answers at {escape(running.url)}; stop it "

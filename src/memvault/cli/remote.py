@@ -50,6 +50,11 @@ class NotAnswering(Exception):
     starting, or hung. Opening the memory here would make a second writer."""
 
 
+class OtherMemory(Exception):
+    """The server found serves another home or vault than this environment names; the
+    message names both. Nothing is sent to it."""
+
+
 class Server:
     """This memory's running server at ``url``."""
 
@@ -104,7 +109,9 @@ def find(environ: Mapping[str, str] = os.environ) -> Server | None:
     secret = server_process.server_secret(environ)
     if environ.get("MEMVAULT_URL") or environ.get("AGENTMEMORY_URL"):
         url = server_process.server_url(environ)
-        return Server(url, secret) if server_process.answers(url, PROBE_SECONDS) else None
+        if not server_process.answers(url, PROBE_SECONDS):
+            return None
+        return _checked(Server(url, secret), environ)
     home = paths.home(environ)
     recorded = server_process.read_pid_file(home)
     if recorded is None or not server_process.running(recorded[0]):
@@ -112,11 +119,20 @@ def find(environ: Mapping[str, str] = os.environ) -> Server | None:
     pid, url = recorded
     url = url or server_process.server_url(environ)
     if server_process.answers(url, PROBE_SECONDS):
-        return Server(url, secret)
+        return _checked(Server(url, secret), environ)
     raise NotAnswering(
         f"a memvault server (pid {pid}) runs for {home} but does not answer at {url}: it "
         "may still be starting (try again in a moment), or stop it with `memvault stop`"
     )
+
+
+def _checked(server: Server, environ: Mapping[str, str]) -> Server:
+    """``server`` when it serves the memory ``environ`` names; ``OtherMemory`` if not."""
+    try:
+        server_process.same_memory(server.url, environ)
+    except server_process.OtherMemory as exc:
+        raise OtherMemory(str(exc)) from None
+    return server
 
 
 def path_part(value: str) -> str:
@@ -130,4 +146,12 @@ def _query_value(value: Any) -> Any:
     return value
 
 
-__all__ = ["NotAnswering", "Server", "ServerRefused", "Unavailable", "find", "path_part"]
+__all__ = [
+    "NotAnswering",
+    "OtherMemory",
+    "Server",
+    "ServerRefused",
+    "Unavailable",
+    "find",
+    "path_part",
+]

@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from memvault import server_process
@@ -84,6 +85,10 @@ def _on_postgres(settings: Settings | None = None) -> bool:
 def serve(
     host: Annotated[str | None, typer.Option(help="Address to bind (default 127.0.0.1).")] = None,
     port: Annotated[int | None, typer.Option(min=1, max=65535, help="Port (default 3111).")] = None,
+    started_by: Annotated[
+        str | None,
+        typer.Option(hidden=True, help="What starts this server in the background (a relay)."),
+    ] = None,
 ) -> None:
     """Start the memory server (REST API under /agentmemory/)."""
     import uvicorn
@@ -109,6 +114,14 @@ def serve(
             "existing Obsidian vault, or unset it to use $MEMVAULT_HOME/vault"
         )
         raise typer.Exit(2)
+    recorded = settings.recorded_vault if settings.vault is None else None
+    if recorded is not None and not recorded.is_dir():
+        errors.print(
+            f"[red]the vault recorded for {settings.home} is {recorded}, which is not a "
+            "folder[/]: choose another with `memvault vault PATH`, or `memvault vault "
+            "--default` for $MEMVAULT_HOME/vault"
+        )
+        raise typer.Exit(2)
     if not settings.worker_in_server and not _on_postgres(settings):
         errors.print(
             "[red]MEMVAULT_WORKER_IN_SERVER=false leaves the pipeline to `memvault worker` "
@@ -116,14 +129,28 @@ def serve(
             "runs beside it: unset MEMVAULT_WORKER_IN_SERVER."
         )
         raise typer.Exit(2)
-    if not _port_free(settings.host, settings.port):
-        errors.print(
-            f"[red]port {settings.port} on {settings.host} is in use[/]: is memvault already "
-            "running (`memvault status`)? Otherwise choose another with --port or MEMVAULT_PORT."
+    settings.home.mkdir(parents=True, exist_ok=True)
+    try:
+        # Held until this process ends: one server per home, however it was started.
+        server_process.claim_home(
+            str(settings.home), os.getpid(), settings.server_url, started_by or ""
         )
+    except server_process.HomeServed as served:
+        errors.print(f"[red]not started[/]: {escape(str(served))}", highlight=False)
+        raise typer.Exit(2) from None
+    if not _port_free(settings.host, settings.port):
+        errors.print(_port_taken(settings), highlight=False)
         raise typer.Exit(2)
+    if started_by:
+        errors.print(
+            f"started in the background by {started_by}; `memvault stop` stops it",
+            highlight=False,
+            markup=False,
+        )
+    app = create_app(settings)
+    app.state.started_by = started_by
     config = uvicorn.Config(
-        create_app(settings),
+        app,
         host=settings.host,
         port=settings.port,
         access_log=settings.access_log,
@@ -194,10 +221,59 @@ def status(
             "Start one with `memvault serve`."
         )
         raise typer.Exit(1) from None
+    served = server_process.identity(settings.server_url, settings.secret_value())
     if as_json:
-        console.print_json(data=report)
+        console.print_json(data={**report, "server": served} if served else report)
         return
     console.print(_health_table(report, settings.server_url))
+    if served is not None:
+        _say_whose(served, settings)
+
+
+def _say_whose(served: dict[str, Any], settings: Settings) -> None:
+    """What started the server and the vault to open in Obsidian; a server of another
+    memory than this environment names is said to be one, on stderr."""
+    if served.get("startedBy"):
+        console.print(
+            f"started in the background by {escape(str(served['startedBy']))} "
+            f"(pid {served.get('pid')}): `memvault stop` stops it",
+            highlight=False,
+        )
+    console.print(
+        f"vault folder {escape(str(served.get('vault')))}: open it in Obsidian (Open folder "
+        f"as vault) to read memory there; the viewer's links name it "
+        f"{escape(str(served.get('vaultName')))}",
+        highlight=False,
+    )
+    environ = {"MEMVAULT_HOME": str(settings.home), "MEMVAULT_VAULT": str(settings.vault_path)}
+    problem = server_process.other_memory({**served, "url": settings.server_url}, environ)
+    if problem:  # said, not refused: status only reads
+        errors.print(f"[yellow]{escape(problem)}[/]", highlight=False)
+
+
+def _port_taken(settings: Settings) -> str:
+    """Why the port is taken, and what to do: another home's memvault server names its
+    home and how to stop it; another program, another port."""
+    where = f"port {settings.port} on {settings.host} is in use"
+    found = server_process.identity(settings.server_url, settings.secret_value(), 1.0)
+    if found is None and server_process.answers(settings.server_url):
+        return (
+            f"[red]{where}[/] by a memvault server of another home (it did not say which to "
+            "this secret): stop it with `memvault stop` under its MEMVAULT_HOME, or choose "
+            "another port with --port or MEMVAULT_PORT"
+        )
+    if found is None:
+        return (
+            f"[red]{where}[/] by another program: choose another port with --port or "
+            "MEMVAULT_PORT (and give the hooks and editors the same MEMVAULT_URL)"
+        )
+    by = f", started in the background by {found['startedBy']}" if found.get("startedBy") else ""
+    return (
+        f"[red]{where}[/]: a memvault server (pid {found.get('pid')}) serves another home "
+        f"there, {escape(str(found.get('home')))}{escape(by)}. Stop it with "
+        f"`MEMVAULT_HOME={escape(str(found.get('home')))} memvault stop`, or choose another "
+        "port with --port or MEMVAULT_PORT"
+    )
 
 
 def _port_free(host: str, port: int) -> bool:

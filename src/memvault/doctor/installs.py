@@ -62,6 +62,8 @@ def check_hosts(settings: Settings, cwd: Path, user_home: Path) -> list[Finding]
             elif project.hooks or project.mcp:
                 connected = True
                 findings.append(_judge(host, project, f"in {cwd}") or found)
+                if user.hooks or user.mcp:
+                    findings.append(_twice(host, user, project, cwd))
     if not connected:
         findings.append(
             Finding(
@@ -101,6 +103,20 @@ def _registration(
             if isinstance(entry, dict):
                 mcp = str(entry.get("command", ""))
     return _Registration(hooks, mcp, files, artifacts[0].path.parent)
+
+
+def _twice(host: str, user: _Registration, project: _Registration, cwd: Path) -> Finding:
+    """memvault installed both user-wide and for the project: the host runs both."""
+    files = ", ".join(str(p) for p in [*user.files, *project.files])
+    return Finding(
+        host,
+        PROBLEM,
+        f"{_NAMES[host]} has memvault both user-wide and in {cwd} ({files}): every hook "
+        "runs twice per event (memory is given twice) and the MCP server is declared twice",
+        f"memvault install {host} --project {shlex.quote(str(cwd))} --uninstall "
+        f"(the user-wide install covers every project), or `memvault install {host} "
+        "--uninstall` to keep the project's alone",
+    )
 
 
 def _commands(value: object) -> Iterator[str]:

@@ -4,11 +4,12 @@ secret, and how healthy does it say it is. Also the one HTTP read the checks sha
 from __future__ import annotations
 
 import json
+import shlex
 import urllib.error
 import urllib.request
 from typing import Any
 
-from memvault import __version__
+from memvault import __version__, server_process
 from memvault.config import Settings
 from memvault.doctor.finding import OK, PROBLEM, WARN, Finding
 
@@ -50,6 +51,9 @@ def check_server(settings: Settings) -> tuple[dict[str, Any] | None, Finding]:
             return None, Finding("server", PROBLEM, f"{url} answered health with {exc.code}")
     except (urllib.error.URLError, OSError, ValueError) as exc:
         return None, Finding("server", PROBLEM, f"{url} did not answer health: {exc}")
+    other = _other_memory(settings, url, secret)
+    if other is not None:
+        return None, other  # its health is another memory's: none of it is this one's
     status = health.get("status")
     if status != "ok":
         reasons = "; ".join(health.get("reasons", [])) or "no reason given"
@@ -60,6 +64,27 @@ def check_server(settings: Settings) -> tuple[dict[str, Any] | None, Finding]:
             "fix what the reasons name; memvault status shows them clear",
         )
     return health, Finding("server", OK, f"memvault {version} answers at {url}")
+
+
+def _other_memory(settings: Settings, url: str, secret: str | None) -> Finding | None:
+    """A problem naming both when the server at ``url`` serves another home or vault
+    than these settings name (what an editor's relay would then refuse)."""
+    served = server_process.identity(url, secret, PROBE_SECONDS)
+    if served is None:
+        return None
+    names = {"MEMVAULT_HOME": str(settings.home), "MEMVAULT_VAULT": str(settings.vault_path)}
+    problem = server_process.other_memory({**served, "url": url}, names)
+    if problem is None:
+        return None
+    summary = problem.split("; nothing was sent to it")[0]
+    theirs = shlex.quote(str(served.get("home")))
+    return Finding(
+        "server",
+        PROBLEM,
+        summary,
+        f"MEMVAULT_HOME={theirs} memvault stop, then memvault serve here; or give this "
+        "environment (and the editors' configs) the server's MEMVAULT_HOME and MEMVAULT_VAULT",
+    )
 
 
 def get_json(url: str, *, secret: str | None = None) -> dict[str, Any]:

@@ -141,6 +141,7 @@ def deliver(server: Server, sent: dict, environ: Mapping[str, str]) -> bool:
     body = envelope.encode(sent)
     try:
         server.post("/agentmemory/observe", body)
+        _say_if_another_memory(server, environ)
         return True
     except Unavailable as exc:
         if isinstance(exc, Unauthorized):
@@ -167,6 +168,27 @@ def deliver(server: Server, sent: dict, environ: Mapping[str, str]) -> bool:
     except Refused as exc:
         warn(f"the server refused the event as wrong ({exc}); dropped, not spooled")
     return False
+
+
+def _say_if_another_memory(server: Server, environ: Mapping[str, str]) -> None:
+    """Delivered all the same (a hook never loses an event), but said, once, when the
+    server serves another home or vault than this environment names."""
+    theirs = server.header("Memvault-Home"), server.header("Memvault-Vault")
+    if theirs[0] is None or theirs[1] is None:
+        return  # a server that does not say (an older one, or agentmemory's)
+    ours = paths.home(environ), paths.vault(environ)
+    if all(_same_folder(a, b) for a, b in zip(ours, theirs, strict=True)):
+        return
+    warn(
+        f"the event went to the server at {server.url}, which serves home {theirs[0]} with "
+        f"vault {theirs[1]}, not this environment's home {os.path.abspath(ours[0])} with "
+        f"vault {os.path.abspath(ours[1])}; give the editor the server's MEMVAULT_HOME and "
+        "MEMVAULT_VAULT (memvault doctor says more)"
+    )
+
+
+def _same_folder(a: str, b: str) -> bool:
+    return os.path.normcase(os.path.realpath(a)) == os.path.normcase(os.path.realpath(b))
 
 
 def body_limit(environ: Mapping[str, str]) -> int:

@@ -44,3 +44,24 @@ def home(environ: Mapping[str, str] = os.environ) -> str:
 
 def spool_folder(home_folder: str) -> str:
     return os.path.join(home_folder, SPOOL)
+
+
+VAULT_FILE = "vault.path"
+
+
+def recorded_vault(home_folder: str) -> str | None:
+    """The vault ``memvault vault PATH`` recorded for this home (``vault.path``, one line),
+    or None when none is recorded."""
+    try:
+        with open(os.path.join(home_folder, VAULT_FILE), encoding="utf-8") as file:
+            line = file.readline().strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return line or None
+
+
+def vault(environ: Mapping[str, str] = os.environ) -> str:
+    """The vault this environment's memory keeps: ``$MEMVAULT_VAULT``, else the one recorded
+    for its home, else ``$MEMVAULT_HOME/vault`` (as the server's settings choose it)."""
+    folder = home(environ)
+    return environ.get("MEMVAULT_VAULT") or recorded_vault(folder) or os.path.join(folder, "vault")

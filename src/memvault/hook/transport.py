@@ -52,6 +52,16 @@ class Server:
         self.url = url
         self.secret = secret
         self.deadline = deadline
+        self.last_head = b""  # the last answer's status line and headers
+
+    def header(self, name: str) -> str | None:
+        """A header of the last answer, as text (``%``-escapes decoded)."""
+        value = _header(self.last_head, name.lower().encode("ascii"))
+        if value is None:
+            return None
+        from urllib.parse import unquote  # only when a caller asks for a header
+
+        return unquote(value.decode("latin-1"))
 
     def post(self, path: str, body: bytes) -> dict[str, object]:
         """POST a JSON body; the answer's JSON object (empty when it has none)."""
@@ -88,10 +98,13 @@ class Server:
             with socket.create_connection(address, timeout=self._left()) as plain:
                 if scheme == "https":
                     with _tls(plain, host) as secure:
-                        return _parse(self._talk(secure, request))
-                return _parse(self._talk(plain, request))
+                        raw = self._talk(secure, request)
+                else:
+                    raw = self._talk(plain, request)
         except OSError as exc:
             raise Unavailable(_describe(exc)) from None
+        self.last_head = raw.partition(_HEADER_END)[0]
+        return _parse(raw)
 
     def _talk(self, sock: socket.socket, request: bytes) -> bytes:
         sock.settimeout(self._left())

@@ -15,14 +15,28 @@ from typing import Any
 from memvault.config import Settings
 from memvault.install import claude_code, cursor
 from memvault.install.commands import Commands
-from memvault.install.files import Backups, ConfigError, Outcome
+from memvault.install.files import Artifact, Backups, ConfigError, Outcome
 from memvault.install.files import install as _install
 from memvault.install.files import uninstall as _uninstall
 from memvault.platforms import CMD, printed_command
 
 HOSTS = {cursor.HOST: cursor, claude_code.HOST: claude_code}
 
-__all__ = ["HOSTS", "Commands", "ConfigError", "Report", "install", "uninstall"]
+__all__ = [
+    "HOSTS",
+    "Commands",
+    "ConfigError",
+    "DoubleInstall",
+    "Report",
+    "install",
+    "installed_in",
+    "uninstall",
+]
+
+
+class DoubleInstall(ConfigError):
+    """memvault is installed for the host in the other scope already: a second install
+    would run every hook twice per event and declare the MCP server twice."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +79,7 @@ def install(
     commands: Commands | None = None,
     user_home: Path | None = None,
     all_events: bool | None = None,
+    cwd: Path | None = None,
 ) -> Report:
     """Merge memvault's hooks, MCP server and rules into ``host``'s config files.
 
@@ -74,10 +89,13 @@ def install(
     user's); ``all_events`` registers the hook events only newer host builds know as
     well (by default for Cursor, whose memory block at session start needs one of them;
     not for Claude Code, whose stable events already carry everything memvault reads).
-    Raises :class:`ConfigError`, with nothing written, when a file is malformed.
+    Raises :class:`ConfigError`, with nothing written, when a file is malformed, and
+    :class:`DoubleInstall` when the host has memvault in the other scope already (the
+    user's, or the project of ``cwd`` or a folder above it).
     """
     if all_events is None:
         all_events = host == cursor.HOST
+    _refuse_a_second_scope(host, settings, project, user_home or Path.home(), cwd or Path.cwd())
     notes = _install_notes(host, project) + _event_notes(host, all_events)
     if project is not None:
         # A project's files are committed and shared: no path or setting of this machine.
@@ -134,6 +152,68 @@ def _run(
     files = apply(artifacts, backups, dry_run=dry_run)
     scope = "project" if project is not None else "user"
     return Report(host, scope, root, action, dry_run, files, backups.folder, notes)
+
+
+def installed_in(host: str, root: Path, settings: Settings, *, project: bool) -> list[Path]:
+    """The files of ``host`` for ``root`` that hold memvault's hooks or MCP server."""
+    artifacts = HOSTS[host].artifacts(
+        root,
+        project=project,
+        commands=Commands.find(settings),
+        language=settings.language,
+        all_events=True,
+    )
+    return [a.path for a in artifacts if a.role != "agent rules" and _holds_ours(a)]
+
+
+def _holds_ours(artifact: Artifact) -> bool:
+    try:
+        data = artifact.path.read_bytes()
+        return artifact.take(data).data != data
+    except (OSError, ConfigError):  # unreadable: the install itself names it
+        return False
+
+
+def _refuse_a_second_scope(
+    host: str, settings: Settings, project: Path | None, user_home: Path, cwd: Path
+) -> None:
+    name = _NAMES[host]
+    twice = "would run every hook twice per event and declare the MCP server twice"
+    if project is not None:
+        found = installed_in(host, user_home, settings, project=False)
+        if found and project.resolve() != user_home.resolve():
+            raise DoubleInstall(
+                f"memvault is installed for {name} user-wide already ({_listed(found)}), which "
+                f"covers {project}: installing it for the project too {twice}. Nothing was "
+                f"changed. To install per project instead, first run `memvault install {host} "
+                "--uninstall`."
+            )
+        return
+    for folder in _projects_around(cwd, user_home):
+        found = installed_in(host, folder, settings, project=True)
+        if found:
+            raise DoubleInstall(
+                f"memvault is installed for {name} in the project {folder} already "
+                f"({_listed(found)}): installing it user-wide too {twice} there. Nothing was "
+                f"changed. Keep the project's install, or first run `memvault install {host} "
+                f"--project {folder} --uninstall`."
+            )
+
+
+def _projects_around(cwd: Path, user_home: Path) -> list[Path]:
+    """``cwd`` and the folders above it, short of the user's home and the root: where a
+    project install that applies here would be."""
+    home = user_home.resolve()
+    folders = []
+    for folder in [cwd.resolve(), *cwd.resolve().parents]:
+        if folder == home or folder.parent == folder:
+            break
+        folders.append(folder)
+    return folders
+
+
+def _listed(paths: list[Path]) -> str:
+    return ", ".join(str(p) for p in paths)
 
 
 def _event_notes(host: str, all_events: bool) -> list[str]:
@@ -194,7 +274,7 @@ def _portable_notes(commands: Commands, settings: Settings) -> list[str]:
         settings = ", ".join(f"{name}={value}" for name, value in left_out)
         notes.append(
             f"Not written into the project's files, which others share: {settings}. Set them "
-            "in the environment the editor starts with, or install for your user as well."
+            "in the environment the editor starts with."
         )
     return notes
 

@@ -112,7 +112,7 @@ def settings_file(path: Path, commands: Commands, registered: tuple[str, ...]) -
             del document["hooks"]
         return Stripped(style.dump(document), empty=not document)
 
-    return Artifact(path, "hooks", put, take)
+    return Artifact(path, "hooks", put, take, private=True)
 
 
 def _group(handler: dict[str, Any], matcher: str | None, rest: dict[str, Any]) -> dict[str, Any]:

@@ -220,7 +220,7 @@ def mcp_servers(path: Path, commands: Commands, role: str = "MCP server") -> Art
             del document["mcpServers"]
         return Stripped(style.dump(document), empty=not document)
 
-    return Artifact(path, role, put, take)
+    return Artifact(path, role, put, take, private=True)
 
 
 def _with_users_env(server: dict[str, Any], current: object) -> dict[str, Any]:

@@ -153,7 +153,7 @@ def hooks_file(path: Path, commands: Commands, registered: tuple[str, ...]) -> A
         empty = not hooks and set(document) <= {"version", "hooks"}
         return Stripped(_dump(style, document), empty=empty)
 
-    return Artifact(path, "hooks", put, take)
+    return Artifact(path, "hooks", put, take, private=True)
 
 
 def _dump(style: JsonStyle, document: dict[str, Any]) -> bytes:

@@ -178,6 +178,9 @@ class Artifact:
     role: str  # what memvault keeps there: "hooks", "MCP server", "agent rules"
     put: Callable[[bytes | None], bytes]
     take: Callable[[bytes], Stripped]
+    # A file that can hold a secret (an MCP server's or a hook's env, the host's own tokens)
+    # is created readable by its owner alone; one that exists keeps its mode.
+    private: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,7 +298,7 @@ def install(artifacts: list[Artifact], backups: Backups, *, dry_run: bool) -> li
             continue
         action = "created" if current is None else "updated"
         if not dry_run:
-            _write_keeping_backup(target, current, new, backups)
+            _write_keeping_backup(target, current, new, backups, private=artifact.private)
         diff = unified_diff(artifact.path, current, new) if dry_run else ""
         outcomes.append(Outcome(artifact.path, artifact.role, action, diff=diff))
     return outcomes
@@ -380,7 +383,7 @@ def _undo(
 
 
 def _write_keeping_backup(
-    target: Path, current: bytes | None, new: bytes, backups: Backups
+    target: Path, current: bytes | None, new: bytes, backups: Backups, *, private: bool = False
 ) -> None:
     backup = backups.get(target)
     if backup is None:
@@ -398,7 +401,8 @@ def _write_keeping_backup(
         backup.installed_sha256 = None  # someone edited it since; a restore would lose that
     backups.put(target, backup)
     target.parent.mkdir(parents=True, exist_ok=True)
-    write_atomically(target, new, _mode(target) if current is not None else None)
+    mode = _mode(target) if current is not None else (0o600 if private else None)
+    write_atomically(target, new, mode)
 
 
 def write_atomically(path: Path, data: bytes, mode: int | None) -> None:

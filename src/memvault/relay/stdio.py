@@ -64,6 +64,7 @@ class Relay:
             server_process.server_url(environ), server_process.server_secret(environ)
         )
         self.connected = False
+        self.refused_other = False  # said once on stderr; every request still says it
         self._connecting = threading.Lock()
         self._writing = threading.Lock()
         self.in_flight: list[threading.Thread] = []
@@ -134,6 +135,12 @@ class Relay:
         except Refused as exc:
             warn(str(exc))
             deliver(error(message, INVALID_PARAMS, str(exc)))
+        except server_process.OtherMemory as exc:
+            # Refused, not relayed: the host's tools must not write into another vault.
+            if not self.refused_other:
+                self.refused_other = True
+                warn(str(exc))
+            deliver(error(message, SERVER_UNAVAILABLE, f"refused: {exc}"))
         except server_process.StartFailed as exc:
             warn(str(exc))
             deliver(error(message, SERVER_UNAVAILABLE, f"no memvault server: {exc}"))

@@ -57,7 +57,8 @@ def obsidian(memory: Memory, document: Document) -> str | None:
     file by its path inside the vault."""
     if document.kind != "fragment" or not document.key:
         return None
-    return obsidian_link(memory.settings.vault_path.name, document.key)
+    # The folder's own name, as Obsidian names a vault: `.` or a link resolved first.
+    return obsidian_link(memory.settings.vault_path.resolve().name, document.key)
 
 
 def when(value: str | None) -> str:

@@ -45,6 +45,7 @@ from memvault.api.schemas.health import (  # noqa: F401
     ProcessFigures,
     Queue,
     Replication,
+    ServerIdentity,
     StoreFigures,
     VaultFigures,
 )

@@ -15,6 +15,20 @@ class Live(Shape):
     version: str
 
 
+class ServerIdentity(Shape):
+    service: Literal["memvault"]
+    version: str
+    pid: Annotated[int, Field(description="The server's process id")]
+    url: Annotated[str, Field(description="Where clients reach it, as its settings say")]
+    home: Annotated[str, Field(description="Its MEMVAULT_HOME, as an absolute path")]
+    vault: Annotated[str, Field(description="The vault it writes, as an absolute path")]
+    vaultName: Annotated[str, Field(description="The vault's name in Obsidian (its folder's)")]
+    startedBy: Annotated[
+        str | None,
+        Field(description="What started it in the background (an MCP relay); null: a person"),
+    ]
+
+
 class Pool(Shape):
     size: Annotated[Count, Field(description="Connections open now")]
     max: Count
