@@ -154,6 +154,7 @@ def health(h: Health) -> dict[str, Any]:
             "since": h.vault_owner_since,
             "vaultWritesQueued": h.vault_writes_queued,
         },
+        "privacy": {"privateProjects": list(h.private_projects)},
     }
 
 

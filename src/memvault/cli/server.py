@@ -269,6 +269,9 @@ def _health_table(report: dict[str, Any], url: str) -> Table:
     if report.get("index"):
         table.add_row("search index", _index_words(report["index"]))
     table.add_row("spooled events", f"{queue.get('spooledEvents', 0):,}")
+    privacy = report.get("privacy") or {}
+    for folder in privacy.get("privateProjects", []):
+        table.add_row("private project", f"{folder} (its hooks record nothing)")
     return table
 
 

@@ -18,7 +18,7 @@ import os
 import sys
 import time
 
-from memvault.hook import envelope, paths, spool
+from memvault.hook import envelope, paths, privacy, spool
 from memvault.hook.claude import CLAUDE_CODE, CODEX, GEMINI
 from memvault.hook.cursor import Cursor
 from memvault.hook.transport import Refused, Server, Unauthorized, Unavailable
@@ -101,11 +101,18 @@ def handle(host: Host, payload: dict, environ: Mapping[str, str]) -> dict | None
     if not session_id:
         warn(f"the {event} payload has no session id; nothing recorded")
         return host.answer(event, payload, None)
+    cwd = host.workspace(payload, environ)
+    private = privacy.read(cwd, environ)
+    if private.whole:
+        if privacy.say_once(paths.home(environ), host.name, session_id, private):
+            warn(f"{private.reason}: this session is not recorded and gets no memory")
+        return host.answer(event, payload, None)
+    private.scrub(translation.data)
     sent = envelope.build(
         host=host.name,
         event=event,
         session_id=session_id,
-        cwd=host.workspace(payload, environ),
+        cwd=cwd,
         payload=payload,
         translation=translation,
         environ=environ,

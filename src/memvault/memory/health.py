@@ -13,7 +13,7 @@ from pathlib import Path
 from memvault import __version__
 from memvault.config import Settings
 from memvault.domain import StoreStats
-from memvault.hook import spool
+from memvault.hook import privacy, spool
 from memvault.hook.paths import spool_folder
 from memvault.memory.index import Index
 from memvault.memory.pipeline import LazyPipeline
@@ -73,6 +73,7 @@ class Health:
     vault_owner: bool = True  # whether this replica writes the vault
     vault_owner_since: str | None = None  # when it became the owner (or a standby)
     vault_writes_queued: int = 0  # board and fragment writes the owner has not applied yet
+    private_projects: tuple[str, ...] = ()  # folders whose hooks record nothing
 
 
 @dataclass(eq=False)
@@ -133,6 +134,7 @@ class HealthCheck:
             vault_owner=owner,
             vault_owner_since=self.claim.since,
             vault_writes_queued=queued,
+            private_projects=tuple(privacy.private_projects(str(self.settings.home))),
         )
 
     def _embedder_state(self) -> EmbedderState:

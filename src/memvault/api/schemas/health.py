@@ -100,6 +100,13 @@ class Replication(Shape):
     ]
 
 
+class Privacy(Shape):
+    privateProjects: Annotated[
+        list[str],
+        Field(description="Folders a .memvaultignore makes private: their hooks record nothing"),
+    ]
+
+
 class Health(Shape):
     status: Literal["ok", "degraded", "critical"]
     reasons: Annotated[list[str], Field(description="Why the status is not ok")]
@@ -114,3 +121,4 @@ class Health(Shape):
     llm: LLM | None
     index: IndexBacklog | None
     replication: Replication
+    privacy: Privacy
