@@ -43,6 +43,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("export", "archive:export", _UPKEEP),
     ("reindex", "recall:reindex", _UPKEEP),
     ("private", "privacy:private", _UPKEEP),
+    ("purge", "privacy:purge", _UPKEEP),
     ("rebuild", "recall:rebuild", _UPKEEP),
     ("worker", "server:worker", _UPKEEP),
     ("import", "importer:import_app", _UPKEEP),

@@ -20,6 +20,7 @@ from memvault.memory.pipeline import LazyPipeline
 from memvault.pipeline.service import Pipeline
 from memvault.search.indexer import Backlog
 from memvault.store import Store
+from memvault.store.contract import PurgeRecord
 from memvault.vault.owner import VaultOwner
 
 # Past this many queued writes the writer is falling behind: health says "degraded".
@@ -74,6 +75,8 @@ class Health:
     vault_owner_since: str | None = None  # when it became the owner (or a standby)
     vault_writes_queued: int = 0  # board and fragment writes the owner has not applied yet
     private_projects: tuple[str, ...] = ()  # folders whose hooks record nothing
+    purges: int = 0  # purges done (the audit: when and how many, never the text)
+    last_purge: PurgeRecord | None = None
 
 
 @dataclass(eq=False)
@@ -91,6 +94,7 @@ class HealthCheck:
         """ok, degraded (writes fail or lag, with the reasons) or critical (the store
         cannot write at all). Each reason is checked afresh, so it clears by itself."""
         stats = self.store.stats()
+        purges, latest = self.store.purge_audit(limit=1)
         pending = self.store.pending_writes
         live, archived = self.store.fragment_counts()
         reasons: list[str] = []
@@ -135,6 +139,8 @@ class HealthCheck:
             vault_owner_since=self.claim.since,
             vault_writes_queued=queued,
             private_projects=tuple(privacy.private_projects(str(self.settings.home))),
+            purges=purges,
+            last_purge=latest[0] if latest else None,
         )
 
     def _embedder_state(self) -> EmbedderState:
