@@ -5,6 +5,7 @@ text column, the postings and the cluster's table files."""
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -78,11 +79,22 @@ def test_a_purge_leaves_no_byte_of_the_text_in_the_database_vault_or_home(start_
     assert registered.status_code == 200, registered.text
     spool = server.home / "spool"
     spool.mkdir(exist_ok=True)
-    (spool / "0000-waiting.json.part").write_text("")  # not an event: left alone
+    (spool / "bad").mkdir(exist_ok=True)  # set aside, never drained: only a purge reaches it
+    (spool / "bad" / "0001-broken.json").write_text(f'{{"data": "{SECRET}", broken')
     assert httpx.post(f"{api}/reindex", timeout=60).status_code == 200
     assert occurrences(server.home)  # the text is there to begin with
 
     dry = httpx.post(f"{api}/purge", json={"text": SECRET, "dryRun": True}, timeout=60).json()
+    env = {**os.environ, "MEMVAULT_HOME": str(server.home), "MEMVAULT_URL": server.url}
+    cli = subprocess.run(
+        [sys.executable, "-m", "memvault.cli", "purge", SECRET, "--dry-run", "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert cli.returncode == 0, cli.stderr
+    assert json.loads(cli.stdout)["matches"] == dry["matches"]  # the CLI asked the server
+    assert "home:spool/bad/0001-broken.json" in {p["where"] for p in dry["places"]}
     places = {p["where"] for p in dry["places"]}
     assert {"events.payload", "observations.narrative", "documents.body"} <= places
     assert any(w.startswith("vault:memory/sessions/") for w in places)

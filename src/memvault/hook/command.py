@@ -1,5 +1,9 @@
 """One hook invocation: read the payload, record the event, read memory, answer the host.
 
+A private project (an empty ``.memvaultignore`` above the workspace, or
+``MEMVAULT_CAPTURE=off``) records nothing and reads nothing, and a tool call on a private
+path is recorded with its content replaced (``hook.privacy``), before anything is sent.
+
 The event goes to the server first, with one short deadline for the whole invocation; when
 the server cannot take it (down, slow, a transient error, a missing or wrong secret) it
 goes to the spool instead and the server takes it in later. An event the server calls
