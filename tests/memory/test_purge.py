@@ -216,3 +216,25 @@ def _postgres_holders(conn) -> list[str]:
         if count:
             found.append(f"{table}.{column}")
     return found
+
+
+def test_a_document_sharing_only_a_stem_with_the_text_is_found_again_after_a_purge(tmp_path):
+    """The index holds stems: purging "deployments" drops the lexical rows of a fragment
+    that says "deployment", which the index must then write again."""
+    from memvault.vault.remember import Draft
+
+    with Memory.open(home=tmp_path / "home", embeddings="none") as memory:
+        memory.remember(
+            Draft(
+                project="ops",
+                summary="The deployment checklist lives in ops/",
+                facts=["where: ops/checklist.md"],
+            )
+        )
+        memory.observe(envelope("s-stem", 0, {"prompt": "list the deployments of friday"}))
+        memory.index.index_now(vectors=False)
+        report = memory.purge.purge("deployments")
+        assert "documents.lexical terms" in {p.where for p in report.places}
+        memory.index.index_now(vectors=False)
+        hits = memory.search("deployment checklist", kinds=["fragment"])
+        assert [h for h in hits if "checklist" in h.document.summary and h.lexical]

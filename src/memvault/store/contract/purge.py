@@ -152,10 +152,11 @@ class Purge(Engine, ABC):
         """The documents whose lexical rows (FTS5 rows, postings) hold one of ``terms``."""
 
     @abstractmethod
-    def _drop_lexical(self, conn, ids: Sequence[int]) -> None:
-        """Documents that held the text: their lexical rows and vectors dropped, a new
-        revision, and a content hash no draft has, so the index writes them again in full
-        from what is left."""
+    def _drop_lexical(self, conn, ids: Sequence[int], reembed: set[int]) -> None:
+        """Documents that held the text: their lexical rows dropped, and a content hash
+        and mtime no draft or file has, so the index writes them again in full from what
+        is left; those in ``reembed`` (whose own text held it) also lose their vector and
+        get a new revision, so the embedder embeds them again."""
 
     @abstractmethod
     def _compact(self, tables: Sequence[str]) -> None:
@@ -188,9 +189,10 @@ class Purge(Engine, ABC):
             self._rewrite(conn, found)
             if events:
                 self._restore_event_guard(conn)
-            documents = sorted(lexical | _keys_of(found, "documents"))
+            rewritten = _keys_of(found, "documents")
+            documents = sorted(lexical | rewritten)
             if documents:
-                self._drop_lexical(conn, documents)
+                self._drop_lexical(conn, documents, rewritten)
             # The index writes the observations' documents again, with their neighbours'.
             seqs = _keys_of(found, "observations") | self._observation_seqs(conn, documents)
             self._log_changes(conn, sorted(seqs))

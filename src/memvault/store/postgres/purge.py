@@ -95,18 +95,23 @@ class PostgresPurge(Purge):
         ).fetchall()
         return {row[0] for row in rows}
 
-    def _drop_lexical(self, conn: psycopg.Connection, ids: Sequence[int]) -> None:
+    def _drop_lexical(
+        self, conn: psycopg.Connection, ids: Sequence[int], reembed: set[int]
+    ) -> None:
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (DOCUMENTS_LOCK,))
         (last,) = conn.execute("SELECT last_revision FROM document_totals FOR UPDATE").fetchone()
-        for doc_id in ids:
-            last += 1
-            conn.execute(
-                "UPDATE documents SET revision = %s, content_hash = 'purged' WHERE id = %s",
-                (last, doc_id),
-            )
-        conn.execute("UPDATE document_totals SET last_revision = %s", (last,))
-        conn.execute("DELETE FROM document_vectors WHERE document_id = ANY (%s)", (list(ids),))
+        conn.execute(
+            "UPDATE documents SET content_hash = 'purged', mtime = NULL WHERE id = ANY (%s)",
+            (list(ids),),
+        )
         conn.execute("DELETE FROM document_terms WHERE document_id = ANY (%s)", (list(ids),))
+        for doc_id in sorted(reembed):
+            last += 1
+            conn.execute("UPDATE documents SET revision = %s WHERE id = %s", (last, doc_id))
+        conn.execute("UPDATE document_totals SET last_revision = %s", (last,))
+        conn.execute(
+            "DELETE FROM document_vectors WHERE document_id = ANY (%s)", (sorted(reembed),)
+        )
 
     def _compact(self, tables: Sequence[str]) -> None:
         touched = sorted(set(tables) | ({"document_terms"} if "documents" in tables else set()))

@@ -71,16 +71,21 @@ class SQLitePurge(Purge):
         )
         return {row[0] for row in rows}
 
-    def _drop_lexical(self, conn: sqlite3.Connection, ids: Sequence[int]) -> None:
+    def _drop_lexical(
+        self, conn: sqlite3.Connection, ids: Sequence[int], reembed: set[int]
+    ) -> None:
         for doc_id in ids:
+            conn.execute(
+                "UPDATE documents SET content_hash = 'purged', mtime = NULL WHERE id = ?",
+                (doc_id,),
+            )
+            conn.execute("DELETE FROM documents_fts WHERE rowid = ?", (doc_id,))
+            if doc_id not in reembed:
+                continue
             (revision,) = conn.execute(
                 "UPDATE sequences SET value = value + 1 WHERE name = 'documents' RETURNING value"
             ).fetchone()
-            conn.execute(
-                "UPDATE documents SET revision = ?, content_hash = 'purged' WHERE id = ?",
-                (revision, doc_id),
-            )
-            conn.execute("DELETE FROM documents_fts WHERE rowid = ?", (doc_id,))
+            conn.execute("UPDATE documents SET revision = ? WHERE id = ?", (revision, doc_id))
             conn.execute("DELETE FROM document_vectors WHERE document_id = ?", (doc_id,))
 
     def _compact(self, tables: Sequence[str]) -> None:
