@@ -238,3 +238,22 @@ def test_a_document_sharing_only_a_stem_with_the_text_is_found_again_after_a_pur
         memory.index.index_now(vectors=False)
         hits = memory.search("deployment checklist", kinds=["fragment"])
         assert [h for h in hits if "checklist" in h.document.summary and h.lexical]
+
+
+def test_the_vectors_of_purged_documents_are_embedded_again_from_what_is_left(tmp_path):
+    from tests.embeddings.conftest import require_packaged_model
+
+    require_packaged_model()
+    with Memory.open(home=tmp_path / "home", embeddings="local") as memory:
+        for n, data in enumerate(EVENTS):
+            memory.observe(envelope("s-vectors", n, data))
+        memory.index.index_now()
+        assert memory.index.backlog().documents_not_embedded == 0
+        memory.purge.purge(SECRET)
+        assert memory.index.backlog().documents_not_embedded >= 2  # they lost their vectors
+        memory.index.index_now()
+        assert memory.index.backlog().documents_not_embedded == 0
+        hits = memory.search("deploy with the token and check the gateway")
+        assert any(h.semantic is not None for h in hits)  # found by meaning too
+        assert all(SECRET.lower() not in h.document.body.lower() for h in hits)
+    assert occurrences(tmp_path / "home") == []
