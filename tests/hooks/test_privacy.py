@@ -9,7 +9,10 @@ import sys
 
 import httpx
 
-from memvault.hook.privacy import MARKER
+from memvault.config import Settings
+from memvault.doctor import OK, WARN
+from memvault.doctor.privacy import check_privacy
+from memvault.hook.privacy import MARKER, note_project
 from tests.hooks.runner import answer, fixture, hook_env, placed, run_hook, session_of, stored
 
 SECRET = "hunter2-do-not-keep"
@@ -129,6 +132,7 @@ def test_status_and_the_private_command_show_and_change_a_private_project(server
         [sys.executable, "-m", "memvault.cli", "status"], env=env, capture_output=True, text=True
     )
     assert "private project" in status.stdout and project.name in status.stdout
+    assert str(project) in httpx.get(f"{server.url}/health").text  # the viewer's page
     undone = subprocess.run([*run, "off", str(project)], env=env, capture_output=True, text=True)
     assert undone.returncode == 0, undone.stderr
     assert not (project / ".memvaultignore").exists()
@@ -152,3 +156,14 @@ def test_the_private_command_leaves_a_file_of_private_paths_alone(server, projec
         assert result.returncode == 1
         assert "lists private paths" in result.stderr
     assert (project / ".memvaultignore").read_text() == ".env\n"
+
+
+def test_doctor_names_private_projects_and_warns_of_capture_off(project, tmp_path):
+    settings = Settings(home=tmp_path / "home")
+    (project / ".memvaultignore").write_text("")
+    note_project(str(settings.home), str(project))
+    found = check_privacy(settings, project, {"HOME": str(tmp_path)})
+    assert found.level == OK and "makes the project private" in found.finding
+    assert str(project) in found.finding
+    off = check_privacy(settings, tmp_path, {"HOME": str(tmp_path), "MEMVAULT_CAPTURE": "off"})
+    assert off.level == WARN and "MEMVAULT_CAPTURE" in (off.fix or "")

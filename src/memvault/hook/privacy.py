@@ -149,7 +149,8 @@ def ignore_files(cwd: str, environ: Mapping[str, str] | None = None) -> list[Rul
 
 
 def load(file: str) -> Rules | None:
-    """The file's rules, None when there is no such file (or it cannot be read)."""
+    """The file's rules, None when there is no such file; a file that cannot be read
+    makes its folder private (as an empty one does)."""
     try:
         status = os.stat(file)
     except (OSError, ValueError):
@@ -163,7 +164,8 @@ def load(file: str) -> Rules | None:
         with open(file, encoding="utf-8", errors="replace") as opened:
             rules = Rules(file, opened.read().splitlines())
     except OSError:
-        return None
+        # There but unreadable: what it says is unknown, so everything it could say holds.
+        return Rules(file, [])
     _cache[file] = (status.st_mtime_ns, status.st_size, rules)
     return rules
 
