@@ -150,7 +150,8 @@ def test_the_cli_purges_in_process_with_a_regex_and_reports_a_dry_run(tmp_path):
         ("abc", False, "shorter than 4"),
         ("a(b", True, "not a regular expression"),
         (".*", True, "matches empty or blank"),
-        ("REDACTED", False, "part of the marker"),
+        ("redacted", False, "matches the marker"),
+        ("purg\\w+", True, "matches the marker"),
     ],
 )
 def test_a_text_that_would_match_everything_or_nothing_is_refused(text, regex, problem):

@@ -34,6 +34,7 @@ MIN_TEXT = 4  # characters: a shorter text matches ordinary words everywhere
 TEXT_LIMIT = 1000
 FILE_SUFFIXES = (".md", ".json", ".log")
 FILE_MARKER = "redacted-purged"  # in a file's name: brackets and colons are not portable
+MARKERS = (MARKER, FILE_MARKER, "[REDACTED:secret]", "[REDACTED:memvaultignore]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,18 +69,14 @@ def pattern_of(text: str, *, regex: bool = False) -> re.Pattern[str]:
         raise InvalidInput("the text to purge is empty", fields=["text"])
     if len(text) > TEXT_LIMIT:
         raise InvalidInput(f"the text to purge is over {TEXT_LIMIT} characters", fields=["text"])
-    if MARKER in text or (not regex and text in MARKER):
-        raise InvalidInput(f"the text to purge is part of the marker {MARKER}", fields=["text"])
-    if not regex:
-        if len(text) < MIN_TEXT:
-            raise InvalidInput(
-                f"the text to purge is shorter than {MIN_TEXT} characters: it would match "
-                "ordinary words everywhere",
-                fields=["text"],
-            )
-        return re.compile(re.escape(text), re.IGNORECASE)
+    if not regex and len(text) < MIN_TEXT:
+        raise InvalidInput(
+            f"the text to purge is shorter than {MIN_TEXT} characters: it would match "
+            "ordinary words everywhere",
+            fields=["text"],
+        )
     try:
-        pattern = re.compile(text, re.IGNORECASE)
+        pattern = re.compile(text if regex else re.escape(text), re.IGNORECASE)
     except re.error as exc:
         raise InvalidInput(
             f"the pattern is not a regular expression: {exc}", fields=["text"]
@@ -87,6 +84,14 @@ def pattern_of(text: str, *, regex: bool = False) -> re.Pattern[str]:
     if pattern.fullmatch("") is not None or pattern.search("    ") is not None:
         raise InvalidInput(
             "the pattern matches empty or blank text: it would match everywhere",
+            fields=["text"],
+        )
+    # A purge run twice must find nothing the second time: what it (or redaction) wrote
+    # cannot be what it looks for.
+    if any(pattern.search(marker) for marker in MARKERS):
+        raise InvalidInput(
+            f"the text to purge matches the marker it leaves ({MARKER}) or another "
+            "redaction marker",
             fields=["text"],
         )
     return pattern
