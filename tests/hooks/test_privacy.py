@@ -119,7 +119,7 @@ def test_cursor_shell_and_file_reads_of_private_paths_are_replaced(server, proje
 
 
 def test_status_and_the_private_command_show_and_change_a_private_project(server, project):
-    env = hook_env(server.home, server.url)
+    env = hook_env(server.home, server.url, COLUMNS="200")  # a path stays on one line
     run = [sys.executable, "-m", "memvault.cli", "private"]
     made = subprocess.run([*run, "on", str(project)], env=env, capture_output=True, text=True)
     assert made.returncode == 0, made.stderr

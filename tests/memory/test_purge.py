@@ -86,6 +86,7 @@ def test_a_purge_leaves_no_byte_of_the_text_in_the_database_vault_or_home(start_
 
     dry = httpx.post(f"{api}/purge", json={"text": SECRET, "dryRun": True}, timeout=60).json()
     env = {**os.environ, "MEMVAULT_HOME": str(server.home), "MEMVAULT_URL": server.url}
+    env["COLUMNS"] = "200"  # one line per row of the status table
     cli = subprocess.run(
         [sys.executable, "-m", "memvault.cli", "purge", SECRET, "--dry-run", "--json"],
         env=env,
@@ -113,6 +114,12 @@ def test_a_purge_leaves_no_byte_of_the_text_in_the_database_vault_or_home(start_
     assert health["purges"] == 1
     assert health["lastPurge"]["matches"] == done["matches"]
     assert SECRET.lower() not in json.dumps(health).lower()
+    status = subprocess.run(
+        [sys.executable, "-m", "memvault.cli", "status"], env=env, capture_output=True, text=True
+    )
+    assert "purges" in status.stdout and "1; the latest at" in status.stdout
+    page = httpx.get(f"{server.url}/health").text  # the viewer's health page
+    assert "the latest at" in page and SECRET.lower() not in page.lower()
     events = httpx.get(f"{api}/observations", params={"sessionId": "s-purge"}).json()
     assert MARKER in json.dumps(events)
 
