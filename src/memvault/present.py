@@ -11,11 +11,13 @@ from memvault.graph.model import GraphSlice, GraphStats
 from memvault.memory import BulkResult, EmbedderState, Health, LLMState, Memory, ObserveResult
 from memvault.memory.context import StartedSession
 from memvault.memory.fragments import Deleted, Maintenance
+from memvault.memory.purge import PurgeReport
 from memvault.memory.reading import BoardEntry
 from memvault.memory.recall import Entry, ProjectMemory
 from memvault.search.context import Packed
 from memvault.search.engine import Hit
 from memvault.search.indexer import Backlog
+from memvault.store.contract import PurgeRecord
 from memvault.vault.board import format_references
 from memvault.vault.remember import Remembered
 
@@ -153,6 +155,11 @@ def health(h: Health) -> dict[str, Any]:
             "vaultOwner": h.vault_owner,
             "since": h.vault_owner_since,
             "vaultWritesQueued": h.vault_writes_queued,
+        },
+        "privacy": {
+            "privateProjects": list(h.private_projects),
+            "purges": h.purges,
+            "lastPurge": _purge_record(h.last_purge),
         },
     }
 
@@ -379,4 +386,26 @@ def imported(report: ImportReport) -> dict[str, Any]:
         "summaries": 0,
         "skipped": report.total("existing") + report.total("skipped"),
         "report": report.to_dict(),
+    }
+
+
+def purged(report: PurgeReport) -> dict[str, Any]:
+    return {
+        "success": True,
+        "dryRun": report.dry_run,
+        "places": [{"where": p.where, "rows": p.rows, "matches": p.matches} for p in report.places],
+        "rows": report.rows,
+        "matches": report.matches,
+        "purgedAt": report.record.at if report.record else None,
+    }
+
+
+def _purge_record(record: PurgeRecord | None) -> dict[str, Any] | None:
+    if record is None:
+        return None
+    return {
+        "at": record.at,
+        "places": record.places,
+        "rows": record.rows,
+        "matches": record.matches,
     }

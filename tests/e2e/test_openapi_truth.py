@@ -226,6 +226,9 @@ def test_memory_routes_answer_what_the_document_declares(drive):
     drive.example("POST", f"{A}/maintain")
     drive("POST", f"{A}/reindex")
     drive("POST", f"{A}/jobs/run")
+    drive.example("POST", f"{A}/purge")
+    drive.example("POST", f"{A}/purge", 1)
+    drive("POST", f"{A}/purge", json={"text": "abc"}, expect=400)
     drive("POST", f"{A}/forget", json={"memoryId": fragment})
     drive("DELETE", f"{A}/fragments/{{fragment_id}}", ids=one, expect=400)
 

@@ -9,7 +9,7 @@ from typing import Any
 from fastapi import FastAPI
 
 from memvault import __version__, viewer
-from memvault.api import archive, board, graph, mcp_routes, recall, schemas, upkeep
+from memvault.api import archive, board, graph, mcp_routes, purge, recall, schemas, upkeep
 from memvault.api import importer as transcript_import
 from memvault.api.docs import serve_docs
 from memvault.api.guards import BearerAuth, BodyLimit, BrowserGuard
@@ -97,6 +97,7 @@ def create_app(settings: Settings | None = None, memory: Memory | None = None) -
     app.include_router(board.router)
     app.include_router(recall.router)
     app.include_router(upkeep.router)
+    app.include_router(purge.router)
     app.include_router(graph.router)
     app.include_router(transcript_import.router)
     app.include_router(archive.router)

@@ -43,6 +43,8 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("maintain", "recall:maintain", _UPKEEP),
     ("export", "archive:export", _UPKEEP),
     ("reindex", "recall:reindex", _UPKEEP),
+    ("private", "privacy:private", _UPKEEP),
+    ("purge", "privacy:purge", _UPKEEP),
     ("rebuild", "recall:rebuild", _UPKEEP),
     ("worker", "server:worker", _UPKEEP),
     ("import", "importer:import_app", _UPKEEP),

@@ -345,6 +345,16 @@ def _health_table(report: dict[str, Any], url: str) -> Table:
     if report.get("index"):
         table.add_row("search index", _index_words(report["index"]))
     table.add_row("spooled events", f"{queue.get('spooledEvents', 0):,}")
+    privacy = report.get("privacy") or {}
+    for folder in privacy.get("privateProjects", []):
+        table.add_row("private project", f"{folder} (its hooks record nothing)")
+    last = privacy.get("lastPurge")
+    if last:
+        table.add_row(
+            "purges",
+            f"{privacy['purges']:,}; the latest at {last['at']} replaced {last['matches']:,} "
+            f"match(es) in {last['rows']:,} place(s)",
+        )
     return table
 
 

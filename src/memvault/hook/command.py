@@ -1,5 +1,9 @@
 """One hook invocation: read the payload, record the event, read memory, answer the host.
 
+A private project (an empty ``.memvaultignore`` above the workspace, or
+``MEMVAULT_CAPTURE=off``) records nothing and reads nothing, and a tool call on a private
+path is recorded with its content replaced (``hook.privacy``), before anything is sent.
+
 The event goes to the server first, with one short deadline for the whole invocation; when
 the server cannot take it (down, slow, a transient error, a missing or wrong secret) it
 goes to the spool instead and the server takes it in later. An event the server calls
@@ -18,7 +22,7 @@ import os
 import sys
 import time
 
-from memvault.hook import envelope, paths, spool
+from memvault.hook import envelope, paths, privacy, spool
 from memvault.hook.claude import CLAUDE_CODE, CODEX, GEMINI
 from memvault.hook.cursor import Cursor
 from memvault.hook.transport import Refused, Server, Unauthorized, Unavailable
@@ -101,11 +105,18 @@ def handle(host: Host, payload: dict, environ: Mapping[str, str]) -> dict | None
     if not session_id:
         warn(f"the {event} payload has no session id; nothing recorded")
         return host.answer(event, payload, None)
+    cwd = host.workspace(payload, environ)
+    private = privacy.read(cwd, environ)
+    if private.whole:
+        if privacy.say_once(paths.home(environ), host.name, session_id, private):
+            warn(f"{private.reason}: this session is not recorded and gets no memory")
+        return host.answer(event, payload, None)
+    private.scrub(translation.data)
     sent = envelope.build(
         host=host.name,
         event=event,
         session_id=session_id,
-        cwd=host.workspace(payload, environ),
+        cwd=cwd,
         payload=payload,
         translation=translation,
         environ=environ,

@@ -13,13 +13,14 @@ from pathlib import Path
 from memvault import __version__
 from memvault.config import Settings
 from memvault.domain import StoreStats
-from memvault.hook import spool
+from memvault.hook import privacy, spool
 from memvault.hook.paths import spool_folder
 from memvault.memory.index import Index
 from memvault.memory.pipeline import LazyPipeline
 from memvault.pipeline.service import Pipeline
 from memvault.search.indexer import Backlog
 from memvault.store import Store
+from memvault.store.contract import PurgeRecord
 from memvault.vault.owner import VaultOwner
 
 # Past this many queued writes the writer is falling behind: health says "degraded".
@@ -73,6 +74,9 @@ class Health:
     vault_owner: bool = True  # whether this replica writes the vault
     vault_owner_since: str | None = None  # when it became the owner (or a standby)
     vault_writes_queued: int = 0  # board and fragment writes the owner has not applied yet
+    private_projects: tuple[str, ...] = ()  # folders whose hooks record nothing
+    purges: int = 0  # purges done (the audit: when and how many, never the text)
+    last_purge: PurgeRecord | None = None
 
 
 @dataclass(eq=False)
@@ -90,6 +94,7 @@ class HealthCheck:
         """ok, degraded (writes fail or lag, with the reasons) or critical (the store
         cannot write at all). Each reason is checked afresh, so it clears by itself."""
         stats = self.store.stats()
+        purges, latest = self.store.purge_audit(limit=1)
         pending = self.store.pending_writes
         live, archived = self.store.fragment_counts()
         reasons: list[str] = []
@@ -133,6 +138,9 @@ class HealthCheck:
             vault_owner=owner,
             vault_owner_since=self.claim.since,
             vault_writes_queued=queued,
+            private_projects=tuple(privacy.private_projects(str(self.settings.home))),
+            purges=purges,
+            last_purge=latest[0] if latest else None,
         )
 
     def _embedder_state(self) -> EmbedderState:

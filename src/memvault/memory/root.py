@@ -5,9 +5,9 @@ The parts: ``board`` (the session board), ``recall`` (search and get), ``context
 blocks for agents), ``fragments`` (remember, edit, delete, forget, maintain), ``reads``
 (sessions, events, timelines), ``health``, ``serving`` (the server's threads), ``owner``
 (replica vault writes), ``graph``, ``rebuild``, ``transfer`` (what export and import read
-and restore), ``capture`` (observing events) and ``pipeline`` (opened on first use). A
-few one-line doors serve library users: ``observe``, ``observe_many``, ``search``, ``get``
-and ``remember``.
+and restore), ``purge`` (a text replaced everywhere, and the audit), ``capture``
+(observing events) and ``pipeline`` (opened on first use). A few one-line doors serve
+library users: ``observe``, ``observe_many``, ``search``, ``get`` and ``remember``.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from memvault.memory.health import HealthCheck
 from memvault.memory.index import Index
 from memvault.memory.owner import VaultWrites
 from memvault.memory.pipeline import LazyPipeline
+from memvault.memory.purge import Purges
 from memvault.memory.reading import IngestRate
 from memvault.memory.reads import Reads
 from memvault.memory.rebuild import Rebuild
@@ -87,6 +88,7 @@ class Memory(AbstractContextManager["Memory"]):
         ingest_rate = IngestRate()
         self.reads = Reads(store, self.board.vault_board, ingest_rate)
         self.transfer = Transfer(store)
+        self.purge = Purges(settings, store, self.index, self.owner)
 
         def stored(count: int) -> None:
             ingest_rate.add(count)

@@ -114,6 +114,25 @@ class Replication(Shape):
     ]
 
 
+class PurgeRecord(Shape):
+    at: str
+    places: Count
+    rows: Count
+    matches: Count
+
+
+class Privacy(Shape):
+    privateProjects: Annotated[
+        list[str],
+        Field(description="Folders a .memvaultignore makes private: their hooks record nothing"),
+    ]
+    purges: Annotated[Count, Field(description="Purges done (`memvault purge`)")]
+    lastPurge: Annotated[
+        PurgeRecord | None,
+        Field(description="When the latest purge ran and how much it replaced, never the text"),
+    ]
+
+
 class Health(Shape):
     status: Literal["ok", "degraded", "critical"]
     reasons: Annotated[list[str], Field(description="Why the status is not ok")]
@@ -128,3 +147,4 @@ class Health(Shape):
     llm: LLM | None
     index: IndexBacklog | None
     replication: Replication
+    privacy: Privacy

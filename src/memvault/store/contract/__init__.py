@@ -23,6 +23,9 @@ from memvault.store.contract.index import SearchIndex as SearchIndex
 from memvault.store.contract.jobs import JobQueue as JobQueue
 from memvault.store.contract.log import AppendOutcome as AppendOutcome
 from memvault.store.contract.log import EventLog as EventLog
+from memvault.store.contract.purge import Place as Place
+from memvault.store.contract.purge import Purge as Purge
+from memvault.store.contract.purge import PurgeRecord as PurgeRecord
 from memvault.store.contract.sessions import Sessions as Sessions
 
 PARTS = (
@@ -35,6 +38,7 @@ PARTS = (
     Graph,
     Derived,
     SearchIndex,
+    Purge,
 )
 
 

@@ -31,6 +31,7 @@ from memvault.store.postgres.append import Appender
 from memvault.store.postgres.derived import PostgresDerived
 from memvault.store.postgres.documents import PostgresSearchIndex
 from memvault.store.postgres.jobs import PostgresJobs
+from memvault.store.postgres.purge import PostgresPurge
 from memvault.store.postgres.sessions import PostgresSessions
 from memvault.store.postgres.vault import PostgresVaultWrites
 from memvault.store.schema import migrate, store_stats
@@ -56,6 +57,7 @@ class PostgresStore(
     PostgresVaultWrites,
     PostgresJobs,
     PostgresDerived,
+    PostgresPurge,
     LogReads,
     SessionRows,
     BoardRows,

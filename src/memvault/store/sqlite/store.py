@@ -35,6 +35,7 @@ from memvault.store.sqlite.connections import (
 from memvault.store.sqlite.derived import SQLiteDerived
 from memvault.store.sqlite.documents import SQLiteIndex
 from memvault.store.sqlite.jobs import SQLiteJobs
+from memvault.store.sqlite.purge import SQLitePurge
 from memvault.store.sqlite.sessions import SQLiteSessions
 from memvault.store.sqlite.vault import SQLiteVaultWrites
 from memvault.store.sqlite.writer import LOCK_WAIT_SECONDS, Batched, Writer
@@ -48,6 +49,7 @@ class SQLiteStore(
     SQLiteDerived,
     SQLiteIndex,
     SQLiteVaultWrites,
+    SQLitePurge,
     LogReads,
     SessionRows,
     BoardRows,
