@@ -40,6 +40,14 @@ class EditBody(BaseModel):  # a plain BaseModel: linters know its list defaults 
     tags: Annotated[list[str] | None, Field(max_length=100, description="Replaces the tags")] = None
     add_tags: Annotated[list[str], Field(alias="addTags", max_length=100)] = []
     remove_tags: Annotated[list[str], Field(alias="removeTags", max_length=100)] = []
+    supersedes: Annotated[
+        str | None,
+        Field(
+            min_length=1,
+            max_length=500,
+            description="An older fragment's id this one replaces: it is marked [superseded]",
+        ),
+    ] = None
 
 
 class MaintainBody(StrictBody):
@@ -54,7 +62,8 @@ _NO_ROUTE = {404: {"description": "No route for this path: an id with a control 
 
 @router.patch(
     "/fragments/{fragment_id:path}",
-    summary="Change a fragment's summary, facts, importance or tags; the rest of its file stays",
+    summary="Change a fragment's summary, facts, importance or tags, or mark the one it "
+    "supersedes; the rest of its file stays",
     **answer(
         "The fragment as edited, whole",
         schemas.OneMemory,
@@ -64,8 +73,12 @@ _NO_ROUTE = {404: {"description": "No route for this path: an id with a control 
     ),
 )
 async def edit(memory: Served, fragment_id: str, body: EditBody) -> dict[str, Any]:
-    change = Edit(**dict(body))  # the body's fields are the edit's
-    entry = await run_in_threadpool(memory.fragments.edit_fragment, fragment_id, change)
+    fields = dict(body)
+    supersedes = fields.pop("supersedes")
+    change = Edit(**fields)  # the body's other fields are the edit's
+    entry = await run_in_threadpool(
+        memory.fragments.edit_fragment, fragment_id, change, supersedes=supersedes
+    )
     return {"memory": present.entry_view(memory, entry)}
 
 

@@ -82,6 +82,7 @@ class Memory(AbstractContextManager["Memory"]):
             update_derived=self.board.update_derived,
             board_row=self.board.row,
             graph_fragment=self.fragments.graph_fragment,
+            supersede=self.fragments.supersede,
         )
         self._pipeline = LazyPipeline(sources, self.pacer)
         ingest_rate = IngestRate()

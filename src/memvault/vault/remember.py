@@ -35,7 +35,10 @@ from memvault.vault.likeness import comparable, conflict, likeness
 
 DEFAULT_THRESHOLD = 0.8
 MANAGED = frozenset(
-    {"tags", "project", "date", "summary", "importance", "confidence", "source", "sources"}
+    {
+        *("tags", "project", "date", "summary", "importance", "confidence", "source", "sources"),
+        *("superseded_by", "superseded_on"),  # set by `supersedes`, naming a real fragment
+    }
 )
 _FACT = re.compile(r"^\s*[-*] ")
 
