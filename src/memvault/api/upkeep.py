@@ -1,7 +1,8 @@
 """Routes for changing and keeping up memory under ``/agentmemory/``: editing and
-deleting one fragment, maintenance (archive unused fragments, L2 summaries), reindexing
-and running the pipeline's due jobs now. ``memvault fragments edit|delete``, ``maintain``,
-``reindex`` and ``worker --once`` use them when a server runs."""
+deleting one fragment, the fragments whose cited files are all gone, maintenance (archive
+unused fragments, L2 summaries), reindexing and running the pipeline's due jobs now.
+``memvault fragments edit|delete``, ``maintain``, ``reindex``, ``worker --once`` and
+``doctor`` use them when a server runs."""
 
 from __future__ import annotations
 
@@ -110,6 +111,21 @@ async def delete(
     return present.fragment_deleted(
         await run_in_threadpool(memory.fragments.delete_fragment, fragment_id)
     )
+
+
+@router.get(
+    "/stale-fragments",
+    summary="Fragments every cited file of which is gone from their project's folder",
+    description=(
+        "A project's folder is the working folder of its latest session, when this machine "
+        "sees it. Each is listed with the files gone; `memvault fragments delete ID` (or "
+        "`POST /forget`) removes one that no longer holds."
+    ),
+    **answer("The fragments, by project", schemas.StaleFragments),
+)
+async def stale_fragments(memory: Served) -> dict[str, Any]:
+    gone = await run_in_threadpool(memory.staleness.gone_fragments)
+    return {"fragments": [present.gone_files(g) for g in gone]}
 
 
 @router.post(

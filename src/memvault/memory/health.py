@@ -15,6 +15,7 @@ from memvault.config import Settings
 from memvault.domain import StoreStats
 from memvault.hook import spool
 from memvault.hook.paths import spool_folder
+from memvault.memory.cost import Cost, CostReport
 from memvault.memory.index import Index
 from memvault.memory.pipeline import LazyPipeline
 from memvault.pipeline.service import Pipeline
@@ -73,6 +74,7 @@ class Health:
     vault_owner: bool = True  # whether this replica writes the vault
     vault_owner_since: str | None = None  # when it became the owner (or a standby)
     vault_writes_queued: int = 0  # board and fragment writes the owner has not applied yet
+    injected: CostReport | None = None  # tokens memory blocks gave agents lately
 
 
 @dataclass(eq=False)
@@ -84,6 +86,7 @@ class HealthCheck:
     index: Index
     claim: VaultOwner
     pipeline: LazyPipeline
+    cost: Cost | None = None
     _started: float = field(default_factory=time.monotonic, init=False)
 
     def report(self) -> Health:
@@ -133,6 +136,7 @@ class HealthCheck:
             vault_owner=owner,
             vault_owner_since=self.claim.since,
             vault_writes_queued=queued,
+            injected=self.cost.report() if self.cost is not None else None,
         )
 
     def _embedder_state(self) -> EmbedderState:

@@ -9,7 +9,8 @@ asking session works in, when this machine can see it: files that are gone are n
 the block (``(files gone: src/old.ts)``) and the memory ranks after the ones whose files
 are there (``FileCheck.weigh``). Checking costs one ``stat`` per file, cached for a
 minute, and stops at a small time bound, so a block on the hook's path never waits on a
-slow disk: a file not checked in time counts as there.
+slow disk: a file not checked in time counts as there. ``Staleness`` lists the fragments
+every cited file of which is gone, for ``memvault doctor`` and the viewer.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import re
 import threading
 import time
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from memvault.domain import Document
@@ -34,6 +36,8 @@ CHECK_SECONDS = 0.02  # the most one block spends on stat calls
 CACHE_LIMIT = 20_000  # answers kept before the oldest half goes
 STALE_FACTOR = 0.5  # what is left of a score when a memory's files are gone
 SHOWN_GONE = 3  # files named in the mark, the rest counted
+GONE_LISTED = 200  # fragments whose files are all gone, listed at most
+SESSIONS_SCANNED = 1000  # the latest sessions read for the projects' folders
 _FILE_FACT = re.compile(r"^(?:files?|文件|檔案)\s*[:：]\s*(?P<files>.+)$", re.IGNORECASE)
 _HEADING = re.compile(r"^#{1,6}\s+(?P<title>.+?)\s*$")
 # What a cited file looks like: no spaces, no URL, a name with an extension or a folder.
@@ -167,3 +171,62 @@ def _inside(folder: Path, name: str) -> str | None:
     if ".." in parts:
         return None
     return os.path.join(folder, *parts)
+
+
+@dataclass(frozen=True, slots=True)
+class GoneFiles:
+    """A fragment every file of which is gone from its project's folder."""
+
+    id: str
+    project: str
+    summary: str
+    folder: str
+    files: tuple[str, ...]
+
+
+@dataclass(eq=False)
+class Staleness:
+    """Fragments that cite only files no longer there: each project's folder is the one
+    its latest session worked in, when this machine sees it."""
+
+    store: Store
+    fragments_dir: str
+    check: FileCheck = field(default_factory=FileCheck)
+
+    def gone_fragments(self, *, limit: int = GONE_LISTED) -> list[GoneFiles]:
+        """Live fragments whose every cited file is gone, by project then id."""
+        folders = self.project_folders()
+        found: list[GoneFiles] = []
+        offset = 0
+        while batch := self.store.list_documents("fragment", limit=1000, offset=offset):
+            offset += len(batch)
+            for document in batch:
+                folder = folders.get(document.project or "")
+                cited = cited_files(document) if folder is not None else []
+                if not cited or folder is None:
+                    continue
+                if len(self.check.gone(folder, cited)) == len(cited):
+                    found.append(self._gone(document, folder, cited))
+        found.sort(key=lambda gone: (gone.project, gone.id))
+        return found[:limit]
+
+    def project_folders(self) -> dict[str, Path]:
+        """Each project's folder: the latest of its sessions' working folders that is a
+        folder here."""
+        folders: dict[str, Path] = {}
+        for session in self.store.list_sessions(limit=SESSIONS_SCANNED):
+            if session.project in folders or not session.cwd or not os.path.isabs(session.cwd):
+                continue
+            if os.path.isdir(session.cwd):
+                folders[session.project] = Path(session.cwd)
+        return folders
+
+    def _gone(self, document: Document, folder: Path, cited: list[str]) -> GoneFiles:
+        relative = PurePosixPath(document.key).relative_to(PurePosixPath(self.fragments_dir))
+        return GoneFiles(
+            relative.with_suffix("").as_posix(),
+            document.project or "",
+            document.summary,
+            str(folder),
+            tuple(cited),
+        )
