@@ -113,3 +113,24 @@ def test_a_fragment_marked_resolved_by_hand_is_not_injected_as_current(memory):
     assert Fragment.read(path).summary.startswith("[resolved]")
     block = memory.context.context(project="shop", query="where are sessions stored in Redis")
     assert older not in block.text
+
+
+def test_saving_the_old_words_again_does_not_revive_the_superseded_fragment(memory):
+    older = _saved(memory, OLD)
+    _saved(memory, {**NEW, "supersedes": older})
+    again = _saved(memory, OLD)  # the same words: a near-duplicate of the superseded one
+    assert again != older
+    marked = Fragment.read(memory.settings.fragments_path / f"{older}.md")
+    assert marked.summary.startswith("[superseded]")
+
+
+def test_a_draft_cannot_set_the_mark_through_its_properties(memory):
+    async def main() -> str:
+        async with connected(memory) as client:
+            refused = await client.call_tool(
+                "memory_save", {**OLD, "properties": {"superseded_by": "anything"}}
+            )
+            assert refused.is_error
+            return text(refused)
+
+    assert "superseded_by" in anyio.run(main)
