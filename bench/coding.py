@@ -248,6 +248,36 @@ def ablation(sessions: list[dict], questions: list[dict], fixtures: list[Path]) 
         )
 
 
+def budget_curve(
+    sessions: list[dict], questions: list[dict], fixtures: list[Path], budgets: list[int]
+) -> None:
+    """Answers in the block, and the tokens it took, at each budget (lexical)."""
+    projects = {s["id"]: s["project"] for s in sessions}
+    with (
+        tempfile.TemporaryDirectory() as home,
+        Memory.open(home=Path(home), embeddings="none", llm="none") as memory,
+    ):
+        build(memory, sessions, fixtures)
+        for budget in budgets:
+            answered, spent = [], []
+            for question in questions:
+                project = projects[question["answers"][0].split(":", 1)[0]]
+                packed = memory.context.context(project=project, query=question["q"], budget=budget)
+                given: set[str] = set()
+                for block in packed.blocks:
+                    if block["kind"] in ("fragment", "summary", "observation"):
+                        document = memory.store.document(block["kind"], block["id"])
+                        if document is not None:
+                            given.update(document.event_ids)
+                answered.append(bool(set(question["answers"]) & given))
+                spent.append(packed.tokens)
+            print(
+                f"budget {budget:>5}: context {statistics.fmean(answered):.3f}"
+                f"  tokens median {statistics.median(spent):.0f} max {max(spent)}",
+                flush=True,
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=DATA)
@@ -257,6 +287,9 @@ def main() -> None:
     parser.add_argument("--no-fixtures", action="store_true", help="the written sessions only")
     parser.add_argument(
         "--ablation", action="store_true", help="lexical, with each LoCoMo constant off in turn"
+    )
+    parser.add_argument(
+        "--budgets", help="lexical context only, at each of these token budgets (250,500,…)"
     )
     args = parser.parse_args()
     fixtures = [] if args.no_fixtures else sorted(FIXTURES.glob("*.jsonl"))
@@ -270,6 +303,10 @@ def main() -> None:
     )
     if args.ablation:
         ablation(sessions, questions, fixtures)
+        return
+    if args.budgets:
+        budgets = [int(b) for b in args.budgets.split(",")]
+        budget_curve(sessions, questions, fixtures, budgets)
         return
     everything = {}
     for mode in args.modes.split(","):

@@ -14,6 +14,7 @@ from memvault.memory.fragments import Deleted, Maintenance
 from memvault.memory.purge import PurgeReport
 from memvault.memory.reading import BoardEntry
 from memvault.memory.recall import Entry, ProjectMemory
+from memvault.memory.staleness import GoneFiles
 from memvault.search.context import Packed
 from memvault.search.engine import Hit
 from memvault.search.indexer import Backlog
@@ -161,6 +162,7 @@ def health(h: Health) -> dict[str, Any]:
             "purges": h.purges,
             "lastPurge": _purge_record(h.last_purge),
         },
+        "injected": h.injected.to_dict() if h.injected is not None else None,
     }
 
 
@@ -332,6 +334,18 @@ def remembered(memory: Memory, result: Remembered) -> dict[str, Any]:
     if result.action == "merged":
         answer["similarTo"] = answer["memory"]["id"] if document else None
     return answer
+
+
+def gone_files(gone: GoneFiles) -> dict[str, Any]:
+    """A fragment whose cited files are all gone, and the command that deletes it."""
+    return {
+        "id": gone.id,
+        "project": gone.project,
+        "summary": gone.summary,
+        "folder": gone.folder,
+        "files": list(gone.files),
+        "fix": f'memvault fragments delete "{gone.id}"',
+    }
 
 
 def project_memory(memory: Memory, found: ProjectMemory) -> dict[str, Any]:

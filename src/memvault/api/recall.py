@@ -105,6 +105,14 @@ class RememberBody(Body):
         list[Annotated[str, Field(min_length=1, max_length=256)]] | None,
         Field(alias="eventIds", max_length=100, description="Events it was learned from"),
     ] = None
+    supersedes: Annotated[
+        str | None,
+        Field(
+            min_length=1,
+            max_length=500,
+            description="An older fragment's id this one replaces: it is marked [superseded]",
+        ),
+    ] = None
 
 
 class ForgetBody(Body):
@@ -241,8 +249,10 @@ async def remember(memory: Served, body: RememberBody) -> JSONResponse:
         tags=list(dict.fromkeys(tags)),
         properties={"events": list(dict.fromkeys(body.event_ids))} if body.event_ids else {},
     )
-    result = await run_in_threadpool(memory.fragments.remember, draft)
+    result = await run_in_threadpool(memory.fragments.remember, draft, supersedes=body.supersedes)
     written = present.remembered(memory, result)
+    if body.supersedes and written.get("memory", {}).get("id") != body.supersedes:
+        written["supersedes"] = body.supersedes
     return JSONResponse(written, status_code=201 if result.action == "created" else 200)
 
 

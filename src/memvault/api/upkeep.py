@@ -1,7 +1,8 @@
 """Routes for changing and keeping up memory under ``/agentmemory/``: editing and
-deleting one fragment, maintenance (archive unused fragments, L2 summaries), reindexing
-and running the pipeline's due jobs now. ``memvault fragments edit|delete``, ``maintain``,
-``reindex`` and ``worker --once`` use them when a server runs."""
+deleting one fragment, the fragments whose cited files are all gone, maintenance (archive
+unused fragments, L2 summaries), reindexing and running the pipeline's due jobs now.
+``memvault fragments edit|delete``, ``maintain``, ``reindex``, ``worker --once`` and
+``doctor`` use them when a server runs."""
 
 from __future__ import annotations
 
@@ -40,6 +41,14 @@ class EditBody(BaseModel):  # a plain BaseModel: linters know its list defaults 
     tags: Annotated[list[str] | None, Field(max_length=100, description="Replaces the tags")] = None
     add_tags: Annotated[list[str], Field(alias="addTags", max_length=100)] = []
     remove_tags: Annotated[list[str], Field(alias="removeTags", max_length=100)] = []
+    supersedes: Annotated[
+        str | None,
+        Field(
+            min_length=1,
+            max_length=500,
+            description="An older fragment's id this one replaces: it is marked [superseded]",
+        ),
+    ] = None
 
 
 class MaintainBody(StrictBody):
@@ -54,7 +63,8 @@ _NO_ROUTE = {404: {"description": "No route for this path: an id with a control 
 
 @router.patch(
     "/fragments/{fragment_id:path}",
-    summary="Change a fragment's summary, facts, importance or tags; the rest of its file stays",
+    summary="Change a fragment's summary, facts, importance or tags, or mark the one it "
+    "supersedes; the rest of its file stays",
     **answer(
         "The fragment as edited, whole",
         schemas.OneMemory,
@@ -64,8 +74,12 @@ _NO_ROUTE = {404: {"description": "No route for this path: an id with a control 
     ),
 )
 async def edit(memory: Served, fragment_id: str, body: EditBody) -> dict[str, Any]:
-    change = Edit(**dict(body))  # the body's fields are the edit's
-    entry = await run_in_threadpool(memory.fragments.edit_fragment, fragment_id, change)
+    fields = dict(body)
+    supersedes = fields.pop("supersedes")
+    change = Edit(**fields)  # the body's other fields are the edit's
+    entry = await run_in_threadpool(
+        memory.fragments.edit_fragment, fragment_id, change, supersedes=supersedes
+    )
     return {"memory": present.entry_view(memory, entry)}
 
 
@@ -97,6 +111,21 @@ async def delete(
     return present.fragment_deleted(
         await run_in_threadpool(memory.fragments.delete_fragment, fragment_id)
     )
+
+
+@router.get(
+    "/stale-fragments",
+    summary="Fragments every cited file of which is gone from their project's folder",
+    description=(
+        "A project's folder is the working folder of its latest session, when this machine "
+        "sees it. Each is listed with the files gone; `memvault fragments delete ID` (or "
+        "`POST /forget`) removes one that no longer holds."
+    ),
+    **answer("The fragments, by project", schemas.StaleFragments),
+)
+async def stale_fragments(memory: Served) -> dict[str, Any]:
+    gone = await run_in_threadpool(memory.staleness.gone_fragments)
+    return {"fragments": [present.gone_files(g) for g in gone]}
 
 
 @router.post(

@@ -355,7 +355,26 @@ def _health_table(report: dict[str, Any], url: str) -> Table:
             f"{privacy['purges']:,}; the latest at {last['at']} replaced {last['matches']:,} "
             f"match(es) in {last['rows']:,} place(s)",
         )
+    if report.get("injected"):
+        _cost_rows(table, report["injected"])
     return table
+
+
+def _cost_rows(table: Table, injected: dict[str, Any]) -> None:
+    """Tokens memory blocks gave agents: today, the window, per project, per session."""
+    table.add_row(
+        "tokens injected",
+        f"{injected['today']:,} today, {injected['tokens']:,} in {injected['blocks']:,} "
+        f"blocks over {injected['days']} days (about {injected['perBlock']:,.0f} a block; "
+        f"each at most {injected['capPerBlock']:,}, MEMVAULT_CONTEXT_TOKENS)",
+    )
+    for name, key in (("per project", "perProject"), ("per session", "perSession")):
+        listed = ", ".join(
+            f"{item['project' if key == 'perProject' else 'sessionId']} {item['tokens']:,}"
+            for item in injected[key][:5]
+        )
+        if listed:
+            table.add_row(f"tokens {name}", listed)
 
 
 def _embedder_words(embedder: dict[str, Any]) -> str:

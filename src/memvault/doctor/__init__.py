@@ -1,8 +1,9 @@
 """`memvault doctor`: every part of a setup checked, each problem said with its fix.
 
 This module runs the checks in the order a user would fix them; each concern's checks
-live in their own module (:mod:`.server`, :mod:`.storage`, :mod:`.providers`,
-:mod:`.installs`, :mod:`.privacy`) and give a :class:`~memvault.doctor.finding.Finding`.
+live in their own module (:mod:`.server`, :mod:`.storage`, :mod:`.staleness`,
+:mod:`.providers`, :mod:`.installs`, :mod:`.privacy`) and give a
+:class:`~memvault.doctor.finding.Finding`.
 The checks only read: no store is created or migrated, no file written, no paid API called.
 """
 
@@ -16,6 +17,7 @@ from memvault.doctor.installs import check_hosts, check_versions
 from memvault.doctor.privacy import check_privacy
 from memvault.doctor.providers import check_embeddings, check_llm
 from memvault.doctor.server import check_server
+from memvault.doctor.staleness import check_stale_fragments
 from memvault.doctor.storage import check_backlog, check_spool, check_store, check_vault
 
 __all__ = ["OK", "PROBLEM", "WARN", "Finding", "diagnose", "failed"]
@@ -30,6 +32,7 @@ def diagnose(
     findings += [check_backlog(health), check_embeddings(settings, health), check_llm(settings)]
     findings.append(check_spool(settings, running=health is not None))
     findings.append(check_privacy(settings, cwd or Path.cwd()))
+    findings.append(check_stale_fragments(settings, health))
     findings += check_hosts(settings, cwd or Path.cwd(), user_home or Path.home())
     findings.append(check_versions())
     return findings

@@ -7,6 +7,7 @@ memvault's entries live."""
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import sys
 from collections.abc import Iterator

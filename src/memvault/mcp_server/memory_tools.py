@@ -187,6 +187,7 @@ def memory_save(
         dict[str, Any] | None,
         Field(description="Other frontmatter fields to keep with the fragment"),
     ] = None,
+    supersedes: Supersedes = None,
 ) -> CallToolResult:
     """Save a memory fragment: a decision, conclusion, price or data point, pitfall or
     lesson, or research finding, not a temporary calculation or one-off detail. Write at the
@@ -195,7 +196,8 @@ def memory_save(
     reply with `📋 agent memory：本次是否有需写入碎片？[有/无]`. A fragment more than 0.8
     similar to one of the same project is merged into it instead of copied. Fragments are
     plain text grouped by project: a `type` or `related_fragments` field and [[wikilinks]]
-    are refused."""
+    are refused. When it replaces an older fragment (a decision changed), name that one in
+    `supersedes`: it is marked [superseded] and no longer given as current."""
     written = facts_from(content) if content else []
     lines = list(facts or []) + written
     draft = Draft(
@@ -209,7 +211,7 @@ def memory_save(
         properties=dict(properties or {}),
     )
     try:
-        saved = memory.fragments.remember(draft)
+        saved = memory.fragments.remember(draft, supersedes=supersedes)
     except InvalidInput as exc:
         raise ToolError(f"not saved: {exc.message}") from None
     except OSError as exc:
@@ -226,9 +228,21 @@ def memory_save(
         text = f"created {data['path']}"
     if "id" in data:
         text += f"\nid: {data['id']}"
+    if supersedes is not None and data.get("id") != supersedes:
+        data["supersedes"] = supersedes
+        text += f"\nsupersedes: {supersedes} (marked [superseded])"
     return answer(data, text)
 
 
+Supersedes = Annotated[
+    str | None,
+    Field(
+        min_length=1,
+        max_length=500,
+        description="The id of an older fragment this one replaces: it is marked "
+        "[superseded] and no longer injected as current",
+    ),
+]
 FragmentId = Annotated[
     str,
     Field(
@@ -264,12 +278,14 @@ def memory_edit(
     ] = None,
     add_tags: Annotated[TagList, Field(description="Tags to add")] = None,
     remove_tags: Annotated[TagList, Field(description="Tags to remove")] = None,
+    supersedes: Supersedes = None,
 ) -> CallToolResult:
     """Edit a memory fragment in the vault: its summary, facts, importance or tags. Only
     what is given changes; whatever else the file holds (a person's own edits and
     properties) stays as it is. Use it when a saved fragment is wrong or out of date,
     instead of saving a near-copy. Tags are written as Obsidian takes them (`needs review`
-    becomes `needs-review`)."""
+    becomes `needs-review`). With `supersedes` (alone or with an edit), the older fragment
+    this one replaces is marked [superseded]."""
     edit = Edit(
         summary=summary,
         facts=None if facts is None else list(facts),
@@ -281,11 +297,15 @@ def memory_edit(
         remove_tags=list(remove_tags or []),
     )
     try:
-        entry = memory.fragments.edit_fragment(id, edit)
+        entry = memory.fragments.edit_fragment(id, edit, supersedes=supersedes)
     except OSError as exc:
         raise ToolError(f"not edited: {exc}") from None
     view = present.entry_view(memory, entry)
-    return answer(view, f"edited {view['id']}\n{view['summary']}\n\n{entry.body}")
+    text = f"edited {view['id']}\n{view['summary']}\n\n{entry.body}"
+    if supersedes is not None:
+        view["supersedes"] = supersedes
+        text += f"\nsupersedes: {supersedes} (marked [superseded])"
+    return answer(view, text)
 
 
 def memory_delete(memory: Memory, id: FragmentId) -> CallToolResult:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -20,6 +20,7 @@ from memvault.memory.board import Board
 from memvault.memory.index import Index
 from memvault.memory.reading import INJECTION_HOOK, recent_injections
 from memvault.memory.recall import Recall
+from memvault.memory.staleness import FileCheck, current, project_folder
 from memvault.search import context as packing
 from memvault.search.context import MEMORY_KINDS
 from memvault.search.engine import Hit
@@ -55,6 +56,7 @@ class Context:
     recall: Recall
     board: Board
     redactor: Redactor
+    files: FileCheck = field(default_factory=FileCheck)
 
     def start_session(self, request: SessionStart | Mapping[str, Any]) -> StartedSession:
         """A host starts a session: make sure it exists (its first event would create it
@@ -121,6 +123,10 @@ class Context:
         observations = [h for h in observations if _tellable_observation(h.document, session_id)][
             :10
         ]
+        folder = project_folder(self.store, session_id)  # retired out, gone files marked
+        fragments, summaries = (
+            self.files.weigh(current(hits), folder, project) for hits in (fragments, summaries)
+        )
         given = self.store.injected(session_id) if session_id else set()
         found = len(fragments)
         if given:
@@ -227,6 +233,8 @@ class Context:
             if hit.document.meta.get("type") == "error"
             and _tellable_observation(hit.document, session_id)
         ]
+        folder = project_folder(self.store, session_id)
+        fragments = self.files.weigh(current(fragments), folder, project)
         given = self.store.injected(session_id) if session_id else set()
         if given:
             fragments, errors = (

@@ -40,6 +40,7 @@ from memvault.vault.remember import (
     facts_from,
     remember,
 )
+from memvault.vault.supersede import mark_superseded
 
 if TYPE_CHECKING:
     from memvault.memory.owner import VaultWrites
@@ -88,19 +89,58 @@ class Fragments:
 
     # -- the writes, on the owner or handed to it ------------------------------------------
 
-    def remember(self, draft: Draft, *, threshold: float | None = None) -> Remembered:
-        """Write a fragment (see ``_remember``)."""
+    def remember(
+        self, draft: Draft, *, threshold: float | None = None, supersedes: str | None = None
+    ) -> Remembered:
+        """Write a fragment (``_remember``); with ``supersedes``, mark the older one it
+        replaces (checked before anything is written)."""
+        if supersedes is not None:
+            self.fragment_path(supersedes, field="supersedes")
         kwargs = {} if threshold is None else {"threshold": threshold}
-        return self.writes.run("remember", self._remember, draft, **kwargs)
+        done = self.writes.run("remember", self._remember, draft, **kwargs)
+        newer = self._relative(done.path)
+        if supersedes is not None and newer != supersedes:  # not merged into the older one
+            self.supersede(supersedes, newer)
+        return done
 
-    def edit_fragment(self, memory_id: str, edit: Edit) -> Entry:
-        """Change a fragment's file and index it (see ``_edit_fragment``)."""
-        if self.writes.is_owner():
-            return self._edit_fragment(memory_id, edit)
-        edited = self.writes.forward("edit_fragment", (memory_id, edit), {})
-        entry = self.recall.get(edited, counted=False)  # read here as the owner would
-        assert entry is not None
+    def edit_fragment(self, memory_id: str, edit: Edit, *, supersedes: str | None = None) -> Entry:
+        """Change a fragment's file and index it (``_edit_fragment``); with ``supersedes``,
+        mark the older fragment it replaces (the edit may then be empty)."""
+        if supersedes is not None:
+            self.fragment_path(supersedes, field="supersedes")
+            if supersedes == memory_id:
+                raise InvalidInput("a fragment cannot supersede itself", fields=["supersedes"])
+        if supersedes is None or not edit.empty:
+            if self.writes.is_owner():
+                self._edit_fragment(memory_id, edit)
+            else:
+                self.writes.forward("edit_fragment", (memory_id, edit), {})
+        else:
+            self.fragment_path(memory_id)
+        if supersedes is not None:
+            self.supersede(supersedes, memory_id)
+        entry = self.recall.get(memory_id, counted=False)  # read here as the owner would
+        if entry is None:
+            raise StoreUnavailable(f"fragment {memory_id!r} was edited but is not indexed yet")
         return entry
+
+    @vault_write
+    def supersede(self, older_id: str, newer_id: str) -> bool:
+        """Mark ``older_id`` superseded by ``newer_id`` in its file and index it again: it
+        is no longer injected as current. False when it said so already."""
+        path = self.fragment_path(older_id, field="supersedes")
+        self.fragment_path(newer_id)
+        try:
+            marked = mark_superseded(self.settings.fragments_path, path, newer_id)
+        except FragmentRefused as exc:
+            raise InvalidInput(f"fragment {older_id!r} not marked: {exc}") from None
+        except OSError as exc:
+            raise VaultUnwritable.of(self.settings.fragments_path, exc) from exc
+        try:
+            self.index.indexer.index_fragment(path)
+        except StoreUnavailable as exc:
+            log.warning("%s marked superseded, not indexed yet: %s", path.name, exc)
+        return marked
 
     def forget(self, memory_id: str) -> Document:
         """Delete a fragment's file and index entry (see ``_forget``)."""
@@ -283,26 +323,26 @@ class Fragments:
             raise VaultUnwritable.of(self.settings.fragments_path, exc) from exc
         return Deleted(memory_id, relative, summary)
 
-    def fragment_path(self, memory_id: str) -> Path:
+    def fragment_path(self, memory_id: str, *, field: str = "memoryId") -> Path:
         """The file a fragment id names, checked to be a fragment inside the fragments
-        folder; ``InvalidInput`` naming the id otherwise."""
+        folder; ``InvalidInput`` naming the id (and ``field``) otherwise."""
         folder = self.settings.fragments_path
         parts = PurePosixPath(memory_id).parts
         if not parts or any(len(part.encode()) + len(".md") > NAME_MAX for part in parts):
             raise InvalidInput(
                 f"fragment {memory_id[:80]!r}: not a fragment id (a fragment id names a file "
                 f"in {folder.name}/, each part at most {NAME_MAX - len('.md')} bytes)",
-                fields=["memoryId"],
+                fields=[field],
             )
         try:
             path = inside(folder, f"{memory_id}.md")
         except OutsideFolder as exc:
-            raise InvalidInput(f"fragment {memory_id!r}: {exc}", fields=["memoryId"]) from None
+            raise InvalidInput(f"fragment {memory_id!r}: {exc}", fields=[field]) from None
         if parts[0] == PROJECTS:
             raise InvalidInput(
                 f"{memory_id!r} is a project summary, rewritten by maintenance; only "
                 "fragments can be edited or deleted",
-                fields=["memoryId"],
+                fields=[field],
             )
         if path.is_file() and not any(part.startswith(".") for part in parts):
             return path
@@ -312,12 +352,12 @@ class Fragments:
             raise InvalidInput(
                 f"{memory_id!r} is {kind.get(document.kind, document.kind)}; only fragments "
                 "can be edited or deleted",
-                fields=["memoryId"],
+                fields=[field],
             )
         raise InvalidInput(
             f"no fragment {memory_id!r} in {folder.name}/; fragment ids come from search "
             "and a project's memory",
-            fields=["memoryId"],
+            fields=[field],
         )
 
     def memories(

@@ -15,6 +15,7 @@ from memvault.config import Settings
 from memvault.domain import StoreStats
 from memvault.hook import privacy, spool
 from memvault.hook.paths import spool_folder
+from memvault.memory.cost import Cost, CostReport
 from memvault.memory.index import Index
 from memvault.memory.pipeline import LazyPipeline
 from memvault.pipeline.service import Pipeline
@@ -77,6 +78,7 @@ class Health:
     private_projects: tuple[str, ...] = ()  # folders whose hooks record nothing
     purges: int = 0  # purges done (the audit: when and how many, never the text)
     last_purge: PurgeRecord | None = None
+    injected: CostReport | None = None  # tokens memory blocks gave agents lately
 
 
 @dataclass(eq=False)
@@ -88,6 +90,7 @@ class HealthCheck:
     index: Index
     claim: VaultOwner
     pipeline: LazyPipeline
+    cost: Cost | None = None
     _started: float = field(default_factory=time.monotonic, init=False)
 
     def report(self) -> Health:
@@ -141,6 +144,7 @@ class HealthCheck:
             private_projects=tuple(privacy.private_projects(str(self.settings.home))),
             purges=purges,
             last_purge=latest[0] if latest else None,
+            injected=self.cost.report() if self.cost is not None else None,
         )
 
     def _embedder_state(self) -> EmbedderState:

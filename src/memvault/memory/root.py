@@ -23,6 +23,7 @@ from memvault.ingest import Envelope, Redactor
 from memvault.ingest.capture import BulkResult, Capture, ObserveResult
 from memvault.memory.board import Board
 from memvault.memory.context import Context
+from memvault.memory.cost import Cost
 from memvault.memory.fragments import Deleted, Fragments, Maintenance
 from memvault.memory.graph import Graph
 from memvault.memory.health import HealthCheck
@@ -35,6 +36,7 @@ from memvault.memory.reads import Reads
 from memvault.memory.rebuild import Rebuild
 from memvault.memory.recall import Entry, Recall
 from memvault.memory.serving import Serving
+from memvault.memory.staleness import Staleness
 from memvault.memory.transfer import Transfer
 from memvault.pipeline.service import Pipeline, Sources
 from memvault.search.engine import Hit
@@ -72,6 +74,8 @@ class Memory(AbstractContextManager["Memory"]):
         )
         self.context = Context(settings, store, self.index, self.recall, self.board, redactor)
         self.fragments = Fragments(settings, store, self.index, self.recall, self.owner)
+        self.staleness = Staleness(store, settings.fragments_dir, self.context.files)
+        self.cost = Cost(store, settings.context_tokens)
         self.owner.route(
             {**self.board.vault_writes(), **self.fragments.vault_writes()},
             results=(Deleted, Maintenance, DerivedFragment),
@@ -83,6 +87,7 @@ class Memory(AbstractContextManager["Memory"]):
             update_derived=self.board.update_derived,
             board_row=self.board.row,
             graph_fragment=self.fragments.graph_fragment,
+            supersede=self.fragments.supersede,
         )
         self._pipeline = LazyPipeline(sources, self.pacer)
         ingest_rate = IngestRate()
@@ -97,7 +102,9 @@ class Memory(AbstractContextManager["Memory"]):
         self.capture = Capture(
             store, redactor, on_stored=stored, on_turn_end=self._pipeline.turn_ended
         )
-        self.health = HealthCheck(settings, store, self.index, self.owner.claim, self._pipeline)
+        self.health = HealthCheck(
+            settings, store, self.index, self.owner.claim, self._pipeline, cost=self.cost
+        )
         self.graph = Graph(store, self._pipeline)
         self.rebuild = Rebuild(settings, store, self.index, sources)
         self.serving = Serving(

@@ -12,19 +12,29 @@ import json
 import logging
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from pathlib import PurePosixPath
 
 from memvault.config import Settings
 from memvault.derive import cues
 from memvault.derive.fragments import extract_fragments, own_steps
+from memvault.derive.supersede import DECISION_TAG, Decision, superseded
 from memvault.derive.text import substantive
-from memvault.domain import Event, Observation, Session, Watermark
+from memvault.domain import Document, Event, Observation, Session, Watermark
 from memvault.llm import LLM, LLMError
 from memvault.llm.budget import estimate_tokens
 from memvault.pipeline.jobs import EXTRACT, MAX_EVENTS
 from memvault.pipeline.llm_tasks import FRAGMENT_SYSTEM, llm_fragments
 from memvault.pipeline.window import Window
 from memvault.store import Store
-from memvault.vault.remember import DerivedFragment, Draft, FragmentRefused, Remembered, check_draft
+from memvault.vault.fragments import retired_mark
+from memvault.vault.remember import (
+    DerivedFragment,
+    Draft,
+    FragmentRefused,
+    Remembered,
+    check_draft,
+    facts_from,
+)
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +49,8 @@ class Extraction:
     llm: LLM | None
     window: Window
     write_fragment: Callable[[Draft], DerivedFragment]
+    # Mark a fragment superseded by a newer one (older id, newer id), by the vault's owner.
+    supersede: Callable[[str, str], bool] | None = None
 
     def extract_session(self, session_id: str, *, fallback: bool = True) -> list[Remembered]:
         """Write what the session's new events are worth remembering as fragments (merged
@@ -136,4 +148,38 @@ class Extraction:
             self.store.record_pipeline_fragment(relative, written.after)
         else:
             self.store.forget_pipeline_fragments([relative])
+        if written.action == "created" and DECISION_TAG in draft.tags:
+            self._supersede_older(draft, self._fragment_id(relative))
         return Remembered(written.action, self.settings.vault_path / relative, written.similarity)
+
+    def _supersede_older(self, draft: Draft, newer_id: str) -> None:
+        """Mark the project's older decisions this new one replaces (``derive.supersede``)."""
+        if self.supersede is None or draft.date is None:
+            return
+        newer = Decision(
+            newer_id, draft.project, draft.date, draft.summary, tuple(draft.facts), (DECISION_TAG,)
+        )
+        older = [
+            self._decision(document)
+            for document in self.store.list_documents("fragment", project=draft.project, limit=500)
+            if DECISION_TAG in (document.meta.get("tags") or [])
+        ]
+        for older_id in superseded(newer, [d for d in older if d is not None]):
+            self.supersede(older_id, newer_id)
+            log.info("fragment %s superseded by %s", older_id, newer_id)
+
+    def _decision(self, document: Document) -> Decision | None:
+        if retired_mark(document.summary) is not None or not document.meta.get("date"):
+            return None
+        return Decision(
+            self._fragment_id(document.key),
+            document.project or "",
+            str(document.meta["date"]),
+            document.summary,
+            tuple(facts_from(document.body)),
+            tuple(str(tag) for tag in document.meta.get("tags") or []),
+        )
+
+    def _fragment_id(self, key: str) -> str:
+        relative = PurePosixPath(key).relative_to(PurePosixPath(self.settings.fragments_dir))
+        return relative.with_suffix("").as_posix()

@@ -58,6 +58,8 @@ class Sources:
     board_row: Callable[[str], BoardRow | None]
     # Add what a fragment file names to the graph.
     graph_fragment: Callable[[Path], None]
+    # Mark an older fragment superseded by a newer one (their ids).
+    supersede: Callable[[str, str], bool] | None = None
 
     def open(self, *, offline: bool = False, pacer: Pacer | None = None) -> Pipeline:
         return Pipeline(self, offline=offline, pacer=pacer)
@@ -80,7 +82,9 @@ class Pipeline:
         self.summaries = Summaries(
             *parts, board_row=sources.board_row, update_row=sources.update_derived
         )
-        self.extraction = Extraction(*parts, write_fragment=sources.remember_derived)
+        self.extraction = Extraction(
+            *parts, write_fragment=sources.remember_derived, supersede=sources.supersede
+        )
         self._signals = Signals(self.store, self.settings, compressing=self.compressing)
         handlers = {
             SUMMARIZE: self._summarize_job,

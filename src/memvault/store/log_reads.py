@@ -66,6 +66,30 @@ class LogReads(Engine):
         row = self._select_one("SELECT max(seq) FROM events")
         return (row[0] if row else None) or 0
 
+    def events_of_hook(self, hook_type: str, after: int, through: int) -> list[Event]:
+        # A range of the primary key: as long as the range, whatever the table's length.
+        rows = self._select(
+            f"SELECT {EVENT_COLUMNS} FROM events WHERE seq > ? AND seq <= ? AND hook_type = ? "
+            "ORDER BY seq",
+            (after, through, hook_type),
+        )
+        return [event(row) for row in rows]
+
+    def first_seq_received_since(self, when: str) -> int:
+        # Events arrive in sequence order, so their arrival times grow with it: a binary
+        # search over the primary key, a few lookups however long the log.
+        low, high = 0, self.last_event_seq() + 1
+        while low < high:
+            middle = (low + high) // 2
+            row = self._select_one(
+                "SELECT received_at FROM events WHERE seq >= ? ORDER BY seq LIMIT 1", (middle,)
+            )
+            if row is None or row[0] >= when:
+                high = middle
+            else:
+                low = middle + 1
+        return low
+
     def list_observations(
         self, session_id: str, *, limit: int, offset: int = 0
     ) -> list[Observation]:

@@ -18,6 +18,7 @@ from typing import Any
 from memvault.platforms import windows_name_problem
 from memvault.vault import frontmatter
 from memvault.vault.files import OutsideFolder, inside, read_text
+from memvault.vault.snapshot import MARKERS
 
 TAG = "agent-memory"
 # Folders of the fragments folder that hold no live fragments: the archive and the
@@ -26,6 +27,12 @@ ARCHIVE = "_archive"
 PROJECTS = "_projects"
 RESERVED = (ARCHIVE, PROJECTS)
 FORBIDDEN_FIELDS = ("type", "related_fragments")
+
+# A fragment a newer one replaces: the newer one's id, and the day it was marked. Its
+# summary and body open with ``[superseded]`` too, so a person and a search see it.
+SUPERSEDED_BY = "superseded_by"
+SUPERSEDED_ON = "superseded_on"
+SUPERSEDED_MARK = "[superseded]"
 
 NAME_LIMIT = 180  # bytes before the extension: room for a suffix, well under 255
 PROJECT_LIMIT = 80  # bytes of the name a project may take
@@ -38,7 +45,17 @@ _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _NAME = re.compile(r"^(?P<project>.+?) - (?P<date>\d{4}-\d{2}-\d{2}) - (?P<description>.+)$")
 # Report-style heading trees the compressed form replaces (现象 / 根因 / 经验教训 and kin).
 _STORY_HEADINGS = re.compile(r"^#{1,6}\s*(现象|根因|原因|经验教训|教训|解决方案|背景|过程)\s*$")
+_MARK = r"\[(?:" + "|".join(MARKERS) + r")\]"
+_RETIRED = re.compile(rf"^({_MARK})|({_MARK})$", re.IGNORECASE)
 _LONG_LINE = 160  # characters: about two lines in Obsidian's reading view
+
+
+def retired_mark(summary: str) -> str | None:
+    """The mark that says a memory no longer holds (``[superseded]``, ``[resolved]``,
+    ``[done]``, or their Chinese words, as the board's snapshots take them), opening or
+    closing its summary; None when it holds."""
+    found = _RETIRED.search(summary.strip())
+    return (found[1] or found[2]).lower() if found else None
 
 
 def safe_part(text: str) -> str:

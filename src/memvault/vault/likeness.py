@@ -27,6 +27,13 @@ _NEGATION = re.compile(
     r"wasn't|won't|shouldn't|mustn't|avoid)\b|[不沒没別别勿無无未非]",
     re.IGNORECASE,
 )
+# Words that say a statement replaces another ("… instead of Redis", "no longer …"): a
+# fragment saying so states something else than one without them, however alike it reads.
+REPLACES = re.compile(
+    r"\b(?:instead of|no longer|rather than|switch(?:ed|ing)? (?:to|from|over)|"
+    r"mov(?:e|ed|ing) (?:away )?from)\b|改用|不再|换成|換成|取代",
+    re.IGNORECASE,
+)
 # Facts about where a fragment was learned (the pipeline's task and files), not what it says.
 _CONTEXT_FACTS = frozenset({"task", "files"})
 # A fact whose value is longer than this quotes a line (an error, a sentence): its numbers
@@ -69,7 +76,8 @@ def conflict(
     their summaries hold other numbers (a version, a price, a size), one negates what the
     other says, a fact with the same name holds other numbers, or the summaries are one
     sentence with one choice swapped for another (``Store sessions in Redis`` /
-    ``… in Postgres``: more words shared than changed on either side)."""
+    ``… in Postgres``: more words shared than changed on either side), or one says it
+    replaces something (``… instead of Redis``) and the other does not."""
     if _numbers(summary) != _numbers(other_summary):
         return "numbers"
     if (
@@ -77,6 +85,8 @@ def conflict(
         != len(_NEGATION.findall(_normal(other_summary))) % 2
     ):
         return "negation"
+    if bool(REPLACES.search(_normal(summary))) != bool(REPLACES.search(_normal(other_summary))):
+        return "replaces"
     mine, theirs = _fact_numbers(facts), _fact_numbers(other_facts)
     if any(mine[name] != theirs[name] for name in mine.keys() & theirs.keys()):
         return "fact numbers"

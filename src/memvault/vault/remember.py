@@ -23,6 +23,8 @@ from memvault.vault import frontmatter
 from memvault.vault.files import memory_lock, read_text, write_atomic
 from memvault.vault.fragments import (
     FORBIDDEN_FIELDS,
+    SUPERSEDED_BY,
+    SUPERSEDED_ON,
     TAG,
     WIKILINK,
     Fragment,
@@ -35,7 +37,10 @@ from memvault.vault.likeness import comparable, conflict, likeness
 
 DEFAULT_THRESHOLD = 0.8
 MANAGED = frozenset(
-    {"tags", "project", "date", "summary", "importance", "confidence", "source", "sources"}
+    {
+        *("tags", "project", "date", "summary", "importance", "confidence", "source", "sources"),
+        *(SUPERSEDED_BY, SUPERSEDED_ON),  # set by `supersedes`, naming a real fragment
+    }
 )
 _FACT = re.compile(r"^\s*[-*] ")
 
@@ -257,7 +262,10 @@ def _project_fragments(folder: Path, project: str) -> list[Fragment]:
             fragment = Fragment.read(path)
         except (OSError, UnicodeDecodeError, frontmatter.FrontmatterError):
             continue  # `memvault fragments check` reports files that cannot be read
-        if fragment.project.strip() == project.strip():
+        # A superseded fragment is history: what is saved now is not merged into it.
+        if fragment.project.strip() == project.strip() and not fragment.properties.get(
+            SUPERSEDED_BY
+        ):
             found.append(fragment)
     return found
 

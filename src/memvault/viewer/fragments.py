@@ -1,5 +1,6 @@
 """The fragments page: memory fragments by project, with importance, how often and when
-each was read, whether it is archived, and a link that opens its file in Obsidian."""
+each was read, whether it is archived, and a link that opens its file in Obsidian; first,
+the fragments every cited file of which is gone from the project's folder."""
 
 from __future__ import annotations
 
@@ -39,4 +40,5 @@ def fragments(
         limit=FRAGMENTS_SHOWN,
         public_id=memory.recall.public_id,
         obsidian=lambda d: obsidian(memory, d),
+        gone=memory.staleness.gone_fragments() if not archived else [],
     )

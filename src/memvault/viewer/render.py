@@ -34,6 +34,7 @@ NAV = (
     ("/sessions", "Sessions"),
     ("/search", "Search"),
     ("/fragments", "Fragments"),
+    ("/cost", "Cost"),
     ("/health", "Health"),
 )
 

@@ -40,6 +40,7 @@ from memvault.api.schemas.health import (  # noqa: F401
     Embedder,
     Health,
     IndexBacklog,
+    Injected,
     Live,
     Pool,
     ProcessFigures,
@@ -84,6 +85,7 @@ from memvault.api.schemas.memory import (  # noqa: F401
     Reindexed,
     Remembered,
     SearchResults,
+    StaleFragments,
 )
 from memvault.api.schemas.shape import (  # noqa: F401
     Count,

@@ -133,6 +133,42 @@ class Privacy(Shape):
     ]
 
 
+class DaySpent(Shape):
+    day: str
+    tokens: Count
+    blocks: Count
+
+
+class ProjectSpent(Shape):
+    project: str
+    tokens: Count
+    blocks: Count
+
+
+class SessionSpent(Shape):
+    sessionId: str
+    tokens: Count
+    blocks: Count
+
+
+class Injected(Shape):
+    """Tokens memory blocks gave agents over the last days."""
+
+    days: int
+    capPerBlock: Annotated[
+        int, Field(description="The tokens one block may take (MEMVAULT_CONTEXT_TOKENS)")
+    ]
+    tokens: Count
+    blocks: Count
+    today: Annotated[Count, Field(description="Tokens given today (UTC)")]
+    perBlock: float
+    perDay: Annotated[list[DaySpent], Field(description="Every day of the window, oldest first")]
+    perProject: Annotated[list[ProjectSpent], Field(description="Most tokens first")]
+    perSession: Annotated[
+        list[SessionSpent], Field(description="The sessions given the most tokens")
+    ]
+
+
 class Health(Shape):
     status: Literal["ok", "degraded", "critical"]
     reasons: Annotated[list[str], Field(description="Why the status is not ok")]
@@ -148,3 +184,4 @@ class Health(Shape):
     index: IndexBacklog | None
     replication: Replication
     privacy: Privacy
+    injected: Injected | None

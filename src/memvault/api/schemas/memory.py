@@ -82,6 +82,19 @@ class FragmentDeleted(Shape):
     summary: str | None = sometimes("The fragment's summary (not for a dry run)")
 
 
+class GoneFragment(Shape):
+    id: str
+    project: str
+    summary: str
+    folder: str = Field(description="The project's folder the files were looked for in")
+    files: list[str] = Field(description="The files it cites, none of them there any more")
+    fix: str = Field(description="The command that deletes it")
+
+
+class StaleFragments(Shape):
+    fragments: list[GoneFragment]
+
+
 class Maintained(Shape):
     success: Literal[True]
     dryRun: bool

@@ -52,6 +52,15 @@ class EventLog(ABC):
         """The sequence number of the newest event; 0 when there is none."""
 
     @abstractmethod
+    def events_of_hook(self, hook_type: str, after: int, through: int) -> list[Event]:
+        """The events of one hook type with a sequence in ``(after, through]``, in order."""
+
+    @abstractmethod
+    def first_seq_received_since(self, when: str) -> int:
+        """The sequence of the first event received at ``when`` (ISO) or later; one past
+        the newest when none was."""
+
+    @abstractmethod
     def observations_of(self, seqs: Sequence[int]) -> list[Observation]:
         """The observations of these events, in sequence order."""
 

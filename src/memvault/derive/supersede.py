@@ -1,0 +1,112 @@
+"""When a newer decision replaces an older one: the rule the pipeline marks fragments
+``[superseded]`` by.
+
+It would rather miss a replaced decision than retire one that still holds, since a
+retired decision is no longer given to agents. A newer decision supersedes an older one
+only when all of these hold:
+
+- both are decisions (tagged ``decision``) of the same project, and the newer one's day
+  is later;
+- they are about the same thing: most of the words of the shorter summary are in the
+  other one (the words any decision has, "decided", "use", "we", left out), and the files
+  they were made over are mostly the same (both name none, and then the words must
+  overlap more, or their ``files:`` share at least half);
+- the newer one says something else: another number or version, a negation the other
+  lacks, one choice swapped for another (``likeness.conflict``), or it says it replaces
+  something (``instead of``, ``no longer``, ``switched to``, ``改用``, ``不再``…).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from memvault.analyzer import tokens
+from memvault.vault.likeness import conflict
+
+DECISION_TAG = "decision"
+WORDS_WITH_FILES = 0.5  # share of the shorter summary's words the other holds
+WORDS_WITHOUT_FILES = 0.6
+FILES_SHARED = 0.5  # shared files over all the files either names
+MIN_SHARED_WORDS = 2
+# Words every decision has: they say it is a decision, not what it is about.
+_DECISION_WORDS = frozenset(
+    tokens(
+        "decide decided decision decisions we will we'll let's lets use using go going with "
+        "should must the a an to of in for on and from we're going 决定 決定 决策 我们 我們 使用"
+    )
+)
+_REPLACES = re.compile(
+    r"\b(?:instead(?: of)?|no longer|not anymore|switch(?:ed|ing)? (?:to|from|over)|"
+    r"replac(?:e|es|ed|ing)|rather than|moved? (?:away )?from|drop(?:ped|ping)?|"
+    r"revert(?:ed|ing)?|supersed(?:e|es|ed|ing))\b|改用|改成|改为|改為|换成|換成|不再|取代|替换|替換|弃用|棄用",
+    re.IGNORECASE,
+)
+# Saying it is a decision, in Chinese, where words run together with what follows.
+_DECIDED = re.compile(r"(?:我们|我們|咱们|咱們)?(?:决定|決定|打算|确定|確定)")
+_NUMBER = re.compile(r"\d")
+_FILE_FACT = re.compile(r"^(?:files?)\s*[:：]\s*(?P<files>.+)$", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """A fragment as the rule reads it."""
+
+    id: str
+    project: str
+    day: str  # YYYY-MM-DD
+    summary: str
+    facts: tuple[str, ...]
+    tags: tuple[str, ...]
+
+    @property
+    def files(self) -> frozenset[str]:
+        found = set()
+        for fact in self.facts:
+            named = _FILE_FACT.match(fact.strip())
+            if named:
+                found |= {f.strip().strip("`") for f in named["files"].split(",") if f.strip()}
+        return frozenset(found)
+
+
+def supersedes(newer: Decision, older: Decision) -> str | None:
+    """Why ``newer`` replaces ``older`` (the contradiction found), or None when it does not."""
+    if newer.id == older.id or DECISION_TAG not in newer.tags or DECISION_TAG not in older.tags:
+        return None
+    if newer.project.strip() != older.project.strip() or not newer.day > older.day:
+        return None
+    mine, theirs = _subject(newer.summary), _subject(older.summary)
+    shared = mine & theirs
+    if len(shared) < MIN_SHARED_WORDS or not mine or not theirs:
+        return None
+    overlap = len(shared) / min(len(mine), len(theirs))
+    files, other_files = newer.files, older.files
+    if files or other_files:
+        if len(files & other_files) / len(files | other_files) < FILES_SHARED:
+            return None
+        if overlap < WORDS_WITH_FILES:
+            return None
+    elif overlap < WORDS_WITHOUT_FILES:
+        return None
+    why = conflict(newer.summary, list(newer.facts), older.summary, list(older.facts))
+    if why == "numbers" and not (_NUMBER.search(newer.summary) and _NUMBER.search(older.summary)):
+        why = None  # a number added (a detail), not one changed
+    if why is not None:
+        return why
+    if _REPLACES.search(_normal(newer.summary)):
+        return "replaces"
+    return None
+
+
+def superseded(newer: Decision, older: list[Decision]) -> list[str]:
+    """The ids of the decisions of ``older`` that ``newer`` replaces."""
+    return [decision.id for decision in older if supersedes(newer, decision) is not None]
+
+
+def _subject(summary: str) -> set[str]:
+    return set(tokens(_DECIDED.sub(" ", _normal(summary)))) - _DECISION_WORDS
+
+
+def _normal(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).casefold()

@@ -1,0 +1,108 @@
+"""The rule the pipeline marks an older decision superseded by, on decisions as sessions
+make them: it takes a decision that replaces another on the same subject and files, and
+leaves alone a refinement, another subject, other files, an older date, another project."""
+
+from __future__ import annotations
+
+import pytest
+
+from memvault.derive.supersede import Decision, superseded, supersedes
+
+
+def decision(
+    day: str, summary: str, files: str | None = None, *, project: str = "shop", id: str = ""
+) -> Decision:
+    facts = [f"decision: {summary}", "task: rework the session layer"]
+    if files:
+        facts.append(f"files: {files}")
+    return Decision(id or summary, project, day, summary, tuple(facts), ("decision",))
+
+
+REDIS = decision("2026-11-02", "We decided to store sessions in Redis.", "src/session/store.ts")
+TOKENS = decision("2026-10-01", "Access tokens expire after 60 minutes.")
+ZH = decision("2026-10-01", "我们决定用 Redis 存会话。", "src/session/store.ts")
+
+
+@pytest.mark.parametrize(
+    ("newer", "older", "why"),
+    [
+        (
+            decision(
+                "2026-11-20",
+                "Decided to store sessions in Postgres instead of Redis.",
+                "src/session/store.ts",
+            ),
+            REDIS,
+            "replaces",
+        ),
+        (
+            decision(
+                "2026-11-20",
+                "We decided to store sessions in Postgres.",
+                "src/session/store.ts, src/db/schema.sql",
+            ),
+            REDIS,
+            "another choice",
+        ),
+        (decision("2026-11-01", "Access tokens expire after 15 minutes."), TOKENS, "numbers"),
+        (
+            decision("2026-11-01", "我们决定改用 Postgres 存会话。", "src/session/store.ts"),
+            ZH,
+            "replaces",
+        ),
+    ],
+)
+def test_a_newer_contradicting_decision_on_the_same_subject_supersedes(newer, older, why):
+    assert supersedes(newer, older) == why
+
+
+@pytest.mark.parametrize(
+    "newer",
+    [
+        # a refinement: a number added, not one changed
+        decision(
+            "2026-11-20",
+            "Decided to keep sessions in Redis with a 30 minute TTL.",
+            "src/session/store.ts",
+        ),
+        # another subject, same files
+        decision("2026-11-20", "Decided to log every session write.", "src/session/store.ts"),
+        # the same change made over other files
+        decision(
+            "2026-11-20",
+            "Decided to store sessions in Postgres instead of Redis.",
+            "src/cache/redis.ts",
+        ),
+        # files on one side only
+        decision("2026-11-20", "Decided to store sessions in Postgres instead of Redis."),
+        # not newer
+        decision(
+            "2026-11-02",
+            "Decided to store sessions in Postgres instead of Redis.",
+            "src/session/store.ts",
+        ),
+        # another project
+        decision(
+            "2026-11-20",
+            "Decided to store sessions in Postgres instead of Redis.",
+            "src/session/store.ts",
+            project="blog",
+        ),
+        # another subject altogether
+        decision("2026-11-20", "Decided to store uploads in S3.", "src/uploads/s3.ts"),
+    ],
+)
+def test_what_does_not_replace_the_older_decision(newer):
+    assert supersedes(newer, REDIS) is None
+
+
+def test_only_decisions_are_superseded_and_superseded_lists_the_ids():
+    newer = decision(
+        "2026-11-20",
+        "Decided to store sessions in Postgres instead of Redis.",
+        "src/session/store.ts",
+        id="new",
+    )
+    lesson = Decision("lesson", "shop", "2026-11-01", REDIS.summary, REDIS.facts, ("lesson",))
+    older = decision("2026-11-02", REDIS.summary, "src/session/store.ts", id="old")
+    assert superseded(newer, [older, lesson, TOKENS]) == ["old"]

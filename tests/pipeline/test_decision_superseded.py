@@ -1,0 +1,61 @@
+"""The pipeline marks an older decision superseded when a later session decides otherwise
+on the same subject and files; the older fragment then leaves the memory block."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from memvault.vault.fragments import Fragment
+from tests.pipeline.sessions import ROOT, conversation, edit, prompt, reply
+
+
+def _session(memory, session: str, day: int, statement: str, old: str, new: str) -> None:
+    steps = [
+        prompt("Rework how the session layer keeps its sessions, please."),
+        edit(f"{ROOT}/src/session/store.ts", old, new),
+        reply(statement),
+    ]
+    start = datetime(2026, 11, day, 9, 0, tzinfo=UTC)
+    assert memory.observe_many(conversation(session, steps, start=start)).failed == 0
+    memory.pipeline.extract_session(session)
+
+
+def _decisions(memory) -> dict[str, Fragment]:
+    found = {}
+    for path in memory.settings.fragments_path.glob("*.md"):
+        fragment = Fragment.read(path)
+        if "decision" in fragment.properties.get("tags", []):
+            found[path.stem] = fragment
+    return found
+
+
+def test_a_later_decision_against_an_earlier_one_marks_it_superseded(memory):
+    _session(memory, "s-redis", 2, "We decided to store sessions in Redis.", "memory", "redis")
+    ((older_id, older),) = _decisions(memory).items()
+    assert "superseded_by" not in older.properties
+
+    _session(
+        memory,
+        "s-postgres",
+        20,
+        "We decided to store sessions in Postgres instead of Redis.",
+        "redis",
+        "postgres",
+    )
+    decisions = _decisions(memory)
+    assert len(decisions) == 2, decisions
+    newer_id = next(name for name in decisions if name != older_id)
+    marked = decisions[older_id]
+    assert marked.properties["superseded_by"] == newer_id
+    assert marked.summary.startswith("[superseded]")
+    assert "superseded_by" not in decisions[newer_id].properties
+
+    block = memory.context.context(project="demo-app", query="how are sessions stored")
+    assert "Postgres" in block.text
+    assert older_id not in block.text
+
+
+def test_a_decision_on_another_subject_leaves_the_earlier_one_alone(memory):
+    _session(memory, "s-redis", 2, "We decided to store sessions in Redis.", "memory", "redis")
+    _session(memory, "s-log", 20, "We decided to log every cache miss.", "redis", "redis+log")
+    assert all("superseded_by" not in f.properties for f in _decisions(memory).values())
