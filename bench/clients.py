@@ -138,11 +138,10 @@ def main() -> None:
     base = {k: v for k, v in os.environ.items() if not k.startswith(("MEMVAULT_", "AGENTMEMORY_"))}
     base["MEMVAULT_EMBEDDINGS"] = args.embeddings
 
-    with (
-        running_server(MEMVAULT_EMBEDDINGS=args.embeddings) as url,
-        tempfile.TemporaryDirectory(prefix="memvault-bench-relay-") as home,
-    ):
-        env = {**base, "MEMVAULT_HOME": home, "MEMVAULT_URL": url}
+    # A relay or CLI speaks to the server of its own home (it refuses another home's), so
+    # each is given the running server's.
+    with running_server(MEMVAULT_EMBEDDINGS=args.embeddings) as url:
+        env = {**base, "MEMVAULT_HOME": served_home(url), "MEMVAULT_URL": url}
         report("relay, server running", [spawn_to_initialize(RELAY, env) for _ in range(args.runs)])
 
     if args.cold_runs:
@@ -163,12 +162,9 @@ def main() -> None:
         report("in-process stdio server (before)", runs)
 
     if args.search_runs:
-        with (
-            running_server(MEMVAULT_EMBEDDINGS=args.embeddings) as url,
-            tempfile.TemporaryDirectory(prefix="memvault-bench-search-") as home,
-        ):
+        with running_server(MEMVAULT_EMBEDDINGS=args.embeddings) as url:
             remember(url)
-            env = {**base, "MEMVAULT_HOME": home, "MEMVAULT_URL": url}
+            env = {**base, "MEMVAULT_HOME": served_home(url), "MEMVAULT_URL": url}
             runs = [search_wall(env) for _ in range(args.search_runs)]
         report("memvault search, server running", runs)
         with tempfile.TemporaryDirectory(prefix="memvault-bench-search-") as home:
@@ -178,6 +174,12 @@ def main() -> None:
             subprocess.run(saved, env=env, check=True, capture_output=True, timeout=120)
             runs = [search_wall(env) for _ in range(args.search_runs)]
         report("memvault search, no server", runs)
+
+
+def served_home(url: str) -> str:
+    """The home the server at ``url`` serves."""
+    with urllib.request.urlopen(f"{url}/agentmemory/server", timeout=10) as answer:
+        return json.load(answer)["home"]
 
 
 if __name__ == "__main__":

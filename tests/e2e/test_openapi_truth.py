@@ -180,6 +180,7 @@ def test_ingest_and_session_routes_answer_what_the_document_declares(drive, docu
     drive("GET", f"{A}/observations", params={"sessionId": "c0ffee"})
     drive("GET", f"{A}/livez")
     drive("GET", f"{A}/health", expect=(200, 503))
+    assert drive("GET", f"{A}/server")["pid"]
 
 
 def test_board_routes_answer_what_the_document_declares(drive):
@@ -229,6 +230,7 @@ def test_memory_routes_answer_what_the_document_declares(drive):
     drive.example("POST", f"{A}/purge")
     drive.example("POST", f"{A}/purge", 1)
     drive("POST", f"{A}/purge", json={"text": "abc"}, expect=400)
+    assert "fragments" in drive("GET", f"{A}/stale-fragments")
     drive("POST", f"{A}/forget", json={"memoryId": fragment})
     drive("DELETE", f"{A}/fragments/{{fragment_id}}", ids=one, expect=400)
 

@@ -73,6 +73,9 @@ class Parts:
     def graph_fragment(self, path: Path) -> None:
         self.graphed.append(path)
 
+    def supersede(self, older: str, newer: str) -> bool:
+        return self.memory.fragments.supersede(older, newer)
+
 
 def test_the_pipeline_feeds_the_board_and_writes_fragments_through_the_parts_it_is_handed(
     memory,
