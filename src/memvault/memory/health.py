@@ -21,6 +21,7 @@ from memvault.pipeline.service import Pipeline
 from memvault.search.indexer import Backlog
 from memvault.store import Store
 from memvault.vault.owner import VaultOwner
+from memvault.vault.sync_conflicts import ConflictCopy, conflict_copies
 
 # Past this many queued writes the writer is falling behind: health says "degraded".
 WRITE_BACKLOG_LIMIT = 10_000
@@ -73,6 +74,9 @@ class Health:
     vault_owner: bool = True  # whether this replica writes the vault
     vault_owner_since: str | None = None  # when it became the owner (or a standby)
     vault_writes_queued: int = 0  # board and fragment writes the owner has not applied yet
+    # Copies a sync folder left of the board or a snapshot, with what to do (a copy of the
+    # board is merged by the server; one still here could not be).
+    conflict_copies: tuple[ConflictCopy, ...] = ()
 
 
 @dataclass(eq=False)
@@ -133,6 +137,7 @@ class HealthCheck:
             vault_owner=owner,
             vault_owner_since=self.claim.since,
             vault_writes_queued=queued,
+            conflict_copies=tuple(conflict_copies(self.settings.vault_path)),
         )
 
     def _embedder_state(self) -> EmbedderState:
