@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from rich.cells import cell_len
@@ -131,3 +133,44 @@ def test_search_piped_shows_whole_ids_and_get_prints_each_text_once(tmp_path):
 def test_an_empty_search_and_board_say_how_memory_fills(tmp_path):
     assert "memvault install claude-code" in memvault("search", "anything", home=tmp_path).stdout
     assert "memvault session register --manual" in memvault("session", "list", home=tmp_path).stdout
+
+
+class _OtherProgram(BaseHTTPRequestHandler):
+    """What another program on memvault's port answers: an HTML page for every path."""
+
+    def do_GET(self) -> None:
+        page = b"<!doctype html><html><body><h1>Welcome to my dev server</h1></body></html>"
+        self.send_response(404 if "livez" in self.path else 200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(page)))
+        self.end_headers()
+        self.wfile.write(page)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_another_program_on_the_port_is_named_not_printed(tmp_path):
+    other = ThreadingHTTPServer(("127.0.0.1", 0), _OtherProgram)
+    threading.Thread(target=other.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{other.server_address[1]}"
+    env = {**os.environ, "MEMVAULT_HOME": str(tmp_path), "MEMVAULT_URL": url}
+    try:
+        for command in ("status", "doctor"):
+            result = subprocess.run(
+                [sys.executable, "-m", "memvault.cli", command],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            said = result.stdout + result.stderr
+            assert result.returncode == 1, said
+            assert "<html" not in said and "Welcome" not in said, command
+            assert f"{url} is not a memvault server" in " ".join(said.split()), command
+            assert f"another program holds port {other.server_address[1]}" in said.lower()
+        lines = said.splitlines()
+        at = next(i for i, line in enumerate(lines) if line.startswith("problem  server"))
+        assert lines[at + 1].split()[:3] == ["fix:", "another", "program"]  # not `memvault serve`
+    finally:
+        other.shutdown()
