@@ -22,6 +22,7 @@ from memvault.memory.owner import vault_write, vault_writes
 from memvault.memory.reading import INJECTIONS_SCANNED, BoardEntry, board_entry
 from memvault.store import Store
 from memvault.vault.board import BoardFormatError
+from memvault.vault.board_files import BoardError
 from memvault.vault.lifecycle import Report, SessionBoard
 from memvault.vault.snapshot import Snapshot, SnapshotInput, as_snapshot
 from memvault.vault.sync_conflicts import merge_board_copies
@@ -246,6 +247,17 @@ class Board:
             self.store.replace_board_rows(self.vault_board.board().rows if mark else [])
             self._board_mark = mark
             return True
+
+    def departed(self, board_session_id: str) -> tuple[bool, str | None]:
+        """Where a row no longer on the board went: whether it was archived (its archive
+        folder exists; otherwise organize removed it), and the host session it was given
+        to, whose events remain (None if none was)."""
+        try:
+            archived = self.vault_board.archive_path(board_session_id).is_dir()
+        except BoardError:
+            archived = False  # not a Session ID at all
+        link = self.store.board_links().get(board_session_id)
+        return archived, link[0] if link else None
 
     def _removed_here(self, board_session_id: str) -> bool:
         """A row this board had and organize took off: its id is tied to a host session
