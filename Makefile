@@ -45,11 +45,15 @@ $(TORCH_STAMP): $(TEST_STAMP)
 	touch $(TORCH_STAMP)
 
 # The commands the README uses, on PATH: links into ~/.local/bin (the XDG user bin folder).
-$(LINKS)/%: $(STAMP)
+# Made once: make would judge a link by the program it points to, older than the stamp, and
+# link (and say so) on every run. A link left dangling (its .venv removed) is made again.
+$(LINKS)/%: | $(STAMP)
 	@mkdir -p $(LINKS)
 	@ln -sf "$(abspath $(BIN))/$*" "$@"
 	@echo "==> $* is $@ -> $(abspath $(BIN))/$*"
-	@case ":$$PATH:" in *":$(LINKS):"*) ;; *) echo "    add $(LINKS) to your PATH to run it as \`$*\`";; esac
+	@case ":$$PATH:" in *":$(LINKS):"*) ;; *) \
+	  echo "    $(LINKS) is not on your PATH: to run \`$*\` by name, add this line to your shell's startup file (~/.bashrc, ~/.zshrc or ~/.profile), then open a new terminal:"; \
+	  echo '    export PATH="$(LINKS):$$PATH"';; esac
 
 # The programs the tests drive beside Python: PostgreSQL (a throwaway cluster) and Chromium
 # (the viewer's browser tests), from the distribution's packages when missing.

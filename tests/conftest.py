@@ -9,6 +9,9 @@ import pytest
 # Tests that exercise semantic search ask for an embedder themselves; everything else
 # (and every server a test starts) stays lexical, so no test loads a model it does not use.
 os.environ["MEMVAULT_EMBEDDINGS"] = "none"
+# Without the setting the locale picks the language; the suite's expected strings are the
+# zh-Hant ones whatever the machine's locale (tests of the locale choice clear this).
+os.environ["MEMVAULT_LANGUAGE"] = "zh-Hant"
 
 from memvault import Memory
 from tests.helpers import Server

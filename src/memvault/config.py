@@ -7,6 +7,7 @@ thing, that name is accepted too, so an existing agentmemory setup keeps working
 from __future__ import annotations
 
 import ipaddress
+import os
 import re
 from functools import cached_property
 from pathlib import Path
@@ -24,6 +25,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from memvault.hook.paths import default_home, recorded_vault
 from memvault.hook.spool import MAX_BODY_BYTES
+from memvault.language import from_locale
 
 DEFAULT_PORT = 3111
 _CREDENTIALS = re.compile(r"://([^:/@]*):[^@/]*@")
@@ -185,11 +187,12 @@ class Settings(BaseSettings):
         ),
     )
     language: Literal["zh-Hant", "zh-Hans", "en"] = Field(
-        "zh-Hant",
+        default_factory=lambda: from_locale(os.environ),
         description=(
             "Language of what memvault writes for agents and people to read: the memory"
-            " block's report line, the board's placeholder rows, the agent rules. zh-Hant"
-            " (the default, the strings memvault always wrote), zh-Hans or en; trigger"
+            " block's report line, the board's placeholder rows, the agent rules. zh-Hant,"
+            " zh-Hans or en; unset, the locale decides (LC_ALL, LC_MESSAGES, LANG: zh_TW and"
+            " zh_HK Traditional, zh_CN and zh_SG Simplified, anything else English). Trigger"
             " phrases are recognised in every language whatever this says."
         ),
     )

@@ -1,18 +1,29 @@
 """The words memvault writes for agents and people to read, in each language it speaks.
 
-``MEMVAULT_LANGUAGE`` picks one (``zh-Hant``, the default, ``zh-Hans`` or ``en``). The
-default keeps the strings memvault has always written, so an existing vault and the agents
-reading it see nothing change. What memvault *recognises* does not depend on the setting:
-a placeholder row written in any language is a placeholder, and trigger phrases
-(:mod:`memvault.triggers`) and snapshot markers such as ``[superseded]`` are understood in
-all of them.
+``MEMVAULT_LANGUAGE`` picks one (``zh-Hant``, ``zh-Hans`` or ``en``); without it the user's
+locale decides (:func:`from_locale`: ``zh_TW``/``zh_HK`` Traditional, ``zh_CN``/``zh_SG``
+Simplified, anything else English). Each Chinese text is written out in its own script,
+character for character, not converted at run time. What memvault *recognises* does not
+depend on the setting: a placeholder row written in any language is a placeholder, and
+trigger phrases (:mod:`memvault.triggers`) and snapshot markers such as ``[superseded]``
+are understood in all of them.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-DEFAULT = "zh-Hant"
+# The language when nothing chooses one: neither the setting nor a Chinese locale.
+DEFAULT = "en"
+# The locale variables in the order POSIX reads them for messages: the first set one wins.
+LOCALE_VARIABLES = ("LC_ALL", "LC_MESSAGES", "LANG")
+# Where Chinese is written in Traditional characters (Taiwan, Hong Kong, Macau); the rest
+# of the Chinese-speaking world (mainland China, Singapore) writes Simplified.
+_TRADITIONAL_REGIONS = frozenset({"tw", "hk", "mo"})
+_SIMPLIFIED_REGIONS = frozenset({"cn", "sg"})
+_LOCALE = re.compile(r"^([a-z]{2,3})(?:[_-]([a-z]{4}))?(?:[_-]([a-z]{2}))?(?:[.@]|$)", re.I)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,34 +62,30 @@ _ENGLISH_CONTEXT = {
     "heading_activity": "## Related activity",
     "sources_hint": "(not enough? next: the knowledge base, then concepts, then the web)",
 }
-# The report lines as the fragments protocol wrote them (in simplified characters), the
-# same in both Chinese scripts.
-_SEED_REPORTS = {
-    "report": "📖 agent memory：读取 {n} 个碎片 → {listed}",
-    "read_report": "📖 agent memory：读取 N 个碎片 → [标题 + summary → 相关/不相关]",
-    "write_report": "📋 agent memory：本次是否有需写入碎片？[有/无]",
-}
-
 CATALOG: dict[str, Strings] = {
-    # The strings as the source documents wrote them: the report lines of the fragments
-    # protocol (simplified characters there) and the board's placeholders (traditional).
+    # The board's placeholders as the source documents wrote them, and the report lines of
+    # the fragments protocol, each written out in the script of its language.
     "zh-Hant": Strings(
-        **_SEED_REPORTS,
         **_ENGLISH_CONTEXT,
+        report="📖 agent memory：讀取 {n} 個碎片 → {listed}",
         nothing_relevant="沒有相關的碎片 (nothing relevant found)",
         nothing_new="相關的碎片已在上文 (nothing new: already given above)",
         unset_topic="未設定",
         auto_summary="sessionStart 自動註冊，尚未整理主題。",
         manual_summary="手動補註冊，已建立 session snapshot。",
+        read_report="📖 agent memory：讀取 N 個碎片 → [標題 + summary → 相關/不相關]",
+        write_report="📋 agent memory：本次是否有需寫入碎片？[有/無]",
     ),
     "zh-Hans": Strings(
-        **_SEED_REPORTS,
         **_ENGLISH_CONTEXT,
+        report="📖 agent memory：读取 {n} 个碎片 → {listed}",
         nothing_relevant="没有相关的碎片 (nothing relevant found)",
         nothing_new="相关的碎片已在上文 (nothing new: already given above)",
         unset_topic="未设定",
         auto_summary="sessionStart 自动注册，尚未整理主题。",
         manual_summary="手动补注册，已建立 session snapshot。",
+        read_report="📖 agent memory：读取 N 个碎片 → [标题 + summary → 相关/不相关]",
+        write_report="📋 agent memory：本次是否有需写入碎片？[有/无]",
     ),
     "en": Strings(
         report="📖 agent memory: read {n} fragments → {listed}",
@@ -105,6 +112,32 @@ def strings(language: str = DEFAULT) -> Strings:
         raise ValueError(
             f"unknown language {language!r}: choose one of {', '.join(LANGUAGES)}"
         ) from None
+
+
+def from_locale(environ: Mapping[str, str]) -> str:
+    """The language the user's locale asks for: the first of ``LC_ALL``, ``LC_MESSAGES``
+    and ``LANG`` that is set decides (``zh_TW.UTF-8`` → ``zh-Hant``, ``zh_CN`` →
+    ``zh-Hans``, a script tag such as ``zh_Hant_TW`` wins over the region); English for
+    any other locale, ``C`` and ``POSIX`` included, and when none is set."""
+    for name in LOCALE_VARIABLES:
+        value = environ.get(name, "").strip()
+        if value:
+            return _locale_language(value)
+    return DEFAULT
+
+
+def _locale_language(value: str) -> str:
+    found = _LOCALE.match(value)
+    if found is None or found.group(1).lower() != "zh":
+        return DEFAULT
+    script, region = (found.group(2) or "").lower(), (found.group(3) or "").lower()
+    if script in ("hant", "hans"):
+        return f"zh-{script.capitalize()}"
+    if region in _TRADITIONAL_REGIONS:
+        return "zh-Hant"
+    if region in _SIMPLIFIED_REGIONS:
+        return "zh-Hans"
+    return DEFAULT
 
 
 def placeholder_topics() -> frozenset[str]:

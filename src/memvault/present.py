@@ -147,6 +147,9 @@ def health(h: Health) -> dict[str, Any]:
             "boardRows": h.board_rows,
             "fragments": h.fragments,
             "archivedFragments": h.archived_fragments,
+            "syncConflicts": [
+                {"path": c.path, "copyOf": c.of, "whatToDo": c.advice} for c in h.conflict_copies
+            ],
         },
         "embedder": _embedder(h.embedder),
         "llm": _llm(h.llm),

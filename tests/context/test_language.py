@@ -1,4 +1,5 @@
-"""MEMVAULT_LANGUAGE: what agents and people read, in zh-Hant (the default), zh-Hans or en."""
+"""MEMVAULT_LANGUAGE: what agents and people read, in zh-Hant, zh-Hans or en; without it,
+the language of the user's locale."""
 
 from __future__ import annotations
 
@@ -20,14 +21,76 @@ _CHINESE = re.compile("[\u3400-\u9fff]")
 def test_every_language_the_setting_takes_has_its_strings():
     field = Settings.model_fields["language"]
     assert set(field.annotation.__args__) == set(language.LANGUAGES)
-    assert Settings().language == language.DEFAULT == "zh-Hant"
+    assert language.DEFAULT == "en"
 
 
-def test_the_default_keeps_the_strings_memvault_always_wrote(memory):
+def _settings_under(monkeypatch, **locale: str) -> Settings:
+    for name in ("MEMVAULT_LANGUAGE", *language.LOCALE_VARIABLES):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in locale.items():
+        monkeypatch.setenv(name, value)
+    return Settings()
+
+
+@pytest.mark.parametrize(
+    ("locale", "expected"),
+    [
+        ({"LANG": "zh_TW.UTF-8"}, "zh-Hant"),
+        ({"LANG": "zh_HK.UTF-8"}, "zh-Hant"),
+        ({"LANG": "zh_TW.Big5"}, "zh-Hant"),
+        ({"LANG": "zh_CN.UTF-8"}, "zh-Hans"),
+        ({"LANG": "zh_SG.GB2312"}, "zh-Hans"),
+        ({"LANG": "zh_Hant_HK.UTF-8"}, "zh-Hant"),
+        ({"LANG": "en_US.UTF-8"}, "en"),
+        ({"LANG": "fr_FR.UTF-8"}, "en"),
+        ({"LANG": "C.UTF-8"}, "en"),
+        ({"LANG": "POSIX"}, "en"),
+        ({}, "en"),
+        # LC_ALL wins over LC_MESSAGES, which wins over LANG, as POSIX reads them.
+        ({"LC_ALL": "zh_CN.UTF-8", "LC_MESSAGES": "en_US", "LANG": "zh_TW"}, "zh-Hans"),
+        ({"LC_MESSAGES": "zh_TW.UTF-8", "LANG": "en_US.UTF-8"}, "zh-Hant"),
+        ({"LC_ALL": "", "LANG": "zh_HK.UTF-8"}, "zh-Hant"),
+    ],
+)
+def test_without_the_setting_the_locale_chooses(locale, expected, monkeypatch):
+    assert _settings_under(monkeypatch, **locale).language == expected
+    assert language.from_locale(locale) == expected
+
+
+def test_the_setting_wins_over_the_locale(monkeypatch):
+    settings = _settings_under(monkeypatch, LANG="zh_TW.UTF-8", MEMVAULT_LANGUAGE="en")
+    assert settings.language == "en"
+
+
+def test_an_english_locale_gets_english_rules_report_line_and_placeholders(tmp_path):
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("MEMVAULT_LANGUAGE", *language.LOCALE_VARIABLES)
+    }
+    result = subprocess.run(
+        [sys.executable, "-m", "memvault.cli", "install", "claude-code", "--print-rules"],
+        env={**env, "MEMVAULT_HOME": str(tmp_path), "LANG": "en_US.UTF-8"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == rules.render("en")
+
+
+def test_each_chinese_script_keeps_the_strings_of_its_script():
+    hant, hans = language.strings("zh-Hant"), language.strings("zh-Hans")
+    assert hant.report.format(n=0, listed="x") == "📖 agent memory：讀取 0 個碎片 → x"
+    assert hans.report.format(n=0, listed="x") == "📖 agent memory：读取 0 个碎片 → x"
+    assert (hant.unset_topic, hans.unset_topic) == ("未設定", "未设定")
+    assert "📋 agent memory：本次是否有需寫入碎片？[有/無]" in rules.render("zh-Hant")
+    assert "📋 agent memory：本次是否有需写入碎片？[有/无]" in rules.render("zh-Hans")
+
+
+def test_the_default_in_the_suite_is_traditional(memory):
     line = memory.context.context(project="empty").text
-    assert line == "📖 agent memory：读取 0 个碎片 → nothing relevant yet"
-    assert language.strings().unset_topic == "未設定"
-    assert "📋 agent memory：本次是否有需写入碎片？[有/无]" in rules.render(Settings().language)
+    assert line == "📖 agent memory：讀取 0 個碎片 → nothing relevant yet"
 
 
 def test_in_english_the_block_and_its_report_line_are_english(tmp_path):
@@ -48,7 +111,7 @@ def test_english_rules_hold_no_chinese_but_the_phrases_a_user_may_say():
     assert not [line for line in prose if _CHINESE.search(line)]
     assert "`📋 agent memory: anything to write as a fragment this time? [yes/no]`" in text
     for operation in rules.OPERATIONS:
-        for phrase in rules.OPERATIONS[operation][2]:
+        for phrase in rules.OPERATIONS[operation].said("en"):
             assert f"`{phrase}`" in text  # 整理 memory is still understood, so still named
 
 

@@ -48,7 +48,7 @@ def test_the_floor_separates_the_labelled_requests(memory):
 
 def test_an_unrelated_request_finds_nothing_relevant(auth_memory):
     packed = auth_memory.context.context(project="demo-app", query="kubernetes helm chart upgrade")
-    assert packed.text.startswith("📖 agent memory：读取 0 个碎片 → ")
+    assert packed.text.startswith("📖 agent memory：讀取 0 個碎片 → ")
     assert "nothing relevant found" in packed.text
     assert "→ relevant" not in packed.text
     assert not [b for b in packed.blocks if b["kind"] == "fragment"]
@@ -61,14 +61,14 @@ def test_a_request_about_the_project_labels_its_fragment_relevant(auth_memory):
         project="demo-app", query="how long is the access token valid"
     )
     line = packed.text.splitlines()[0]
-    assert line.startswith("📖 agent memory：读取 1 个碎片 → login tokens: ")
+    assert line.startswith("📖 agent memory：讀取 1 個碎片 → login tokens: ")
     assert line.endswith("→ relevant")
     assert "argon2id" not in packed.text
 
 
 def test_a_standing_block_does_not_call_its_fragments_relevant(auth_memory):
     line = auth_memory.context.context(project="demo-app").text.splitlines()[0]
-    assert "读取 2 个碎片" in line
+    assert "讀取 2 個碎片" in line
     assert "→ relevant" not in line and "→ project memory" in line
 
 

@@ -64,7 +64,7 @@ def test_recalling_a_decision_is_not_a_decision(ingest, answer):
 
 def test_a_memory_tool_result_and_the_injected_context_are_not_decisions(ingest):
     block = (
-        "📖 agent memory：读取 1 个碎片 → [Use PKCE for the login flow → relevant]\n\n"
+        "📖 agent memory：讀取 1 個碎片 → [Use PKCE for the login flow → relevant]\n\n"
         "## Agent memory\n- We'll use PKCE for the login flow instead of the implicit grant."
     )
     events = conversation(
@@ -186,7 +186,7 @@ def test_a_decision_listed_right_after_the_report_line_is_the_agents_own(ingest)
         [
             prompt("Fix the login flow on mobile"),
             reply(
-                "📖 agent memory：读取 0 个碎片 → nothing relevant yet\n\n"
+                "📖 agent memory：讀取 0 個碎片 → nothing relevant yet\n\n"
                 "- We'll use PKCE for the login flow instead of the implicit grant."
             ),
         ],

@@ -61,6 +61,7 @@ def test_health_names_the_vault_the_embedder_the_llm_and_the_counts(start_server
         "boardRows": 1,
         "fragments": 1,
         "archivedFragments": 0,
+        "syncConflicts": [],
     }
     assert report["embedder"] == {
         "provider": "none",

@@ -119,7 +119,7 @@ def test_a_decision_of_one_session_reaches_the_next_once_and_only_what_belongs(
     # Nothing passes the floor for the unrelated request: at most the line saying so.
     assert "→ relevant" not in unrelated and "## Agent memory" not in unrelated
     line = recalled.splitlines()[0]
-    assert line.startswith("📖 agent memory：读取 1 个碎片 → ") and line.endswith("→ relevant")
+    assert line.startswith("📖 agent memory：讀取 1 個碎片 → ") and line.endswith("→ relevant")
     assert DECISION in recalled
     assert again == ""  # nothing new since the last block
 

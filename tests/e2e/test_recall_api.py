@@ -114,7 +114,7 @@ def test_context_and_enrich_answer_with_a_context_string(client, project):
         json={"project": project, "summary": "auth.py checks tokens twice", "facts": ["a: b"]},
     )
     context = client.post("/context", json={"project": project, "budget": 500}).json()
-    assert context["context"].startswith("📖 agent memory：读取 1 个碎片")
+    assert context["context"].startswith("📖 agent memory：讀取 1 個碎片")
     assert context["tokens"] <= 500
     enriched = client.post("/enrich", json={"files": ["src/auth.py"], "project": project}).json()
     assert "tokens twice" in enriched["context"]

@@ -61,12 +61,25 @@ def test_the_phrases_the_spec_names_are_there(tools):
 def test_read_at_start_and_write_at_end_are_described(tools):
     recall = tools["memory_recall"].description
     assert "before every task" in recall
-    assert "📖 agent memory：读取 N 个碎片" in recall
+    assert "📖 agent memory：讀取 N 個碎片 → …" in recall  # the suite's language, zh-Hant
     save = tools["memory_save"].description
     assert "in the same turn" in save
-    assert "📋 agent memory：本次是否有需写入碎片？[有/无]" in save
+    assert "📋 agent memory：本次是否有需寫入碎片？[有/無]" in save
     for forbidden in ("`type`", "`related_fragments`", "[[wikilinks]]"):
         assert forbidden in save
+
+
+def test_the_report_lines_follow_the_servers_language(tmp_path):
+    from memvault import Memory
+
+    with Memory.open(home=tmp_path / "home", language="en") as memory:
+        server = build_server(memory)
+        listed = {tool.name: tool for tool in anyio.run(server.list_tools)}
+    recall, save = listed["memory_recall"].description, listed["memory_save"].description
+    assert "(`📖 agent memory: read N fragments → …`)" in recall
+    assert "`📋 agent memory: anything to write as a fragment this time? [yes/no]`" in save
+    assert "📋 agent memory: anything to write" in server.instructions
+    assert "碎片" not in recall + save + server.instructions
 
 
 def test_every_argument_is_described_and_unknown_ones_are_refused(tools):

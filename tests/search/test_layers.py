@@ -167,17 +167,17 @@ def test_context_opens_with_the_report_line_and_keeps_to_its_budget(memory):
             importance=0.9,
         )
     packed = memory.context.context(project="demo", query="retry wrapper", budget=300)
-    assert packed.text.startswith("📖 agent memory：读取 ")
+    assert packed.text.startswith("📖 agent memory：讀取 ")
     assert packed.tokens <= 300 and estimate_tokens(packed.text) <= 300 + 20
     assert packed.truncated
-    count = int(packed.text.split("读取 ")[1].split(" ")[0])
+    count = int(packed.text.split("讀取 ")[1].split(" ")[0])
     assert 1 <= count < 30
     assert packed.text.count("**") == 2 * count
 
 
 def test_context_without_memory_says_so(memory):
     packed = memory.context.context(project="empty")
-    assert packed.text.startswith("📖 agent memory：读取 0 个碎片")
+    assert packed.text.startswith("📖 agent memory：讀取 0 個碎片")
 
 
 def test_context_budget_is_checked(memory):

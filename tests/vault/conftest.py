@@ -41,7 +41,8 @@ def vault(tmp_path):
 
 @pytest.fixture
 def board(vault, clock):
-    return SessionBoard(vault, clock=clock)
+    # The session board's spec writes its placeholders in Traditional Chinese.
+    return SessionBoard(vault, clock=clock, language="zh-Hant")
 
 
 def tree_digest(folder) -> dict[str, str]:

@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import pytest
 
-from memvault.vault.board import AUTO_SUMMARY, MANUAL_SUMMARY, UNSET_TOPIC, Board, row_cells
+from memvault.language import strings
+from memvault.vault.board import Board, row_cells
 from memvault.vault.lifecycle import SessionBoard
 from memvault.vault.snapshot import CONTINUES, DECISIONS, SUPERSEDED, Snapshot
 from tests.vault.conftest import tree_digest
+
+# What the vault tests' boards write (the strings of the session board's own spec).
+WORDS = strings("zh-Hant")
+AUTO_SUMMARY, MANUAL_SUMMARY, UNSET_TOPIC = (
+    WORDS.auto_summary,
+    WORDS.manual_summary,
+    WORDS.unset_topic,
+)
 
 ID = "2026-11-30-1432-cursor-main-agent"
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from memvault.vault.board import AUTO_SUMMARY
+from memvault.language import strings
 from memvault.vault.snapshot import Snapshot, as_snapshot
+
+AUTO_SUMMARY = strings("zh-Hant").auto_summary  # what the vault tests' boards write
 
 ID = "2026-11-30-1432-cursor-main-agent"
 

@@ -33,7 +33,7 @@ router = routes("/agentmemory/mcp", "mcp")
 def mount(app: FastAPI, settings: Settings) -> None:
     """Serve the MCP tools on ``app``: the streamable HTTP endpoint and the REST routes
     share one server, over the memory the app opens when it starts."""
-    server = build_server(lambda: app.state.memory)
+    server = build_server(lambda: app.state.memory, settings.language)
     app.state.mcp_server = server
     endpoint = http_endpoint(server, host=settings.host, max_body_bytes=settings.max_body_bytes)
     # POST only: a stateless server has nothing of its own to stream, so the GET stream

@@ -30,7 +30,7 @@ from memvault.api.operation import (
 )
 from memvault.api.responses import JSONResponse
 from memvault.errors import InvalidInput
-from memvault.ingest.envelope import Envelope, SessionStart, parse_json, validate
+from memvault.ingest.envelope import Envelope, SessionStart, carries_work, parse_json, validate
 
 BULK_LIMIT = 500
 router = routes("/agentmemory")
@@ -90,7 +90,11 @@ async def observe(request: Request) -> JSONResponse:
     memory = memory_of(request)
     result = await memory.capture.observe_async(envelope)
     background = None
-    if not result.deduplicated and memory.board.needs_board_row(envelope.session_id):
+    if (
+        not result.deduplicated
+        and carries_work(envelope)
+        and memory.board.needs_board_row(envelope.session_id)
+    ):
         # A session that never sent session/start gets its board row after the answer,
         # off the hook's clock.
         background = BackgroundTask(

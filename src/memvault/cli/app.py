@@ -8,6 +8,7 @@ the server, and never imports the store, numpy, FastAPI or a model.
 from __future__ import annotations
 
 import importlib
+import inspect
 import sys
 from typing import Annotated, Any
 
@@ -90,8 +91,15 @@ def build(only: str | None = None) -> typer.Typer:
         if isinstance(found, typer.Typer):
             built.add_typer(found, name=name, rich_help_panel=panel)
         else:
-            built.command(name, rich_help_panel=panel)(found)
+            built.command(name, rich_help_panel=panel, short_help=_summary(found))(found)
     return built
+
+
+def _summary(command: Any) -> str:
+    """A command's line in the list: its docstring's first paragraph as one line (the
+    list would otherwise break it where the source's lines end, mid-sentence)."""
+    paragraph = (inspect.getdoc(command) or "").split("\n\n", 1)[0]
+    return " ".join(paragraph.split())
 
 
 def __getattr__(name: str) -> Any:

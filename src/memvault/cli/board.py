@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.cells import cell_len
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Column, Table
@@ -75,9 +76,18 @@ def _show(report: dict[str, Any], as_json: bool) -> None:
         for key, value in report.items():
             if key in _REPORT_KEYS or key == "dryRun" or value in ([], {}, None):
                 continue
-            console.print(f"  {_words(key)}: {escape(_human(value))}", highlight=False)
+            label = _DRY_RUN_WORDS.get(key, _words(key)) if report.get("dryRun") else _words(key)
+            console.print(f"  {label}: {escape(_human(value))}", highlight=False)
     if not report["ok"]:
         raise typer.Exit(1)
+
+
+# What a dry run's lists are: rows it would change, not rows it changed.
+_DRY_RUN_WORDS = {
+    "deleted": "would delete",
+    "stale": "would mark stale",
+    "archived": "would archive",
+}
 
 
 def _words(key: str) -> str:
@@ -234,15 +244,18 @@ def list_(as_json: Json = False) -> None:
     if not rows:
         if board_file is None:
             board_file = reach.settings().vault_path / "memory" / "index.md"
-        console.print(f"The board is empty: {board_file} has no sessions yet.")
+        console.print(
+            f"The board is empty: {board_file} has no sessions yet. A row appears when an "
+            "editor connected with `memvault install claude-code` (or `cursor`) works in a "
+            "session; `memvault session register --manual` adds one by hand.",
+            soft_wrap=True,
+        )
         return
     columns = ("sessionId", "status", "topic", "summary", "referencedBy", "updatedAt")
-    if not console.is_terminal:  # piped: one row a line, tab-separated, for scripts
-        print(
-            "\t".join(["Session ID", "Status", "Topic", "Summary", "Referenced By", "Updated At"])
-        )
-        for r in rows:
-            print("\t".join(r[key] for key in columns))
+    if not console.is_terminal:  # piped: one row a line, in aligned columns (--json: scripts)
+        header = ["Session ID", "Status", "Topic", "Summary", "Referenced By", "Updated At"]
+        for line in aligned([header, *([r[key] for key in columns] for r in rows)]):
+            print(line)
         return
     table = Table("Status", "Topic", "Summary", "Referenced By", "Updated At")
     table.columns.insert(0, Column("Session ID", no_wrap=True))
@@ -258,6 +271,20 @@ def list_(as_json: Json = False) -> None:
             r["updatedAt"],
         )
     console.print(table)
+
+
+def aligned(lines: list[list[str]]) -> list[str]:
+    """Rows of cells as lines whose columns line up (two spaces apart), each cell on one
+    line; the widths are of what is printed, so wide characters count twice."""
+    cells = [[" ".join(cell.split()) for cell in line] for line in lines]
+    widths = [max(cell_len(line[i]) for line in cells) for i in range(len(cells[0]))]
+    return [
+        "  ".join(
+            cell + " " * (widths[i] - cell_len(cell)) if i < len(line) - 1 else cell
+            for i, cell in enumerate(line)
+        )
+        for line in cells
+    ]
 
 
 def _readable(read: Callable[[], Any]) -> Any:

@@ -12,7 +12,8 @@ from rich.markup import escape
 from memvault import doctor as checks
 from memvault.cli import reach
 
-console = Console()
+# Piped, a finding stays one line however long (the terminal wraps it, not Rich at 80).
+console = Console(soft_wrap=True)
 _COLOURS = {checks.OK: "green", checks.WARN: "yellow", checks.PROBLEM: "red"}
 
 
@@ -27,11 +28,12 @@ def doctor(
         report = {"ok": not failed, "checks": [f.to_dict() for f in findings]}
         typer.echo(json.dumps(report, indent=2))
     else:
+        width = max(len(found.name) for found in findings)
         for found in findings:
             mark = f"[{_COLOURS[found.level]}]{found.level:<7}[/]"
-            console.print(f"{mark}  [bold]{found.name:<11}[/]  {escape(found.finding)}")
+            console.print(f"{mark}  [bold]{found.name:<{width}}[/]  {escape(found.finding)}")
             if found.fix:
-                console.print(f"{'':<7}  {'':<11}  fix: {escape(found.fix)}", highlight=False)
+                console.print(f"{'':<7}  {'':<{width}}  fix: {escape(found.fix)}", highlight=False)
         problems = sum(f.level == checks.PROBLEM for f in findings)
         console.print(
             f"[red]{problems} problem(s) found[/]" if failed else "[green]no problems found[/]"

@@ -100,9 +100,33 @@ def search(
         console.print_json(json.dumps({"query": query, "results": rows}, ensure_ascii=False))
         return
     if not rows:
-        console.print("nothing found")
+        console.print(
+            f"nothing found for {escape(query)!r}. Memory fills as connected editors work "
+            "(`memvault install claude-code` or `cursor`), from past conversations "
+            "(`memvault import claude-code` or `cursor`), and with `memvault save`.",
+            soft_wrap=True,
+        )
+        return
+    # Ids are copied into `memvault get`: shown whole, never cut; the summary gives way,
+    # and a terminal too narrow for a table gets each hit on two lines instead.
+    longest = max(len(row["id"]) for row in rows)
+    if console.width < longest + _TABLE_BESIDE_ID:
+        for row in rows:
+            scores = f"{row['relevance']:.2f} / {row['importance']:.2f} / {row['recency']:.2f}"
+            console.print(
+                f"{row['score']:.3f}  {row['kind']}  [bold]{escape(row['id'])}[/]",
+                soft_wrap=True,
+                highlight=False,
+            )
+            console.print(
+                f"    {escape(row['summary'] or row['title'])}  ({scores})", highlight=False
+            )
         return
     table = Table("Score", "Kind", "Id", "Summary", "rel / imp / rec")
+    for column in table.columns[:3]:
+        column.no_wrap = True
+    table.columns[2].min_width = longest
+    table.columns[3].overflow = "fold"
     for row in rows:
         table.add_row(
             f"{row['score']:.3f}",
@@ -112,6 +136,9 @@ def search(
             f"{row['relevance']:.2f} / {row['importance']:.2f} / {row['recency']:.2f}",
         )
     console.print(table)
+
+
+_TABLE_BESIDE_ID = 60  # the other columns' room, with the table's borders
 
 
 def _search_here(
@@ -204,9 +231,17 @@ def get(
         console.print_json(json.dumps(shown, ensure_ascii=False, default=str))
         return
     console.print(f"[bold]{escape(shown['title'])}[/] ({shown['kind']}, {escape(shown['id'])})")
-    if shown["summary"]:
+    body = shown["body"] or ""
+    first, _, rest = body.partition("\n")
+    if shown["title"] and first.strip() == shown["title"].strip():
+        body = rest  # an observation's body opens with its title, printed just above
+    # An observation's summary is its title or its narrative, which the body holds
+    # already: each text is printed once.
+    summary = " ".join((shown["summary"] or "").split())
+    said = (" ".join((shown["title"] or "").split()), " ".join(body.split()))
+    if summary and summary != said[0] and summary not in said[1]:
         console.print(escape(shown["summary"]))
-    console.print(escape(shown["body"]))
+    console.print(escape(body))
 
 
 def maintain(

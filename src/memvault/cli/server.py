@@ -6,6 +6,7 @@ import json
 import os
 import socket
 from typing import Annotated, Any
+from urllib.parse import urlsplit
 
 import typer
 from rich.console import Console
@@ -207,12 +208,20 @@ def status(
     request = urllib.request.Request(url)
     if settings.secret is not None:
         request.add_header("Authorization", f"Bearer {settings.secret_value()}")
+    answered = "with no JSON"
     try:
         with urllib.request.urlopen(request, timeout=5) as response:
+            answered = f"{response.status} {response.headers.get_content_type()}"
             report = json.load(response)
     except urllib.error.HTTPError as exc:
+        if exc.headers.get_content_type() != "application/json":
+            errors.print(not_memvault(settings, f"{exc.code} {exc.headers.get_content_type()}"))
+            raise typer.Exit(1) from None
         detail = exc.read().decode(errors="replace")
         errors.print(f"[red]{url} answered {exc.code}[/]: {detail}")
+        raise typer.Exit(1) from None
+    except ValueError:  # an answer, but no JSON: another program's page
+        errors.print(not_memvault(settings, answered))
         raise typer.Exit(1) from None
     except (urllib.error.URLError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
@@ -273,6 +282,17 @@ def _port_taken(settings: Settings) -> str:
         f"there, {escape(str(found.get('home')))}{escape(by)}. Stop it with "
         f"`MEMVAULT_HOME={escape(str(found.get('home')))} memvault stop`, or choose another "
         "port with --port or MEMVAULT_PORT"
+    )
+
+
+def not_memvault(settings: Settings, answered: str) -> str:
+    """What to say when another program answers at memvault's address."""
+    return (
+        f"[red]{settings.server_url} is not a memvault server[/]: it answered {answered}. "
+        f"Another program holds port {urlsplit(settings.server_url).port}: stop it, or serve "
+        "memvault on another "
+        "port (MEMVAULT_PORT=3112 memvault serve, and MEMVAULT_URL=http://127.0.0.1:3112 "
+        "where the clients run)."
     )
 
 

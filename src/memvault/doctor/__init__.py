@@ -18,7 +18,13 @@ from memvault.doctor.privacy import check_privacy
 from memvault.doctor.providers import check_embeddings, check_llm
 from memvault.doctor.server import check_server
 from memvault.doctor.staleness import check_stale_fragments
-from memvault.doctor.storage import check_backlog, check_spool, check_store, check_vault
+from memvault.doctor.storage import (
+    check_backlog,
+    check_spool,
+    check_store,
+    check_sync_conflicts,
+    check_vault,
+)
 
 __all__ = ["OK", "PROBLEM", "WARN", "Finding", "diagnose", "failed"]
 
@@ -29,6 +35,7 @@ def diagnose(
     """Every check, in the order a user would fix them."""
     health, server = check_server(settings)
     findings = [server, check_store(settings), check_vault(settings)]
+    findings.append(check_sync_conflicts(settings))
     findings += [check_backlog(health), check_embeddings(settings, health), check_llm(settings)]
     findings.append(check_spool(settings, running=health is not None))
     findings.append(check_privacy(settings, cwd or Path.cwd()))

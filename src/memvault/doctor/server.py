@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shlex
 import urllib.error
+import urllib.parse
 import urllib.request
 from typing import Any
 
@@ -21,7 +22,11 @@ def check_server(settings: Settings) -> tuple[dict[str, Any] | None, Finding]:
     url = settings.server_url
     try:
         live = get_json(f"{url}/agentmemory/livez")
-    except (urllib.error.URLError, OSError, ValueError) as exc:
+    except urllib.error.HTTPError as exc:  # an answer, and not memvault's (it has livez)
+        return None, _another_program(url, f"{exc.code} {exc.headers.get_content_type()}")
+    except ValueError:  # an answer that is no JSON object
+        return None, _another_program(url, "with something that is not JSON")
+    except (urllib.error.URLError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
         return None, Finding(
             "server", PROBLEM, f"no memvault server answers at {url} ({reason})", "memvault serve"
@@ -84,6 +89,19 @@ def _other_memory(settings: Settings, url: str, secret: str | None) -> Finding |
         summary,
         f"MEMVAULT_HOME={theirs} memvault stop, then memvault serve here; or give this "
         "environment (and the editors' configs) the server's MEMVAULT_HOME and MEMVAULT_VAULT",
+    )
+
+
+def _another_program(url: str, answered: str) -> Finding:
+    """Another program holds memvault's address: `memvault serve` would fail there."""
+    port = urllib.parse.urlsplit(url).port
+    return Finding(
+        "server",
+        PROBLEM,
+        f"{url} is not a memvault server: it answered {answered}",
+        f"another program holds port {port}: stop it, or serve memvault on another port "
+        "(MEMVAULT_PORT=3112 memvault serve, and MEMVAULT_URL=http://127.0.0.1:3112 where "
+        "the clients run)",
     )
 
 

@@ -16,6 +16,7 @@ from memvault.errors import MemvaultError
 from memvault.hook import spool
 from memvault.hook.paths import spool_folder
 from memvault.store import schema_versions, store_location
+from memvault.vault.sync_conflicts import conflict_copies
 
 LARGE_BACKLOG = 10_000  # events behind: search misses a lot of recent work
 
@@ -117,3 +118,14 @@ def check_spool(settings: Settings, *, running: bool) -> Finding:
     if waiting:
         return Finding("spool", OK, f"{waiting} event(s) in {folder}, being taken in")
     return Finding("spool", OK, "empty")
+
+
+def check_sync_conflicts(settings: Settings) -> Finding:
+    """Conflict copies a sync folder left of the board or a snapshot: each named, with
+    what to do (the server merges a copy of the board by itself; one left could not be)."""
+    copies = conflict_copies(settings.vault_path)
+    if not copies:
+        return Finding("sync conflicts", OK, "no conflict copies in the vault's memory/ folder")
+    named = "; ".join(f"{c.path} (a copy of {c.of})" for c in copies)
+    advice = " ".join(dict.fromkeys(c.advice for c in copies))
+    return Finding("sync conflicts", WARN, named, advice)

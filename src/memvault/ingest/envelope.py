@@ -13,6 +13,23 @@ from memvault.errors import InvalidInput
 
 _Required = Annotated[str, StringConstraints(min_length=1)]
 
+# Host events that say something about a session but carry none of its work: a session
+# starting or ending (``claude mcp list`` sends a SessionEnd and nothing else), a
+# notification, compaction, memvault's own record of a memory block. Such an event is
+# stored like any other, and gives its session no board row: a row is for work. (A
+# host's ``/session/start`` registers the row the agent is told about; that is a request
+# for one, not an event.)
+NO_WORK_HOOKS = frozenset(
+    {
+        "session_start",
+        "session_end",
+        "notification",
+        "pre_compact",
+        "post_compact",
+        "context_injected",
+    }
+)
+
 
 class Envelope(BaseModel):
     """``{hookType, sessionId, project, cwd, timestamp, data, agentId?, eventId?}``."""
@@ -27,6 +44,11 @@ class Envelope(BaseModel):
     data: Any = None
     agent_id: Annotated[str | None, Field(alias="agentId", max_length=128)] = None
     event_id: Annotated[str | None, Field(alias="eventId", min_length=1, max_length=256)] = None
+
+
+def carries_work(envelope: Envelope) -> bool:
+    """Whether an event is the session's work, and so earns the session a board row."""
+    return envelope.hook_type not in NO_WORK_HOOKS
 
 
 class SessionStart(BaseModel):

@@ -5,12 +5,13 @@ each (``memvault.hook.spool`` owns the format and says why). The server takes th
 it starts and every few seconds after, in the order they were spooled, through the same
 path as ``/observe/bulk`` (the capture's ``observe_many``, which also signals the turn
 ends it stores, as a live ``/observe`` does), and a session new to the server is announced
-(``on_new_session``) as a live event's is. A file is deleted only once its event is stored (or
-found stored already), so a crash in between delivers it again and its event id makes that
-a no-op. A file that cannot be read as a valid envelope, for whatever reason (not JSON,
-nested too deep, not UTF-8, unreadable, over the body limit, not a regular file at all),
-is moved to ``spool/bad/`` with a log line saying why, and the files after it are taken in
-the same pass: never dropped silently, and never in the way of the rest.
+(``on_new_session``) as a live event's is, when the event carries work. A file is deleted
+only once its event is stored (or found stored already), so a crash in between delivers it
+again and its event id makes that a no-op. A file that cannot be read as a valid
+envelope, for whatever reason (not JSON, nested too deep, not UTF-8, unreadable, over the
+body limit, not a regular file at all), is moved to ``spool/bad/`` with a log line saying
+why, and the files after it are taken in the same pass: never dropped silently, and never
+in the way of the rest.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from memvault.errors import InvalidInput
 from memvault.hook import spool
 from memvault.hook.paths import spool_folder
 from memvault.ingest.capture import BulkResult
-from memvault.ingest.envelope import Envelope, parse_json, validate
+from memvault.ingest.envelope import Envelope, carries_work, parse_json, validate
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +111,8 @@ def _take(
             drained.duplicates += 1
             continue
         drained.delivered += 1
-        on_new_session(envelope.session_id, envelope.agent_id)
+        if carries_work(envelope):
+            on_new_session(envelope.session_id, envelope.agent_id)
     return drained.delivered + drained.duplicates + drained.set_aside - before
 
 

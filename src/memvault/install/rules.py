@@ -1,5 +1,5 @@
-"""The agent rules: one text for every host, in English with Chinese alongside (English
-only with ``MEMVAULT_LANGUAGE=en``).
+"""The agent rules: one text for every host, in English with Chinese alongside, in
+Traditional (``zh-Hant``) or Simplified (``zh-Hans``) characters, or English only (``en``).
 
 They tell the agent to read memory before a task and write it after, which two report lines
 to show, and how to run the session board, naming the phrases :mod:`memvault.triggers`
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import NamedTuple
 
 from memvault.install.files import Artifact, Stripped, drop_block, put_block
 from memvault.language import strings
@@ -32,56 +33,89 @@ TOOLS = {
     "organize": "memory_organize",
 }
 
-# Board operation → (English name, 中文, what a user says). `<id>` stands for a Session ID.
-# Every phrase here is one memvault.triggers recognises as that operation.
-OPERATIONS: dict[str, tuple[str, str, tuple[str, ...]]] = {
-    "register": (
+
+class Operation(NamedTuple):
+    """A board operation as the rules name it, and what a user says to ask for it (every
+    phrase one :mod:`memvault.triggers` recognises as that operation; ``<id>`` stands for a
+    Session ID). Each Chinese text is written in both scripts, character for character."""
+
+    name: str  # in English
+    hans: str  # the name in Simplified characters
+    hant: str  # the same in Traditional
+    traditional: tuple[str, ...]  # what a user says, in Traditional characters
+    simplified: tuple[str, ...]  # the same phrases in Simplified
+    english: tuple[str, ...]
+
+    def said(self, language: str) -> tuple[str, ...]:
+        """The phrases rules in ``language`` name: its own script's, then English (English
+        rules name the Traditional ones too: they are understood whatever the setting)."""
+        chinese = self.simplified if language == "zh-Hans" else self.traditional
+        return (*chinese, *self.english)
+
+
+OPERATIONS: dict[str, Operation] = {
+    "register": Operation(
         "register this session",
         "注册",
-        ("註冊 memory session", "補註冊 memory", "手動註冊 memory", "register memory session"),
+        "註冊",
+        ("註冊 memory session", "補註冊 memory", "手動註冊 memory"),
+        ("注册 memory session", "补注册 memory", "手动注册 memory"),
+        ("register memory session",),
     ),
-    "update": (
+    "update": Operation(
         "update this session",
         "状态更新",
+        "狀態更新",
         (
             "狀態更新",
             "memory session 狀態更新",
             "更新 memory session",
             "更新 memory 狀態",
             "整理這個 session",
-            "update memory session",
         ),
+        (
+            "状态更新",
+            "memory session 状态更新",
+            "更新 memory session",
+            "更新 memory 状态",
+            "整理这个 session",
+        ),
+        ("update memory session",),
     ),
-    "continue": (
+    "continue": Operation(
         "continue an earlier session",
         "接续",
-        (
-            "接續 memory <id>",
-            "接續 memory session <id>",
-            "引用 memory <id>",
-            "沿用 memory <id>",
-            "continue memory <id>",
-        ),
+        "接續",
+        ("接續 memory <id>", "接續 memory session <id>", "引用 memory <id>", "沿用 memory <id>"),
+        ("接续 memory <id>", "接续 memory session <id>", "引用 memory <id>", "沿用 memory <id>"),
+        ("continue memory <id>",),
     ),
-    "release": (
+    "release": Operation(
         "stop continuing it",
         "解除引用",
-        ("解除引用 memory <id>", "解除 memory 引用 <id>", "release memory reference <id>"),
+        "解除引用",
+        ("解除引用 memory <id>", "解除 memory 引用 <id>"),
+        ("解除引用 memory <id>", "解除 memory 引用 <id>"),
+        ("release memory reference <id>",),
     ),
-    "archive": (
+    "archive": Operation(
         "archive a session",
         "封存",
-        ("封存 memory session <id>", "archive memory session <id>"),
+        "封存",
+        ("封存 memory session <id>",),
+        ("封存 memory session <id>",),
+        ("archive memory session <id>",),
     ),
-    "organize": (
+    "organize": Operation(
         "tidy the board",
         "整理",
-        ("整理 memory", "清理 memory", "organize memory", "clean up memory"),
+        "整理",
+        ("整理 memory", "清理 memory"),
+        ("整理 memory", "清理 memory"),
+        ("organize memory", "clean up memory"),
     ),
 }
 
-READ_REPORT = strings().read_report
-WRITE_REPORT = strings().write_report
 # In English-only rules: a line in Chinese goes, and so does the Chinese after English.
 _CJK = "\u3000-\u303f\u3400-\u9fff\uff00-\uffef"
 _CHINESE_CHARS = re.compile(f"[{_CJK}]")
@@ -171,34 +205,100 @@ End every reply with this line, answering {answers}:
 """
 
 
-def phrases(operation: str, session_id: str = SESSION_ID_EXAMPLE) -> list[str]:
-    """What a user says to ask for ``operation``, with ``<id>`` filled in."""
-    return [p.replace("<id>", session_id) for p in OPERATIONS[operation][2]]
+_TABLE_HEADER = {
+    "en": "| operation | the user says | tool |",
+    "zh-Hans": "| operation · 操作 | the user says · 触发语 | tool |",
+    "zh-Hant": "| operation · 操作 | the user says · 觸發語 | tool |",
+}
+# Every Chinese passage of ``_TEXT`` (written in Simplified characters) and the same text in
+# Traditional characters, character for character: written out, not converted at run time.
+TRADITIONAL = {
+    "智能体记忆": "智能體記憶",
+    "memvault 把长期记忆存在用户的 Obsidian vault：记忆碎片 + 会话看板，通过 MCP 服务器": (
+        "memvault 把長期記憶存在用戶的 Obsidian vault：記憶碎片 + 會話看板，通過 MCP 服務器"
+    ),
+    "的工具读写。它和编辑器自带的记忆是两套独立存储，一个满了不代表另一个不能写。": (
+        "的工具讀寫。它和編輯器自帶的記憶是兩套獨立存儲，一個滿了不代表另一個不能寫。"
+    ),
+    "任务开始先读": "任務開始先讀",
+    "任何用户消息（哪怕只是一个文件名或一个词）": "任何用戶消息（哪怕只是一個文件名或一個詞）",
+    "都是任务开始：先读记忆，再做事，优先于知识库和网络。": (
+        "都是任務開始：先讀記憶，再做事，優先於知識庫和網絡。"
+    ),
+    "任务转向时重新搜索。": "任務轉向時重新搜索。",
+    "回复开头报告读取结果（记忆块的第一行就是）：": "回覆開頭報告讀取結果（記憶塊的第一行就是）：",
+    "任务结束必写": "任務結束必寫",
+    "回复结束前自问三个问题：": "回覆結束前自問三個問題：",
+    "有决策、结论或发现吗？": "有決策、結論或發現嗎？",
+    "有踩坑或教训吗？": "有踩坑或教訓嗎？",
+    "下次会用到吗？": "下次會用到嗎？",
+    '任一为"是"：本轮立即写入，不拖延。': '任一為"是"：本輪立即寫入，不拖延。',
+    "值得写：决策/结论/数据、踩坑教训、调研发现。不写：临时计算、一次性信息。": (
+        "值得寫：決策/結論/數據、踩坑教訓、調研發現。不寫：臨時計算、一次性信息。"
+    ),
+    "碎片用压缩格式，只求 agent 解析效率：": "碎片用壓縮格式，只求 agent 解析效率：",
+    "禁写": "禁寫",
+    "字段和": "字段和",
+    "链接": "鏈接",
+    "每次回复末尾加上：": "每次回覆末尾加上：",
+    "会话看板": "會話看板",
+    "会话开始时 memvault 自动注册并告知 Memory Session ID；看板操作一律用它，不借用别的行。": (
+        "會話開始時 memvault 自動註冊並告知 Memory Session ID；看板操作一律用它，不借用別的行。"
+    ),
+    "没有 ID 时先注册。": "沒有 ID 時先註冊。",
+    "用户说出下列触发语时，调用对应工具并报告 memvault 的结果：": (
+        "用戶說出下列觸發語時，調用對應工具並報告 memvault 的結果："
+    ),
+}
+
+
+def phrases(
+    operation: str, session_id: str = SESSION_ID_EXAMPLE, language: str | None = None
+) -> list[str]:
+    """What a user says to ask for ``operation``, with ``<id>`` filled in: in the rules of
+    ``language``, or (None) in every script and language."""
+    found = OPERATIONS[operation]
+    said = (
+        found.said(language)
+        if language
+        else (*found.traditional, *found.simplified, *found.english)
+    )
+    return list(dict.fromkeys(p.replace("<id>", session_id) for p in said))
 
 
 def render(language: str) -> str:
     """The rules as markdown, in ``language`` (a ``language`` setting)."""
     words = strings(language)
     english = language == "en"
-    header = (
-        "| operation | the user says | tool |"
-        if english
-        else ("| operation · 操作 | the user says · 触发语 | tool |")
-    )
-    rows = [header, "| --- | --- | --- |"]
-    for operation, (name, chinese, said) in OPERATIONS.items():
-        spoken = ", ".join(f"`{p}`" for p in said)
-        named = name if english else f"{name} · {chinese}"
+    traditional = language == "zh-Hant"
+    rows = [_TABLE_HEADER[language], "| --- | --- | --- |"]
+    for operation, found in OPERATIONS.items():
+        spoken = ", ".join(f"`{p}`" for p in found.said(language))
+        chinese = found.hant if traditional else found.hans
+        named = found.name if english else f"{found.name} · {chinese}"
         rows.append(f"| {named} | {spoken} | `{TOOLS[operation]}` |")
-    template = _english_only(_TEXT) if english else _TEXT
+    if english:
+        template = _english_only(_TEXT)
+    elif traditional:
+        template = in_traditional(_TEXT)
+    else:
+        template = _TEXT
     return template.format(
         operations="\n".join(rows),
         read_report=words.read_report,
         write_report=words.write_report,
-        answers="yes or no" if english else "有 or 无",
+        answers={"en": "yes or no", "zh-Hans": "有 or 无", "zh-Hant": "有 or 無"}[language],
         example=SESSION_ID_EXAMPLE,
         **TOOLS,
     )
+
+
+def in_traditional(text: str) -> str:
+    """``text`` (the rules' template, its Chinese in Simplified characters) with each Chinese
+    passage replaced by its Traditional text from ``TRADITIONAL``."""
+    for simplified in sorted(TRADITIONAL, key=len, reverse=True):
+        text = text.replace(simplified, TRADITIONAL[simplified])
+    return text
 
 
 def _english_only(text: str) -> str:

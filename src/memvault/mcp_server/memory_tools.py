@@ -193,7 +193,7 @@ def memory_save(
     lesson, or research finding, not a temporary calculation or one-off detail. Write at the
     end of every task: ask (1) was there a decision, conclusion or finding? (2) a pitfall or
     lesson? (3) will it be needed next time? Any yes: save it in the same turn, then end the
-    reply with `📋 agent memory：本次是否有需写入碎片？[有/无]`. A fragment more than 0.8
+    reply with `{write_report}`. A fragment more than 0.8
     similar to one of the same project is merged into it instead of copied. Fragments are
     plain text grouped by project: a `type` or `related_fragments` field and [[wikilinks]]
     are refused. When it replaces an older fragment (a decision changed), name that one in
@@ -374,7 +374,7 @@ def memory_recall(
     summaries and observations most relevant to it, packed into a token budget. Read at
     start: call it before every task (any user message, even a bare file name, starts one)
     with the request as query and the project, and show the block's first line
-    (`📖 agent memory：读取 N 个碎片 → …`) to the user."""
+    (`{read_line}`) to the user."""
     packed = memory.context.context(project=project, query=query, budget=budget)
     data = {
         "context": packed.text,

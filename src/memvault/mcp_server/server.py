@@ -26,6 +26,7 @@ from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
 from pydantic import ValidationError
 
 from memvault import __version__
+from memvault.language import DEFAULT, Strings, strings
 from memvault.mcp_server import board_tools, memory_tools, timeline
 from memvault.mcp_server.answers import TOLD, tool_error
 from memvault.memory import Memory
@@ -33,13 +34,23 @@ from memvault.memory import Memory
 INSTRUCTIONS = """\
 memvault keeps an AI coding agent's memory as markdown in the user's Obsidian vault.
 Read at start: before every task, call memory_recall with the request and the project, and
-show its first line (📖 agent memory：…) to the user; go deeper with memory_search (L0),
+show its first line ({read_line}) to the user; go deeper with memory_search (L0),
 memory_get (L1) and memory_project (L2).
 Write at end: when a task produced a decision, a lesson or something needed next time, call
-memory_save in the same turn, and end the reply with 📋 agent memory：本次是否有需写入碎片？[有/无].
+memory_save in the same turn, and end the reply with {write_report}.
 The session board (memory/index.md) has its own tools; their descriptions name the phrases
 users type for them, e.g. 更新 memory session → memory_session_update, 整理 memory →
 memory_organize."""
+
+
+def _worded(text: str, words: Strings) -> str:
+    """``text`` with the report lines of the server's language (``{read_report}``, the
+    read line as the rules give it; ``{read_line}``, its start; ``{write_report}``)."""
+    return (
+        text.replace("{read_report}", words.read_report)
+        .replace("{read_line}", words.read_report.split(" → ")[0] + " → …")
+        .replace("{write_report}", words.write_report)
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,10 +92,13 @@ class MemoryServer(MCPServer):
     """An ``MCPServer`` that refuses arguments its tools do not take and says briefly which
     arguments were wrong, instead of echoing a validation dump with the caller's values."""
 
-    def __init__(self, tools: list[Tool]) -> None:
+    def __init__(self, tools: list[Tool], words: Strings) -> None:
         with _logging_left_alone():
             super().__init__(
-                "memvault", version=__version__, instructions=INSTRUCTIONS, tools=tools
+                "memvault",
+                version=__version__,
+                instructions=_worded(INSTRUCTIONS, words),
+                tools=tools,
             )
         self._arguments = {tool.name: frozenset(tool.parameters["properties"]) for tool in tools}
 
@@ -109,11 +123,20 @@ class MemoryServer(MCPServer):
             raise
 
 
-def build_server(memory: Memory | Callable[[], Memory]) -> MemoryServer:
+def build_server(
+    memory: Memory | Callable[[], Memory], language: str | None = None
+) -> MemoryServer:
     """The MCP server over ``memory``: an open ``Memory``, or a function returning the one
-    to use at the time of a call (the HTTP app opens its memory only when it starts)."""
-    source = (lambda: memory) if isinstance(memory, Memory) else memory
-    return MemoryServer([_tool(entry, source) for entry in TOOLS])
+    to use at the time of a call (the HTTP app opens its memory only when it starts). Its
+    descriptions quote the report lines in ``language`` (an open memory's setting when
+    not given)."""
+    if isinstance(memory, Memory):
+        language = language or memory.settings.language
+        source: Callable[[], Memory] = lambda: memory  # noqa: E731
+    else:
+        source = memory
+    words = strings(language or DEFAULT)
+    return MemoryServer([_tool(entry, source, words) for entry in TOOLS], words)
 
 
 def http_endpoint(server: MemoryServer, *, host: str, max_body_bytes: int) -> StreamableHTTPASGIApp:
@@ -142,12 +165,12 @@ def invalid_arguments(error: ValidationError) -> str:
     return "; ".join(problems)
 
 
-def _tool(entry: ToolEntry, memory: Callable[[], Memory]) -> Tool:
+def _tool(entry: ToolEntry, memory: Callable[[], Memory], words: Strings) -> Tool:
     tool = Tool.from_function(
         _bound(entry.function, memory),
         name=entry.name,
         title=entry.title,
-        description=_description(entry.function),
+        description=_worded(_description(entry.function), words),
         annotations=ToolAnnotations(
             title=entry.title,
             read_only_hint=entry.read_only,

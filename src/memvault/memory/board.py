@@ -22,8 +22,10 @@ from memvault.memory.owner import vault_write, vault_writes
 from memvault.memory.reading import INJECTIONS_SCANNED, BoardEntry, board_entry
 from memvault.store import Store
 from memvault.vault.board import BoardFormatError
+from memvault.vault.board_files import BoardError
 from memvault.vault.lifecycle import Report, SessionBoard
 from memvault.vault.snapshot import Snapshot, SnapshotInput, as_snapshot
+from memvault.vault.sync_conflicts import merge_board_copies
 
 if TYPE_CHECKING:
     from memvault.memory.owner import VaultWrites
@@ -54,7 +56,7 @@ class Board:
         self._linked: set[str] = set()
         self._registering: set[str] = set()
         self._sync_lock = threading.Lock()
-        self._board_mark: tuple[int, int] | bool | None = False
+        self._board_mark: tuple[int, int, int] | bool | None = False
         self._registration_locks = tuple(threading.Lock() for _ in range(64))
 
     def vault_writes(self) -> dict[str, Callable[..., Any]]:
@@ -74,14 +76,14 @@ class Board:
         """``memory/index.md``."""
         return self.vault_board.index_path
 
-    def file_mark(self) -> tuple[int, int] | None:
+    def file_mark(self) -> tuple[int, int, int] | None:
         """The board file's modification time and size (None without one): what changes
         when anyone edits it."""
         try:
             stat = self.index_path.stat()
         except OSError:
             return None
-        return stat.st_mtime_ns, stat.st_size
+        return stat.st_ino, stat.st_mtime_ns, stat.st_size
 
     def row_in_file(self, board_session_id: str) -> BoardRow | None:
         """A row as ``memory/index.md`` has it now."""
@@ -231,9 +233,13 @@ class Board:
         if not self.writes.is_owner():
             return False
         with self._sync_lock:
+            # A sync folder's conflict copy of the board first: merged, it is a change.
+            merge_board_copies(self.vault_board, removed_here=self._removed_here)
             try:
                 stat = self.vault_board.index_path.stat()
-                mark = (stat.st_mtime_ns, stat.st_size)
+                # The inode too: a sync client puts a file in place by renaming, and may
+                # give it the other machine's time and the same size.
+                mark = (stat.st_ino, stat.st_mtime_ns, stat.st_size)
             except FileNotFoundError:
                 mark = None
             if mark == self._board_mark:
@@ -241,6 +247,24 @@ class Board:
             self.store.replace_board_rows(self.vault_board.board().rows if mark else [])
             self._board_mark = mark
             return True
+
+    def departed(self, board_session_id: str) -> tuple[bool, str | None]:
+        """Where a row no longer on the board went: whether it was archived (its archive
+        folder exists; otherwise organize removed it), and the host session it was given
+        to, whose events remain (None if none was)."""
+        try:
+            archived = self.vault_board.archive_path(board_session_id).is_dir()
+        except BoardError:
+            archived = False  # not a Session ID at all
+        link = self.store.board_links().get(board_session_id)
+        return archived, link[0] if link else None
+
+    def _removed_here(self, board_session_id: str) -> bool:
+        """A row this board had and organize took off: its id is tied to a host session
+        of this store (ids are given once) and the row is no longer on the board."""
+        return self.store.board_session_taken(board_session_id) and not self._row_exists(
+            board_session_id
+        )
 
     def entry(self, session_id: str, *, scan: int | None = INJECTIONS_SCANNED) -> BoardEntry | None:
         """A board row with its snapshot, the rows it continues and what memory gave its

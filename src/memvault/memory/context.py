@@ -318,6 +318,23 @@ _UNTOLD_HOOKS = frozenset(
 )
 
 
+# Of those, what is bookkeeping wherever it shows (the viewer's search too): a turn's end
+# carries the agent's answer, and stays.
+_BOOKKEEPING_HOOKS = _UNTOLD_HOOKS - {"stop"}
+
+
+def is_bookkeeping(document: Document) -> bool:
+    """Whether a search hit records the session's bookkeeping rather than its work: a
+    session starting or ending, a notification, compaction, a tool about to run, what
+    memvault gave an agent, an idle board row nobody described yet."""
+    if document.kind == "observation":
+        return (
+            document.meta.get("type") == "host_internal"
+            or document.meta.get("hookType") in _BOOKKEEPING_HOOKS
+        )
+    return document.kind == "summary" and not _tellable_summary(document, None)
+
+
 def _tellable_observation(document: Document, session_id: str | None) -> bool:
     """Whether an observation belongs in another block: not the asking session's own (its
     prompt, its steps), not bookkeeping, not the host's own tool calls."""

@@ -23,6 +23,7 @@ from memvault.search.indexer import Backlog
 from memvault.store import Store
 from memvault.store.contract import PurgeRecord
 from memvault.vault.owner import VaultOwner
+from memvault.vault.sync_conflicts import ConflictCopy, conflict_copies
 
 # Past this many queued writes the writer is falling behind: health says "degraded".
 WRITE_BACKLOG_LIMIT = 10_000
@@ -79,6 +80,9 @@ class Health:
     purges: int = 0  # purges done (the audit: when and how many, never the text)
     last_purge: PurgeRecord | None = None
     injected: CostReport | None = None  # tokens memory blocks gave agents lately
+    # Copies a sync folder left of the board or a snapshot, with what to do (a copy of the
+    # board is merged by the server; one still here could not be).
+    conflict_copies: tuple[ConflictCopy, ...] = ()
 
 
 @dataclass(eq=False)
@@ -145,6 +149,7 @@ class HealthCheck:
             purges=purges,
             last_purge=latest[0] if latest else None,
             injected=self.cost.report() if self.cost is not None else None,
+            conflict_copies=tuple(conflict_copies(self.settings.vault_path)),
         )
 
     def _embedder_state(self) -> EmbedderState:

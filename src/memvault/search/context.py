@@ -1,8 +1,9 @@
 """Context packing: the most useful memory for a task, within a token budget.
 
-The block opens with the report line agents show their user
-(``📖 agent memory：读取 N 个碎片 → …``), then fragments (summary and facts), session
-summaries and observations, best first, each section only as long as the budget allows.
+The block opens with the report line agents show their user (``📖 agent memory: read N
+fragments → …``, in the language setting's words), then fragments (summary and facts),
+session summaries and observations, best first, each section only as long as the budget
+allows.
 Tokens are estimated, not counted with a model's tokenizer: about four characters per
 token for alphabetic text and one per CJK character, which errs on the generous side.
 

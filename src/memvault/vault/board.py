@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from memvault.domain import BoardRow
-from memvault.language import manual_summaries, placeholder_summaries, placeholder_topics, strings
+from memvault.language import manual_summaries, placeholder_summaries, placeholder_topics
 from memvault.vault.table import format_row, is_separator, split_row
 
 COLUMNS = (
@@ -28,11 +28,8 @@ COLUMNS = (
 )
 NOBODY = "-"
 BOARD_TAG = "memvault/board"
-# What registration writes in the default language; a board writes its own (``words``).
-UNSET_TOPIC = strings().unset_topic
-AUTO_SUMMARY = strings().auto_summary
-MANUAL_SUMMARY = strings().manual_summary
-# The same, recognised in every language MEMVAULT_LANGUAGE offers.
+# What registration writes for a row nobody described yet (a board writes its own
+# language's, ``words``), recognised in every language MEMVAULT_LANGUAGE offers.
 UNSET_TOPICS = placeholder_topics()
 AUTO_SUMMARIES = placeholder_summaries()
 TIME_FORMAT = "%Y-%m-%d %H:%M"

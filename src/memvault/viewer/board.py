@@ -7,7 +7,7 @@ from fastapi import APIRouter, Request, Response
 
 from memvault.vault.board import BoardFormatError
 from memvault.vault.snapshot import METADATA_FIELDS, SECTIONS
-from memvault.viewer.render import memory_of, page
+from memvault.viewer.render import memory_of, page, path_part
 
 router = APIRouter(include_in_schema=False)
 STATUSES = ("active", "stale", "idle")
@@ -52,12 +52,22 @@ def board_row(request: Request, session_id: str) -> Response:
     except BoardFormatError as exc:
         return page(request, "missing.html", title="Board", code=409, message=str(exc))
     if entry is None:
+        archived, host_session = memory.board.departed(session_id)
+        went = (
+            f"it was archived to memory/archive/{session_id}/"
+            if archived
+            else "organize removes idle rows, and a sync or a hand edit may have taken it off"
+        )
+        links = [("/board", "the board")]
+        if host_session is not None:
+            links.insert(0, (f"/sessions/{path_part(host_session)}", "its session's events"))
         return page(
             request,
             "missing.html",
             title="Board",
             code=404,
-            message=f"{session_id} is not on the board",
+            message=f"{session_id} is not on the board: {went}.",
+            links=links,
         )
     return page(
         request,

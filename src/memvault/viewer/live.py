@@ -25,7 +25,7 @@ RETRY_MS = 1000
 SESSIONS_NAMED = 1000  # events looked at to say which sessions changed
 
 
-def _board_mark(memory: Memory) -> tuple[int, int] | None:
+def _board_mark(memory: Memory) -> tuple[int, int, int] | None:
     return memory.board.file_mark()
 
 

@@ -1,4 +1,4 @@
-"""The sessions pages: host sessions, most recently active first, and one session's
+"""The sessions pages: host sessions, the latest to receive an event first, and one session's
 timeline (its events and observations in arrival order, a page at a time by sequence)."""
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ def sessions(
 ) -> Response:
     memory = memory_of(request)
     found = memory.reads.sessions(limit=SESSIONS_PAGE + 1, offset=(page_number - 1) * SESSIONS_PAGE)
+    on_board = {row.session_id for row in memory.board.mirrored()}
     return page(
         request,
         "sessions.html",
@@ -28,6 +29,7 @@ def sessions(
         sessions=found[:SESSIONS_PAGE],
         page_number=page_number,
         more=len(found) > SESSIONS_PAGE,
+        on_board=on_board,
     )
 
 
