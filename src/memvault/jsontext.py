@@ -174,6 +174,35 @@ def _surrogate_in(value: Any) -> tuple[str, str] | None:
     return None
 
 
+def nul_in(value: Any, *, keep: frozenset[str] = frozenset()) -> str | None:
+    """Where the first NUL character (U+0000) is in ``value``'s text, as a path
+    (``title``, ``items.2``, a key's path; ``""`` for a bare string), or ``None``.
+
+    PostgreSQL's text cannot hold U+0000, so memvault stores it on neither engine outside
+    what it keeps as JSON text (escaped there): values under a key in ``keep`` (an event's
+    ``data``) are not looked into."""
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                return path
+        elif isinstance(item, dict):
+            children = []
+            for key, child in item.items():
+                inner = f"{path}.{key}" if path else str(key)
+                if isinstance(key, str) and "\x00" in key:
+                    return inner.replace("\x00", "\\0")
+                if key not in keep:
+                    children.append((inner, child))
+            stack.extend(reversed(children))
+        elif isinstance(item, list):
+            stack.extend(
+                reversed([(f"{path}.{n}" if path else str(n), c) for n, c in enumerate(item)])
+            )
+    return None
+
+
 def _lone_surrogate(text: str) -> str | None:
     try:
         text.encode("utf-8")

@@ -98,12 +98,13 @@ def check_spool(settings: Settings, *, running: bool) -> Finding:
     folder = spool_folder(str(settings.home))
     waiting = len(spool.pending(folder))
     bad_folder = Path(folder) / spool.BAD
-    bad = sorted(p.name for p in bad_folder.iterdir()) if bad_folder.is_dir() else []
+    bad = spool.set_aside(folder)
     if bad:
         return Finding(
             "spool",
             PROBLEM,
-            f"{len(bad)} spooled file(s) could not be read and were set aside in {bad_folder}"
+            f"{len(bad)} spooled file(s) could not be read or were refused as bad input, "
+            f"and were set aside in {bad_folder}"
             f" (first: {bad[0]})",
             f"read them (their events were not stored), then delete them from {bad_folder}",
         )

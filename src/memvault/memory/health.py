@@ -60,6 +60,8 @@ class Health:
     rss_bytes: int | None
     pid: int
     spooled: int = 0  # events hooks kept while the server was away, not drained yet
+    spool_set_aside: int = 0  # spooled files the server could not take in, kept apart
+    spool_set_aside_folder: str = ""
     reasons: tuple[str, ...] = ()  # why the status is not ok
     vault: str = ""
     fragments_folder: str = ""
@@ -111,6 +113,7 @@ class HealthCheck:
             [self.settings.fragments_path, self.settings.vault_path / "memory"]
         )
         status = "critical" if stopped is not None else "degraded" if reasons else "ok"
+        spooled_in = spool_folder(str(self.settings.home))
         return Health(
             status=status,
             version=__version__,
@@ -119,7 +122,9 @@ class HealthCheck:
             pending_writes=pending,
             rss_bytes=_rss_bytes(),
             pid=os.getpid(),
-            spooled=len(spool.pending(spool_folder(str(self.settings.home)))),
+            spooled=len(spool.pending(spooled_in)),
+            spool_set_aside=len(spool.set_aside(spooled_in)),
+            spool_set_aside_folder=os.path.join(spooled_in, spool.BAD),
             reasons=tuple(reasons),
             vault=str(self.settings.vault_path),
             fragments_folder=str(self.settings.fragments_path),
