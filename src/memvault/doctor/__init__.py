@@ -15,7 +15,13 @@ from memvault.doctor.finding import OK, PROBLEM, WARN, Finding
 from memvault.doctor.installs import check_hosts, check_versions
 from memvault.doctor.providers import check_embeddings, check_llm
 from memvault.doctor.server import check_server
-from memvault.doctor.storage import check_backlog, check_spool, check_store, check_vault
+from memvault.doctor.storage import (
+    check_backlog,
+    check_links,
+    check_spool,
+    check_store,
+    check_vault,
+)
 
 __all__ = ["OK", "PROBLEM", "WARN", "Finding", "diagnose", "failed"]
 
@@ -25,7 +31,7 @@ def diagnose(
 ) -> list[Finding]:
     """Every check, in the order a user would fix them."""
     health, server = check_server(settings)
-    findings = [server, check_store(settings), check_vault(settings)]
+    findings = [server, check_store(settings), check_vault(settings), check_links(settings)]
     findings += [check_backlog(health), check_embeddings(settings, health), check_llm(settings)]
     findings.append(check_spool(settings, running=health is not None))
     findings += check_hosts(settings, cwd or Path.cwd(), user_home or Path.home())

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from memvault.vault import frontmatter
-from memvault.vault.files import OutsideFolder, inside, read_text
+from memvault.vault.files import OutsideFolder, inside, read_text, refused_link
 
 TAG = "agent-memory"
 # Folders of the fragments folder that hold no live fragments: the archive and the
@@ -145,13 +145,16 @@ class CheckReport:
 
 def live_fragment_files(folder: Path) -> list[Path]:
     """The fragment files of ``folder`` in name order: not the archive, not the projects'
-    summaries, nothing in hidden folders (an editor's or a sync tool's, not ours)."""
+    summaries, nothing in hidden folders (an editor's or a sync tool's, not ours), no
+    symbolic link leading out of the vault ``folder`` sits in."""
     if not folder.is_dir():
         return []
     found = []
     for path in sorted(folder.rglob("*.md")):
         parts = path.relative_to(folder).parts
-        if parts[0] not in RESERVED and not any(part.startswith(".") for part in parts):
+        if parts[0] in RESERVED or any(part.startswith(".") for part in parts):
+            continue
+        if not refused_link(folder.parent, path, "fragment"):
             found.append(path)
     return found
 
