@@ -77,6 +77,12 @@ def loads(text: str | bytes) -> Any:
     return value
 
 
+def too_deep(text: str | bytes, value: Any) -> bool:
+    """Whether ``value``, decoded from ``text`` by another parser, nests deeper than
+    ``MAX_DEPTH`` levels (what ``loads`` refuses as ``TooDeep``)."""
+    return _brackets(text) > MAX_DEPTH and _deeper_than(value, MAX_DEPTH)
+
+
 def _check_unicode(value: Any) -> None:
     try:
         orjson.dumps(value)  # fails on a lone surrogate (and on integers beyond 64 bits)
