@@ -13,13 +13,14 @@ from pathlib import Path
 from memvault import __version__
 from memvault.config import Settings
 from memvault.domain import StoreStats
+from memvault.errors import StoreFailure
 from memvault.hook import spool
 from memvault.hook.paths import spool_folder
 from memvault.memory.index import Index
 from memvault.memory.pipeline import LazyPipeline
 from memvault.pipeline.service import Pipeline
 from memvault.search.indexer import Backlog
-from memvault.store import Store
+from memvault.store import Store, store_location
 from memvault.vault.owner import VaultOwner
 
 # Past this many queued writes the writer is falling behind: health says "degraded".
@@ -28,6 +29,9 @@ WRITE_BACKLOG_LIMIT = 10_000
 VAULT_BACKLOG_LIMIT = 100
 # Less room than this on a vault folder's disk, and the next write may fail.
 LOW_SPACE_BYTES = 1024 * 1024
+# The store's counts, fragments (live, archived), board rows, search backlog, whether this
+# replica owns the vault, and the vault writes waiting for the owner.
+_StoreFigures = tuple[StoreStats, tuple[int, int], int, Backlog | None, bool, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,12 +93,17 @@ class HealthCheck:
     _started: float = field(default_factory=time.monotonic, init=False)
 
     def report(self) -> Health:
-        """ok, degraded (writes fail or lag, with the reasons) or critical (the store
-        cannot write at all). Each reason is checked afresh, so it clears by itself."""
-        stats = self.store.stats()
-        pending = self.store.pending_writes
-        live, archived = self.store.fragment_counts()
+        """ok, degraded (writes fail or lag, or the store is away, with the reasons) or
+        critical (the store cannot write at all). Each reason is checked afresh, so it
+        clears by itself."""
         reasons: list[str] = []
+        try:
+            figures = self._store_figures()
+        except StoreFailure as exc:  # PostgreSQL away: the report says so, it still answers
+            reasons.append(str(exc).removesuffix("; nothing was written"))
+            figures = self._store_away()
+        stats, (live, archived), board_rows, backlog, owner, queued = figures
+        pending = self.store.pending_writes
         stopped = self.store.write_failure
         if stopped is not None:
             reasons.append(f"the store's writer stopped: {stopped!r}")
@@ -103,8 +112,6 @@ class HealthCheck:
             reasons.append(trouble)
         if pending > WRITE_BACKLOG_LIMIT:
             reasons.append(f"{pending} writes are queued: the store is falling behind")
-        owner = self.claim.is_owner()
-        queued = self.claim.waiting()
         if self.claim.refusal:
             reasons.append(self.claim.refusal)
         if queued > VAULT_BACKLOG_LIMIT:
@@ -130,15 +137,32 @@ class HealthCheck:
             fragments_folder=str(self.settings.fragments_path),
             embedder=self._embedder_state(),
             llm=_llm_state(self.settings, self.pipeline.opened),
-            board_rows=self.store.board_row_count(),
+            board_rows=board_rows,
             fragments=live,
             archived_fragments=archived,
-            backlog=self.index.backlog(),
+            backlog=backlog,
             pool=self.store.pool_stats(),
             vault_owner=owner,
             vault_owner_since=self.claim.since,
             vault_writes_queued=queued,
         )
+
+    def _store_figures(self) -> _StoreFigures:
+        """What the report reads of the store: each read may find it away."""
+        return (
+            self.store.stats(),
+            self.store.fragment_counts(),
+            self.store.board_row_count(),
+            self.index.backlog(),
+            self.claim.is_owner(),
+            self.claim.waiting(),
+        )
+
+    def _store_away(self) -> _StoreFigures:
+        """The figures of a store that cannot be read now: none known, but where it is."""
+        location = store_location(self.settings.store_url)
+        stats = StoreStats(self.store.engine, str(location), 0, 0, 0, 0, 0, 0, 0, 0)
+        return stats, (0, 0), 0, None, self.claim.owner, 0
 
     def _embedder_state(self) -> EmbedderState:
         choice = self.settings.embeddings
