@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import json
+
 import httpx
 import pytest
 
@@ -95,3 +97,32 @@ def test_a_body_holding_nul_is_refused_naming_the_field(client, route, body, fie
     answer = client.post(route, json=body)
     assert answer.status_code == 400, answer.text
     assert field in answer.text and "NUL character" in answer.text, answer.text
+
+
+def test_an_archive_whose_records_hold_nul_imports_the_rest_and_names_them(client):
+    header = {"format": "memvault-export", "version": 1, "exportedAt": "2026-11-30T10:00:00Z",
+              "memvaultVersion": "0", "includes": {"events": True}}  # fmt: skip
+    good = {"kind": "event", **envelope("nul-archive", 1)}
+    bad_event = {"kind": "event", **envelope(NUL, 2)}
+    bad_session = {"kind": "session", "id": NUL, "project": "p", "cwd": "/c"}
+    lines = [header, bad_session, bad_event, good, {"kind": "end", "records": {}}]
+    body = "\n".join(json.dumps(line) for line in lines).encode()
+    answer = client.post("/import/archive", content=body)
+    assert answer.status_code == 200, answer.text
+    assert "NUL character" in answer.text
+    stored = client.get("/observations", params={"sessionId": "nul-archive"}).json()
+    assert len(stored["observations"]) == 1
+
+
+def test_an_agentmemory_export_holding_nul_imports_the_rest(client):
+    export = {
+        "version": "0.9.29",
+        "sessions": [{"id": NUL, "project": "p", "cwd": "/c"}],
+        "memories": [
+            {"id": NUL, "title": f"Bad {NUL}", "content": f"x{NUL}y", "project": "p"},
+            {"id": "m-good", "title": "Plain memory", "content": "Deploys use the canary."},
+        ],
+    }
+    answer = client.post("/import/archive", content=json.dumps(export).encode())
+    assert answer.status_code == 200, answer.text
+    assert "NUL character" in answer.text
