@@ -77,6 +77,12 @@ def loads(text: str | bytes) -> Any:
     return value
 
 
+def too_deep(text: str | bytes, value: Any) -> bool:
+    """Whether ``value``, decoded from ``text`` by another parser, nests deeper than
+    ``MAX_DEPTH`` levels (what ``loads`` refuses as ``TooDeep``)."""
+    return _brackets(text) > MAX_DEPTH and _deeper_than(value, MAX_DEPTH)
+
+
 def _check_unicode(value: Any) -> None:
     try:
         orjson.dumps(value)  # fails on a lone surrogate (and on integers beyond 64 bits)
@@ -166,6 +172,35 @@ def _surrogate_in(value: Any) -> tuple[str, str] | None:
                 if bad is not None:
                     return inner, bad
                 children.append((inner, child))
+            stack.extend(reversed(children))
+        elif isinstance(item, list):
+            stack.extend(
+                reversed([(f"{path}.{n}" if path else str(n), c) for n, c in enumerate(item)])
+            )
+    return None
+
+
+def nul_in(value: Any, *, keep: frozenset[str] = frozenset()) -> str | None:
+    """Where the first NUL character (U+0000) is in ``value``'s text, as a path
+    (``title``, ``items.2``, a key's path; ``""`` for a bare string), or ``None``.
+
+    PostgreSQL's text cannot hold U+0000, so memvault stores it on neither engine outside
+    what it keeps as JSON text (escaped there): values under a key in ``keep`` (an event's
+    ``data``) are not looked into."""
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                return path
+        elif isinstance(item, dict):
+            children = []
+            for key, child in item.items():
+                inner = f"{path}.{key}" if path else str(key)
+                if isinstance(key, str) and "\x00" in key:
+                    return inner.replace("\x00", "\\0")
+                if key not in keep:
+                    children.append((inner, child))
             stack.extend(reversed(children))
         elif isinstance(item, list):
             stack.extend(

@@ -139,6 +139,8 @@ def health(h: Health) -> dict[str, Any]:
             "jobsRunning": s.jobs_running,
             "jobsFailed": s.jobs_failed,
             "spooledEvents": h.spooled,
+            "spooledSetAside": h.spool_set_aside,
+            "spoolSetAsideFolder": h.spool_set_aside_folder,
         },
         "process": {"pid": h.pid, "rssBytes": h.rss_bytes},
         "vault": {

@@ -165,3 +165,17 @@ def test_text_cut_inside_an_emoji_is_imported_with_a_replacement_character(memor
     assert report.errors == []
     (event,) = events_of(memory, "s-bad")
     assert event.payload["prompt"] == "deployed ok \ufffd"
+
+
+def test_a_line_nested_100000_deep_loses_only_itself(memory, tmp_path):
+    path = tmp_path / "s-bad.jsonl"
+    deep = '{"type": "user", "message": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    lines = [prompt("p1", "one"), deep, prompt("p2", "two"), prompt("p3", "three")]
+    path.write_text("\n".join(lines) + "\n")
+
+    report = run_import(memory, [claude_code.transcript(path)])
+
+    assert [e.client_event_id for e in events_of(memory, "s-bad")] == ["p1", "p2", "p3"]
+    (problem,) = report.errors
+    assert problem.line == 2
+    assert problem.error == "JSON nested deeper than 128 levels, the most memvault reads"

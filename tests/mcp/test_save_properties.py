@@ -82,3 +82,28 @@ def test_nested_property_values_are_written_as_yaml_and_read_back_as_they_were(s
     assert properties["links"] == nested["links"] and properties["plain"] == "a: b"
     assert properties["importance"] == 0.1
     assert done["got"]["properties"]["links"] == nested["links"]
+
+
+def test_more_properties_than_the_limit_are_refused_naming_it_and_the_limit_passes(server, vault):
+    from memvault.vault.remember import MAX_PROPERTIES
+
+    before = _fragment_files(vault)
+
+    async def save(count: int):
+        async with http(server.url) as client:
+            return await client.call_tool(
+                "memory_save",
+                {
+                    "project": "props-app",
+                    "summary": f"A fragment with {count} properties.",
+                    "facts": [f"properties: {count}"],
+                    "importance": 0.1,
+                    "properties": {f"p{n}": n for n in range(count)},
+                },
+            )
+
+    refused = anyio.run(save, 20_000)
+    assert refused.is_error
+    assert f"20000 given, at most {MAX_PROPERTIES} a fragment" in text(refused)
+    assert _fragment_files(vault) == before
+    assert not anyio.run(save, MAX_PROPERTIES).is_error

@@ -12,7 +12,7 @@ from memvault import __version__, viewer
 from memvault.api import archive, board, graph, mcp_routes, purge, recall, schemas, upkeep
 from memvault.api import importer as transcript_import
 from memvault.api.docs import serve_docs
-from memvault.api.guards import BearerAuth, BodyLimit, BrowserGuard
+from memvault.api.guards import BearerAuth, BodyLimit, BrowserGuard, NulGuard
 from memvault.api.responses import JSONResponse, answer_errors
 from memvault.api.routes import router
 from memvault.cli.banner import announce
@@ -108,7 +108,9 @@ def create_app(settings: Settings | None = None, memory: Memory | None = None) -
 
     answer_errors(app)
 
-    # Outermost first: size is checked before anything reads the body.
+    # Outermost last: size is checked before anything reads the body, the secret before
+    # a path or query is looked into.
+    app.add_middleware(NulGuard)
     app.add_middleware(
         BearerAuth,
         secret=settings.secret_value(),

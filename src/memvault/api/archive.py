@@ -33,7 +33,7 @@ from memvault.archive import (
     import_stream,
 )
 from memvault.errors import InvalidInput
-from memvault.ingest.envelope import parse_json, validate
+from memvault.ingest.envelope import parse_json, refuse_nul, validate
 
 router = routes("/agentmemory", "export")
 
@@ -46,6 +46,9 @@ _EXPORT_DATA = {
     "memories": [],
     "summaries": [],
 }
+
+# An archived event's payload may hold U+0000: it is stored as JSON text, escaped.
+EVENT_PAYLOADS = frozenset({"data"})
 
 
 class ImportBody(Body):
@@ -112,7 +115,9 @@ async def export(
 )
 async def import_(request: Request) -> JSONResponse:
     try:
-        body = validate(ImportBody, parse_json(await request.body()))
+        decoded = parse_json(await request.body())
+        refuse_nul(decoded, keep=EVENT_PAYLOADS)
+        body = validate(ImportBody, decoded)
         if body.export_data is None:
             raise InvalidInput("exportData is required", fields=["exportData"])
         report = await run_in_threadpool(

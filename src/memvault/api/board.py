@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import Field, field_validator
+from pydantic_core import PydanticCustomError
 from starlette.concurrency import run_in_threadpool
 
 from memvault import present
@@ -45,6 +46,14 @@ class Content(StrictBody):
     topic: str | None = None
     summary: str | None = None
     keywords: str | None = None
+
+    @field_validator("topic")
+    @classmethod
+    def _one_line(cls, value: str | None) -> str | None:
+        # A topic is a cell of the board and a title: a line break in it has no place.
+        if value is not None and any(c in value for c in "\r\n\u2028\u2029"):
+            raise PydanticCustomError("one_line", "must be one line: it holds a line break")
+        return value
 
     def content(self) -> Any:
         if self.snapshot is not None and self.sections is not None:

@@ -1,5 +1,6 @@
 """Guards in front of every route: browsers kept out, the bearer secret (and the viewer's
-cookie, on the viewer's pages only), the body size limit, and one way to decode a JSON body.
+cookie, on the viewer's pages only), the body size limit, text no store can hold (U+0000)
+in a path or query, and one way to decode a JSON body.
 
 The first three are plain ASGI rather than Starlette's BaseHTTPMiddleware, which costs a
 task per request on the hook path.
@@ -11,12 +12,12 @@ import hmac
 import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import parse_qsl, quote
 
 from fastapi import Request, Response
 from fastapi.routing import APIRoute
 
-from memvault.ingest.envelope import parse_json
+from memvault.ingest.envelope import NUL_REFUSED, parse_json, refuse_nul
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -239,6 +240,38 @@ class BodyLimit:
                 await send_json(send, 413, {"error": str(BodyTooLarge(self.limit))})
 
 
+class NulGuard:
+    """Refuse a path or query parameter holding U+0000 (``%00``) with a 400 naming it.
+
+    PostgreSQL's text cannot hold the character, and SQLite would store what PostgreSQL
+    refuses: so neither engine is asked, and both answer alike (bodies are checked where
+    they are decoded, ``DecodedBodyRoute`` and the envelope)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            field = _nul_in_request(scope)
+            if field is not None:
+                error = {"error": f"{field} {NUL_REFUSED}", "fields": [field]}
+                await send_json(send, 400, error)
+                return
+        await self.app(scope, receive, send)
+
+
+def _nul_in_request(scope: Scope) -> str | None:
+    if "\x00" in scope.get("path", ""):
+        return "path"
+    query = scope.get("query_string", b"")
+    if b"%00" not in query and b"\x00" not in query:
+        return None
+    for name, value in parse_qsl(query.decode("latin-1"), keep_blank_values=True):
+        if "\x00" in name or "\x00" in value:
+            return name.replace("\x00", "\\0")
+    return None
+
+
 class DecodedBodyRoute(APIRoute):
     """A route whose body FastAPI validates against a model, decoded first as every body
     memvault reads is (``parse_json``).
@@ -246,7 +279,8 @@ class DecodedBodyRoute(APIRoute):
     So a body that is not UTF-8, is malformed, nests too deep, holds too long a number or a
     lone surrogate gets the 400 that names the problem, as on ``/observe``, rather than
     FastAPI's "There was an error parsing the body" (or a value no later step can take).
-    Routes that read their body by hand are left as they are."""
+    Text holding U+0000 is refused naming its field, as no store can hold it. Routes that
+    read their body by hand are left as they are."""
 
     def get_route_handler(self) -> Callable[[Request], Awaitable[Response]]:
         handler = super().get_route_handler()
@@ -265,5 +299,7 @@ class DecodedBodyRoute(APIRoute):
 class _DecodedRequest(Request):
     async def json(self) -> Any:
         if not hasattr(self, "_decoded"):
-            self._decoded = parse_json(await self.body())
+            decoded = parse_json(await self.body())
+            refuse_nul(decoded)
+            self._decoded = decoded
         return self._decoded

@@ -25,7 +25,7 @@ from memvault.background import lower_this_threads_priority
 from memvault.domain import iso, utc_now
 from memvault.errors import InvalidInput
 from memvault.importers import Discovery, ImportReport, claude_code, run_import
-from memvault.ingest.envelope import parse_json, validate
+from memvault.ingest.envelope import parse_json, refuse_nul, validate
 from memvault.memory import Memory
 
 log = logging.getLogger(__name__)
@@ -113,7 +113,9 @@ class ImportJob:
 )
 async def start_import(request: Request) -> JSONResponse:
     raw = await request.body()
-    body = validate(ImportRequest, parse_json(raw) if raw.strip() else {})
+    decoded = parse_json(raw) if raw.strip() else {}
+    refuse_nul(decoded)
+    body = validate(ImportRequest, decoded)
     if (busy := _busy(request)) is not None:
         return busy
     # Looking through the folder touches the disk: off the event loop.

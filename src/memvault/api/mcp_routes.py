@@ -21,7 +21,7 @@ from mcp.types import CallToolResult, ListToolsResult
 from memvault.api.operation import answer, routes
 from memvault.api.responses import JSONResponse, tool_error_answer
 from memvault.config import Settings
-from memvault.ingest.envelope import parse_json
+from memvault.ingest.envelope import parse_json, refuse_nul
 from memvault.mcp_server import MemoryServer, agentmemory, build_server, http_endpoint
 
 MCP_PATH = "/mcp"
@@ -81,6 +81,7 @@ async def tools(request: Request) -> dict[str, Any]:
 )
 async def call(request: Request) -> JSONResponse:
     body = parse_json(await request.body())
+    refuse_nul(body)
     name = body.get("name") if isinstance(body, dict) else None
     if not isinstance(name, str) or not name:
         return JSONResponse({"error": "name is required"}, status_code=400)

@@ -20,7 +20,7 @@ from memvault.domain import Event, Session, iso, utc_now
 from memvault.memory import Memory
 from memvault.memory.reads import Reads
 from memvault.memory.transfer import Transfer
-from memvault.vault.files import read_text
+from memvault.vault.files import read_text, refused_link
 
 SESSION_PAGE = 500
 CHUNK_BYTES = 64 * 1024
@@ -72,13 +72,14 @@ class Export:
                     yield self._counted(session_record(transfer, session, end))
         settings = self.memory.settings
         vault = settings.vault_path
-        for path in _markdown(settings.fragments_path):
+        for path in _markdown(settings.fragments_path, vault):
             yield from self._file("fragment", path, settings.fragments_path)
-        yield from self._file("board", vault / BOARD_PATH, vault)
+        if not refused_link(vault, vault / BOARD_PATH, "the board"):
+            yield from self._file("board", vault / BOARD_PATH, vault)
         memory_dir = vault / "memory"
-        for path in _markdown(memory_dir / "sessions", depth=1):
+        for path in _markdown(memory_dir / "sessions", vault, depth=1):
             yield from self._file("snapshot", path, vault)
-        for path in _markdown(memory_dir / "archive", depth=2):
+        for path in _markdown(memory_dir / "archive", vault, depth=2):
             yield from self._file("snapshot", path, vault)
         end_record: dict[str, Any] = {"kind": END, "records": dict(self.counts)}
         if self.unreadable:
@@ -175,9 +176,9 @@ def _sessions(reads: Reads) -> Iterator[Session]:
         offset += len(page)
 
 
-def _markdown(folder: Path, *, depth: int | None = None) -> Iterator[Path]:
+def _markdown(folder: Path, vault: Path, *, depth: int | None = None) -> Iterator[Path]:
     """The ``.md`` files under ``folder`` (``depth`` levels down at most), hidden files and
-    folders left out, in name order."""
+    folders and symbolic links leading out of ``vault`` left out, in name order."""
     if not folder.is_dir():
         return
     for path in sorted(folder.rglob("*.md")):
@@ -186,4 +187,5 @@ def _markdown(folder: Path, *, depth: int | None = None) -> Iterator[Path]:
             continue
         if any(part.startswith(".") for part in parts) or not path.is_file():
             continue
-        yield path
+        if not refused_link(vault, path, "exported file"):
+            yield path

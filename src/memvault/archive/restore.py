@@ -18,7 +18,7 @@ from typing import Any
 from memvault.archive.report import At, ImportReport
 from memvault.archive.vault_files import VaultFiles
 from memvault.errors import InvalidInput
-from memvault.ingest.envelope import SessionStart, validate
+from memvault.ingest.envelope import SessionStart, refuse_nul, validate
 from memvault.memory import Memory
 from memvault.vault.board import SESSION_ID
 
@@ -123,6 +123,11 @@ class Restore:
     # -- events ---------------------------------------------------------------------------
 
     def event(self, envelope: dict[str, Any], at: At) -> None:
+        try:  # before its session is looked up: PostgreSQL cannot even be asked for it
+            refuse_nul(envelope, keep=frozenset({"data"}))
+        except InvalidInput as exc:
+            self.report.refuse("event", exc.message, at)
+            return
         self._batch.append((envelope, at))
         if len(self._batch) >= EVENT_BATCH:
             self.flush()

@@ -20,6 +20,7 @@ from memvault.doctor.server import check_server
 from memvault.doctor.staleness import check_stale_fragments
 from memvault.doctor.storage import (
     check_backlog,
+    check_links,
     check_spool,
     check_store,
     check_sync_conflicts,
@@ -34,7 +35,7 @@ def diagnose(
 ) -> list[Finding]:
     """Every check, in the order a user would fix them."""
     health, server = check_server(settings)
-    findings = [server, check_store(settings), check_vault(settings)]
+    findings = [server, check_store(settings), check_vault(settings), check_links(settings)]
     findings.append(check_sync_conflicts(settings))
     findings += [check_backlog(health), check_embeddings(settings, health), check_llm(settings)]
     findings.append(check_spool(settings, running=health is not None))

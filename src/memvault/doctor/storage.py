@@ -16,6 +16,7 @@ from memvault.errors import MemvaultError
 from memvault.hook import spool
 from memvault.hook.paths import spool_folder
 from memvault.store import schema_versions, store_location
+from memvault.vault.files import links_out
 from memvault.vault.sync_conflicts import conflict_copies
 
 LARGE_BACKLOG = 10_000  # events behind: search misses a lot of recent work
@@ -95,16 +96,34 @@ def check_backlog(health: dict[str, Any] | None) -> Finding:
     return Finding("index", OK, f"{behind}, draining")
 
 
+def check_links(settings: Settings) -> Finding:
+    """Symbolic links in memvault's folders of the vault that lead out of it: memvault
+    neither reads nor writes through them, so what they point to is not in memory."""
+    vault = settings.vault_path
+    found = links_out(vault, [settings.fragments_path, vault / "memory"])
+    if not found:
+        return Finding("vault links", OK, "no symbolic link leads out of the vault")
+    path, target = found[0]
+    return Finding(
+        "vault links",
+        WARN,
+        f"{len(found)} symbolic link(s) lead out of the vault and are not read or written "
+        f"(first: {path} → {target})",
+        "copy what they point to into the vault if it is memory, or remove the links",
+    )
+
+
 def check_spool(settings: Settings, *, running: bool) -> Finding:
     folder = spool_folder(str(settings.home))
     waiting = len(spool.pending(folder))
     bad_folder = Path(folder) / spool.BAD
-    bad = sorted(p.name for p in bad_folder.iterdir()) if bad_folder.is_dir() else []
+    bad = spool.set_aside(folder)
     if bad:
         return Finding(
             "spool",
             PROBLEM,
-            f"{len(bad)} spooled file(s) could not be read and were set aside in {bad_folder}"
+            f"{len(bad)} spooled file(s) could not be read or were refused as bad input, "
+            f"and were set aside in {bad_folder}"
             f" (first: {bad[0]})",
             f"read them (their events were not stored), then delete them from {bad_folder}",
         )

@@ -80,6 +80,15 @@ def pending(folder: str, limit: int | None = None) -> list[str]:
     return names if limit is None else names[:limit]
 
 
+def set_aside(folder: str) -> list[str]:
+    """Names of the files the server set aside in ``folder``'s ``bad/`` (their events were
+    not stored), oldest first."""
+    try:
+        return sorted(os.listdir(os.path.join(folder, BAD)))
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+
+
 def read(folder: str, name: str, limit: int = MAX_BODY_BYTES) -> bytes:
     """The content of the spooled event ``name``, at most ``limit`` bytes.
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import orjson
 
+from memvault import jsontext
 from memvault.domain import iso
 
 if TYPE_CHECKING:
@@ -299,14 +300,22 @@ def _parse(number: int, raw: bytes, *, last: bool) -> JsonLine:
     try:
         record = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
-        record = _with_lone_surrogates(raw)
+        try:
+            record = _with_lone_surrogates(raw)
+        except RecursionError:  # deeper than the interpreter's stack: this line alone
+            return JsonLine(number, error=_TOO_DEEP)
         if record is None:
             if last:
                 return JsonLine(number, error="truncated last line (still being written?)")
             return JsonLine(number, error=f"not JSON: {exc}")
     if not isinstance(record, dict):
         return JsonLine(number, error=f"a JSON {type(record).__name__}, not an object")
+    if jsontext.too_deep(raw, record):  # as /observe refuses it; later steps walk it
+        return JsonLine(number, error=_TOO_DEEP)
     return JsonLine(number, record)
+
+
+_TOO_DEEP = f"JSON nested deeper than {jsontext.MAX_DEPTH} levels, the most memvault reads"
 
 
 def _with_lone_surrogates(raw: bytes) -> Any:

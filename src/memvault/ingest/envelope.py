@@ -6,10 +6,21 @@ import json
 from collections.abc import Sequence
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    field_validator,
+)
+from pydantic_core import PydanticCustomError
 
 from memvault import jsontext
 from memvault.errors import InvalidInput
+
+NUL_REFUSED = "holds a NUL character (U+0000), which memvault does not store"
+
 
 _Required = Annotated[str, StringConstraints(min_length=1)]
 
@@ -31,7 +42,20 @@ NO_WORK_HOOKS = frozenset(
 )
 
 
-class Envelope(BaseModel):
+class _WithoutNul(BaseModel):
+    """A model none of whose text fields may hold U+0000: PostgreSQL's text cannot, so it
+    is refused on both engines alike. An event's ``data`` may hold it (stored as JSON
+    text, escaped)."""
+
+    @field_validator("*")
+    @classmethod
+    def _without_nul(cls, value: Any) -> Any:
+        if isinstance(value, str) and "\x00" in value:
+            raise PydanticCustomError("nul_character", NUL_REFUSED)
+        return value
+
+
+class Envelope(_WithoutNul):
     """``{hookType, sessionId, project, cwd, timestamp, data, agentId?, eventId?}``."""
 
     model_config = ConfigDict(extra="ignore", populate_by_name=True, frozen=True)
@@ -51,7 +75,7 @@ def carries_work(envelope: Envelope) -> bool:
     return envelope.hook_type not in NO_WORK_HOOKS
 
 
-class SessionStart(BaseModel):
+class SessionStart(_WithoutNul):
     """``POST /session/start``: ``{sessionId, project, cwd, title?, agentId?}``."""
 
     model_config = ConfigDict(extra="ignore", populate_by_name=True, frozen=True)
@@ -87,6 +111,14 @@ def parse_json(body: bytes) -> Any:
         raise InvalidInput(
             f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
         ) from None
+
+
+def refuse_nul(value: Any, *, keep: frozenset[str] = frozenset()) -> None:
+    """Refuse text holding U+0000 anywhere in ``value`` (but under a key in ``keep``),
+    naming where: the one rule for what a store cannot hold."""
+    field = jsontext.nul_in(value, keep=keep)
+    if field is not None:
+        raise InvalidInput(f"{field or 'body'} {NUL_REFUSED}", fields=[field or "body"])
 
 
 def validate(model: type[BaseModel], value: Any, *, where: str = "") -> Any:

@@ -4,6 +4,7 @@ block gave it, so that the next block gives only what is new."""
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -12,7 +13,7 @@ from typing import Any
 
 from memvault.config import Settings
 from memvault.domain import Document, Session, iso, utc_now
-from memvault.errors import InvalidInput
+from memvault.errors import InvalidInput, VaultUnwritable
 from memvault.ingest import Envelope, Redactor, prepare
 from memvault.ingest.envelope import SessionStart, validate
 from memvault.language import Strings, placeholder_summaries, placeholder_topics, strings
@@ -37,6 +38,8 @@ ENRICH_LIMIT = 8
 ENRICH_QUOTAS = {"fragment": 5, "observation": ENRICH_LIMIT * 4}
 # What an injection record lists: the memories given, and the report line.
 INJECTED_KINDS = MEMORY_KINDS | {"report"}
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,13 +75,22 @@ class Context:
             agent_id=request.agent_id,
             title=redact(request.title) if request.title else request.title,
         )
-        report = self.board.register_host_session(request.session_id, request.agent_id)
+        report = self._register(request.session_id, request.agent_id)
         session = self.store.get_session(request.session_id)
         assert session is not None
         block = self.context(
             project=request.project, session_id=request.session_id, answering="SessionStart"
         )
         return StartedSession(session, report, block.text)
+
+    def _register(self, session_id: str, agent_id: str | None) -> Report:
+        """The session's board row; while the board's folder cannot be written the agent
+        still gets its memory, and the row comes with a later start or event."""
+        try:
+            return self.board.register_host_session(session_id, agent_id)
+        except VaultUnwritable as exc:
+            log.warning("session %s started without its board row: %s", session_id, exc)
+            return Report("register", False, message=str(exc))
 
     def context(
         self,

@@ -13,6 +13,7 @@ from pathlib import Path
 from memvault import __version__
 from memvault.config import Settings
 from memvault.domain import StoreStats
+from memvault.errors import StoreFailure
 from memvault.hook import privacy, spool
 from memvault.hook.paths import spool_folder
 from memvault.memory.cost import Cost, CostReport
@@ -20,7 +21,7 @@ from memvault.memory.index import Index
 from memvault.memory.pipeline import LazyPipeline
 from memvault.pipeline.service import Pipeline
 from memvault.search.indexer import Backlog
-from memvault.store import Store
+from memvault.store import Store, store_location
 from memvault.store.contract import PurgeRecord
 from memvault.vault.owner import VaultOwner
 from memvault.vault.sync_conflicts import ConflictCopy, conflict_copies
@@ -31,6 +32,9 @@ WRITE_BACKLOG_LIMIT = 10_000
 VAULT_BACKLOG_LIMIT = 100
 # Less room than this on a vault folder's disk, and the next write may fail.
 LOW_SPACE_BYTES = 1024 * 1024
+# The store's counts, fragments (live, archived), board rows, search backlog, whether this
+# replica owns the vault, and the vault writes waiting for the owner.
+_StoreFigures = tuple[StoreStats, tuple[int, int], int, Backlog | None, bool, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +67,8 @@ class Health:
     rss_bytes: int | None
     pid: int
     spooled: int = 0  # events hooks kept while the server was away, not drained yet
+    spool_set_aside: int = 0  # spooled files the server could not take in, kept apart
+    spool_set_aside_folder: str = ""
     reasons: tuple[str, ...] = ()  # why the status is not ok
     vault: str = ""
     fragments_folder: str = ""
@@ -98,13 +104,22 @@ class HealthCheck:
     _started: float = field(default_factory=time.monotonic, init=False)
 
     def report(self) -> Health:
-        """ok, degraded (writes fail or lag, with the reasons) or critical (the store
-        cannot write at all). Each reason is checked afresh, so it clears by itself."""
-        stats = self.store.stats()
-        purges, latest = self.store.purge_audit(limit=1)
-        pending = self.store.pending_writes
-        live, archived = self.store.fragment_counts()
+        """ok, degraded (writes fail or lag, or the store is away, with the reasons) or
+        critical (the store cannot write at all). Each reason is checked afresh, so it
+        clears by itself."""
         reasons: list[str] = []
+        try:
+            figures = self._store_figures()
+        except StoreFailure as exc:  # PostgreSQL away: the report says so, it still answers
+            reasons.append(str(exc).removesuffix("; nothing was written"))
+            figures = self._store_away()
+        stats, (live, archived), board_rows, backlog, owner, queued = figures
+        try:
+            purges, latest = self.store.purge_audit(limit=1)
+            injected = self.cost.report() if self.cost is not None else None
+        except StoreFailure:  # away: said once above, from the figures
+            purges, latest, injected = 0, [], None
+        pending = self.store.pending_writes
         stopped = self.store.write_failure
         if stopped is not None:
             reasons.append(f"the store's writer stopped: {stopped!r}")
@@ -113,8 +128,6 @@ class HealthCheck:
             reasons.append(trouble)
         if pending > WRITE_BACKLOG_LIMIT:
             reasons.append(f"{pending} writes are queued: the store is falling behind")
-        owner = self.claim.is_owner()
-        queued = self.claim.waiting()
         if self.claim.refusal:
             reasons.append(self.claim.refusal)
         if queued > VAULT_BACKLOG_LIMIT:
@@ -123,6 +136,7 @@ class HealthCheck:
             [self.settings.fragments_path, self.settings.vault_path / "memory"]
         )
         status = "critical" if stopped is not None else "degraded" if reasons else "ok"
+        spooled_in = spool_folder(str(self.settings.home))
         return Health(
             status=status,
             version=__version__,
@@ -131,16 +145,18 @@ class HealthCheck:
             pending_writes=pending,
             rss_bytes=_rss_bytes(),
             pid=os.getpid(),
-            spooled=len(spool.pending(spool_folder(str(self.settings.home)))),
+            spooled=len(spool.pending(spooled_in)),
+            spool_set_aside=len(spool.set_aside(spooled_in)),
+            spool_set_aside_folder=os.path.join(spooled_in, spool.BAD),
             reasons=tuple(reasons),
             vault=str(self.settings.vault_path),
             fragments_folder=str(self.settings.fragments_path),
             embedder=self._embedder_state(),
             llm=_llm_state(self.settings, self.pipeline.opened),
-            board_rows=self.store.board_row_count(),
+            board_rows=board_rows,
             fragments=live,
             archived_fragments=archived,
-            backlog=self.index.backlog(),
+            backlog=backlog,
             pool=self.store.pool_stats(),
             vault_owner=owner,
             vault_owner_since=self.claim.since,
@@ -148,9 +164,26 @@ class HealthCheck:
             private_projects=tuple(privacy.private_projects(str(self.settings.home))),
             purges=purges,
             last_purge=latest[0] if latest else None,
-            injected=self.cost.report() if self.cost is not None else None,
+            injected=injected,
             conflict_copies=tuple(conflict_copies(self.settings.vault_path)),
         )
+
+    def _store_figures(self) -> _StoreFigures:
+        """What the report reads of the store: each read may find it away."""
+        return (
+            self.store.stats(),
+            self.store.fragment_counts(),
+            self.store.board_row_count(),
+            self.index.backlog(),
+            self.claim.is_owner(),
+            self.claim.waiting(),
+        )
+
+    def _store_away(self) -> _StoreFigures:
+        """The figures of a store that cannot be read now: none known, but where it is."""
+        location = store_location(self.settings.store_url)
+        stats = StoreStats(self.store.engine, str(location), 0, 0, 0, 0, 0, 0, 0, 0)
+        return stats, (0, 0), 0, None, self.claim.owner, 0
 
     def _embedder_state(self) -> EmbedderState:
         choice = self.settings.embeddings

@@ -35,7 +35,7 @@ from memvault.search.semantic import Semantic
 from memvault.store import Store
 from memvault.vault import frontmatter
 from memvault.vault.board_files import snapshot_file
-from memvault.vault.files import read_text
+from memvault.vault.files import read_text, refused_link
 from memvault.vault.fragments import ARCHIVE, PROJECTS, Fragment
 
 log = logging.getLogger(__name__)
@@ -191,6 +191,10 @@ class Indexer:
                     if entry.is_dir(follow_symlinks=False):
                         stack.append((entry.path, key, False))
                     elif name.endswith(".md"):
+                        if entry.is_symlink() and refused_link(
+                            self.vault, Path(entry.path), "fragment"
+                        ):
+                            continue  # not the vault's: dropped from the index if it was in
                         yield key, entry.stat().st_mtime
                 except OSError:
                     continue
@@ -199,6 +203,8 @@ class Indexer:
         return path.relative_to(self.vault).as_posix()
 
     def _fragment_draft(self, path: Path) -> DocumentDraft | None:
+        if refused_link(self.vault, path, "fragment"):
+            return None  # its contents are not the vault's: never searched nor served
         try:
             stat = path.stat()
             fragment = Fragment.read(path)

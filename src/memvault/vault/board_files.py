@@ -28,7 +28,14 @@ from memvault.vault.board import (
     row_cells,
     rows_in,
 )
-from memvault.vault.files import OutsideFolder, inside, memory_lock, read_text, write_atomic
+from memvault.vault.files import (
+    OutsideFolder,
+    inside,
+    memory_lock,
+    read_text,
+    refused_link,
+    write_atomic,
+)
 from memvault.vault.shared_file import NotText, SharedFile
 from memvault.vault.snapshot import CONTINUES, Snapshot, dropped, merge, topic_of
 from memvault.vault.table import cell_text
@@ -146,6 +153,8 @@ class BoardFiles:
         for entry in entries:
             if not entry.name.endswith(".md") or not entry.is_file():
                 continue
+            if entry.is_symlink() and refused_link(self.vault, Path(entry.path), "snapshot"):
+                continue
             session_id = entry.name[:-3]
             seen.add(session_id)
             stat = entry.stat()
@@ -257,6 +266,11 @@ class BoardFiles:
         raise AssertionError("unreachable: the last try rewrites")
 
     def _shared_index(self) -> SharedFile:
+        if refused_link(self.vault, self.index_path, "the board"):
+            raise BoardFormatError(
+                "memory/index.md is a symbolic link leading out of the vault: memvault "
+                "neither reads nor writes the board through it (make it a file in the vault)"
+            )
         try:
             return SharedFile(self.index_path)
         except NotText as exc:

@@ -1,10 +1,12 @@
 """File primitives for the vault: one lock for the memory folder, atomic replace, reads,
-and the check that a name stays inside its folder."""
+the check that a name stays inside its folder, and the one that a symbolic link does not
+lead out of the vault."""
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import os
 import tempfile
 from pathlib import Path, PurePath
@@ -69,6 +71,55 @@ def inside(folder: Path, relative: str | PurePath) -> Path:
     if resolved == root or not resolved.is_relative_to(root):
         raise OutsideFolder(f"{name!r} leads outside {folder.name}/")
     return target
+
+
+log = logging.getLogger("memvault.vault")
+_TOLD: set[tuple[str, str]] = set()  # links already named in the log, said once each
+
+
+def leads_out(vault: Path, path: Path) -> Path | None:
+    """Where ``path`` really is when a symbolic link on its way leads out of ``vault``;
+    ``None`` when it stays inside (a link within the vault is followed as any path is)."""
+    try:
+        resolved = path.resolve()
+        root = vault.resolve()
+    except (OSError, RuntimeError):  # a loop of links leads nowhere readable
+        return path
+    return None if resolved.is_relative_to(root) else resolved
+
+
+def refused_link(vault: Path, path: Path, what: str) -> bool:
+    """Whether ``path`` leads out of ``vault`` through a link, in which case it is neither
+    read nor written; the first refusal of each link is logged, naming ``what`` it was."""
+    target = leads_out(vault, path)
+    if target is None:
+        return False
+    told = (str(path), str(target))
+    if told not in _TOLD:
+        _TOLD.add(told)
+        log.warning(
+            "%s %s is a symbolic link leading out of the vault (to %s): not read or written",
+            what,
+            path,
+            target,
+        )
+    return True
+
+
+def links_out(vault: Path, folders: list[Path]) -> list[tuple[Path, Path]]:
+    """Every symbolic link under ``folders`` that leads out of ``vault``, with its target
+    (links are not walked into)."""
+    found = []
+    for folder in folders:
+        if folder.is_symlink() and (target := leads_out(vault, folder)) is not None:
+            found.append((folder, target))
+            continue
+        for parent, dirs, files in os.walk(folder):
+            for name in sorted(dirs + files):
+                path = Path(parent, name)
+                if path.is_symlink() and (target := leads_out(vault, path)) is not None:
+                    found.append((path, target))
+    return found
 
 
 def file_sha256(path: Path) -> str | None:

@@ -17,7 +17,7 @@ from typing import Any
 
 from memvault.platforms import windows_name_problem
 from memvault.vault import frontmatter
-from memvault.vault.files import OutsideFolder, inside, read_text
+from memvault.vault.files import OutsideFolder, inside, read_text, refused_link
 from memvault.vault.snapshot import MARKERS
 
 TAG = "agent-memory"
@@ -163,13 +163,16 @@ class CheckReport:
 
 def live_fragment_files(folder: Path) -> list[Path]:
     """The fragment files of ``folder`` in name order: not the archive, not the projects'
-    summaries, nothing in hidden folders (an editor's or a sync tool's, not ours)."""
+    summaries, nothing in hidden folders (an editor's or a sync tool's, not ours), no
+    symbolic link leading out of the vault ``folder`` sits in."""
     if not folder.is_dir():
         return []
     found = []
     for path in sorted(folder.rglob("*.md")):
         parts = path.relative_to(folder).parts
-        if parts[0] not in RESERVED and not any(part.startswith(".") for part in parts):
+        if parts[0] in RESERVED or any(part.startswith(".") for part in parts):
+            continue
+        if not refused_link(folder.parent, path, "fragment"):
             found.append(path)
     return found
 

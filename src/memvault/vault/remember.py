@@ -175,11 +175,21 @@ def normal_tags(tags: list[str]) -> list[str]:
     return list(dict.fromkeys(tag_name(tag) for tag in tags))
 
 
+MAX_PROPERTIES = 100
+"""Properties a fragment may be given beside its own fields: a fragment is a small note,
+and each property is checked and written, so a thousand of them only costs time."""
+
+
 def property_problems(properties: dict[Any, Any]) -> list[str]:
-    """What is wrong with a draft's other properties: names that are not plain property
-    names, or that would shadow or restate a fragment's own fields (Obsidian takes
-    property names without regard to case, so neither may ``Importance``), and values
-    that cannot be written as YAML."""
+    """What is wrong with a draft's other properties: more than ``MAX_PROPERTIES``, names
+    that are not plain property names, or that would shadow or restate a fragment's own
+    fields (Obsidian takes property names without regard to case, so neither may
+    ``Importance``), and values that cannot be written as YAML."""
+    if len(properties) > MAX_PROPERTIES:
+        return [
+            f"properties: {len(properties)} given, at most {MAX_PROPERTIES} a fragment "
+            "(the limit on properties per fragment)"
+        ]
     problems = []
     for name, value in properties.items():
         problem = frontmatter.key_problem(name)

@@ -166,7 +166,7 @@ class Snapshot:
         lines += ["## Metadata", "", "| Field | Value |", "|---|---|"]
         others = [name for name in self.metadata if name not in METADATA_FIELDS]
         for name in (*METADATA_FIELDS, *others):
-            value = self.metadata.get(name, "")
+            value = " ".join(self.metadata.get(name, "").split())  # a cell holds one line
             lines.append(f"| {name} | {value.replace('|', '/')} |")
         if self.metadata_notes:
             lines += ["", *self.metadata_notes]
@@ -174,9 +174,10 @@ class Snapshot:
             lines += ["", f"## {name}", ""]
             items = self.items(name)
             if name == CONTEXT:
-                lines += _join_paragraphs(items) if items else [NONE]
+                body = _join_paragraphs(items) if items else [NONE]
             else:
-                lines += [f"- {item}" for item in items] if items else [NONE]
+                body = [f"- {item}" for item in items] if items else [NONE]
+            lines += _no_headings("\n".join(body).split("\n"))
         for heading, body in self.extra:
             lines += ["", f"## {heading}", "", *body]
         text = "\n".join(lines) + "\n"
@@ -365,6 +366,18 @@ def _join_paragraphs(paragraphs: list[str]) -> list[str]:
             lines.append("")
         lines.extend(paragraph.split("\n"))
     return lines
+
+
+def _no_headings(lines: list[str]) -> list[str]:
+    """A section's lines with any that would be read back as a heading of its own (a line
+    of an item or paragraph opening with ``## ``, outside a code block) escaped, so text
+    given as one item never adds a section to the snapshot; shown, it reads the same."""
+    kept, fenced = [], False
+    for line in lines:
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        kept.append("\\" + line if not fenced and line.startswith("## ") else line)
+    return kept
 
 
 def _trim(lines: list[str]) -> list[str]:

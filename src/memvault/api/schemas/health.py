@@ -59,6 +59,14 @@ class Queue(Shape):
     jobsRunning: Count
     jobsFailed: Count
     spooledEvents: Annotated[Count, Field(description="Kept by hooks, not taken in yet")]
+    spooledSetAside: Annotated[
+        Count,
+        Field(
+            description="Spooled files the server could not take in (unreadable, refused as "
+            "bad input): kept apart in spoolSetAsideFolder, their events not stored"
+        ),
+    ]
+    spoolSetAsideFolder: str
 
 
 class ProcessFigures(Shape):
