@@ -264,6 +264,8 @@ def sessions_of(view: dict) -> list[str]:
 
 def public_id(kind: str, key: str, fragments_dir: str) -> str:
     """A block's id (a document's key) as /memories takes it."""
+    if kind == "session":
+        return f"session:{key}"
     if kind != "fragment":
         return key
     return str(PurePosixPath(key).relative_to(fragments_dir).with_suffix(""))

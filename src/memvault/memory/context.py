@@ -22,7 +22,7 @@ from memvault.memory.reading import INJECTION_HOOK, recent_injections
 from memvault.memory.recall import Recall
 from memvault.search import context as packing
 from memvault.search.context import MEMORY_KINDS
-from memvault.search.engine import Hit
+from memvault.search.engine import Hit, one_per_session
 from memvault.search.query import Query, parse
 from memvault.search.ranking import recency
 from memvault.store import Store
@@ -31,7 +31,10 @@ from memvault.vault.lifecycle import Report
 
 # How many of each kind a search for a block finds, before the relevance floor and what
 # the session was given already leave some out.
-CONTEXT_QUOTAS = {"fragment": 8, "summary": 5, "observation": 20}
+CONTEXT_QUOTAS = {"fragment": 8, "summary": 5, "session": 5, "observation": 20}
+# Sessions a prompt block tells of (by their board row or their own document); its activity
+# lines come from these sessions only.
+SESSIONS_TOLD = 5
 ENRICH_LIMIT = 8
 ENRICH_QUOTAS = {"fragment": 5, "observation": ENRICH_LIMIT * 4}
 # What an injection record lists: the memories given, and the report line.
@@ -100,12 +103,22 @@ class Context:
             raise InvalidInput("budget must be at least 50 tokens", fields=["budget"])
         self.index.fresh()
         asked = bool(query and query.strip())
+        terms: tuple[str, ...] = ()
         if asked:
             assert query is not None
             found = self.index.searcher.find(query, CONTEXT_QUOTAS, project=project)
-            fragments, summaries, observations = self._above_floor(
+            terms = found.query.terms
+            fragments, summaries, sessions, observations = self._above_floor(
                 found.query, *(found[kind] for kind in CONTEXT_QUOTAS)
             )
+            # A session is told once: by its board row or by its own document.
+            summaries = one_per_session(
+                sorted([*summaries, *sessions], key=lambda h: h.score, reverse=True)
+            )[:SESSIONS_TOLD]
+            # Activity only from the sessions this request is about: a step of another
+            # session that happens to share a word is another task's, and noise here.
+            about = self._host_sessions(summaries)
+            observations = [h for h in observations if h.document.session_id in about]
         else:
             fragments = self._standing(project, "fragment", 8)
             summaries = self._standing(project, "summary", 5)
@@ -117,7 +130,7 @@ class Context:
         if session_id:
             session = self.store.get_session(session_id)
             own_row = session.board_session_id if session is not None else None
-        summaries = [h for h in summaries if _tellable_summary(h.document, own_row)]
+        summaries = [h for h in summaries if _tellable_summary(h.document, own_row, session_id)]
         observations = [h for h in observations if _tellable_observation(h.document, session_id)][
             :10
         ]
@@ -141,6 +154,7 @@ class Context:
             label="relevant" if asked else "standing",
             searched=asked,
             repeated=found > len(fragments),
+            terms=terms,
         )
         if asked:
             # Chosen for this task and handed to the agent: a read. (A session start's
@@ -181,6 +195,17 @@ class Context:
             [h for h in hits if packing.relevant(h, packing.matched(weights, h.document))]
             for hits in found
         ]
+
+    def _host_sessions(self, hits: list[Hit]) -> set[str]:
+        """The host sessions of session and board-row hits."""
+        links = self.store.board_links() if any(h.document.kind == "summary" for h in hits) else {}
+        found = set()
+        for hit in hits:
+            if hit.document.kind == "session":
+                found.add(hit.document.key)
+            elif (link := links.get(hit.document.key)) is not None:
+                found.add(link[0])
+        return found
 
     def _standing(self, project: str | None, kind: str, limit: int) -> list[Hit]:
         """Without a query: a project's memories by importance and recency alone."""
@@ -320,9 +345,11 @@ def _tellable_observation(document: Document, session_id: str | None) -> bool:
     return document.meta.get("hookType") not in _UNTOLD_HOOKS
 
 
-def _tellable_summary(document: Document, own_row: str | None) -> bool:
-    """Whether a board row belongs in a block: not the asking session's own row, and not a
-    placeholder (an idle row nobody described yet, in any language)."""
+def _tellable_summary(document: Document, own_row: str | None, session_id: str | None) -> bool:
+    """Whether a board row or a session belongs in a block: not the asking session's own,
+    and not a placeholder (an idle row nobody described yet, in any language)."""
+    if document.kind == "session":
+        return document.key != session_id
     if own_row and document.key == own_row:
         return False
     if document.meta.get("status") != "idle":
