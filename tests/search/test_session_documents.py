@@ -110,6 +110,8 @@ def test_the_whole_text_of_a_long_reply_is_searchable(memory):
 
 def test_tool_calls_get_no_vector_but_what_people_said_and_sessions_do(memory):
     work(memory)
+    memory.capture.observe_many([event("nested", 3, "stop", {"status": "completed"})])
+    memory.index.index_now()
     documents = memory.store.documents(
         [doc_id for doc_id, _, _ in memory.store.documents_to_embed(0, limit=100)]
     )
@@ -117,6 +119,7 @@ def test_tool_calls_get_no_vector_but_what_people_said_and_sessions_do(memory):
     assert ("observation", "Edit") not in embedded
     assert ("observation", "Read") not in embedded
     assert ("observation", "Prompt") in embedded
+    assert ("observation", "Turn ended") not in embedded  # a turn's end that says nothing
     assert {d.key for d in documents.values() if d.kind == "session"} == {"nested", "other"}
     assert memory.store.documents_since(0) == len(documents)
 

@@ -139,7 +139,11 @@ def embedded(observation: Observation) -> bool:
     """Whether an observation gets a vector: what people said, and what failed. A tool's
     call is found by its words (its file, its command) and through its session's vector;
     embedding every tool call made a real history's backlog hours long (docs/benchmarks.md)."""
-    return observation.hook_type not in UNEMBEDDED_HOOKS and observation.type != "host_internal"
+    return (
+        observation.hook_type not in UNEMBEDDED_HOOKS
+        and observation.type != "host_internal"
+        and bool(observation.narrative.strip())  # a turn's end with no text says nothing
+    )
 
 
 def session_document(
