@@ -1,6 +1,5 @@
 """A prompt block tells of the sessions a request is about: each by one line (what it was
-asked, the files it touched), with the decision it made on what the request names, and
-activity only from those sessions."""
+asked, the files it touched), with the decision it made on what the request names."""
 
 from __future__ import annotations
 
@@ -74,15 +73,3 @@ def test_a_session_line_quotes_the_decision_on_what_the_request_names(memory):
     assert "parse the command line arguments" in line
     assert "Program.cs" in line
     assert "decided: Let's use the CommandLineParser library" in line
-
-
-def test_activity_comes_only_from_the_sessions_the_block_tells_of(memory):
-    history(memory)
-    packed = memory.context.context(
-        project="blast", query="add a --verbose option to the CommandLineParser options"
-    )
-    told = {b["id"] for b in packed.blocks if b["kind"] == "session"}
-    activity = [b for b in packed.blocks if b["kind"] == "observation"]
-    sessions = {memory.store.document("observation", b["id"]).session_id for b in activity}
-    assert sessions <= told
-    assert "changelog" not in packed.text.lower()

@@ -32,8 +32,10 @@ from memvault.vault.lifecycle import Report
 # How many of each kind a search for a block finds, before the relevance floor and what
 # the session was given already leave some out.
 CONTEXT_QUOTAS = {"fragment": 8, "summary": 5, "session": 5, "observation": 20}
-# Sessions a prompt block tells of (by their board row or their own document); its activity
-# lines come from these sessions only.
+# Sessions a prompt block tells of (by their board row or their own document). Keeping its
+# activity lines to these sessions' was measured and dropped: on the real coding sessions
+# it lost 2 of 28 relevant sessions from the block and gained no precision
+# (docs/benchmarks.md).
 SESSIONS_TOLD = 5
 ENRICH_LIMIT = 8
 ENRICH_QUOTAS = {"fragment": 5, "observation": ENRICH_LIMIT * 4}
@@ -115,10 +117,6 @@ class Context:
             summaries = one_per_session(
                 sorted([*summaries, *sessions], key=lambda h: h.score, reverse=True)
             )[:SESSIONS_TOLD]
-            # Activity only from the sessions this request is about: a step of another
-            # session that happens to share a word is another task's, and noise here.
-            about = self._host_sessions(summaries)
-            observations = [h for h in observations if h.document.session_id in about]
         else:
             fragments = self._standing(project, "fragment", 8)
             summaries = self._standing(project, "summary", 5)
@@ -195,17 +193,6 @@ class Context:
             [h for h in hits if packing.relevant(h, packing.matched(weights, h.document))]
             for hits in found
         ]
-
-    def _host_sessions(self, hits: list[Hit]) -> set[str]:
-        """The host sessions of session and board-row hits."""
-        links = self.store.board_links() if any(h.document.kind == "summary" for h in hits) else {}
-        found = set()
-        for hit in hits:
-            if hit.document.kind == "session":
-                found.add(hit.document.key)
-            elif (link := links.get(hit.document.key)) is not None:
-                found.add(link[0])
-        return found
 
     def _standing(self, project: str | None, kind: str, limit: int) -> list[Hit]:
         """Without a query: a project's memories by importance and recency alone."""
