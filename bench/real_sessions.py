@@ -24,7 +24,7 @@ Every search result and injected memory is traced to the sessions its events cam
 with memvault's own tokenizer, one document per session and one per event (a session
 ranked by its best event), in the same run.
 
-    .venv/bin/python bench/real_sessions.py [--data DIR] [--lexical-only]
+    .venv/bin/python bench/real_sessions.py [--data DIR] [--lexical-only | --default-only]
         [--projects blastmerge,docgen] [--limit N] [--wait SECONDS] [--ask-when-indexed]
         [--json PATH]
 """
@@ -228,20 +228,42 @@ def caught_up(report: dict) -> bool:
 
 
 def wait_for(
-    url: str, began: float, cap: float, ready: Callable[[dict], bool]
+    url: str,
+    began: float,
+    cap: float,
+    ready: Callable[[dict], bool],
+    probe: Callable[[], None] | None = None,
 ) -> tuple[float | None, dict]:
     """Seconds from ``began`` until ``ready`` holds (None past ``cap``), and the last health
     report. Ready twice in a row: a job the last event queues may not be pending yet at the
-    first look."""
+    first look. ``probe`` runs at each look while documents wait for vectors."""
     streak = 0
     while True:
         report = health(url)
+        if probe is not None and report["index"].get("documentsNotEmbedded"):
+            probe()
         streak = streak + 1 if ready(report) else 0
         if streak == 2:
             return time.perf_counter() - began, report
         if time.perf_counter() - began > cap:
             return None, report
         time.sleep(0.5)
+
+
+def _prober(url: str, questions: list[dict], out: list[float]) -> Callable[[], None]:
+    """A /search with the next question's request, timed into ``out``: what a session
+    starting during the catch-up waits for."""
+    asked_ones = [q for q in questions if q["set"] != "control"] or questions
+    turn = iter(range(10**9))
+
+    def probe() -> None:
+        question = asked_ones[next(turn) % len(asked_ones)]
+        body = {"query": asked(question), "project": question["project"], "limit": 10}
+        began = time.perf_counter()
+        call(url, "/agentmemory/search", body)
+        out.append((time.perf_counter() - began) * 1000)
+
+    return probe
 
 
 def wait_embedder(url: str, cap: float = 300) -> None:
@@ -264,6 +286,8 @@ def sessions_of(view: dict) -> list[str]:
 
 def public_id(kind: str, key: str, fragments_dir: str) -> str:
     """A block's id (a document's key) as /memories takes it."""
+    if kind == "session":
+        return f"session:{key}"
     if kind != "fragment":
         return key
     return str(PurePosixPath(key).relative_to(fragments_dir).with_suffix(""))
@@ -337,8 +361,10 @@ def run_mode(
             posted = time.perf_counter() - began
             indexed_s, report = wait_for(url, began, cap, indexed)
             seconds = None
+            during: list[float] = []  # /search while a backlog is being embedded, ms
             if not when_indexed:
-                seconds, report = wait_for(url, began, cap, caught_up)
+                probe = _prober(url, questions, during)
+                seconds, report = wait_for(url, began, cap, caught_up, probe)
             asked_rows = [ask(url, q, n) for n, q in enumerate(questions)]
             fragments_dir = PurePosixPath(report["vault"]["fragmentsFolder"]).name
             every = {item for r in asked_rows for item in r["start_items"] + r["prompt_items"]}
@@ -367,12 +393,17 @@ def run_mode(
         "posted_s": posted,
         "indexed_s": indexed_s,
         "caught_up_s": seconds,
+        "search_during_ms": during,
         "health": {k: report[k] for k in ("store", "queue", "vault", "embedder", "index")},
         "rows": rows,
     }
 
 
 # -- figures ------------------------------------------------------------------------------
+
+
+def _spread(times: list[float]) -> tuple[int, float, float] | None:
+    return (len(times), statistics.median(times), percentile(times, 95)) if times else None
 
 
 def recall(ranked: list[str], relevant: set[str], k: int) -> float:
@@ -457,6 +488,7 @@ def summarize(questions: list[dict], scored: dict[str, list[dict]], runs: dict) 
             "context_p50_ms": statistics.median(context) if context else None,
             "context_p95_ms": percentile(context, 95) if context else None,
             "search_p50_ms": statistics.median(search) if search else None,
+            "search_during": _spread(run.get("search_during_ms") or []),
             "start_block_checked": sum(r["start_matches"] for r in run["rows"]),
             "documents": run["health"]["store"],
             "fragments": run["health"]["vault"]["fragments"],
@@ -483,6 +515,12 @@ def show(figures: dict, systems: list[str]) -> None:
             f" {m['context_p50_ms']:.0f} ms p95 {m['context_p95_ms']:.0f} ms; /search p50"
             f" {m['search_p50_ms']:.0f} ms"
         )
+        if m["search_during"]:
+            n, p50, p95 = m["search_during"]
+            print(
+                f"{mode}: /search while documents waited for vectors: n={n}"
+                f" p50 {p50:.0f} ms p95 {p95:.0f} ms"
+            )
     print("\nsearch: recall@5 / recall@10 / hit@5 of the relevant sessions")
     print(f"{'questions':12} {'n':>3}  " + "".join(f"{s:>19}" for s in systems))
     for name, cells in table.items():
@@ -525,6 +563,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--lexical-only", action="store_true", help="skip the default mode")
+    parser.add_argument("--default-only", action="store_true", help="skip the lexical mode")
     parser.add_argument("--projects", help="comma-separated project names (default: all)")
     parser.add_argument("--limit", type=int, help="at most N questions of each set")
     parser.add_argument(
@@ -540,7 +579,7 @@ def main() -> None:
     chosen = set(args.projects.split(",")) if args.projects else None
     history, questions = load(args.data, chosen)
     questions = limited(questions, args.limit)
-    modes = ["lexical"] if args.lexical_only else list(MODES)
+    modes = ["lexical"] if args.lexical_only else ["default"] if args.default_only else list(MODES)
     print(
         f"real coding sessions: {len(history)} projects, {sum(map(len, history.values()))}"
         f" history sessions ({sum(len(s['events']) for g in history.values() for s in g):,}"

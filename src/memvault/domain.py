@@ -216,7 +216,7 @@ class BoardRow:
         return replace(self, **changes)
 
 
-DOCUMENT_KINDS = ("fragment", "summary", "observation")
+DOCUMENT_KINDS = ("fragment", "summary", "session", "observation")
 
 
 @dataclass(frozen=True, slots=True)

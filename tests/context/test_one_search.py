@@ -45,7 +45,9 @@ def test_a_context_request_searches_once(counted):
     packed = memory.context.context(project="demo-app", query=REQUEST)
     assert [b for b in packed.blocks if b["kind"] == "fragment"]
     assert [b for b in packed.blocks if b["kind"] == "observation"]
-    assert [sorted(kinds) for kinds in calls["lexical"]] == [["fragment", "observation", "summary"]]
+    assert [sorted(kinds) for kinds in calls["lexical"]] == [
+        ["fragment", "observation", "session", "summary"]
+    ]
     assert calls["parsed"] == 1
 
 

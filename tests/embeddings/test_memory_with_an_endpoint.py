@@ -29,10 +29,10 @@ def test_search_and_remember_fall_back_to_words_when_the_endpoint_fails(tmp_path
         observe(memory, 2, "bump the lockfile")
         memory.index.semantic.warm()
         memory.index.index_now()
-        hits = memory.search("signing keys")
+        hits = memory.search("signing keys", kinds=["observation"])
         assert hits[0].semantic is not None  # the endpoint answered: hybrid
         embedding_server.mode = "error"
-        hits = memory.search("signing keys please")  # a new query: needs the endpoint
+        hits = memory.search("signing keys please", kinds=["observation"])  # a new query
         assert hits[0].document.event_ids == ["e1"] and hits[0].semantic is None
         done = memory.remember(Draft(project="demo", summary="keys rotate yearly", facts=["k: v"]))
         assert done.action == "created" and done.path.exists()

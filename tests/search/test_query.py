@@ -60,3 +60,17 @@ def test_keeping_drops_plain_terms_only():
     assert query.match() == LexicalQuery(
         terms=("socket",), phrases=(("connect", "pool"),), prefixes=(("deplo",),)
     )
+
+
+def test_a_long_text_is_plain_words_its_quotes_and_stars_its_own():
+    # A prompt with a pasted compiler error: "void*" and the quoted name are the log's, not
+    # operators; a required prefix there once hid every session that did not say "void".
+    pasted = (
+        'Program.cs(34): error CS1503: Argument 1: cannot convert from "BlockMerger" to '
+        "void* in the merge callback when the tests run"
+    )
+    query = parse(pasted)
+    assert query.prefixes == () and query.phrases == ()
+    assert {"void", "blockmerg", "callback"} <= set(query.terms)
+    # A short query keeps its operators.
+    assert parse('"block merger" void*').prefixes == (("void",),)

@@ -56,8 +56,8 @@ def test_events_without_a_client_id_are_named_by_their_server_sequence(vault_mem
 def test_a_two_character_chinese_query_finds_its_text(vault_memory):
     prompt(vault_memory, "数据库连接池配置错误导致超时", 1)
     prompt(vault_memory, "前端样式调整", 2)
-    assert ids(vault_memory.search("超时"))[0] == "obs_1"
-    assert ids(vault_memory.search("样式"))[0] == "obs_2"
+    assert ids(vault_memory.search("超时", kinds=["observation"]))[0] == "obs_1"
+    assert ids(vault_memory.search("样式", kinds=["observation"]))[0] == "obs_2"
 
 
 def test_a_japanese_query_finds_its_fragment(vault_memory):
@@ -76,9 +76,9 @@ def test_a_japanese_query_finds_its_fragment(vault_memory):
 def test_a_phrase_must_appear_in_order_and_a_prefix_matches_word_starts(vault_memory):
     prompt(vault_memory, "the connection pool timed out", 1)
     prompt(vault_memory, "pool of workers lost its connection", 2)
-    assert ids(vault_memory.search('"connection pool"')) == ["obs_1"]
+    assert ids(vault_memory.search('"connection pool"', kinds=["observation"])) == ["obs_1"]
     prompt(vault_memory, "deployment finished", 3)
-    assert "obs_3" in ids(vault_memory.search("deploy*"))
+    assert "obs_3" in ids(vault_memory.search("deploy*", kinds=["observation"]))
 
 
 def test_neighbouring_events_help_a_result_be_found_but_rank_below_the_text_itself(
@@ -86,7 +86,7 @@ def test_neighbouring_events_help_a_result_be_found_but_rank_below_the_text_itse
 ):
     prompt(vault_memory, "Why does the staging database keep timing out?", 1)
     prompt(vault_memory, "Because the pool size is 5; raise it to 20.", 2)
-    hits = vault_memory.search("staging database")
+    hits = vault_memory.search("staging database", kinds=["observation"])
     assert ids(hits)[:2] == ["obs_1", "obs_2"]
     assert hits[0].relevance > hits[1].relevance > 0
 
@@ -104,7 +104,7 @@ def test_recency_decays_by_day_and_the_weights_are_configurable(tmp_path):
         home=tmp_path / "h", weight_relevance=1, weight_importance=0, weight_recency=1
     ) as memory:
         prompt(memory, "cache eviction policy", 1, timestamp="2026-01-01T00:00:00Z")
-        hit = memory.search("cache eviction")[0]
+        hit = memory.search("cache eviction", kinds=["observation"])[0]
     days = (time.time() - 1767225600) / 86400
     assert hit.recency == pytest.approx(math.exp(-0.01 * days), rel=1e-3)
     assert hit.score == pytest.approx((hit.relevance + hit.recency) / 2)
@@ -205,7 +205,8 @@ def _contexts(memory: Memory) -> dict[str, str]:
     with sqlite3.connect(memory.settings.store_path) as conn:
         return dict(
             conn.execute(
-                "SELECT d.key, f.context FROM documents d JOIN documents_fts f ON f.rowid = d.id"
+                "SELECT d.key, f.context FROM documents d JOIN documents_fts f ON f.rowid = d.id "
+                "WHERE d.kind = 'observation'"
             )
         )
 
@@ -236,7 +237,8 @@ def _docs(memory: Memory):
 def test_in_a_large_index_only_results_holding_a_rarer_term_are_scored(vault_memory, monkeypatch):
     from memvault.search import engine
 
-    monkeypatch.setattr(engine, "RARE_DOCUMENTS", 2)
+    # Each prompt is held twice: by its observation and by its session's document.
+    monkeypatch.setattr(engine, "RARE_DOCUMENTS", 4)
     monkeypatch.setattr(engine, "RARE_SHARE", 0.0)
     texts = ["zebra common", "common stuff", "common things", "zebra", "stuff things"]
     for n, text in enumerate(texts):
@@ -258,9 +260,9 @@ def test_prefixes_find_stemmed_words_and_chinese_prefixes_find_their_text(vault_
     prompt(vault_memory, "the connection was configured with retries", 1)
     prompt(vault_memory, "数据库连接池配置错误", 2)
     for query in ("connection*", "configured*", "retries*", "conn*", "connection* retries"):
-        assert ids(vault_memory.search(query)) == ["obs_1"], query
+        assert ids(vault_memory.search(query, kinds=["observation"])) == ["obs_1"], query
     for query in ("数据库*", "连接池*", "数*"):
-        assert ids(vault_memory.search(query))[0] == "obs_2", query
+        assert ids(vault_memory.search(query, kinds=["observation"]))[0] == "obs_2", query
 
 
 def test_fragments_in_subfolders_can_be_read_and_forgotten(vault_memory):

@@ -87,6 +87,13 @@ def compress(hook_type: str, data: Any) -> ObservationDraft:
     )
 
 
+def whole_text(hook_type: str, data: Any) -> str:
+    """What an event says, whole: the text its observation's narrative is clipped from (a
+    prompt, a reply, a tool's input and output), for search to read all of it."""
+    fields = data if isinstance(data, dict) else {"value": data}
+    return _BUILDERS.get(hook_type, _other)(hook_type, fields)[2].strip()
+
+
 Built = tuple[str, str, str, list[str], int]
 
 

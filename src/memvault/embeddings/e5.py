@@ -84,13 +84,19 @@ class E5Embedder:
     def _encode(self, texts: list[str], *, query: bool) -> np.ndarray:
         if not texts:
             return np.zeros((0, DIM), dtype=np.float32)
-        with self._lock:
-            model = self._load()
-            try:
-                # At one thread a text at a time beats a padded batch.
-                rows = [model.encode(text, is_query=query) for text in texts]
-            except Exception as error:
-                raise EmbeddingError(f"the packaged {MODEL} failed to encode: {error}") from error
+        rows = []
+        for text in texts:
+            # At one thread a text at a time beats a padded batch; and the lock is taken
+            # per text, so a search's query waits for one document, not a whole batch of a
+            # backlog being embedded.
+            with self._lock:
+                model = self._load()
+                try:
+                    rows.append(model.encode(text, is_query=query))
+                except Exception as error:
+                    raise EmbeddingError(
+                        f"the packaged {MODEL} failed to encode: {error}"
+                    ) from error
         vectors = np.asarray(rows, dtype=np.float32).reshape(len(texts), DIM)
         if self._centred:
             vectors = vectors - center()

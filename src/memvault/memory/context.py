@@ -24,7 +24,7 @@ from memvault.memory.recall import Recall
 from memvault.memory.staleness import FileCheck, current, project_folder
 from memvault.search import context as packing
 from memvault.search.context import MEMORY_KINDS
-from memvault.search.engine import Hit
+from memvault.search.engine import Hit, one_per_session
 from memvault.search.query import Query, parse
 from memvault.search.ranking import recency
 from memvault.store import Store
@@ -33,7 +33,12 @@ from memvault.vault.lifecycle import Report
 
 # How many of each kind a search for a block finds, before the relevance floor and what
 # the session was given already leave some out.
-CONTEXT_QUOTAS = {"fragment": 8, "summary": 5, "observation": 20}
+CONTEXT_QUOTAS = {"fragment": 8, "summary": 5, "session": 5, "observation": 20}
+# Sessions a prompt block tells of (by their board row or their own document). Keeping its
+# activity lines to these sessions' was measured and dropped: on the real coding sessions
+# it lost 2 of 28 relevant sessions from the block and gained no precision
+# (docs/benchmarks.md).
+SESSIONS_TOLD = 5
 ENRICH_LIMIT = 8
 ENRICH_QUOTAS = {"fragment": 5, "observation": ENRICH_LIMIT * 4}
 # What an injection record lists: the memories given, and the report line.
@@ -114,12 +119,18 @@ class Context:
             raise InvalidInput("budget must be at least 50 tokens", fields=["budget"])
         self.index.fresh()
         asked = bool(query and query.strip())
+        terms: tuple[str, ...] = ()
         if asked:
             assert query is not None
             found = self.index.searcher.find(query, CONTEXT_QUOTAS, project=project)
-            fragments, summaries, observations = self._above_floor(
+            terms = found.query.terms
+            fragments, summaries, sessions, observations = self._above_floor(
                 found.query, *(found[kind] for kind in CONTEXT_QUOTAS)
             )
+            # A session is told once: by its board row or by its own document.
+            summaries = one_per_session(
+                sorted([*summaries, *sessions], key=lambda h: h.score, reverse=True)
+            )[:SESSIONS_TOLD]
         else:
             fragments = self._standing(project, "fragment", 8)
             summaries = self._standing(project, "summary", 5)
@@ -131,7 +142,7 @@ class Context:
         if session_id:
             session = self.store.get_session(session_id)
             own_row = session.board_session_id if session is not None else None
-        summaries = [h for h in summaries if _tellable_summary(h.document, own_row)]
+        summaries = [h for h in summaries if _tellable_summary(h.document, own_row, session_id)]
         observations = [h for h in observations if _tellable_observation(h.document, session_id)][
             :10
         ]
@@ -159,6 +170,7 @@ class Context:
             label="relevant" if asked else "standing",
             searched=asked,
             repeated=found > len(fragments),
+            terms=terms,
         )
         if asked:
             # Chosen for this task and handed to the agent: a read. (A session start's
@@ -357,9 +369,11 @@ def _tellable_observation(document: Document, session_id: str | None) -> bool:
     return document.meta.get("hookType") not in _UNTOLD_HOOKS
 
 
-def _tellable_summary(document: Document, own_row: str | None) -> bool:
-    """Whether a board row belongs in a block: not the asking session's own row, and not a
-    placeholder (an idle row nobody described yet, in any language)."""
+def _tellable_summary(document: Document, own_row: str | None, session_id: str | None) -> bool:
+    """Whether a board row or a session belongs in a block: not the asking session's own,
+    and not a placeholder (an idle row nobody described yet, in any language)."""
+    if document.kind == "session":
+        return document.key != session_id
     if own_row and document.key == own_row:
         return False
     if document.meta.get("status") != "idle":

@@ -1,8 +1,8 @@
 """Recall: search (L0), one memory whole (L1), a project's memory (L2), and what an id names.
 
 Public ids: an observation is ``obs_<seq>``, a session summary its board Session ID, a
-fragment its path inside the fragments folder without ``.md`` (``_archive/…`` once
-archived).
+host session ``session:<its id>``, a fragment its path inside the fragments folder
+without ``.md`` (``_archive/…`` once archived).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from memvault.vault.files import OutsideFolder, inside
 from memvault.vault.fragments import Fragment
 
 _OBSERVATION_ID = re.compile(r"^obs_\d+$")
+SESSION_PREFIX = "session:"
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +96,8 @@ class Recall:
         )
 
     def public_id(self, document: Document) -> str:
+        if document.kind == "session":
+            return f"{SESSION_PREFIX}{document.key}"
         if document.kind != "fragment":
             return document.key
         relative = PurePosixPath(document.key).relative_to(
@@ -108,6 +111,8 @@ class Recall:
         folder names no memory, and nothing is looked up for it."""
         if _OBSERVATION_ID.match(memory_id):
             return self.store.document("observation", memory_id)
+        if memory_id.startswith(SESSION_PREFIX):
+            return self.store.document("session", memory_id.removeprefix(SESSION_PREFIX))
         sessions = self.settings.vault_path / "memory" / "sessions"
         try:
             inside(self.settings.fragments_path, f"{memory_id}.md")

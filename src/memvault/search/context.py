@@ -26,6 +26,7 @@ from memvault.search.engine import Hit
 from memvault.vault.remember import facts_from
 
 FACTS_PER_FRAGMENT = 8
+SESSION_FILES = 4  # files named on a session's line
 _NAME_PREFIX = re.compile(r"^.+? - \d{4}-\d{2}-\d{2} - ")
 # Observations of these hooks are rendered by their title ("Bash: npm test"): their
 # narrative is the tool's raw input and output, JSON an agent should not be handed.
@@ -61,7 +62,7 @@ class Packed:
         return [b for b in self.blocks if b["kind"] in MEMORY_KINDS]
 
 
-MEMORY_KINDS = frozenset({"fragment", "project", "summary", "observation"})
+MEMORY_KINDS = frozenset({"fragment", "project", "summary", "session", "observation"})
 
 
 def term_weights(terms: Iterable[str], counts: Mapping[str, int], total: int) -> dict[str, float]:
@@ -136,9 +137,11 @@ def pack(
     label: str = "relevant",
     searched: bool = False,
     repeated: bool = False,
+    terms: Iterable[str] = (),
 ) -> Packed:
     """Fill ``budget`` tokens: the report line, then fragments, the project's L2 summary,
-    session summaries and observations, in that order, each item whole or not at all."""
+    session summaries and observations, in that order, each item whole or not at all.
+    ``terms``: the request's, which pick the decision a session's line quotes."""
     words = words or strings()
     out = Packed(text="", tokens=0, budget=budget)
     lines: list[str] = []
@@ -182,10 +185,7 @@ def pack(
         add,
         words.heading_sessions,
         "summaries",
-        [
-            (f"- {h.document.title}: {h.document.summary}".rstrip(": "), "summary", h.document.key)
-            for h in summaries
-        ],
+        [(told(h.document, terms), h.document.kind, h.document.key) for h in summaries],
     )
     _section(
         add,
@@ -204,6 +204,31 @@ def pack(
         add(words.sources_hint, "hint", "sources")
     out.text = "\n".join(lines)
     return out
+
+
+def told(document: Document, terms: Iterable[str] = ()) -> str:
+    """A session as one line: its board row's topic and summary, or, for a session with no
+    row, what it was asked and the files it touched, and under it the decision it made
+    that shares the most of the request's ``terms`` (when one shares any)."""
+    if document.kind != "session":
+        return f"- {document.title}: {document.summary}".rstrip(": ")
+    files = ", ".join(document.meta.get("files", [])[:SESSION_FILES])
+    line = f"- [{document.updated_at[:10]}] {_clip(document.summary, 160)}"
+    line = f"{line} (files: {files})" if files else line
+    decision = decision_about(document, terms)
+    return f"{line}\n  - decided: {decision}" if decision else line
+
+
+def decision_about(document: Document, terms: Iterable[str]) -> str | None:
+    """Of a session's decisions, the one holding the most of ``terms``; None when none
+    holds any."""
+    wanted = set(terms)
+    best, shared = None, 0
+    for decision in document.meta.get("decisions") or []:
+        count = len(wanted.intersection(tokens(decision)))
+        if count > shared:
+            best, shared = decision, count
+    return best
 
 
 def activity(document: Document) -> str:

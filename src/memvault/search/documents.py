@@ -14,11 +14,29 @@ from collections.abc import Sequence
 from typing import Any
 
 from memvault.analyzer import tokens
-from memvault.domain import BoardRow, DocumentDraft, Observation, parse_timestamp
+from memvault.derive.digest import Digest
+from memvault.domain import BoardRow, DocumentDraft, Observation, Session, parse_timestamp
 from memvault.vault.fragments import Fragment
 from memvault.vault.remember import facts_from
 
 SUMMARY_LIMIT = 240
+TITLE_LIMIT = 80
+SESSION_EMBED = 2000  # characters of a session's requests embedded (the model reads ~512 tokens)
+SESSION_FILES = 10  # files a session's result lists
+DECISION_LIMIT = 300  # characters of a decision a session's document keeps to show
+# Hooks whose observations get no vector (see ``embedded``).
+UNEMBEDDED_HOOKS = frozenset(
+    {
+        "pre_tool_use",
+        "post_tool_use",
+        "session_start",
+        "session_end",
+        "notification",
+        "pre_compact",
+        "post_compact",
+        "context_injected",
+    }
+)
 OBSERVATION_IMPORTANCE_SCALE = 10  # observations rate importance 1–10
 SUMMARY_IMPORTANCE = 0.6  # a session summary has none of its own
 _MONTHS = (
@@ -69,9 +87,10 @@ def event_id(observation: Observation) -> str:
     return observation.client_event_id or f"evt_{observation.event_seq}"
 
 
-def observation_text(observation: Observation) -> str:
-    """What an observation says, once: the narrative, or the title when there is none."""
-    narrative = observation.narrative.strip()
+def observation_text(observation: Observation, whole: str | None = None) -> str:
+    """What an observation says, once: the narrative (or ``whole``, the event's whole text
+    it was clipped from), or the title when there is none."""
+    narrative = (whole or observation.narrative).strip()
     parts = [narrative or observation.title]
     if narrative and not _echoes(observation.title, narrative):
         parts.insert(0, observation.title)
@@ -88,10 +107,15 @@ def _echoes(title: str, narrative: str) -> bool:
 
 
 def observation_document(
-    observation: Observation, project: str, context: Sequence[Observation] = ()
+    observation: Observation,
+    project: str,
+    context: Sequence[Observation] = (),
+    *,
+    whole: str | None = None,
 ) -> DocumentDraft:
-    """An observation, with the text of its neighbouring events as context."""
-    text = observation_text(observation)
+    """An observation, with the text of its neighbouring events as context. ``whole``: the
+    event's whole text, which search reads instead of the clipped narrative."""
+    text = observation_text(observation, whole)
     around = "\n".join(observation_text(other) for other in context)
     return DocumentDraft(
         kind="observation",
@@ -100,7 +124,7 @@ def observation_document(
         summary=_clip(observation.narrative or observation.title, SUMMARY_LIMIT),
         body=text,
         terms=("", terms(text), terms(around), date_terms(observation.occurred_at)),
-        embed_text=text,
+        embed_text=observation_text(observation) if embedded(observation) else "",
         importance=min(max(observation.importance / OBSERVATION_IMPORTANCE_SCALE, 0.0), 1.0),
         updated_at=observation.occurred_at,
         content_hash=content_hash(text, around, observation.importance, observation.updated_at),
@@ -109,6 +133,72 @@ def observation_document(
         event_ids=(event_id(observation),),
         meta=_observation_meta(observation),
     )
+
+
+def embedded(observation: Observation) -> bool:
+    """Whether an observation gets a vector: what people said, and what failed. A tool's
+    call is found by its words (its file, its command) and through its session's vector;
+    embedding every tool call made a real history's backlog hours long (docs/benchmarks.md)."""
+    return (
+        observation.hook_type not in UNEMBEDDED_HOOKS
+        and observation.type != "host_internal"
+        and bool(observation.narrative.strip())  # a turn's end with no text says nothing
+    )
+
+
+def session_document(
+    session: Session, digest: Digest, *, project: str | None = None
+) -> DocumentDraft:
+    """A host session as one retrieval unit: its requests and decisions are what it says;
+    the files it touched, the commands it ran and what it searched for are the context that
+    finds it. Its replies are left to their own events (read whole there): in a session's
+    document they added more noise than signal on the real sessions (docs/benchmarks.md)."""
+    title = _one_line(session.title or (digest.requests[0] if digest.requests else ""))
+    title = _clip(title, TITLE_LIMIT) or session.id
+    said = "\n".join([*digest.requests, *digest.decisions])
+    around = "\n".join([*digest.files, *digest.commands, *digest.targets])
+    body = _session_body(digest)
+    first = digest.requests[0] if digest.requests else title
+    return DocumentDraft(
+        kind="session",
+        key=session.id,
+        title=title,
+        summary=_clip(first, SUMMARY_LIMIT),
+        body=body,
+        terms=(terms(title), terms(said), terms(around), date_terms(digest.first_at)),
+        embed_text=_clip("\n".join([title, *digest.requests, *digest.decisions]), SESSION_EMBED),
+        importance=SUMMARY_IMPORTANCE,
+        updated_at=digest.last_at or session.created_at,
+        content_hash=content_hash(title, said, around, project, digest.event_ids),
+        project=project if project is not None else session.project,
+        session_id=session.id,
+        event_ids=tuple(digest.event_ids),
+        meta={
+            "files": digest.files[:SESSION_FILES],
+            "decisions": [_clip(_one_line(d), DECISION_LIMIT) for d in digest.decisions],
+            "board": session.board_session_id,
+            "requests": len(digest.requests),
+        },
+    )
+
+
+def _session_body(digest: Digest) -> str:
+    """What a person reads of a session found: its requests, decisions, files, commands."""
+    parts = []
+    for heading, items in (
+        ("Requests", digest.requests),
+        ("Decisions", digest.decisions),
+        ("Files", digest.files[:SESSION_FILES]),
+        ("Commands", digest.commands[:SESSION_FILES]),
+    ):
+        if items:
+            listed = "\n".join(f"- {_clip(_one_line(item), 300)}" for item in items)
+            parts.append(f"{heading}:\n{listed}")
+    return "\n\n".join(parts)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 def fragment_document(

@@ -103,7 +103,7 @@ class Searcher:
             query, scope, dict.fromkeys(kinds, pool), keep=pool
         )
         hits = self._ranked(query, lexical, semantic, documents, scope, weights, now)
-        return hits[:limit]
+        return one_per_session(hits)[:limit]
 
     def find(
         self,
@@ -304,6 +304,29 @@ class _Scope:
             and (self.project is None or document.project == self.project)
             and (self.include_archived or not document.archived)
         )
+
+
+def one_per_session(hits: list[Hit]) -> list[Hit]:
+    """Hits without a second result for one session: a session's own document and its
+    board row's summary say the same session; the better placed one stays."""
+    seen: set[str] = set()
+    kept = []
+    for hit in hits:
+        document = hit.document
+        if document.kind == "session":
+            names = {f"host:{document.key}"}
+            if document.meta.get("board"):
+                names.add(f"board:{document.meta['board']}")
+        elif document.kind == "summary":
+            names = {f"board:{document.key}"}
+        else:
+            kept.append(hit)
+            continue
+        if names & seen:
+            continue
+        seen |= names
+        kept.append(hit)
+    return kept
 
 
 def _of_kind(

@@ -29,6 +29,9 @@ from pathlib import Path
 import watchfiles
 
 from memvault.background import Pacer, lower_this_threads_priority
+from memvault.derive.digest import TEXT_HOOKS
+from memvault.derive.digest import digest as session_digest
+from memvault.derive.synthetic import whole_text
 from memvault.domain import DocumentDraft, Observation
 from memvault.search import documents
 from memvault.search.semantic import Semantic
@@ -48,6 +51,7 @@ BUSY_BATCH = 25  # while events arrive: a request waits at most one such write
 CONTEXT_BEFORE = 2
 CONTEXT_AFTER = 2
 SUMMARY_EVENTS = 5  # event ids a session summary carries
+SESSION_EVENTS = 5_000  # of a session's events, what its document reads at most
 FOLLOW_INTERVAL = 1.0  # seconds between looks at vectors other processes wrote
 
 
@@ -98,8 +102,10 @@ class Indexer:
             if not items:
                 return 0
             drafts = self._observation_drafts([o for o, _ in items], indexed_through=cursor)
+            sessions = self._session_drafts({o.session_id: project for o, project in items})
             self.store.write_documents(
-                list(drafts.values()), cursor=(OBSERVATIONS_CURSOR, items[-1][0].event_seq)
+                [*drafts.values(), *sessions],
+                cursor=(OBSERVATIONS_CURSOR, items[-1][0].event_seq),
             )
             return len(items)
 
@@ -143,13 +149,39 @@ class Indexer:
                 for other in range(at - CONTEXT_BEFORE, at + CONTEXT_AFTER + 1):
                     if 0 <= other < len(window) and window[other][0].event_seq <= indexed_through:
                         targets.add(other)
+            chosen = [window[at] for at in sorted(targets)]
+            whole = self._whole_texts([o for o, _ in chosen])
             for at in sorted(targets):
                 observation, project = window[at]
                 around = [o for o, _ in window[max(at - CONTEXT_BEFORE, 0) : at]]
                 around += [o for o, _ in window[at + 1 : at + 1 + CONTEXT_AFTER]]
                 drafts[observation.id] = documents.observation_document(
-                    observation, project, around
+                    observation, project, around, whole=whole.get(observation.event_seq)
                 )
+        return drafts
+
+    def _whole_texts(self, observations: list[Observation]) -> dict[int, str]:
+        """The whole text of the events whose observation clipped it: what search reads."""
+        clipped = [o.event_seq for o in observations if o.narrative.endswith("…")]
+        return {
+            event.seq: whole_text(event.hook_type, event.payload)
+            for event in self.store.events_of(clipped)
+        }
+
+    def _session_drafts(self, touched: dict[str, str]) -> list[DocumentDraft]:
+        """The session documents of the sessions a batch touched, read again whole: their
+        requests and replies from the raw events, their tool calls from observations."""
+        drafts = []
+        for session_id, project in touched.items():
+            session = self.store.get_session(session_id)
+            if session is None:
+                continue
+            digest = session_digest(
+                self.store.list_events(session_id, limit=SESSION_EVENTS, hook_types=TEXT_HOOKS),
+                self.store.list_observations(session_id, limit=SESSION_EVENTS),
+            )
+            if not digest.empty:
+                drafts.append(documents.session_document(session, digest, project=project))
         return drafts
 
     # -- the vault ------------------------------------------------------------------------

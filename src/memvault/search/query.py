@@ -1,7 +1,8 @@
 """A search query as the lexical index understands it.
 
 Plain words match any of their terms (more matches rank higher); ``"quoted words"`` must
-appear together in that order; ``word*`` matches every word starting with it. Everything
+appear together in that order; ``word*`` matches every word starting with it. Those two
+operators hold in a short query; a long text (a prompt, a pasted log) is plain words. Everything
 goes through the same analyzer as the indexed text, so a query never asks for a term that
 indexing could not have produced. The index is asked with a ``LexicalQuery``: plain values,
 which each store engine spells in its own syntax.
@@ -18,6 +19,9 @@ from memvault.store import LexicalQuery
 
 _PART = re.compile(r'"([^"]*)"|(\S+)')
 _PREFIX_WORD = re.compile(r"^[^\W_]+$")
+# Quotes and stars are operators in a query of at most this many words (what a person types
+# into a search box); a longer text is read as plain words.
+OPERATOR_WORDS = 12
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +60,12 @@ def parse(text: str) -> Query:
     terms: list[str] = []
     phrases: list[tuple[str, ...]] = []
     prefixes: list[tuple[str, ...]] = []
-    for quoted, word in _PART.findall(text):
+    parts = _PART.findall(text)
+    if len(parts) > OPERATOR_WORDS:
+        # A prompt or a pasted log, not a search expression: its quotes and stars are its
+        # own (a C# "void*", a quoted error), and none of its words is required.
+        return Query(text, tuple(dict.fromkeys(tokens(text))), (), ())
+    for quoted, word in parts:
         if quoted:
             words = tuple(tokens(quoted))
             if len(words) > 1:

@@ -54,13 +54,32 @@ class LogReads(Engine):
         rows = self._select(self.EVENTS_BEFORE, (session_id, seq, limit))
         return [event(row) for row in reversed(rows)]
 
-    def list_events(self, session_id: str, *, limit: int, offset: int = 0) -> list[Event]:
+    def list_events(
+        self,
+        session_id: str,
+        *,
+        limit: int,
+        offset: int = 0,
+        hook_types: Sequence[str] | None = None,
+    ) -> list[Event]:
+        where, params = "session_id = ?", [session_id]
+        if hook_types is not None:
+            if not hook_types:
+                return []
+            where += f" AND hook_type IN ({', '.join('?' * len(hook_types))})"
+            params += list(hook_types)
         rows = self._select(
-            f"SELECT {EVENT_COLUMNS} FROM events WHERE session_id = ? "
+            f"SELECT {EVENT_COLUMNS} FROM events WHERE {where} "
             "ORDER BY occurred_at, seq LIMIT ? OFFSET ?",
-            (session_id, limit, offset),
+            (*params, limit, offset),
         )
         return [event(row) for row in rows]
+
+    def events_of(self, seqs: Sequence[int]) -> list[Event]:
+        rows = self._select_in(
+            f"SELECT {EVENT_COLUMNS} FROM events WHERE seq IN ({{marks}}) ORDER BY seq", seqs
+        )
+        return sorted((event(row) for row in rows), key=lambda e: e.seq)
 
     def last_event_seq(self) -> int:
         row = self._select_one("SELECT max(seq) FROM events")

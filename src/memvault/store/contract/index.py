@@ -184,10 +184,12 @@ class SearchIndex(Engine, ABC):
         return {row[0]: (row[1], row[2]) for row in rows}
 
     def documents_to_embed(self, after_revision: int, *, limit: int) -> list[tuple[int, int, str]]:
-        """(id, revision, text) of documents changed after a revision, oldest change first."""
+        """(id, revision, text) of documents changed after a revision that have a text to
+        embed (a tool call has none: see ``search.documents.embedded``), oldest change
+        first."""
         rows = self._select(
             "SELECT id, revision, embed_text FROM documents WHERE revision > ? "
-            "ORDER BY revision LIMIT ?",
+            "AND embed_text <> '' ORDER BY revision LIMIT ?",
             (after_revision, limit),
         )
         return [(row[0], row[1], row[2]) for row in rows]
@@ -249,8 +251,11 @@ class SearchIndex(Engine, ABC):
 
     def documents_since(self, revision: int) -> int:
         # A range of the revision index: as long as the backlog, not the table.
-        """How many documents changed after ``revision``: the embedding backlog."""
-        row = self._select_one("SELECT count(*) FROM documents WHERE revision > ?", (revision,))
+        """How many documents with a text to embed changed after ``revision``: the
+        embedding backlog."""
+        row = self._select_one(
+            "SELECT count(*) FROM documents WHERE revision > ? AND embed_text <> ''", (revision,)
+        )
         return row[0] if row else 0
 
     def fragment_counts(self) -> tuple[int, int]:

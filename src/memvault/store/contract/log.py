@@ -44,8 +44,19 @@ class EventLog(ABC):
         the context a graph run reads again."""
 
     @abstractmethod
-    def list_events(self, session_id: str, *, limit: int, offset: int = 0) -> list[Event]:
-        """Raw events as stored, in event order."""
+    def list_events(
+        self,
+        session_id: str,
+        *,
+        limit: int,
+        offset: int = 0,
+        hook_types: Sequence[str] | None = None,
+    ) -> list[Event]:
+        """Raw events as stored, in event order; only of ``hook_types`` when given."""
+
+    @abstractmethod
+    def events_of(self, seqs: Sequence[int]) -> list[Event]:
+        """These events as stored, in sequence order."""
 
     @abstractmethod
     def last_event_seq(self) -> int:

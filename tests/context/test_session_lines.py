@@ -1,0 +1,75 @@
+"""A prompt block tells of the sessions a request is about: each by one line (what it was
+asked, the files it touched), with the decision it made on what the request names."""
+
+from __future__ import annotations
+
+import pytest
+
+from memvault import Memory
+
+
+@pytest.fixture
+def memory(tmp_path):
+    with Memory.open(home=tmp_path / "home") as opened:
+        yield opened
+
+
+def event(session: str, n: int, hook: str, data: dict) -> dict:
+    return {
+        "hookType": hook,
+        "sessionId": session,
+        "eventId": f"{session}:{n}",
+        "project": "blast",
+        "cwd": "/src/blast",
+        "timestamp": f"2026-11-{20 + n // 60:02d}T10:00:{n % 60:02d}.000Z",
+        "data": data,
+    }
+
+
+def edit(session: str, n: int, path: str) -> dict:
+    return event(
+        session,
+        n,
+        "post_tool_use",
+        {"tool_name": "Edit", "tool_input": {"file_path": path}, "tool_output": "ok"},
+    )
+
+
+def history(memory: Memory) -> None:
+    memory.capture.observe_many(
+        [
+            event("args", 0, "prompt_submit", {"prompt": "parse the command line arguments"}),
+            event(
+                "args",
+                1,
+                "assistant_response",
+                {
+                    "assistantResponse": "Let's use the CommandLineParser library instead of "
+                    "parsing the arguments by hand. I added it to the project."
+                },
+            ),
+            edit("args", 2, "/src/blast/BlastMerge.ConsoleApp/Program.cs"),
+            event("docs", 0, "prompt_submit", {"prompt": "write the changelog for the release"}),
+            event(
+                "docs",
+                1,
+                "assistant_response",
+                {"assistantResponse": "The changelog mentions the verbose logging option."},
+            ),
+            edit("docs", 2, "/src/blast/CHANGELOG.md"),
+        ]
+    )
+    memory.index.index_now()
+
+
+def test_a_session_line_quotes_the_decision_on_what_the_request_names(memory):
+    history(memory)
+    packed = memory.context.context(
+        project="blast", query="add a --verbose option to the CommandLineParser options"
+    )
+    sessions = [b for b in packed.blocks if b["kind"] == "session"]
+    assert [b["id"] for b in sessions] == ["args"]
+    (line,) = [b["text"] for b in sessions]
+    assert "parse the command line arguments" in line
+    assert "Program.cs" in line
+    assert "decided: Let's use the CommandLineParser library" in line

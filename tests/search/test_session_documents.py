@@ -1,0 +1,156 @@
+"""Sessions as retrieval units: a session's requests, decisions, files and commands in one
+document, found by a request whose words no single event of it holds; and the whole text of
+every event searchable, not its observation's clipped narrative."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from memvault import Memory
+from memvault.store import migrations
+from memvault.store.sqlite.connections import _statements
+
+
+@pytest.fixture
+def memory(tmp_path):
+    with Memory.open(home=tmp_path / "home") as opened:
+        yield opened
+
+
+def event(session: str, n: int, hook: str, data: dict, project: str = "blast") -> dict:
+    return {
+        "hookType": hook,
+        "sessionId": session,
+        "eventId": f"{session}:{n}",
+        "project": project,
+        "cwd": f"/src/{project}",
+        "timestamp": f"2026-11-30T10:00:{n:02d}.000Z",
+        "data": data,
+    }
+
+
+def work(memory: Memory) -> None:
+    memory.capture.observe_many(
+        [
+            event("nested", 0, "prompt_submit", {"prompt": "reduce the usage of nested types"}),
+            event(
+                "nested",
+                1,
+                "post_tool_use",
+                {
+                    "tool_name": "Edit",
+                    "tool_input": {"file_path": "/src/blast/Merge/CharacterLevelDiffer.cs"},
+                    "tool_output": "ok",
+                },
+            ),
+            event("nested", 2, "assistant_response", {"assistantResponse": "Done."}),
+            event("other", 0, "prompt_submit", {"prompt": "add a README badge for the build"}),
+            event(
+                "other",
+                1,
+                "post_tool_use",
+                {"tool_name": "Read", "tool_input": {"file_path": "README.md"}, "tool_output": ""},
+            ),
+        ]
+    )
+    memory.index.index_now()
+
+
+def test_a_session_is_found_by_words_no_single_event_of_it_holds(memory):
+    work(memory)
+    query = "nested types in CharacterLevelDiffer"
+    events = memory.search(query, kinds=["observation"])
+    assert not any(
+        {"nest", "characterleveldiff"} <= set(h.document.body.lower().split()) for h in events
+    )
+    (first, *_) = memory.search(query, kinds=["session"])
+    assert first.document.key == "nested"
+    assert "CharacterLevelDiffer.cs" in first.document.body  # the files it touched, listed
+    assert first.document.event_ids[0] == "nested:0"
+
+
+def test_a_file_named_by_its_parts_finds_the_session_that_touched_it(memory):
+    work(memory)
+    for query in (
+        "CharacterLevelDiffer.cs",
+        "character level differ",
+        "Merge/CharacterLevelDiffer",
+    ):
+        assert memory.search(query, kinds=["session"])[0].document.key == "nested", query
+
+
+def test_a_session_public_id_reads_it_back(memory):
+    work(memory)
+    entry = memory.recall.get("session:nested")
+    assert entry is not None and entry.document.kind == "session"
+    assert entry.id == "session:nested"
+    assert "reduce the usage of nested types" in entry.body
+
+
+def test_a_session_with_no_work_gets_no_document(memory):
+    memory.capture.observe_many([event("idle", 0, "session_start", {"source": "startup"})])
+    memory.index.index_now()
+    assert memory.store.document("session", "idle") is None
+
+
+def test_the_whole_text_of_a_long_reply_is_searchable(memory):
+    reply = (
+        "We looked at the pool settings. " * 40 + "The culprit was the kubernetes liveness probe."
+    )
+    memory.capture.observe_many(
+        [event("long", 0, "assistant_response", {"assistantResponse": reply})]
+    )
+    memory.index.index_now()
+    (hit,) = memory.search("kubernetes liveness", kinds=["observation"])
+    assert hit.document.key == "obs_1"
+    assert len(hit.document.summary) < 300  # what a result shows stays short
+
+
+def test_tool_calls_get_no_vector_but_what_people_said_and_sessions_do(memory):
+    work(memory)
+    memory.capture.observe_many([event("nested", 3, "stop", {"status": "completed"})])
+    memory.index.index_now()
+    documents = memory.store.documents(
+        [doc_id for doc_id, _, _ in memory.store.documents_to_embed(0, limit=100)]
+    )
+    embedded = {(d.kind, d.title.split(":")[0]) for d in documents.values()}
+    assert ("observation", "Edit") not in embedded
+    assert ("observation", "Read") not in embedded
+    assert ("observation", "Prompt") in embedded
+    assert ("observation", "Turn ended") not in embedded  # a turn's end that says nothing
+    assert {d.key for d in documents.values() if d.kind == "session"} == {"nested", "other"}
+    assert memory.store.documents_since(0) == len(documents)
+
+
+def test_a_store_from_before_session_documents_keeps_its_documents_and_ids(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    path = home / "memvault.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute(
+            "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
+            "applied_at TEXT NOT NULL)"
+        )
+        for migration in migrations.load("sqlite"):
+            if migration.version >= 14:
+                break
+            for statement in _statements(migration.sql):
+                conn.execute(statement)
+            conn.execute(
+                "INSERT INTO schema_migrations VALUES (?, ?, '2026-01-01')",
+                (migration.version, migration.name),
+            )
+        conn.execute(
+            "INSERT INTO documents (kind, key, title, summary, body, importance, updated_at, "
+            "content_hash, revision, embed_text) VALUES "
+            "('observation', 'obs_1', 't', 's', 'b', 0.5, '2026-01-01', 'h', 1, 'b'), "
+            "('observation', 'obs_2', 't', 's', 'b', 0.5, '2026-01-01', 'h', 2, 'b')"
+        )
+        conn.execute("DELETE FROM documents WHERE key = 'obs_2'")
+    with Memory.open(home=home) as memory:
+        assert memory.store.document("observation", "obs_1") is not None
+        work(memory)
+        ids = [memory.store.document("session", key).id for key in ("nested", "other")]
+        assert min(ids) > 2  # an id is never reused, a deleted one's neither
