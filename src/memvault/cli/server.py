@@ -17,7 +17,7 @@ from memvault import server_process
 from memvault.cli import reach
 from memvault.config import Settings, is_loopback
 
-console = Console()
+console = Console(soft_wrap=True)  # a path in a line stays whole, to copy
 errors = Console(stderr=True, soft_wrap=True)
 
 

@@ -74,12 +74,22 @@ class ProcessFigures(Shape):
     rssBytes: int | None
 
 
+class SyncConflict(Shape):
+    path: Annotated[str, Field(description="The copy a sync folder left, in the vault")]
+    copyOf: Annotated[str, Field(description="The file it is a copy of")]
+    whatToDo: str
+
+
 class VaultFigures(Shape):
     path: str
     fragmentsFolder: str
     boardRows: Count
     fragments: Count
     archivedFragments: Count
+    syncConflicts: Annotated[
+        list[SyncConflict],
+        Field(description="Conflict copies of the board or a snapshot waiting in the vault"),
+    ]
 
 
 class Embedder(Shape):
