@@ -267,3 +267,21 @@ def test_parallel_calls_in_a_legacy_transcript_get_their_own_results(memory, hom
         ({"path": "src/api.ts"}, "export const api = 1;"),
         ({"path": "src/index.ts"}, 'import { api } from "./api";'),
     ]
+
+
+def test_a_state_value_nested_deeper_than_memvault_reads_loses_only_itself(memory, home):
+    # Deep enough to pass orjson (1,024 levels) and trip a walk of it: the one bubble is
+    # skipped, the conversation's other bubbles import.
+    database = home / ".config" / "Cursor" / "User" / "globalStorage" / "state.vscdb"
+    deep = "[" * 600 + "]" * 600
+    with sqlite3.connect(database) as db:
+        key, value = db.execute(
+            "SELECT key, value FROM cursorDiskKV WHERE key LIKE 'bubbleId:%000000000004'"
+        ).fetchone()
+        text = value.decode() if isinstance(value, bytes) else value
+        nested = text.rstrip().removesuffix("}") + f', "nested": {deep}}}'
+        db.execute("UPDATE cursorDiskKV SET value = ? WHERE key = ?", (nested, key))
+    import_all(memory)
+    events = by_id(memory, COMPOSER)
+    assert "d0216c2d-1111-4a2b-8c3d-000000000001" in events
+    assert "9c8d7e6f-4444-4a2b-8c3d-000000000004" not in events

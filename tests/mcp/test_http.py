@@ -123,3 +123,19 @@ def test_only_posts_from_a_local_host_are_served(server):
         headers={"Host": "memory.example.com", "Accept": "application/json, text/event-stream"},
     )
     assert foreign.status_code == 421  # the SDK's guard against DNS rebinding
+
+
+def test_text_no_store_can_hold_is_a_tool_error_naming_it_over_the_streamable_endpoint(server):
+    # The rule REST keeps (a NUL is refused by name, on either engine) holds for the MCP
+    # endpoint's tool calls too: nothing reaches the store.
+    async def main() -> None:
+        async with http(server.url) as client:
+            result = await client.call_tool(
+                "memory_save", {"content": "a\u0000b", "project": "nul-app"}
+            )
+            assert result.is_error
+            assert "content" in text(result) and "U+0000" in text(result)
+            found = await call(client, "memory_search", {"query": "nul-app", "limit": 5})
+            assert "a\u0000b" not in text(found)
+
+    anyio.run(main)

@@ -27,6 +27,7 @@ from urllib.parse import unquote, urlparse
 
 import orjson
 
+from memvault import jsontext
 from memvault.domain import parse_timestamp
 from memvault.importers.driver import Clock, Step, Transcript, clip, clip_strings, project_name
 
@@ -256,7 +257,10 @@ def _json(value: Any) -> Any:
     """A JSON text (stored as TEXT or BLOB) decoded, or ``value`` itself if it is not."""
     if isinstance(value, bytes | str):
         try:
-            return orjson.loads(value)
+            decoded = orjson.loads(value)
         except orjson.JSONDecodeError:
             return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+        # Nested deeper than memvault reads (as a transcript line is): this value alone is
+        # skipped, as text no caller takes for an object; the rest of the state imports.
+        return None if jsontext.too_deep(value, decoded) else decoded
     return value

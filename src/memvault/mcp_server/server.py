@@ -26,6 +26,7 @@ from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
 from pydantic import ValidationError
 
 from memvault import __version__
+from memvault.ingest.envelope import refuse_nul
 from memvault.language import DEFAULT, Strings, strings
 from memvault.mcp_server import board_tools, memory_tools, timeline
 from memvault.mcp_server.answers import TOLD, tool_error
@@ -197,6 +198,7 @@ def _bound(function: Callable[..., CallToolResult], memory: Callable[[], Memory]
     @functools.wraps(function)
     def tool(**arguments: Any) -> CallToolResult:
         try:
+            refuse_nul(arguments)  # what no store can hold, refused alike on both engines
             return function(memory(), **arguments)
         except TOLD as exc:
             raise tool_error(exc) from exc
