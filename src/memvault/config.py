@@ -178,12 +178,12 @@ class Settings(BaseSettings):
         0.01, ge=0, description="Recency is e^(-decay * days since the memory was last updated)."
     )
     context_tokens: int = Field(
-        1000,
+        1500,
         ge=100,
         description=(
             "The tokens one injected memory block may take (session start, prompt submit,"
-            " memory_recall); a request may ask for another budget. 1,000 gives every answer"
-            " the retrieval benchmark finds at 2,000 and 4,000 (docs/benchmarks.md)."
+            " memory_recall); a request may ask for another budget. 1,500 gives every answer"
+            " the retrieval benchmark finds at 2,000 and 3,000 (docs/benchmarks.md)."
         ),
     )
     language: Literal["zh-Hant", "zh-Hans", "en"] = Field(
