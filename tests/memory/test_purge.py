@@ -265,3 +265,20 @@ def test_the_vectors_of_purged_documents_are_embedded_again_from_what_is_left(tm
         assert any(h.semantic is not None for h in hits)  # found by meaning too
         assert all(SECRET.lower() not in h.document.body.lower() for h in hits)
     assert occurrences(tmp_path / "home") == []
+
+
+def test_a_purge_leaves_the_stores_own_columns_alone(tmp_path):
+    """A text that is also in times and kinds ("2026-12", "prompt") is purged from what was
+    written, never from when or what kind: an event whose time no longer sorts would be
+    lost to the index (it once answered 500 to the next request that indexed)."""
+    with Memory.open(home=tmp_path / "home", embeddings="none") as memory:
+        memory.observe_many([envelope("s-own", n, data) for n, data in enumerate(EVENTS)])
+        memory.index.index_now(vectors=False)
+        before = [(e.occurred_at, e.hook_type) for e in memory.store.list_events("s-own", limit=9)]
+        memory.purge.purge("2026-12")
+        memory.purge.purge("prompt_submit")
+        memory.observe(envelope("s-own", 5, {"prompt": "one more step"}))
+        memory.index.index_now(vectors=False)
+        after = [(e.occurred_at, e.hook_type) for e in memory.store.list_events("s-own", limit=9)]
+        assert after[: len(before)] == before
+        assert memory.search("one more step", kinds=["observation"])

@@ -369,7 +369,9 @@ def _tellable_observation(document: Document, session_id: str | None) -> bool:
     return document.meta.get("hookType") not in _UNTOLD_HOOKS
 
 
-def _tellable_summary(document: Document, own_row: str | None, session_id: str | None) -> bool:
+def _tellable_summary(
+    document: Document, own_row: str | None, session_id: str | None = None
+) -> bool:
     """Whether a board row or a session belongs in a block: not the asking session's own,
     and not a placeholder (an idle row nobody described yet, in any language)."""
     if document.kind == "session":

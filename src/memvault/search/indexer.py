@@ -144,7 +144,10 @@ class Indexer:
             position = {o.id: i for i, (o, _) in enumerate(window)}
             targets: set[int] = set()
             for observation in mine:
-                at = position[observation.id]
+                at = position.get(observation.id)
+                if at is None:  # its event's time changed under it: read with the next pass
+                    log.warning("observation %s is not where its event is", observation.id)
+                    continue
                 targets.add(at)
                 for other in range(at - CONTEXT_BEFORE, at + CONTEXT_AFTER + 1):
                     if 0 <= other < len(window) and window[other][0].event_seq <= indexed_through:

@@ -70,6 +70,19 @@ class PurgeRecord:
     matches: int
 
 
+# Columns that hold what the store is ordered and typed by, never what a person or a host
+# wrote: a time, a hook's or a row's kind, a state, a hash. A purge of "2026" or "stop" must
+# not rewrite them (an event whose time no longer sorts is lost to every follower).
+_STRUCTURAL = frozenset(
+    {"timestamp", "hook_type", "kind", "type", "state", "status", "content_hash", "model"}
+)
+
+
+def structural(column: str) -> bool:
+    """Whether a text column is one of the store's own (``_STRUCTURAL``, or a time)."""
+    return column in _STRUCTURAL or column.endswith(("_at", "_timestamp"))
+
+
 def scrub(value: str, pattern: re.Pattern[str]) -> tuple[str, int]:
     """``value`` with every match replaced by ``MARKER``, and how many there were. JSON
     text (an object or a list) is rewritten inside its keys and strings."""
@@ -173,6 +186,8 @@ class Purge(Engine, ABC):
             found: list[tuple[Column, list[tuple[tuple, str]], int]] = []
             matched: set[str] = set()
             for column in self._text_columns(conn):
+                if structural(column.name):
+                    continue
                 changes, matches = self._find(conn, column, pattern, matched)
                 if changes:
                     found.append((column, changes, matches))
