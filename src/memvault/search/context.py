@@ -47,6 +47,12 @@ IDF_DOCUMENTS = 100
 # median of 0.62: the floor stays clear of the unrelated ones. Another model's cosines
 # have another scale; this floor is the packaged model's.
 SEMANTIC_FLOOR = 0.45
+# Of a memory's body, what the floor reads: as much as an observation's narrative held when
+# the floor was measured (400 characters, with its title and facts). Search reads an
+# event's whole text now, and a long reply or tool output holds some word of almost any
+# request: judged whole, 3 in 8 requests from another project got a block (0.63 silent on
+# the real coding sessions, against 0.88 judged this way).
+FLOOR_CHARS = 600
 
 
 @dataclass(slots=True)
@@ -82,11 +88,13 @@ def term_weights(terms: Iterable[str], counts: Mapping[str, int], total: int) ->
 
 
 def matched(weights: Mapping[str, float], document: Document) -> float:
-    """The weighed share of the request's terms ``document``'s own text holds, 0–1."""
+    """The weighed share of the request's terms ``document``'s own text holds, 0–1: its
+    title, summary and the start of its body (``FLOOR_CHARS``)."""
     whole = sum(weights.values())
     if whole <= 0:
         return 0.0
-    held = set(tokens(f"{document.title}\n{document.summary}\n{document.body}"))
+    own = f"{document.title}\n{document.summary}\n{document.body[:FLOOR_CHARS]}"
+    held = set(tokens(own))
     return sum(weight for term, weight in weights.items() if term in held) / whole
 
 
