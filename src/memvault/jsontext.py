@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from typing import Any
 
 import orjson
@@ -156,28 +157,35 @@ def _deeper_than(value: Any, limit: int) -> bool:
 
 def _surrogate_in(value: Any) -> tuple[str, str] | None:
     """Where the first lone surrogate is (``data.items.2``, or a key's path), and it."""
+    for path, text, is_key in _texts(value):
+        bad = _lone_surrogate(text)
+        if bad is not None:
+            return (path.encode("utf-8", "backslashreplace").decode() if is_key else path), bad
+    return None
+
+
+def _texts(value: Any, keep: frozenset[str] = frozenset()) -> Iterator[tuple[str, str, bool]]:
+    """Every string in ``value`` with its path (``items.2``, ``title``), dict keys too
+    (``is_key``), in document order, without recursion; what is under a key in ``keep`` is
+    not looked into."""
     stack: list[tuple[str, Any]] = [("", value)]
     while stack:
         path, item = stack.pop()
         if isinstance(item, str):
-            bad = _lone_surrogate(item)
-            if bad is not None:
-                return path, bad
+            yield path, item, False
         elif isinstance(item, dict):
             children = []
             for key, child in item.items():
-                bad = _lone_surrogate(key)
-                shown = key.encode("utf-8", "backslashreplace").decode() if bad else key
-                inner = f"{path}.{shown}" if path else shown
-                if bad is not None:
-                    return inner, bad
-                children.append((inner, child))
+                inner = f"{path}.{key}" if path else str(key)
+                if isinstance(key, str):
+                    yield inner, key, True
+                if key not in keep:
+                    children.append((inner, child))
             stack.extend(reversed(children))
         elif isinstance(item, list):
             stack.extend(
                 reversed([(f"{path}.{n}" if path else str(n), c) for n, c in enumerate(item)])
             )
-    return None
 
 
 def nul_in(value: Any, *, keep: frozenset[str] = frozenset()) -> str | None:
@@ -187,25 +195,9 @@ def nul_in(value: Any, *, keep: frozenset[str] = frozenset()) -> str | None:
     PostgreSQL's text cannot hold U+0000, so memvault stores it on neither engine outside
     what it keeps as JSON text (escaped there): values under a key in ``keep`` (an event's
     ``data``) are not looked into."""
-    stack: list[tuple[str, Any]] = [("", value)]
-    while stack:
-        path, item = stack.pop()
-        if isinstance(item, str):
-            if "\x00" in item:
-                return path
-        elif isinstance(item, dict):
-            children = []
-            for key, child in item.items():
-                inner = f"{path}.{key}" if path else str(key)
-                if isinstance(key, str) and "\x00" in key:
-                    return inner.replace("\x00", "\\0")
-                if key not in keep:
-                    children.append((inner, child))
-            stack.extend(reversed(children))
-        elif isinstance(item, list):
-            stack.extend(
-                reversed([(f"{path}.{n}" if path else str(n), c) for n, c in enumerate(item)])
-            )
+    for path, text, is_key in _texts(value, keep):
+        if "\x00" in text:
+            return path.replace("\x00", "\\0") if is_key else path
     return None
 
 

@@ -139,11 +139,6 @@ def identity(url: str, secret: str | None, seconds: float = 2.0) -> dict[str, ob
     return found if isinstance(found, dict) and found.get("service") == "memvault" else None
 
 
-def same_place(a: str, b: str) -> bool:
-    """Whether two folder paths name one folder (links and ``..`` resolved)."""
-    return os.path.normcase(os.path.realpath(a)) == os.path.normcase(os.path.realpath(b))
-
-
 def other_memory(found: Mapping[str, object], environ: Mapping[str, str]) -> str | None:
     """One line naming both when the server that said ``found`` serves another home or
     vault than ``environ`` names; None when they agree (or the server did not say)."""
@@ -151,7 +146,7 @@ def other_memory(found: Mapping[str, object], environ: Mapping[str, str]) -> str
     their_home, their_vault = found.get("home"), found.get("vault")
     if not isinstance(their_home, str) or not isinstance(their_vault, str):
         return None
-    if same_place(home, their_home) and same_place(vault, their_vault):
+    if paths.same_place(home, their_home) and paths.same_place(vault, their_vault):
         return None
     return (
         f"the memvault server at {found.get('url') or 'its address'} (pid {found.get('pid')}) "

@@ -19,6 +19,11 @@ def test_a_hook_of_another_vault_delivers_and_says_so_once(tmp_path, project):
         assert said.count("the event went to the server at") == 1, said
         assert f"vault {(server.home / 'vault').resolve()}" in said and str(mine) in said
         assert len(stored(server.home, session_of(payload))) == 1  # delivered all the same
+        # The next event of the same mismatch is delivered too, and not said again.
+        again = placed(fixture("claude-code", "PostToolUse"), project)
+        repeated = run_hook("claude-code", again, env, cwd=project)
+        assert b"the event went to" not in repeated.stderr
+        assert len(stored(server.home, session_of(again))) >= 1
 
         same = placed(fixture("claude-code", "PostToolUse"), project)
         quiet = run_hook("claude-code", same, hook_env(server.home, server.url), cwd=project)

@@ -18,12 +18,10 @@ from pathlib import Path
 from memvault import __version__
 from memvault.config import Settings
 from memvault.doctor.finding import OK, PROBLEM, WARN, Finding
-from memvault.install import HOSTS, Commands
+from memvault.install import HOSTS, NAMES, Commands
 from memvault.install.commands import MCP_SERVER, is_memvault_hook
 from memvault.install.files import ConfigError, load_json
 from memvault.platforms import command_program
-
-_NAMES = {"cursor": "Cursor", "claude-code": "Claude Code"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +44,7 @@ def check_hosts(settings: Settings, cwd: Path, user_home: Path) -> list[Finding]
         found = _judge(host, user, "user-wide")
         connected = connected or bool(user.hooks or user.mcp)
         if found is None:  # not installed user-wide
-            where = _NAMES[host]
+            where = NAMES[host]
             level = WARN if user.folder.is_dir() else OK
             found = Finding(
                 host,
@@ -112,7 +110,7 @@ def _twice(host: str, user: _Registration, project: _Registration, cwd: Path) ->
     return Finding(
         host,
         PROBLEM,
-        f"{_NAMES[host]} has memvault both user-wide and in {cwd} ({files}): every hook "
+        f"{NAMES[host]} has memvault both user-wide and in {cwd} ({files}): every hook "
         "runs twice per event (memory is given twice) and the MCP server is declared twice",
         f"memvault install {host} --project {shlex.quote(str(cwd))} --uninstall "
         f"(the user-wide install covers every project), or `memvault install {host} "
@@ -138,7 +136,7 @@ def _judge(host: str, found: _Registration, scope: str) -> Finding | None:
     if not found.hooks and not found.mcp:
         return None
     fix = f"memvault install {host}" + (" --project ." if scope != "user-wide" else "")
-    name = _NAMES[host]
+    name = NAMES[host]
     # A hook is a command line; the MCP entry's command is the program itself (a path
     # with spaces included), started without a shell.
     programs = [command_program(command) for command in sorted(set(found.hooks))]

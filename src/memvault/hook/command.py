@@ -17,6 +17,7 @@ status is 0.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import sys
@@ -182,13 +183,16 @@ def deliver(server: Server, sent: dict, environ: Mapping[str, str]) -> bool:
 
 
 def _say_if_another_memory(server: Server, environ: Mapping[str, str]) -> None:
-    """Delivered all the same (a hook never loses an event), but said, once, when the
-    server serves another home or vault than this environment names."""
+    """Delivered all the same (a hook never loses an event), but said, once for each pair
+    of memories (a marker in this home), when the server serves another home or vault
+    than this environment names."""
     theirs = server.header("Memvault-Home"), server.header("Memvault-Vault")
     if theirs[0] is None or theirs[1] is None:
         return  # a server that does not say (an older one, or agentmemory's)
     ours = paths.home(environ), paths.vault(environ)
-    if all(_same_folder(a, b) for a, b in zip(ours, theirs, strict=True)):
+    if all(paths.same_place(a, b) for a, b in zip(ours, theirs, strict=True)):
+        return
+    if not _first_time_said(ours[0], "\0".join([*ours, *theirs])):
         return
     warn(
         f"the event went to the server at {server.url}, which serves home {theirs[0]} with "
@@ -198,8 +202,19 @@ def _say_if_another_memory(server: Server, environ: Mapping[str, str]) -> None:
     )
 
 
-def _same_folder(a: str, b: str) -> bool:
-    return os.path.normcase(os.path.realpath(a)) == os.path.normcase(os.path.realpath(b))
+def _first_time_said(home: str, what: str) -> bool:
+    """Whether ``what`` is said for the first time from this home: a marker file per
+    thing said, so a hook (a new process each event) does not repeat it every event."""
+    folder = os.path.join(home, "hook-said")
+    name = hashlib.sha256(what.encode("utf-8", "replace")).hexdigest()[:32]
+    try:
+        os.makedirs(folder, exist_ok=True)
+        os.close(os.open(os.path.join(folder, name), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return False
+    except OSError:
+        return True  # no place for the marker: saying it again beats never saying it
+    return True
 
 
 def body_limit(environ: Mapping[str, str]) -> int:

@@ -65,3 +65,11 @@ def vault(environ: Mapping[str, str] = os.environ) -> str:
     for its home, else ``$MEMVAULT_HOME/vault`` (as the server's settings choose it)."""
     folder = home(environ)
     return environ.get("MEMVAULT_VAULT") or recorded_vault(folder) or os.path.join(folder, "vault")
+
+
+def same_place(a: str, b: str) -> bool:
+    """Whether two folder paths name one folder (links and ``..`` resolved; equal text
+    needs no look at the disk)."""
+    if a == b:
+        return True
+    return os.path.normcase(os.path.realpath(a)) == os.path.normcase(os.path.realpath(b))

@@ -22,6 +22,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import time
 
 TYPE_CHECKING = False  # typing is not imported at run time: the hook pays for every module
@@ -155,7 +156,7 @@ def load(file: str) -> Rules | None:
         status = os.stat(file)
     except (OSError, ValueError):
         return None
-    if not os.path.isfile(file):
+    if not stat.S_ISREG(status.st_mode):
         return None
     cached = _cache.get(file)
     if cached is not None and cached[:2] == (status.st_mtime_ns, status.st_size):

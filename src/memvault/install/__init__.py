@@ -177,7 +177,7 @@ def _holds_ours(artifact: Artifact) -> bool:
 def _refuse_a_second_scope(
     host: str, settings: Settings, project: Path | None, user_home: Path, cwd: Path
 ) -> None:
-    name = _NAMES[host]
+    name = NAMES[host]
     twice = "would run every hook twice per event and declare the MCP server twice"
     if project is not None:
         found = installed_in(host, user_home, settings, project=False)
@@ -219,7 +219,7 @@ def _listed(paths: list[Path]) -> str:
 def _event_notes(host: str, all_events: bool) -> list[str]:
     if all_events:
         return [
-            f"Registered every hook event memvault uses, the newer ones too: a {_NAMES[host]} "
+            f"Registered every hook event memvault uses, the newer ones too: a {NAMES[host]} "
             "build that does not know one of them ignores the whole file. For such a build, "
             "install again with --stable-events."
         ]
@@ -236,7 +236,8 @@ def _event_notes(host: str, all_events: bool) -> list[str]:
     ]
 
 
-_NAMES = {cursor.HOST: "Cursor", claude_code.HOST: "Claude Code"}
+# Each host by the name its users know it by.
+NAMES = {cursor.HOST: "Cursor", claude_code.HOST: "Claude Code"}
 
 
 def _pin_notes(commands: Commands) -> list[str]:

@@ -36,8 +36,8 @@ class Transfer:
 
     def event_at(self, seq: int) -> Event | None:
         """The event of sequence number ``seq``, or None when there is none."""
-        found = self.store.log_after(seq - 1, limit=1)
-        return found[0] if found and found[0].seq == seq else None
+        found = self.store.events_of([seq])
+        return found[0] if found else None
 
     # -- import ---------------------------------------------------------------------------
 
