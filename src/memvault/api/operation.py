@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from memvault.api.guards import DecodedBodyRoute
 from memvault.memory import Memory
@@ -34,6 +34,15 @@ async def _served(request: Request) -> Memory:  # async: resolved on the loop, n
 
 # The memory the app serves, as a route's parameter.
 Served = Annotated[Memory, Depends(_served)]
+# An older fragment's id that a saved or edited one replaces (``remember``, ``edit``).
+Supersedes = Annotated[
+    str | None,
+    Field(
+        min_length=1,
+        max_length=500,
+        description="An older fragment's id this one replaces: it is marked [superseded]",
+    ),
+]
 
 
 class Body(BaseModel):

@@ -17,7 +17,16 @@ from starlette.concurrency import run_in_threadpool
 
 from memvault import present
 from memvault.api import schemas
-from memvault.api.operation import MAX_OFFSET, Body, Served, answer, examples, link, routes
+from memvault.api.operation import (
+    MAX_OFFSET,
+    Body,
+    Served,
+    Supersedes,
+    answer,
+    examples,
+    link,
+    routes,
+)
 from memvault.api.responses import JSONResponse
 from memvault.domain import DOCUMENT_KINDS
 from memvault.errors import InvalidInput
@@ -105,14 +114,7 @@ class RememberBody(Body):
         list[Annotated[str, Field(min_length=1, max_length=256)]] | None,
         Field(alias="eventIds", max_length=100, description="Events it was learned from"),
     ] = None
-    supersedes: Annotated[
-        str | None,
-        Field(
-            min_length=1,
-            max_length=500,
-            description="An older fragment's id this one replaces: it is marked [superseded]",
-        ),
-    ] = None
+    supersedes: Supersedes = None
 
 
 class ForgetBody(Body):

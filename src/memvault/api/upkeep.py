@@ -14,7 +14,7 @@ from starlette.concurrency import run_in_threadpool
 
 from memvault import present
 from memvault.api import schemas
-from memvault.api.operation import Served, StrictBody, answer, examples, routes
+from memvault.api.operation import Served, StrictBody, Supersedes, answer, examples, routes
 from memvault.vault.edit import Edit
 
 router = routes("/agentmemory", "memory")
@@ -41,14 +41,7 @@ class EditBody(BaseModel):  # a plain BaseModel: linters know its list defaults 
     tags: Annotated[list[str] | None, Field(max_length=100, description="Replaces the tags")] = None
     add_tags: Annotated[list[str], Field(alias="addTags", max_length=100)] = []
     remove_tags: Annotated[list[str], Field(alias="removeTags", max_length=100)] = []
-    supersedes: Annotated[
-        str | None,
-        Field(
-            min_length=1,
-            max_length=500,
-            description="An older fragment's id this one replaces: it is marked [superseded]",
-        ),
-    ] = None
+    supersedes: Supersedes = None
 
 
 class MaintainBody(StrictBody):

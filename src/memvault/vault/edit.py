@@ -77,6 +77,19 @@ def check_edit(edit: Edit) -> None:
         raise FragmentRefused("; ".join(problems))
 
 
+def read_to_change(path: Path) -> tuple[str, Fragment]:
+    """A fragment's text and what it says, read afresh to be changed (under the folder's
+    lock): ``FileNotFoundError`` when it is not there, ``FragmentRefused`` when its
+    frontmatter cannot be read."""
+    text = read_text(path)
+    if text is None:
+        raise FileNotFoundError(path)
+    try:
+        return text, Fragment.read(path)
+    except (UnicodeDecodeError, frontmatter.FrontmatterError) as exc:
+        raise FragmentRefused(f"{path.name} cannot be read ({exc}): fix it by hand") from None
+
+
 def edit_fragment(folder: Path, path: Path, edit: Edit) -> None:
     """Change the fields ``edit`` names in the fragment at ``path`` (inside ``folder``),
     under the folder's lock: the file is read afresh there, so whatever a person changed
@@ -86,13 +99,7 @@ def edit_fragment(folder: Path, path: Path, edit: Edit) -> None:
     fragment without facts; ``FileNotFoundError`` when the file is not there."""
     check_edit(edit)
     with memory_lock(folder):
-        text = read_text(path)
-        if text is None:
-            raise FileNotFoundError(path)
-        try:
-            fragment = Fragment.read(path)
-        except (UnicodeDecodeError, frontmatter.FrontmatterError) as exc:
-            raise FragmentRefused(f"{path.name} cannot be read ({exc}): fix it by hand") from None
+        text, fragment = read_to_change(path)
         changes = _property_changes(fragment.properties, edit)
         newline = "\r\n" if "\r\n" in text else "\n"
         body, facts = _edited_body(fragment.body, edit, newline)

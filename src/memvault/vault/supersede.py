@@ -14,7 +14,8 @@ import datetime as dt
 from pathlib import Path
 
 from memvault.vault import frontmatter
-from memvault.vault.files import memory_lock, read_text, write_atomic
+from memvault.vault.edit import read_to_change
+from memvault.vault.files import memory_lock, write_atomic
 from memvault.vault.fragments import (
     SUPERSEDED_BY,
     SUPERSEDED_MARK,
@@ -22,7 +23,6 @@ from memvault.vault.fragments import (
     Fragment,
     retired_mark,
 )
-from memvault.vault.remember import FragmentRefused
 
 
 def mark_superseded(folder: Path, path: Path, newer_id: str, day: dt.date | None = None) -> bool:
@@ -31,13 +31,7 @@ def mark_superseded(folder: Path, path: Path, newer_id: str, day: dt.date | None
     ``FragmentRefused`` when its frontmatter cannot be read."""
     day = day or dt.date.today()
     with memory_lock(folder):
-        text = read_text(path)
-        if text is None:
-            raise FileNotFoundError(path)
-        try:
-            fragment = Fragment.read(path)
-        except (UnicodeDecodeError, frontmatter.FrontmatterError) as exc:
-            raise FragmentRefused(f"{path.name} cannot be read ({exc}): fix it by hand") from None
+        text, fragment = read_to_change(path)
         if fragment.properties.get(SUPERSEDED_BY) == newer_id:
             return False
         changes: dict[str, object] = {SUPERSEDED_BY: newer_id, SUPERSEDED_ON: day.isoformat()}
