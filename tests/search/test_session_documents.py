@@ -154,3 +154,19 @@ def test_a_store_from_before_session_documents_keeps_its_documents_and_ids(tmp_p
         work(memory)
         ids = [memory.store.document("session", key).id for key in ("nested", "other")]
         assert min(ids) > 2  # an id is never reused, a deleted one's neither
+
+
+def test_a_session_document_is_made_once_its_events_are_indexed_not_for_every_batch(memory):
+    memory.capture.observe_many(
+        [
+            event("steps", n, "prompt_submit", {"prompt": f"step {n} of the migration"})
+            for n in range(5)
+        ]
+    )
+    indexer = memory.index.indexer
+    assert indexer.index_observations(batch=2) == 2  # a full batch: more to come
+    assert memory.store.document("session", "steps") is None
+    while indexer.index_observations(batch=2):
+        pass
+    document = memory.store.document("session", "steps")
+    assert document is not None and "step 4 of the migration" in document.body

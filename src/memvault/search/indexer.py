@@ -45,6 +45,7 @@ log = logging.getLogger(__name__)
 
 OBSERVATIONS_CURSOR = "index:observations"
 CHANGES_CURSOR = "index:observation-changes"
+SESSIONS_CURSOR = "index:sessions"  # the events whose sessions' documents are made again
 BATCH = 100  # small write transactions: ingest never queues long behind indexing
 BUSY_BATCH = 25  # while events arrive: a request waits at most one such write
 # Two events either side: measured on LoCoMo, ±2 at weight 0.5 beats ±1, ±3 and ±4.
@@ -52,6 +53,7 @@ CONTEXT_BEFORE = 2
 CONTEXT_AFTER = 2
 SUMMARY_EVENTS = 5  # event ids a session summary carries
 SESSION_EVENTS = 5_000  # of a session's events, what its document reads at most
+SESSION_LAG = 2_000  # events indexed at most before their sessions' documents are made again
 FOLLOW_INTERVAL = 1.0  # seconds between looks at vectors other processes wrote
 
 
@@ -100,14 +102,26 @@ class Indexer:
             cursor = self.store.cursor(OBSERVATIONS_CURSOR)
             items = self.store.observations_after(cursor, limit=batch)
             if not items:
+                self._index_sessions(cursor)
                 return 0
             drafts = self._observation_drafts([o for o, _ in items], indexed_through=cursor)
-            sessions = self._session_drafts({o.session_id: project for o, project in items})
-            self.store.write_documents(
-                [*drafts.values(), *sessions],
-                cursor=(OBSERVATIONS_CURSOR, items[-1][0].event_seq),
-            )
+            through = items[-1][0].event_seq
+            self.store.write_documents(list(drafts.values()), cursor=(OBSERVATIONS_CURSOR, through))
+            lag = through - self.store.cursor(SESSIONS_CURSOR)
+            if len(items) < batch or lag >= SESSION_LAG:
+                self._index_sessions(through)
             return len(items)
+
+    def _index_sessions(self, through: int) -> None:
+        """The documents of the sessions with events indexed since the last time, made again
+        once: when the log's backlog is indexed (or every ``SESSION_LAG`` events while it is
+        not), not for each batch, which read a long session whole again every 25 events."""
+        after = self.store.cursor(SESSIONS_CURSOR)
+        while after < through:  # a store from before session documents: all, a part a time
+            upto = min(through, after + SESSION_LAG)
+            drafts = self._session_drafts(self.store.sessions_between(after, upto))
+            self.store.write_documents(drafts, cursor=(SESSIONS_CURSOR, upto))
+            after = upto
 
     def index_changes(self, *, batch: int = BATCH) -> int:
         """Re-index observations rewritten in place (an LLM upgrade, a rebuild), with the

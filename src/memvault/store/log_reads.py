@@ -156,6 +156,14 @@ class LogReads(Engine):
 
         return [(_observation(row), row[-1]) for row in self._reading(op)]
 
+    def sessions_between(self, after: int, through: int) -> dict[str, str]:
+        rows = self._select(
+            "SELECT session_id, max(project) FROM events WHERE seq > ? AND seq <= ? "
+            "GROUP BY session_id",
+            (after, through),
+        )
+        return {row[0]: row[1] for row in rows}
+
     def observations_since(self, seq: int) -> int:
         # A range of the primary key: as long as the backlog, not the table.
         row = self._select_one("SELECT count(*) FROM observations WHERE event_seq > ?", (seq,))

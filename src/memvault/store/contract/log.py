@@ -97,5 +97,10 @@ class EventLog(ABC):
         """(change id, event seq) of observations rewritten in place, past change ``after``."""
 
     @abstractmethod
+    def sessions_between(self, after: int, through: int) -> dict[str, str]:
+        """Session id → project of the sessions with events after ``after`` up to
+        ``through`` (sequence numbers)."""
+
+    @abstractmethod
     def observations_since(self, seq: int) -> int:
         """How many observations belong to events after ``seq``: a follower's backlog."""
