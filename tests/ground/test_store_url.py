@@ -158,8 +158,9 @@ def test_memvault_serve_runs_on_the_postgresql_store_the_url_names(tmp_path, pos
             answer = httpx.post(f"{server.url}/agentmemory/search", json={"query": "npm test"})
             return [hit["id"] for hit in answer.json()["results"]]
 
-        # Indexed by the server's follower: the event, and its session as a whole.
-        assert sorted(wait_for(found, timeout=30)) == ["obs_1", "session:s1"]
+        # Indexed by the server's follower: the event, then its session as a whole.
+        wait_for(lambda: len(found()) == 2, timeout=30)
+        assert sorted(found()) == ["obs_1", "session:s1"]
         store = httpx.get(f"{server.url}/agentmemory/health").json()["store"]
         assert (store["engine"], store["location"], store["events"]) == ("postgres", url, 1)
     finally:

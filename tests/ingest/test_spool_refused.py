@@ -43,7 +43,8 @@ def test_spooled_events_refused_as_bad_are_set_aside_and_the_good_ones_drain(
             ).json()["observations"]
             return len(found) == 5
 
-        wait_for(delivered, timeout=30)
+        # Stored first, then taken out of the spool: wait for both.
+        wait_for(lambda: delivered() and not spool.pending(str(folder)), timeout=30)
         assert spool.pending(str(folder)) == []
         assert spool.set_aside(str(folder)) == sorted(bad)
         assert "NUL character" in server.log()
