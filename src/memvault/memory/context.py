@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
@@ -23,6 +23,7 @@ from memvault.memory.reading import INJECTION_HOOK, recent_injections
 from memvault.memory.recall import Recall
 from memvault.memory.staleness import FileCheck, current, project_folder
 from memvault.search import context as packing
+from memvault.search import focus
 from memvault.search.context import MEMORY_KINDS
 from memvault.search.engine import Hit, one_per_session
 from memvault.search.query import Query, parse
@@ -39,6 +40,7 @@ CONTEXT_QUOTAS = {"fragment": 8, "summary": 5, "session": 5, "observation": 20}
 # it lost 2 of 28 relevant sessions from the block and gained no precision
 # (docs/benchmarks.md).
 SESSIONS_TOLD = 5
+OBSERVATIONS_TOLD = 10
 ENRICH_LIMIT = 8
 ENRICH_QUOTAS = {"fragment": 5, "observation": ENRICH_LIMIT * 4}
 # What an injection record lists: the memories given, and the report line.
@@ -120,17 +122,20 @@ class Context:
         self.index.fresh()
         asked = bool(query and query.strip())
         terms: tuple[str, ...] = ()
+        own_row = self._own_row(session_id)
         if asked:
             assert query is not None
             found = self.index.searcher.find(query, CONTEXT_QUOTAS, project=project)
             terms = found.query.terms
-            fragments, summaries, sessions, observations = self._above_floor(
-                found.query, *(found[kind] for kind in CONTEXT_QUOTAS)
+            weights, held = self._reading(found.query)
+            fragments, summaries, observations = prompt_hits(
+                [found[kind] for kind in CONTEXT_QUOTAS],
+                weights,
+                held,
+                self._links(),
+                session_id=session_id,
+                own_row=own_row,
             )
-            # A session is told once: by its board row or by its own document.
-            summaries = one_per_session(
-                sorted([*summaries, *sessions], key=lambda h: h.score, reverse=True)
-            )[:SESSIONS_TOLD]
         else:
             fragments = self._standing(project, "fragment", 8)
             summaries = self._standing(project, "summary", 5)
@@ -138,13 +143,9 @@ class Context:
         project_summary = (
             maintain.read_summary(self.settings.fragments_path, project) if project else None
         )
-        own_row = None
-        if session_id:
-            session = self.store.get_session(session_id)
-            own_row = session.board_session_id if session is not None else None
         summaries = [h for h in summaries if _tellable_summary(h.document, own_row, session_id)]
         observations = [h for h in observations if _tellable_observation(h.document, session_id)][
-            :10
+            :OBSERVATIONS_TOLD
         ]
         folder = project_folder(self.store, session_id)  # retired out, gone files marked
         fragments, summaries = (
@@ -205,12 +206,37 @@ class Context:
         """Of each list, the hits that pass the relevance floor (``packing.relevant``)."""
         if not any(found):
             return list(found)
-        counts, total = self.index.searcher.term_frequencies(query.terms)
-        weights = packing.term_weights(query.terms, counts, total)
+        weights, held = self._reading(query)
         return [
-            [h for h in hits if packing.relevant(h, packing.matched(weights, h.document))]
+            [h for h in hits if packing.relevant(h, packing.covered(weights, held(h)))]
             for hits in found
         ]
+
+    def _reading(self, query: Query) -> tuple[dict[str, float], Callable[[Hit], frozenset[str]]]:
+        """``query``'s terms weighed by their rarity in the index, and what the floor reads
+        of a hit (``packing.own_terms``), read once per document."""
+        counts, total = self.index.searcher.term_frequencies(query.terms)
+        weights = packing.term_weights(query.terms, counts, total)
+        terms: dict[int, frozenset[str]] = {}
+
+        def held(hit: Hit) -> frozenset[str]:
+            key = hit.document.id
+            if key not in terms:
+                terms[key] = frozenset(packing.own_terms(hit.document))
+            return terms[key]
+
+        return weights, held
+
+    def _own_row(self, session_id: str | None) -> str | None:
+        """The asking session's board row, which no block of it tells of."""
+        if not session_id:
+            return None
+        session = self.store.get_session(session_id)
+        return session.board_session_id if session is not None else None
+
+    def _links(self) -> dict[str, str]:
+        """Board row → its host session, for every tied session."""
+        return {board: host for board, (host, _) in self.store.board_links().items()}
 
     def _standing(self, project: str | None, kind: str, limit: int) -> list[Hit]:
         """Without a query: a project's memories by importance and recency alone."""
@@ -323,6 +349,51 @@ class Context:
         if link is None:
             return []
         return recent_injections(self.store, link[0], scan=None)[0]
+
+
+def prompt_hits(
+    found: Sequence[list[Hit]],
+    weights: Mapping[str, float],
+    held: Callable[[Hit], Iterable[str]],
+    links: Mapping[str, str],
+    *,
+    session_id: str | None = None,
+    own_row: str | None = None,
+    floor: float = packing.MATCHED_FLOOR,
+    most: int = focus.FOCUS_SESSIONS,
+    session_floor: float = focus.SESSION_FLOOR,
+) -> tuple[list[Hit], list[Hit], list[Hit]]:
+    """What a prompt block may tell of, from a search's fragments, board rows, sessions and
+    observations (``CONTEXT_QUOTAS``' order): the fragments that pass the relevance floor,
+    and the sessions the request is most about (``focus.focused``) with their lines, each
+    session told once. Nothing of the asking session (``session_id``, its board row
+    ``own_row``), nor its bookkeeping."""
+    fragments, summaries, sessions, observations = found
+
+    def share(hit: Hit) -> float:
+        return packing.covered(weights, held(hit))
+
+    def close(hit: Hit) -> bool:
+        return hit.semantic is not None and hit.semantic >= packing.SEMANTIC_FLOOR
+
+    fragments = [h for h in fragments if share(h) >= floor or close(h)]
+    summaries, sessions = (
+        [h for h in hits if _tellable_summary(h.document, own_row, session_id)]
+        for hits in (summaries, sessions)
+    )
+    observations = [h for h in observations if _tellable_observation(h.document, session_id)]
+    summaries, sessions, observations = focus.focused(
+        [summaries, sessions, observations],
+        held,
+        weights,
+        links,
+        close=close,
+        most=most,
+        floor=session_floor,
+    )
+    # A session is told once: by its board row or by its own document.
+    told = one_per_session(sorted([*summaries, *sessions], key=lambda h: h.score, reverse=True))
+    return fragments, told[:SESSIONS_TOLD], observations
 
 
 # Observations that are the session's bookkeeping rather than its work: a session starting

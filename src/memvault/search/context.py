@@ -90,11 +90,21 @@ def term_weights(terms: Iterable[str], counts: Mapping[str, int], total: int) ->
 def matched(weights: Mapping[str, float], document: Document) -> float:
     """The weighed share of the request's terms ``document``'s own text holds, 0–1: its
     title, summary and the start of its body (``FLOOR_CHARS``)."""
+    return covered(weights, own_terms(document))
+
+
+def own_terms(document: Document) -> set[str]:
+    """The terms the floor reads of a memory: its title, summary and the start of its
+    body (``FLOOR_CHARS``)."""
+    return set(tokens(f"{document.title}\n{document.summary}\n{document.body[:FLOOR_CHARS]}"))
+
+
+def covered(weights: Mapping[str, float], held: Iterable[str] | set[str]) -> float:
+    """The weighed share of the request's terms that ``held`` holds, 0–1."""
     whole = sum(weights.values())
     if whole <= 0:
         return 0.0
-    own = f"{document.title}\n{document.summary}\n{document.body[:FLOOR_CHARS]}"
-    held = set(tokens(own))
+    held = held if isinstance(held, set | frozenset) else set(held)
     return sum(weight for term, weight in weights.items() if term in held) / whole
 
 

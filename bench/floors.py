@@ -1,0 +1,425 @@
+"""The prompt block's constants, chosen by cross-validation across three data sets.
+
+What a prompt block holds is decided by a few constants: the relevance floor (the weighed
+share of the request's words a memory must hold, ``MATCHED_FLOOR``) and the focus on the
+sessions the request is most about (``FOCUS_SESSIONS``, ``FOCUS_RATIO``). This script asks
+every question of three data sets once, keeps the candidates search found for it, and then
+packs the block for each setting of a grid exactly as ``Memory.context`` would (the same
+functions: the floor, the session filters, ``focus.focused``, ``pack``), lexical:
+
+- ``real``: the real coding sessions of ``../shared/bench/coding-sessions`` (history
+  ingested and run through the offline pipeline; 28 labelled requests, 60 controls from
+  other projects);
+- ``coding``: ``bench/data/coding_sessions.json`` (62 questions; no controls);
+- ``locomo``: LoCoMo (``../shared/bench/locomo``), each conversation a project; questions of
+  categories 1–4 (``--locomo-questions`` of each conversation), and as controls the same
+  number of the next conversation's questions asked in this one's project.
+
+Per question: the share of its relevant sessions the block draws on, the block's lines and
+how many come from a relevant session, and for a control whether the block is empty. A
+data set's utility is the mean of its draws, its lines' precision (pooled) and its controls'
+silence (those it has). Folds: each data set held out in turn, the setting chosen on the
+other two (best mean utility), scored on the held-out one against today's constants, with
+a paired bootstrap 95 % interval over its questions. The setting kept is the best on all
+three that lowers no data set's utility:
+
+    .venv/bin/python bench/floors.py [--locomo-questions 40] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import random
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import NamedTuple
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+import coding
+import locomo
+import real_sessions
+from _server import machine
+
+from memvault import Memory
+from memvault.memory import context as contexts
+from memvault.search import context as packing
+from memvault.search import focus
+from memvault.search.engine import Hit, one_per_session
+
+BUDGET = 1500
+BOOTSTRAP = 1000
+FLOORS = (0.24, 0.28, 0.32, 0.36, 0.4, 0.45)
+SESSIONS = (0, 1, 2, 3)  # 0: no focus
+SESSION_FLOORS = (0.2, 0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7)
+
+
+class Setting(NamedTuple):
+    floor: float  # a memory's own share (fragments; every memory without focus)
+    most: int  # sessions told, 0: no focus
+    session: float  # a session's hits' share together
+
+    def describe(self) -> str:
+        focus_part = f"{self.most} sessions from {self.session:g}" if self.most else "no focus"
+        return f"floor {self.floor:g}, {focus_part}"
+
+
+TODAY = Setting(packing.MATCHED_FLOOR, 0, 0.0)
+
+
+@dataclass
+class Asked:
+    """One question's candidates, as the block's code sees them after search."""
+
+    relevant: set[str]  # host sessions; empty for a control
+    lists: dict[str, list[Hit]]
+    shares: dict[int, float]
+    links: dict[str, str]
+    sources: dict[int, set[str]] = field(default_factory=dict)  # document id → host sessions
+    weights: dict[str, float] = field(default_factory=dict)  # the request's terms, weighed
+    held: dict[int, frozenset[str]] = field(default_factory=dict)  # document id → its terms
+
+
+def candidates(memory: Memory, project: str, query: str, trace) -> Asked:
+    """Search once, as ``Context.context`` does, and keep every candidate's share."""
+    context = memory.context
+    found = context.index.searcher.find(query, contexts.CONTEXT_QUOTAS, project=project)
+    share = context._shares(found.query)
+    lists = {kind: list(found[kind]) for kind in contexts.CONTEXT_QUOTAS}
+    links = context._links()
+    every = [hit for hits in lists.values() for hit in hits]
+    counts, total = context.index.searcher.term_frequencies(found.query.terms)
+    weights = packing.term_weights(found.query.terms, counts, total)
+    return Asked(
+        set(),
+        lists,
+        {hit.document.id: share(hit) for hit in every},
+        links,
+        {hit.document.id: trace(hit.document, links) for hit in every},
+        weights,
+        {hit.document.id: frozenset(packing.own_terms(hit.document)) for hit in every},
+    )
+
+
+def block(asked: Asked, setting: Setting) -> list[set[str]]:
+    """The block ``setting`` packs for ``asked``: each memory line's source sessions."""
+    found = [asked.lists[kind] for kind in contexts.CONTEXT_QUOTAS]
+    if setting.most:
+        fragments, told, observations = contexts.prompt_hits(
+            found,
+            asked.weights,
+            lambda h: asked.held[h.document.id],
+            asked.links,
+            floor=setting.floor,
+            most=setting.most,
+            session_floor=setting.session,
+        )
+    else:  # as the block was made before the focus: every list held to the floor
+        fragments, summaries, sessions, observations = (
+            [h for h in hits if asked.shares[h.document.id] >= setting.floor] for hits in found
+        )
+        summaries, sessions = (
+            [h for h in hits if contexts._tellable_summary(h.document, None)]
+            for hits in (summaries, sessions)
+        )
+        observations = [h for h in observations if contexts._tellable_observation(h.document, None)]
+        told = one_per_session(
+            sorted([*summaries, *sessions], key=lambda h: h.score, reverse=True)
+        )[: contexts.SESSIONS_TOLD]
+    packed = packing.pack(
+        fragments,
+        told,
+        observations[: contexts.OBSERVATIONS_TOLD],
+        budget=BUDGET,
+        searched=True,
+    )
+    by_key = {(h.document.kind, h.document.key): h for hits in asked.lists.values() for h in hits}
+    return [
+        asked.sources[by_key[(b["kind"], b["id"])].document.id]
+        for b in packed.items()
+        if (b["kind"], b["id"]) in by_key
+    ]
+
+
+class Figures(NamedTuple):
+    draws: list[float]  # per labelled question
+    lines: list[tuple[int, int]]  # per labelled question: relevant lines, lines
+    silent: list[float]  # per control
+
+    def utility(self) -> float:
+        parts = [statistics.fmean(self.draws)]
+        relevant, total = sum(r for r, _ in self.lines), sum(t for _, t in self.lines)
+        parts.append(relevant / total if total else 0.0)
+        if self.silent:
+            parts.append(statistics.fmean(self.silent))
+        return statistics.fmean(parts)
+
+    def precision(self) -> float:
+        total = sum(t for _, t in self.lines)
+        return sum(r for r, _ in self.lines) / total if total else 0.0
+
+
+def figures(asked: list[Asked], setting: Setting) -> Figures:
+    draws, lines, silent = [], [], []
+    for question in asked:
+        items = block(question, setting)
+        if not question.relevant:
+            silent.append(float(not items))
+            continue
+        drawn = set().union(*items) if items else set()
+        draws.append(len(drawn & question.relevant) / len(question.relevant))
+        lines.append((sum(bool(s & question.relevant) for s in items), len(items)))
+    return Figures(draws, lines, silent)
+
+
+def resampled(result: Figures, rng: random.Random) -> Figures:
+    labelled = [rng.randrange(len(result.draws)) for _ in result.draws]
+    controls = [rng.randrange(len(result.silent)) for _ in result.silent]
+    return Figures(
+        [result.draws[i] for i in labelled],
+        [result.lines[i] for i in labelled],
+        [result.silent[i] for i in controls],
+    )
+
+
+def paired_interval(base: Figures, chosen: Figures, seed: int = 7) -> tuple[float, float]:
+    """95 % bootstrap interval of ``chosen``'s utility minus ``base``'s, the same questions
+    resampled for both."""
+    rng = random.Random(seed)
+    gains = []
+    for _ in range(BOOTSTRAP):
+        state = rng.getstate()
+        a = resampled(base, rng)
+        rng.setstate(state)
+        b = resampled(chosen, rng)
+        gains.append(b.utility() - a.utility())
+    gains.sort()
+    return gains[int(0.025 * BOOTSTRAP)], gains[int(0.975 * BOOTSTRAP) - 1]
+
+
+# -- the three data sets ------------------------------------------------------------------
+
+
+def by_events(memory: Memory, project_events: dict[tuple[str, str], str]):
+    """A tracer: a document's host sessions, by its events (a fragment's), or its own."""
+
+    def trace(document, links: dict[str, str]) -> set[str]:
+        named = {
+            project_events[(document.project or "", e)]
+            for e in document.event_ids
+            if (document.project or "", e) in project_events
+        }
+        if named:
+            return named
+        source = focus.session_of(Hit(document, 0, 0, 0, 0), links)
+        return {source} if source else set()
+
+    return trace
+
+
+def ingest(memory: Memory, sessions: list[list[dict]], pipeline: bool) -> dict:
+    """Every session's events in, each session summarized and mined (``pipeline``), indexed;
+    (project, event id) → host session."""
+    project_events = {}
+    for events in sessions:
+        result = memory.observe_many(events)
+        assert result.failed == 0, result.errors[:3]
+        for event in events:
+            project_events[(event["project"], event["eventId"])] = event["sessionId"]
+    if pipeline:
+        for session in memory.reads.sessions(limit=10_000):
+            if memory.board.needs_board_row(session.id):
+                memory.board.register_from_event(session.id, None)
+            memory.pipeline.summarize_session(session.id)
+            memory.pipeline.extract_session(session.id)
+    memory.index.index_now()
+    return project_events
+
+
+def real_set(memory: Memory, data: Path) -> list[Asked]:
+    history, questions = real_sessions.load(data, None)
+    ordered = sorted(
+        (s for group in history.values() for s in group), key=lambda s: (s["started"], s["id"])
+    )
+    trace = by_events(memory, ingest(memory, [s["events"] for s in ordered], pipeline=True))
+    out = []
+    for question in questions:
+        asked = candidates(memory, question["project"], real_sessions.asked(question), trace)
+        asked.relevant = set(question["relevant"])
+        out.append(asked)
+    return out
+
+
+def coding_set(memory: Memory) -> list[Asked]:
+    data = json.loads(coding.DATA.read_text())
+    coding.build(memory, data["sessions"], sorted(coding.FIXTURES.glob("*.jsonl")))
+    projects = {s["id"]: s["project"] for s in data["sessions"]}
+
+    def trace(document, links: dict[str, str]) -> set[str]:
+        named = {e.split(":", 1)[0] for e in document.event_ids if ":" in e}
+        source = focus.session_of(Hit(document, 0, 0, 0, 0), links)
+        return named or ({source} if source else set())
+
+    out = []
+    for question in data["questions"]:
+        session = question["answers"][0].split(":", 1)[0]
+        asked = candidates(memory, projects[session], question["q"], trace)
+        asked.relevant = {a.split(":", 1)[0] for a in question["answers"]}
+        out.append(asked)
+    return out
+
+
+def locomo_set(memory: Memory, data: Path, per: int) -> list[Asked]:
+    samples = json.loads(data.read_text())
+    project_events = ingest(memory, [locomo.events(s) for s in samples], pipeline=False)
+    trace = by_events(memory, project_events)
+
+    def labelled(sample: dict) -> list[dict]:
+        return [q for q in sample["qa"] if q.get("evidence") and q["category"] in (1, 2, 3, 4)]
+
+    out = []
+    for n, sample in enumerate(samples):
+        project = sample["sample_id"]
+        for qa in labelled(sample)[:per]:
+            asked = candidates(memory, project, qa["question"], trace)
+            asked.relevant = {
+                f"{project}-session-{e.split(':')[0][1:]}" for e in qa["evidence"] if ":" in e
+            }
+            out.append(asked)
+        other = samples[(n + 1) % len(samples)]
+        for qa in labelled(other)[:per]:
+            out.append(candidates(memory, project, qa["question"], trace))
+    return out
+
+
+def collect(args) -> dict[str, list[Asked]]:
+    sets = {}
+    builders = {
+        "real": lambda m: real_set(m, args.real),
+        "coding": coding_set,
+        "locomo": lambda m: locomo_set(m, args.locomo, args.locomo_questions),
+    }
+    for name, build in builders.items():
+        started = time.perf_counter()
+        with (
+            tempfile.TemporaryDirectory() as home,
+            Memory.open(home=Path(home), embeddings="none", llm="none") as memory,
+        ):
+            sets[name] = build(memory)
+        labelled = sum(bool(a.relevant) for a in sets[name])
+        print(
+            f"{name}: {labelled} labelled, {len(sets[name]) - labelled} controls"
+            f" ({time.perf_counter() - started:.0f} s)",
+            flush=True,
+        )
+    return sets
+
+
+# -- cross-validation ---------------------------------------------------------------------
+
+
+def grid() -> list[Setting]:
+    out = []
+    for floor, most in itertools.product(FLOORS, SESSIONS):
+        for session in SESSION_FLOORS if most else (0.0,):
+            out.append(Setting(floor, most, session))
+    return out
+
+
+def show(name: str, result: Figures) -> str:
+    silent = f", silent {statistics.fmean(result.silent):.2f}" if result.silent else ""
+    lines = sum(t for _, t in result.lines)
+    return (
+        f"{name}: draws {statistics.fmean(result.draws):.2f}, lines relevant"
+        f" {result.precision():.2f} ({lines}){silent}; utility {result.utility():.3f}"
+    )
+
+
+def cross_validate(sets: dict[str, list[Asked]]) -> dict:
+    settings = grid()
+    scored = {
+        name: {setting: figures(asked, setting) for setting in settings}
+        for name, asked in sets.items()
+    }
+    report: dict = {"folds": [], "grid": len(settings)}
+    for held in sets:
+        trained = [name for name in sets if name != held]
+        chosen = max(
+            settings,
+            key=lambda s: statistics.fmean(scored[n][s].utility() for n in trained),
+        )
+        base, got = scored[held][TODAY], scored[held][chosen]
+        low, high = paired_interval(base, got)
+        report["folds"].append(
+            {
+                "held_out": held,
+                "chosen": chosen.describe(),
+                "today": show(held, base),
+                "with_chosen": show(held, got),
+                "gain": got.utility() - base.utility(),
+                "interval": [low, high],
+            }
+        )
+
+    def admissible(setting: Setting) -> bool:
+        return all(scored[n][setting].utility() >= scored[n][TODAY].utility() - 1e-9 for n in sets)
+
+    kept = max(
+        [s for s in settings if admissible(s)] or [TODAY],
+        key=lambda s: statistics.fmean(scored[n][s].utility() for n in sets),
+    )
+    report["kept"] = kept.describe()
+    report["sets"] = {
+        name: {
+            "today": show(name, scored[name][TODAY]),
+            "kept": show(name, scored[name][kept]),
+            "interval": paired_interval(scored[name][TODAY], scored[name][kept]),
+        }
+        for name in sets
+    }
+    report["curve"] = {
+        name: {
+            s.describe(): round(scored[name][s].utility(), 3)
+            for s in settings
+            if s.most in (0, kept.most) and s.floor == kept.floor
+        }
+        for name in sets
+    }
+    return report
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--real", type=Path, default=real_sessions.DATA)
+    parser.add_argument("--locomo", type=Path, default=locomo.DEFAULT_DATA)
+    parser.add_argument("--locomo-questions", type=int, default=40)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    for path in (args.real, args.locomo):
+        if not path.exists():
+            sys.exit(f"{path} is not here: this benchmark reads ../shared/bench/")
+    print(f"prompt-block constants, cross-validated (lexical) — {machine()}", flush=True)
+    report = cross_validate(collect(args))
+    for fold in report["folds"]:
+        low, high = fold["interval"]
+        print(
+            f"held out {fold['held_out']}: chose {fold['chosen']}\n"
+            f"  today   {fold['today']}\n  chosen  {fold['with_chosen']}\n"
+            f"  gain {fold['gain']:+.3f} (95 % {low:+.3f} … {high:+.3f})"
+        )
+    print(f"kept (best on all three, lowering none): {report['kept']}")
+    for cells in report["sets"].values():
+        low, high = cells["interval"]
+        print(f"  {cells['today']}\n  → {cells['kept']} (95 % {low:+.3f} … {high:+.3f})")
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=2, default=str))
+
+
+if __name__ == "__main__":
+    main()

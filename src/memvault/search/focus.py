@@ -1,0 +1,109 @@
+"""Focus: a prompt block tells of the earlier session a request is about.
+
+Search returns each kind's best candidates, and above a memory-by-memory floor they still
+came from many sessions: an event of one shares the request's file name, a reply of
+another its error word (on the real coding sessions, 14 % of a prompt block's lines came
+from a relevant session). A colleague reminding you names the session the work was done
+in and what was said there. So the candidates are weighed per host session: a session is
+a candidate when its hits *together* hold at least ``SESSION_FLOOR`` of the request's
+weighed terms (``coverage``), or one of them is close in meaning; candidates are ranked by
+how high their hits rank in every list (``evidence``, reciprocal ranks) times that share;
+the best ``FOCUS_SESSIONS`` keep their lines, and of those only the lines that hold one of
+the request's terms. Fragments are the project's distilled memory, not one session's: the
+floor decides them alone.
+
+Both constants were chosen by cross-validation across the real coding sessions,
+``bench/coding.py`` and LoCoMo (``bench/floors.py``; the folds, the bootstrap intervals
+and what each constant costs are in docs/benchmarks.md).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+
+from memvault.search.context import covered
+from memvault.search.engine import Hit
+
+FOCUS_SESSIONS = 1
+SESSION_FLOOR = 0.5
+RRF_K = 5  # reciprocal-rank fusion's constant: rank 1 counts 1/6, rank 5 1/10
+
+
+def session_of(hit: Hit, links: Mapping[str, str]) -> str | None:
+    """The host session a hit tells of: an observation's session, a session's own
+    document, a board row's linked host session (``links``: board row → host session). A
+    fragment belongs to no one session."""
+    document = hit.document
+    if document.kind == "session":
+        return document.key
+    if document.kind == "observation":
+        return document.session_id
+    if document.kind == "summary":
+        return links.get(document.key, document.key)
+    return None
+
+
+def evidence(lists: Sequence[Sequence[Hit]], links: Mapping[str, str]) -> dict[str, float]:
+    """Per host session, its hits' reciprocal ranks summed over every list (each kind is
+    ranked among its own, so ranks, not scores, are what lists share)."""
+    weighed: dict[str, float] = defaultdict(float)
+    for hits in lists:
+        for rank, hit in enumerate(hits, start=1):
+            session = session_of(hit, links)
+            if session is not None:
+                weighed[session] += 1 / (RRF_K + rank)
+    return dict(weighed)
+
+
+def coverage(
+    lists: Sequence[Sequence[Hit]],
+    held: Callable[[Hit], Iterable[str]],
+    weights: Mapping[str, float],
+    links: Mapping[str, str],
+) -> dict[str, float]:
+    """Per host session, the weighed share of the request's terms its hits hold together
+    (``held``: the terms the floor reads of one hit)."""
+    terms: dict[str, set[str]] = defaultdict(set)
+    for hits in lists:
+        for hit in hits:
+            session = session_of(hit, links)
+            if session is not None:
+                terms[session].update(held(hit))
+    return {session: covered(weights, words) for session, words in terms.items()}
+
+
+def focused(
+    lists: Sequence[list[Hit]],
+    held: Callable[[Hit], Iterable[str]],
+    weights: Mapping[str, float],
+    links: Mapping[str, str],
+    *,
+    close: Callable[[Hit], bool] = lambda hit: False,
+    most: int = FOCUS_SESSIONS,
+    floor: float = SESSION_FLOOR,
+) -> list[list[Hit]]:
+    """Each list held to the ``most`` sessions the request is most about, and to their
+    hits that hold one of its terms (or are ``close`` in meaning). A session is a candidate
+    when its hits together hold at least ``floor`` of the request's weighed terms, or one
+    of them is close; candidates are ranked by ``evidence`` times that share. Hits of no
+    one session (fragments) are left as they are."""
+    covers = coverage(lists, held, weights, links)
+    eligible = {s for s, share in covers.items() if share >= floor}
+    eligible |= {
+        s for hits in lists for h in hits if close(h) and (s := session_of(h, links)) is not None
+    }
+    weighed = evidence(lists, links)
+    kept = set(
+        sorted(eligible, key=lambda s: weighed.get(s, 0.0) * covers.get(s, 0.0), reverse=True)[
+            :most
+        ]
+    )
+
+    def told(hit: Hit) -> bool:
+        session = session_of(hit, links)
+        if session is None:
+            return True
+        return session in kept and (close(hit) or any(term in weights for term in held(hit)))
+
+    return [[h for h in hits if told(h)] for hits in lists]

@@ -1,0 +1,89 @@
+"""A prompt block tells of the earlier session a request is about, and of nothing when no
+session's memories together hold enough of the request (search/focus.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memvault import Memory
+
+
+@pytest.fixture
+def memory(tmp_path):
+    with Memory.open(home=tmp_path / "home", embeddings="none", llm="none") as opened:
+        yield opened
+
+
+def event(session: str, n: int, hook: str, data: dict) -> dict:
+    return {
+        "hookType": hook,
+        "sessionId": session,
+        "eventId": f"{session}:{n}",
+        "project": "shop",
+        "cwd": "/src/shop",
+        "timestamp": f"2026-11-20T10:{n // 60:02d}:{n % 60:02d}.000Z",
+        "data": data,
+    }
+
+
+def said(session: str, n: int, text: str) -> dict:
+    return event(session, n, "assistant_response", {"assistantResponse": text})
+
+
+def asked(session: str, n: int, text: str) -> dict:
+    return event(session, n, "prompt_submit", {"prompt": text})
+
+
+def history(memory: Memory) -> None:
+    memory.capture.observe_many(
+        [
+            asked("pool", 0, "the database pool leaks connections under load"),
+            said("pool", 1, "PgPool never released the client on errors: release it in finally."),
+            said("pool", 2, "The pool's leak test now opens 500 connections and checks none leak."),
+            asked("login", 0, "make the login page load faster"),
+            said("login", 1, "The login page lazy-loads its images and reuses CDN connections."),
+            asked("deploy", 0, "the staging deploy fails on the health check"),
+            said("deploy", 1, "The staging endpoint answered 502 until the health check waited."),
+        ]
+    )
+    memory.index.index_now()
+
+
+def told_sessions(memory: Memory, packed) -> set[str]:
+    """The host sessions a block's session lines and activity lines come from."""
+    sessions = set()
+    for block in packed.items():
+        if block["kind"] == "session":
+            sessions.add(block["id"])
+        elif block["kind"] == "observation":
+            sessions.add(memory.store.document("observation", block["id"]).session_id)
+    return sessions
+
+
+def test_the_block_tells_only_of_the_session_the_request_is_about(memory):
+    history(memory)
+    packed = memory.context.context(
+        project="shop", query="connections leak from the database pool again under load"
+    )
+    assert told_sessions(memory, packed) == {"pool"}
+    # The login session's reply shares "connections" and "load": not told.
+    assert "CDN" not in packed.text
+
+
+def test_a_request_only_partly_matched_by_one_session_gets_nothing(memory):
+    history(memory)
+    # The deploy session holds "staging endpoint", about a third of the request's weighed
+    # words: enough for one memory's floor, not for a session to be about the request.
+    packed = memory.context.context(
+        project="shop", query="rotate the TLS certificate of the staging endpoint"
+    )
+    assert packed.items() == []
+    assert "staging" not in packed.text
+
+
+def test_a_session_is_told_by_its_lines_that_hold_the_request_words(memory):
+    history(memory)
+    packed = memory.context.context(project="shop", query="the staging deploy health check")
+    assert told_sessions(memory, packed) == {"deploy"}
+    lines = [b["text"] for b in packed.items() if b["kind"] == "observation"]
+    assert lines and all("staging" in line or "health" in line for line in lines)
