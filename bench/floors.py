@@ -90,20 +90,18 @@ def candidates(memory: Memory, project: str, query: str, trace) -> Asked:
     """Search once, as ``Context.context`` does, and keep every candidate's share."""
     context = memory.context
     found = context.index.searcher.find(query, contexts.CONTEXT_QUOTAS, project=project)
-    share = context._shares(found.query)
+    weights, held = context._reading(found.query)
     lists = {kind: list(found[kind]) for kind in contexts.CONTEXT_QUOTAS}
     links = context._links()
     every = [hit for hits in lists.values() for hit in hits]
-    counts, total = context.index.searcher.term_frequencies(found.query.terms)
-    weights = packing.term_weights(found.query.terms, counts, total)
     return Asked(
         set(),
         lists,
-        {hit.document.id: share(hit) for hit in every},
+        {hit.document.id: packing.covered(weights, held(hit)) for hit in every},
         links,
         {hit.document.id: trace(hit.document, links) for hit in every},
         weights,
-        {hit.document.id: frozenset(packing.own_terms(hit.document)) for hit in every},
+        {hit.document.id: held(hit) for hit in every},
     )
 
 

@@ -87,3 +87,25 @@ def test_a_session_is_told_by_its_lines_that_hold_the_request_words(memory):
     assert told_sessions(memory, packed) == {"deploy"}
     lines = [b["text"] for b in packed.items() if b["kind"] == "observation"]
     assert lines and all("staging" in line or "health" in line for line in lines)
+
+
+def test_a_chinese_request_is_weighed_by_the_pairs_memory_holds(memory):
+    """Chinese is indexed as character pairs; the pairs of a request that span two words
+    ("库连" of "数据库连接池") are in no memory and do not count against every session."""
+    memory.capture.observe_many(
+        [
+            asked("pool-zh", 0, "数据库连接池在高负载下泄漏"),
+            said("pool-zh", 1, "连接池出错时没有释放客户端：改为在 finally 里释放。"),
+            asked("login", 0, "make the login page load faster"),
+        ]
+    )
+    memory.index.index_now()
+    packed = memory.context.context(project="shop", query="数据库连接池又泄漏了怎么办")
+    assert told_sessions(memory, packed) == {"pool-zh"}
+
+
+def test_pairs_no_memory_holds_are_not_weighed():
+    from memvault.search.context import term_weights
+
+    weights = term_weights(["测试", "试失", "失败", "pool"], {"测试": 3, "失败": 2}, 200)
+    assert set(weights) == {"测试", "失败", "pool"}  # an unseen English word still counts
