@@ -46,6 +46,9 @@ COMMON_WINDOW = 5_000  # the newest documents a query of only common words searc
 _COUNT_TTL = 60.0  # seconds a document count or a term's count is reused
 _COUNT_CACHE = 100_000  # terms
 _WARN_EVERY = 60.0  # seconds between warnings that semantic search is unavailable
+# The other language's words for a request's (search/lexicon.py) count this much of the
+# request's own: a memory in the request's language that matches as well stays above.
+ALTERNATIVE_WEIGHT = 0.5
 _MAX_FUSED = 1 + ACTOR_BOOST + SESSION_BOOST * (1 + ACTOR_BOOST)  # keeps relevance in 0–1
 
 
@@ -201,7 +204,46 @@ class Searcher:
         return hits
 
     def _lexical(self, query: Query, scope: _Scope, *, pool: int) -> list[tuple[int, float]]:
-        if query.empty:
+        """BM25 candidates of the request's own words, and of its alternatives weighed by
+        ALTERNATIVE_WEIGHT: BM25 is a sum over the words asked, so the two lists added
+        are one BM25 in which an alternative counts less than an own word."""
+        own = self._own_lexical(query, scope, pool=pool)
+        if not query.alternatives:
+            return own
+        scores = dict(own)
+        for doc_id, score in self._alternative_lexical(query, scope, pool=pool):
+            scores[doc_id] = scores.get(doc_id, 0.0) + ALTERNATIVE_WEIGHT * score
+        return sorted(scores.items(), key=lambda item: item[1], reverse=True)[:pool]
+
+    def _alternative_lexical(
+        self, query: Query, scope: _Scope, *, pool: int
+    ) -> list[tuple[int, float]]:
+        """As for the own words: in a large index, only the rare alternatives are asked,
+        or, when all are common, the newest COMMON_WINDOW documents."""
+
+        def run(match: LexicalQuery, newest: int | None = None) -> list[tuple[int, float]]:
+            return self.store.lexical_search(
+                match,
+                kinds=scope.kinds,
+                project=scope.project,
+                include_archived=scope.include_archived,
+                limit=pool,
+                weights=COLUMN_WEIGHTS,
+                newest=newest,
+            )
+
+        cap = int(max(RARE_DOCUMENTS, RARE_SHARE * self._document_count()))
+        if self._document_count() <= cap:
+            return run(query.alternative_match())
+        spelled = {" ".join(phrase): phrase for phrase in query.alternatives}
+        counts = self._term_counts(list(spelled), cap)
+        rare = tuple(phrase for text, phrase in spelled.items() if counts[text] <= cap)
+        if rare:
+            return run(query.alternative_match(rare))
+        return run(query.alternative_match(), COMMON_WINDOW)
+
+    def _own_lexical(self, query: Query, scope: _Scope, *, pool: int) -> list[tuple[int, float]]:
+        if query.empty or not (query.terms or query.phrases or query.prefixes):
             return []
 
         def run(match: LexicalQuery, newest: int | None = None) -> list[tuple[int, float]]:
