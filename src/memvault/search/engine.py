@@ -18,6 +18,7 @@ from datetime import datetime
 import numpy as np
 
 from memvault.domain import DOCUMENT_KINDS, Document, utc_now
+from memvault.llm.translate import Translator
 from memvault.search.query import Query, parse
 from memvault.search.ranking import Weights, recency
 from memvault.search.semantic import Semantic
@@ -76,8 +77,20 @@ class Found:
 
 
 class Searcher:
-    def __init__(self, store: Store, *, weights: Weights, semantic: Semantic | None = None):
+    def __init__(
+        self,
+        store: Store,
+        *,
+        weights: Weights,
+        semantic: Semantic | None = None,
+        translator: Translator | None = None,
+        translate_wait: float = 0.0,
+    ):
         self.store = store
+        # A request's translation by the LLM, when one is configured: a search waits for
+        # it up to ``translate_wait`` seconds; ``find`` (the hook's context) never waits.
+        self.translator = translator
+        self.translate_wait = translate_wait
         self.weights = weights
         self.semantic = semantic
         self._count: tuple[float, int] = (float("-inf"), 0)
@@ -99,7 +112,7 @@ class Searcher:
         kinds = [kind for kind in DOCUMENT_KINDS if kind in kinds]
         if not kinds or limit < 1:
             return []
-        query = parse(text)
+        query = self._parsed(text, wait=self.translate_wait)
         pool = max(CANDIDATES, limit * 3)
         scope = _Scope(kinds, project, include_archived)
         lexical, semantic, documents = self._candidates(
@@ -121,8 +134,10 @@ class Searcher:
         """One search for several kinds at once (the query parsed once, one lexical and one
         semantic retrieval), each kind's hits cut to its quota. Each kind is ranked among
         its own, as a search of that kind alone would rank it (BM25 scaled by the kind's
-        best); the lexical candidates of all kinds are as many as such searches' together."""
-        query = parse(text)
+        best); the lexical candidates of all kinds are as many as such searches' together.
+        A translation of the request is used only when one was made before: this is the
+        hook's path."""
+        query = self._parsed(text, wait=0.0)
         pools = {
             kind: max(CANDIDATES, quotas[kind] * 3)
             for kind in DOCUMENT_KINDS
@@ -145,6 +160,12 @@ class Searcher:
             )
             hits[kind] = ranked[: quotas[kind]]
         return Found(query, hits)
+
+    def _parsed(self, text: str, *, wait: float) -> Query:
+        query = parse(text)
+        if self.translator is None:
+            return query
+        return query.translated(self.translator.translation(text, wait=wait))
 
     def _candidates(
         self, query: Query, scope: _Scope, pools: dict[str, int], *, keep: int | None = None

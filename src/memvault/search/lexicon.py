@@ -60,6 +60,7 @@ for _pair in _TRADITIONAL_PAIRS.split():
     _TO_SIMPLIFIED[_pair[0]] = _pair[1]
     if _pair[0] != _pair[1]:
         _TO_TRADITIONAL.setdefault(_pair[1], _pair[0])
+_LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 # A long request (a pasted log) could match dozens of entries; the first this many
 # alternatives are asked, in the order the request names them.
@@ -75,6 +76,16 @@ def traditional(text: str) -> str:
     """``text`` with each Simplified character the table knows in its first Traditional
     form (the table is the lexicon's characters, not a general converter)."""
     return "".join(_TO_TRADITIONAL.get(char, char) for char in text)
+
+
+def in_chinese(text: str) -> bool | None:
+    """Whether ``text`` is written mostly in Chinese characters rather than Latin words, a
+    character counted as a word; None for text of neither."""
+    chinese = sum(len(run) for run in _CJK_RUN.findall(text))
+    latin = len(_LATIN_WORD.findall(text))
+    if not chinese and not latin:
+        return None
+    return chinese >= latin
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from memvault.analyzer import CJK_CHAR, stem, tokens
-from memvault.search.lexicon import lexicon
+from memvault.search.lexicon import MAX_ALTERNATIVES, lexicon
 from memvault.store import LexicalQuery
 
 _PART = re.compile(r'"([^"]*)"|(\S+)')
@@ -65,6 +65,16 @@ class Query:
             anchor=anchor,
             all_of=all_of,
         )
+
+    def translated(self, translation: str | None) -> Query:
+        """The same query with the words of its translation (by the LLM) among its
+        alternatives, before the lexicon's: those it does not hold already."""
+        if not translation:
+            return self
+        held = set(self.terms)
+        words = [(term,) for term in dict.fromkeys(tokens(translation)) if term not in held]
+        alternatives = tuple(dict.fromkeys([*words, *self.alternatives]))[:MAX_ALTERNATIVES]
+        return Query(self.text, self.terms, self.phrases, self.prefixes, alternatives)
 
     def alternative_match(
         self, alternatives: tuple[tuple[str, ...], ...] | None = None
