@@ -9,6 +9,7 @@ import time
 import pytest
 
 from memvault import Memory
+from tests.llm.conftest import require_sdk
 from tests.llm_server import LLMServer, Request
 from tests.search.test_search import ids, prompt
 
@@ -26,6 +27,7 @@ def _system(request: Request) -> str:
 
 @pytest.fixture
 def server():
+    require_sdk("openai")
     with LLMServer() as server:
         server.respond = lambda r: TRANSLATED if "into English" in _system(r) else "ok"
         yield server

@@ -29,6 +29,7 @@ CACHE = 1024  # translations kept, the least recently used dropped first
 MAX_TOKENS = 300
 CALL_SECONDS = 10.0  # one attempt's timeout: a translation later than that is of no use
 QUEUED = 64  # requests waiting for a translation; more are not translated
+IDLE_SECONDS = 60.0  # the thread ends after this long without work (and starts again)
 SYSTEM = (
     "You translate a software developer's request to a memory search engine. Translate"
     " the request into {language}. Keep code names, file names, paths, commands and error"
@@ -92,8 +93,19 @@ class Translator:
 
     def _run(self) -> None:
         while True:
-            key, future = self._queue.get()
-            future.set_result(self._translate(key))
+            try:
+                key, future = self._queue.get(timeout=IDLE_SECONDS)
+            except queue.Empty:
+                key, future = "", None
+            if future is not None:
+                future.set_result(self._translate(key))
+            if future is None or self._off:
+                # Ends when idle, or for good without an LLM: a closed memory keeps no
+                # thread. Under the lock that queues work, so none is left unserved.
+                with self._lock:
+                    if self._queue.empty():
+                        self._thread = None
+                        return
 
     def _translate(self, key: str) -> str:
         answer: str | None = None
