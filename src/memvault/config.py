@@ -225,6 +225,22 @@ class Settings(BaseSettings):
         ge=500,
         description="Inputs longer than this are cut (estimated tokens) before a call.",
     )
+    translate_requests: bool = Field(
+        True,
+        description=(
+            "With an LLM, a search request of up to 600 characters is also translated into"
+            " the other language (Chinese or English), in the background and once, and its"
+            " words searched at a lower weight than the request's own."
+        ),
+    )
+    translate_wait_seconds: float = Field(
+        2.0,
+        ge=0,
+        description=(
+            "How long a search waits for its request's translation (0: it uses one made"
+            " earlier). The context block a hook asks for never waits."
+        ),
+    )
 
     auto_compress: bool = Field(
         False,

@@ -1,5 +1,6 @@
 """A memory block is one search: the request parsed once, one lexical retrieval for every
-kind of memory the block holds, each kind cut to its own quota."""
+kind of memory the block holds (and one of the other language's words for the request's,
+from the lexicon, for the same kinds), each kind cut to its own quota."""
 
 from __future__ import annotations
 
@@ -20,11 +21,11 @@ REQUEST = "why does the refresh token rotation fail"
 def counted(auth_memory, monkeypatch):
     """The memory, with its store's lexical searches and the parses of the request
     counted (the real store and parser do the work)."""
-    calls = {"lexical": [], "parsed": 0}
+    calls = {"lexical": [], "alternatives": [], "parsed": 0}
     lexical_search = auth_memory.store.lexical_search
 
     def lexical(query, **asked):
-        calls["lexical"].append(asked["kinds"])
+        calls["alternatives" if query.alternatives else "lexical"].append(asked["kinds"])
         return lexical_search(query, **asked)
 
     def parsing(text):
@@ -48,6 +49,8 @@ def test_a_context_request_searches_once(counted):
     assert [sorted(kinds) for kinds in calls["lexical"]] == [
         ["fragment", "observation", "session", "summary"]
     ]
+    # "refresh token" and "fail" have Chinese words in the lexicon: asked once, for every kind.
+    assert calls["alternatives"] == calls["lexical"]
     assert calls["parsed"] == 1
 
 
@@ -56,6 +59,7 @@ def test_an_enrich_request_searches_once(counted):
     memory.context.enrich(files=["src/auth/refresh.py"], terms=["token"], project="demo-app")
     assert len(calls["lexical"]) == 1
     assert sorted(calls["lexical"][0]) == ["fragment", "observation"]
+    assert calls["alternatives"] == calls["lexical"]
 
 
 def test_each_kind_is_ranked_as_a_search_of_it_alone_ranks_it(counted):

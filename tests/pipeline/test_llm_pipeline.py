@@ -91,6 +91,9 @@ def open_memory(tmp_path, server: LLMServer, **knobs) -> Memory:
         llm_url=server.base_url,
         llm_model="test-model",
         llm_api_key="test-key",
+        # The script answers the pipeline's tasks; translating searches is tested apart
+        # (tests/search/test_translation.py).
+        translate_requests=False,
         **knobs,
     )
 

@@ -109,3 +109,15 @@ def test_filters_keep_out_other_kinds_projects_and_archived_documents(store):
     assert store.lexical_search(query, kinds=["fragment"], project="elsewhere") == []
     both = store.lexical_search(query, kinds=["fragment"], include_archived=True)
     assert len(both) == 2
+
+
+@pytest.mark.sqlite_only  # FTS5 syntax
+def test_alternatives_are_optional_phrases_beside_the_terms():
+    query = LexicalQuery(terms=("pool",), alternatives=(("连接", "接池"), ("超时",)))
+    assert fts5_match(query) == (
+        f'{SEARCHED} : "pool" OR {SEARCHED} : "连接 接池" OR {SEARCHED} : "超时"'
+    )
+    required = LexicalQuery(phrases=(("connect", "pool"),), alternatives=(("超时",),))
+    assert fts5_match(required) == (
+        f'{{title body}} : "connect pool" AND ({SEARCHED} : "超时" OR {ANY_DOCUMENT})'
+    )

@@ -226,6 +226,10 @@ def test_a_query_finds_the_same_documents_in_the_same_order_with_the_same_scores
         LexicalQuery(terms=("x_y", "fetchuserrow")),
         LexicalQuery(terms=("___",)),
         LexicalQuery(terms=("pool",), phrases=(("___",),)),
+        LexicalQuery(alternatives=(("连接", "接池"), ("超时",), ("databas",))),
+        LexicalQuery(terms=("pool",), alternatives=(("连接", "接池"), ("pool",))),
+        LexicalQuery(phrases=(("connect", "pool"),), alternatives=(("超时",), ("timeout",))),
+        LexicalQuery(prefixes=(("deplo",),), alternatives=(("部署",),)),
     ],
 )
 def test_structured_queries_match_and_rank_alike(engines, query):
@@ -510,3 +514,16 @@ def test_ascii_text_is_cut_into_the_tokens_sqlite_makes_of_it():
     every = "".join(chr(c) for c in range(1, 128))
     texts = [every, every[::-1], "fetchUserRow x_y don't 3.14 A-B c++ ÀB 数据 mixed-ÄÖ"]
     assert tokenize(texts) == _tokenizer.split(texts)
+
+
+@pytest.mark.parametrize("text", ["数据库连接池超时", "connection pool timeout", "資料庫快取"])
+def test_a_requests_alternatives_find_the_same_documents_with_the_same_scores(engines, text):
+    sqlite, postgres = engines
+    match = parse(text).alternative_match()
+    assert match.alternatives
+    asked = 0
+    for filters in FILTERS:
+        expected = sqlite.lexical_search(match, **filters)
+        assert_same_hits(expected, postgres.lexical_search(match, **filters))
+        asked += len(expected)
+    assert asked, "the corpus should answer the alternatives somewhere"

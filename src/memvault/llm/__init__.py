@@ -1,8 +1,10 @@
 """LLM providers for background work: summaries, fragment extraction, observation compression.
 
 An OpenAI-compatible API (OpenAI, Ollama, LM Studio, vLLM, OpenRouter) or Anthropic, each an
-optional extra. No LLM is ever called on a request path; without one the pipeline stays
-offline (extractive), so `open_llm` returning None is a normal answer, not an error.
+optional extra. No LLM is ever called on a request path: a search request's translation
+(`translate.py`) is made on a thread of its own, and a search waits for it a bounded time at
+most. Without an LLM the pipeline stays offline (extractive), so `open_llm` returning None
+is a normal answer, not an error.
 """
 
 from __future__ import annotations
@@ -34,13 +36,17 @@ log = logging.getLogger("memvault.llm")
 ANTHROPIC_KEY_PREFIX = "sk-ant-"
 
 
-def open_llm(settings: Settings) -> LLM | None:
+def open_llm(
+    settings: Settings, *, policy: CallPolicy | None = None, timeout: float | None = None
+) -> LLM | None:
     """The provider `settings.llm` asks for, behind this process's shared gate; None for none.
 
     `auto` means the OpenAI-compatible provider when a URL or an API key is configured and the
     `openai` extra is installed, and none otherwise. Naming a provider explicitly without its
     SDK, model or key is an error, not a silent fallback. Open it once and keep it: the
-    circuit breaker's memory of failures lives in the returned object.
+    circuit breaker's memory of failures lives in the returned object. ``policy`` and
+    ``timeout`` (seconds per attempt) replace the defaults and ``llm_timeout_seconds`` for
+    work that cannot wait long (translating a search request).
     """
     secret = settings.llm_api_key.get_secret_value().strip() if settings.llm_api_key else ""
     key = secret or None
@@ -63,10 +69,11 @@ def open_llm(settings: Settings) -> LLM | None:
         choice = "openai"
     provider = OpenAIChat if choice == "openai" else AnthropicMessages
     transport = provider(
-        settings.llm_url, settings.llm_model, key, timeout=settings.llm_timeout_seconds
+        settings.llm_url, settings.llm_model, key, timeout=timeout or settings.llm_timeout_seconds
     )
     return GuardedLLM(
         transport,
         gate=process_gate(settings.llm_concurrency),
         max_input_tokens=settings.llm_max_input_tokens,
+        policy=policy,
     )

@@ -9,8 +9,11 @@ from collections.abc import Callable
 
 from memvault.background import Pacer
 from memvault.config import Settings
+from memvault.llm import LLM, CallPolicy, open_llm
+from memvault.llm.translate import CALL_SECONDS, Translator
 from memvault.search.engine import Searcher
 from memvault.search.indexer import Backlog, Indexer, IndexWorker
+from memvault.search.lexicon import in_chinese
 from memvault.search.ranking import Weights
 from memvault.search.semantic import Semantic
 from memvault.store import Store
@@ -23,6 +26,19 @@ VAULT_SCAN_SECONDS = 1.0
 def weights_of(settings: Settings) -> Weights:
     s = settings
     return Weights(s.weight_relevance, s.weight_importance, s.weight_recency, s.recency_decay)
+
+
+def _translator(settings: Settings) -> Translator | None:
+    """Translations of search requests through the configured LLM (opened on the first
+    request, on the translation thread); None when none is wanted."""
+    if settings.llm == "none" or not settings.translate_requests:
+        return None
+
+    def open_for_requests() -> LLM | None:
+        # One attempt, bounded: a translation that comes late is of no use to a search.
+        return open_llm(settings, policy=CallPolicy(attempts=1), timeout=CALL_SECONDS)
+
+    return Translator(open_for_requests, in_chinese)
 
 
 class Index:
@@ -59,7 +75,13 @@ class Index:
             refresh_board=refresh_board,
             owns_vault=owns_vault,
         )
-        self.searcher = Searcher(store, weights=weights_of(settings), semantic=semantic)
+        self.searcher = Searcher(
+            store,
+            weights=weights_of(settings),
+            semantic=semantic,
+            translator=_translator(settings),
+            translate_wait=settings.translate_wait_seconds,
+        )
         self._worker: IndexWorker | None = None
         self._vault_scanned = float("-inf")
 

@@ -18,6 +18,7 @@ from datetime import datetime
 import numpy as np
 
 from memvault.domain import DOCUMENT_KINDS, Document, utc_now
+from memvault.llm.translate import Translator
 from memvault.search.query import Query, parse
 from memvault.search.ranking import Weights, recency
 from memvault.search.semantic import Semantic
@@ -46,6 +47,9 @@ COMMON_WINDOW = 5_000  # the newest documents a query of only common words searc
 _COUNT_TTL = 60.0  # seconds a document count or a term's count is reused
 _COUNT_CACHE = 100_000  # terms
 _WARN_EVERY = 60.0  # seconds between warnings that semantic search is unavailable
+# The other language's words for a request's (search/lexicon.py) count this much of the
+# request's own: a memory in the request's language that matches as well stays above.
+ALTERNATIVE_WEIGHT = 0.5
 _MAX_FUSED = 1 + ACTOR_BOOST + SESSION_BOOST * (1 + ACTOR_BOOST)  # keeps relevance in 0–1
 
 
@@ -73,8 +77,20 @@ class Found:
 
 
 class Searcher:
-    def __init__(self, store: Store, *, weights: Weights, semantic: Semantic | None = None):
+    def __init__(
+        self,
+        store: Store,
+        *,
+        weights: Weights,
+        semantic: Semantic | None = None,
+        translator: Translator | None = None,
+        translate_wait: float = 0.0,
+    ):
         self.store = store
+        # A request's translation by the LLM, when one is configured: a search waits for
+        # it up to ``translate_wait`` seconds; ``find`` (the hook's context) never waits.
+        self.translator = translator
+        self.translate_wait = translate_wait
         self.weights = weights
         self.semantic = semantic
         self._count: tuple[float, int] = (float("-inf"), 0)
@@ -96,7 +112,7 @@ class Searcher:
         kinds = [kind for kind in DOCUMENT_KINDS if kind in kinds]
         if not kinds or limit < 1:
             return []
-        query = parse(text)
+        query = self._parsed(text, wait=self.translate_wait)
         pool = max(CANDIDATES, limit * 3)
         scope = _Scope(kinds, project, include_archived)
         lexical, semantic, documents = self._candidates(
@@ -118,8 +134,10 @@ class Searcher:
         """One search for several kinds at once (the query parsed once, one lexical and one
         semantic retrieval), each kind's hits cut to its quota. Each kind is ranked among
         its own, as a search of that kind alone would rank it (BM25 scaled by the kind's
-        best); the lexical candidates of all kinds are as many as such searches' together."""
-        query = parse(text)
+        best); the lexical candidates of all kinds are as many as such searches' together.
+        A translation of the request is used only when one was made before: this is the
+        hook's path."""
+        query = self._parsed(text, wait=0.0)
         pools = {
             kind: max(CANDIDATES, quotas[kind] * 3)
             for kind in DOCUMENT_KINDS
@@ -142,6 +160,12 @@ class Searcher:
             )
             hits[kind] = ranked[: quotas[kind]]
         return Found(query, hits)
+
+    def _parsed(self, text: str, *, wait: float) -> Query:
+        query = parse(text)
+        if self.translator is None:
+            return query
+        return query.translated(self.translator.translation(text, wait=wait))
 
     def _candidates(
         self, query: Query, scope: _Scope, pools: dict[str, int], *, keep: int | None = None
@@ -201,7 +225,46 @@ class Searcher:
         return hits
 
     def _lexical(self, query: Query, scope: _Scope, *, pool: int) -> list[tuple[int, float]]:
-        if query.empty:
+        """BM25 candidates of the request's own words, and of its alternatives weighed by
+        ALTERNATIVE_WEIGHT: BM25 is a sum over the words asked, so the two lists added
+        are one BM25 in which an alternative counts less than an own word."""
+        own = self._own_lexical(query, scope, pool=pool)
+        if not query.alternatives:
+            return own
+        scores = dict(own)
+        for doc_id, score in self._alternative_lexical(query, scope, pool=pool):
+            scores[doc_id] = scores.get(doc_id, 0.0) + ALTERNATIVE_WEIGHT * score
+        return sorted(scores.items(), key=lambda item: item[1], reverse=True)[:pool]
+
+    def _alternative_lexical(
+        self, query: Query, scope: _Scope, *, pool: int
+    ) -> list[tuple[int, float]]:
+        """As for the own words: in a large index, only the rare alternatives are asked,
+        or, when all are common, the newest COMMON_WINDOW documents."""
+
+        def run(match: LexicalQuery, newest: int | None = None) -> list[tuple[int, float]]:
+            return self.store.lexical_search(
+                match,
+                kinds=scope.kinds,
+                project=scope.project,
+                include_archived=scope.include_archived,
+                limit=pool,
+                weights=COLUMN_WEIGHTS,
+                newest=newest,
+            )
+
+        cap = int(max(RARE_DOCUMENTS, RARE_SHARE * self._document_count()))
+        if self._document_count() <= cap:
+            return run(query.alternative_match())
+        spelled = {" ".join(phrase): phrase for phrase in query.alternatives}
+        counts = self._term_counts(list(spelled), cap)
+        rare = tuple(phrase for text, phrase in spelled.items() if counts[text] <= cap)
+        if rare:
+            return run(query.alternative_match(rare))
+        return run(query.alternative_match(), COMMON_WINDOW)
+
+    def _own_lexical(self, query: Query, scope: _Scope, *, pool: int) -> list[tuple[int, float]]:
+        if query.empty or not (query.terms or query.phrases or query.prefixes):
             return []
 
         def run(match: LexicalQuery, newest: int | None = None) -> list[tuple[int, float]]:

@@ -6,6 +6,10 @@ operators hold in a short query; a long text (a prompt, a pasted log) is plain w
 goes through the same analyzer as the indexed text, so a query never asks for a term that
 indexing could not have produced. The index is asked with a ``LexicalQuery``: plain values,
 which each store engine spells in its own syntax.
+
+A request's words that the code-domain lexicon knows (``search/lexicon.py``) bring the other
+language's words as *alternatives*: asked apart from the request's own words
+(``alternative_match``) so the searcher can count them less.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from memvault.analyzer import CJK_CHAR, stem, tokens
+from memvault.search.lexicon import MAX_ALTERNATIVES, lexicon
 from memvault.store import LexicalQuery
 
 _PART = re.compile(r'"([^"]*)"|(\S+)')
@@ -30,6 +35,8 @@ class Query:
     terms: tuple[str, ...]  # analyzed words, in order, repeats removed
     phrases: tuple[tuple[str, ...], ...]
     prefixes: tuple[tuple[str, ...], ...]  # each: the ways its start may be indexed
+    # The other language's words for the request's (each an analyzed phrase).
+    alternatives: tuple[tuple[str, ...], ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -38,7 +45,11 @@ class Query:
     def keeping(self, terms: set[str]) -> Query:
         """The same query with only these of its plain terms."""
         return Query(
-            self.text, tuple(t for t in self.terms if t in terms), self.phrases, self.prefixes
+            self.text,
+            tuple(t for t in self.terms if t in terms),
+            self.phrases,
+            self.prefixes,
+            self.alternatives,
         )
 
     def match(self, *, anchor: tuple[str, ...] = (), all_of: bool = False) -> LexicalQuery:
@@ -55,6 +66,27 @@ class Query:
             all_of=all_of,
         )
 
+    def translated(self, translation: str | None) -> Query:
+        """The same query with the words of its translation (by the LLM) among its
+        alternatives, before the lexicon's: those it does not hold already."""
+        if not translation:
+            return self
+        held = set(self.terms)
+        words = [(term,) for term in dict.fromkeys(tokens(translation)) if term not in held]
+        alternatives = tuple(dict.fromkeys([*words, *self.alternatives]))[:MAX_ALTERNATIVES]
+        return Query(self.text, self.terms, self.phrases, self.prefixes, alternatives)
+
+    def alternative_match(
+        self, alternatives: tuple[tuple[str, ...], ...] | None = None
+    ) -> LexicalQuery:
+        """What the index is asked for the alternatives (these of them, when given): the
+        same phrases and prefixes required, the alternatives optional but counted."""
+        return LexicalQuery(
+            phrases=self.phrases,
+            prefixes=self.prefixes,
+            alternatives=self.alternatives if alternatives is None else alternatives,
+        )
+
 
 def parse(text: str) -> Query:
     terms: list[str] = []
@@ -64,7 +96,8 @@ def parse(text: str) -> Query:
     if len(parts) > OPERATOR_WORDS:
         # A prompt or a pasted log, not a search expression: its quotes and stars are its
         # own (a C# "void*", a quoted error), and none of its words is required.
-        return Query(text, tuple(dict.fromkeys(tokens(text))), (), ())
+        terms = tuple(dict.fromkeys(tokens(text)))
+        return Query(text, terms, (), (), lexicon().alternatives(text, terms))
     for quoted, word in parts:
         if quoted:
             words = tuple(tokens(quoted))
@@ -85,7 +118,8 @@ def parse(text: str) -> Query:
                 prefixes.append(tuple(dict.fromkeys([start, stem(start)])))
         else:
             terms.extend(tokens(word))
-    return Query(text, tuple(dict.fromkeys(terms)), tuple(phrases), tuple(prefixes))
+    own = tuple(dict.fromkeys(terms))
+    return Query(text, own, tuple(phrases), tuple(prefixes), lexicon().alternatives(text, own))
 
 
 def _fold(word: str) -> str:

@@ -27,6 +27,9 @@ class LexicalQuery:
     given, one of the anchor terms (all of them with ``all_of``). Each of ``terms`` found in
     ``fields`` counts towards the score but none is required unless nothing else is: a
     query of terms alone matches documents holding any of them. Each term counts once.
+    ``alternatives`` are phrases counted as terms are (optional; each, its words together
+    in order, scores as one term): another language's words for the request's, which the
+    searcher asks apart from the request's own so that it can weigh them less.
     """
 
     terms: tuple[str, ...] = ()
@@ -34,12 +37,13 @@ class LexicalQuery:
     prefixes: tuple[tuple[str, ...], ...] = ()  # each: the ways its start may be indexed
     anchor: tuple[str, ...] = ()
     all_of: bool = False
+    alternatives: tuple[tuple[str, ...], ...] = ()
     fields: tuple[str, ...] = FIELDS
     required_fields: tuple[str, ...] = OWN_TEXT
 
     @property
     def empty(self) -> bool:
-        return not (self.terms or self.phrases or self.prefixes or self.anchor)
+        return not (self.terms or self.phrases or self.prefixes or self.anchor or self.alternatives)
 
 
 DOCUMENT_COLUMNS = """

@@ -159,6 +159,7 @@ def expression(query: LexicalQuery) -> Expression:
         anchor = [phrase(t, searched) for t in query.anchor]
         required += [[i] for i in anchor] if query.all_of else [anchor]
     optional = [phrase(t, searched) for t in query.terms if t not in query.anchor]
+    optional += [phrase(" ".join(p), searched) for p in query.alternatives if p]
     return Expression(phrases, required, [] if required else optional)
 
 

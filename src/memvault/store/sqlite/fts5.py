@@ -46,6 +46,7 @@ def fts5_match(query: LexicalQuery) -> str:
         joiner = " AND " if query.all_of else " OR "
         required.append(f"({joiner.join(f'{searched} : {_quote(t)}' for t in query.anchor)})")
     optional = [f"{searched} : {_quote(term)}" for term in query.terms if term not in query.anchor]
+    optional += [f"{searched} : {_quote(' '.join(p))}" for p in query.alternatives if p]
     if not required:
         return " OR ".join(optional)
     if not optional:
