@@ -19,9 +19,9 @@ Per question: the share of its relevant sessions the block draws on, the block's
 how many come from a relevant session, and for a control whether the block is empty. A
 data set's utility is the mean of its draws, its lines' precision (pooled) and its controls'
 silence (those it has). Folds: each data set held out in turn, the setting chosen on the
-other two (best mean utility), scored on the held-out one against the block before the focus (``TODAY``), with
-a paired bootstrap 95 % interval over its questions. The setting kept is the best on all
-three that lowers no data set's utility:
+other two (best mean utility), scored on the held-out one against the block before the
+focus (``TODAY``), with a paired bootstrap 95 % interval over its questions. The setting
+kept is the best on all three that lowers no data set's utility:
 
     .venv/bin/python bench/floors.py [--locomo-questions 40] [--json out.json]
 """
