@@ -1,15 +1,32 @@
-"""What a vector reads, through Memory: a store whose vectors read whole texts (under the
-name before the cut) is embedded again, a batch at a time, while search answers."""
+"""What a vector reads, through Memory: a long request's query vector reads its head; a
+store whose vectors read whole texts (under the name before the cut) is embedded again, a
+batch at a time, while search answers."""
 
 from __future__ import annotations
 
 from memvault import Memory
+from memvault.embeddings.window import GENEROUS_CHARS_PER_TOKEN, QUERY_TOKENS
 from memvault.search.vectors import to_blob
 from tests.embeddings.conftest import bag_of_words, require_packaged_model
 from tests.embeddings.test_memory_with_an_endpoint import observe
 
 # The packaged model's name while its vectors read every window of a long text, averaged.
 WHOLE_TEXT_NAME = "local:multilingual-e5-small-q4-c1"
+
+
+def test_a_long_request_is_embedded_as_its_head(tmp_path, embedding_server):
+    settings = {"embeddings": "openai", "embedding_url": embedding_server.base_url}
+    request = "why does the signing key rotation fail " + "at line 42 of the log " * 1000
+    with Memory.open(home=tmp_path / "h", **settings) as memory:
+        observe(memory, 1, "rotate the signing keys")
+        memory.index.semantic.warm()
+        memory.index.index_now()
+        embedding_server.requests.clear()
+        hits = memory.search(request, kinds=["observation"])
+        assert hits and hits[0].document.event_ids == ["e1"]
+    (sent,) = [body["input"] for _, _, body in embedding_server.requests]
+    assert len(sent) == 1 and request.startswith(sent[0])
+    assert len(sent[0]) <= QUERY_TOKENS * GENEROUS_CHARS_PER_TOKEN < len(request) // 10
 
 
 def test_vectors_of_whole_texts_are_replaced_a_batch_at_a_time(tmp_path):
