@@ -11,12 +11,14 @@ this process, at one thread as the server runs the model:
   engine averaging its 512-token windows, as before) or cut to 512, 256 or 128 tokens;
 - the time to embed the start of the longest real requests, cut to 1,000, 3,000 and 6,000
   characters, as a query, whole and at each cap;
+- with ``--threads``: documents/s of background embedding by one worker or two on the
+  one engine, and a new query's time meanwhile;
 - with ``--recall``: what the cut costs in ranking, vectors alone: each labelled question
   of ``queries.json`` (its request as the query) ranks the session documents of its
   project's history (the set's 60 % split) by cosine; recall@5/@10 of the relevant
   sessions, for each cap of the documents and of the query.
 
-    .venv/bin/python bench/embeddings.py --lengths [--every 4] [--docs 300] [--recall]
+    .venv/bin/python bench/embeddings.py --lengths [--every 4] [--docs 300] [--threads | --recall]
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import random
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -134,6 +137,74 @@ def by_cap(texts: list[tuple[str, str]], requests: list[str], sample: int) -> No
         sys.stdout.flush()
 
 
+class Locked:
+    """The provider as it was: one lock taken per text, so a query waits for the document
+    being embedded."""
+
+    def __init__(self, model) -> None:
+        self._model, self._lock = model, threading.Lock()
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        rows = []
+        for text in texts:
+            with self._lock:
+                rows.append(self._model.embed([text])[0])
+        return np.stack(rows)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        with self._lock:
+            return self._model.embed_query(text)
+
+
+def workers(texts: list[tuple[str, str]], requests: list[str], sample: int) -> None:
+    """Background embedding (batches of 16 from a thread of background priority, as the
+    index thread sends them) by one worker or two, and a new query's time meanwhile (a
+    thread of normal priority, as a request's)."""
+    from memvault.background import lower_this_threads_priority
+    from memvault.embeddings import E5Embedder
+
+    class Ungated(E5Embedder):
+        def _wait_for_quiet(self) -> None:
+            pass
+
+    rng = random.Random(7)
+    chosen = [text for _, text in rng.sample(texts, min(sample, len(texts)))]
+    query = sorted(requests, key=len)[len(requests) // 2]  # a median request
+    variants = {
+        "one worker, a lock per text (before)": Locked(E5Embedder(workers=1)),
+        "one worker, no lock": E5Embedder(workers=1),
+        "two workers, the second gives way to queries": E5Embedder(workers=2),
+        "two workers, no giving way": Ungated(workers=2),
+    }
+    for model in variants.values():
+        model.embed(["load", "the model"])
+    alone = query_ms(variants["one worker, no lock"], query, 9)
+    print(f"alone: a median request's query {alone:.0f} ms")
+    for label, model in variants.items():
+        done = threading.Event()
+        times: list[float] = []
+
+        def background(model=model, done=done) -> None:
+            lower_this_threads_priority()
+            for i in range(0, len(chosen), 16):
+                model.embed(chosen[i : i + 16])
+            done.set()
+
+        worker = threading.Thread(target=background)
+        started = time.perf_counter()
+        worker.start()
+        while not done.is_set():
+            times.append(query_ms(model, f"{query} {len(times)}", 1))  # a new query each time
+            done.wait(0.2)
+        rate = len(chosen) / (time.perf_counter() - started)
+        worker.join()
+        print(
+            f"  {label}: {rate:.1f} docs/s; a query meanwhile p50 {statistics.median(times):.0f}"
+            f" ms, p95 {percentile(times, 95):.0f} ms ({len(times)} queries)"
+        )
+        sys.stdout.flush()
+
+
 def history_documents() -> tuple[dict[str, list[tuple[str, str]]], list[dict]]:
     """Per project, (session id, vector text) of its history sessions' documents; and the
     labelled questions."""
@@ -192,10 +263,13 @@ def recall(caps: tuple[int | None, ...] = CAPS) -> None:
             sys.stdout.flush()
 
 
-def main(every: int, sample: int, ranking: bool = False) -> None:
+def main(every: int, sample: int, threads: bool, ranking: bool = False) -> None:
     print(f"What a vector reads — {machine()}")
     if ranking:
         recall()
         return
     texts, requests = session_texts(every)
-    by_cap(texts, requests, sample)
+    if threads:
+        workers(texts, requests, sample)
+    else:
+        by_cap(texts, requests, sample)

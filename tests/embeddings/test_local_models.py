@@ -12,6 +12,7 @@ import threading
 import numpy as np
 import pytest
 
+from memvault.background import BACKGROUND_NICENESS
 from memvault.embeddings import E5Embedder, EmbeddingError, SentenceTransformerEmbedder
 from memvault.embeddings.window import QUERY_TOKENS, VECTOR_TOKENS
 from tests.embeddings.conftest import require_packaged_model, require_torch_model
@@ -113,6 +114,22 @@ def test_chinese_is_cut_by_the_models_own_count():
     narrow = E5Embedder(tokens=64, query_tokens=32)
     assert 56 <= narrow.token_count(narrow.fit(text)) <= 64
     assert 28 <= narrow.token_count(narrow.fit(text, query=True), query=True) <= 32
+
+
+def test_two_workers_embed_a_batch_as_one_does_the_helper_at_background_priority():
+    """The background's batch is shared with a helper thread on the same engine (the second
+    core); each text's vector is the one a single worker makes."""
+    require_packaged_model()
+    texts = [f"note {i}: the cache of module {i % 7} expires after {i} minutes" for i in range(12)]
+    alone = E5Embedder(workers=1).embed(texts)
+    before = set(threading.enumerate())
+    two = E5Embedder(workers=2)  # its helper lives as long as it does
+    together = two.embed(texts)
+    np.testing.assert_allclose(together, alone, atol=1e-5)
+    (helper,) = set(threading.enumerate()) - before
+    assert helper.name.startswith("memvault-embedder")
+    if hasattr(os, "getpriority"):
+        assert os.getpriority(os.PRIO_PROCESS, helper.native_id) >= BACKGROUND_NICENESS
 
 
 def test_a_budget_the_model_cannot_read_is_refused():
