@@ -19,10 +19,11 @@ from memvault.analyzer import CJK_CHAR
 # session better than its first 512 or its whole text, at 2.4 times the documents/s of 512
 # (docs/benchmarks.md, "What a vector reads").
 VECTOR_TOKENS = 256
-# Tokens of a query's vector text: every new request costs its query's embedding, about a
-# millisecond a token here, so a pasted log must not cost a second; 128 ranked as well at 10
-# as 256 or the whole request (measured in the same place).
-QUERY_TOKENS = 128
+# Tokens of a query's vector text: every new request costs its query's embedding, so a
+# pasted log must not cost a second. 64 took 88 ms here where 128 took 191 (search's p95
+# is to stay under 150 ms) and ranked as well at 10 as 128, 256 or the whole request (one
+# question in 28 fewer at 5; measured in the same place).
+QUERY_TOKENS = 64
 # A cut made without the tokenizer errs long, so it never drops what the model would read.
 # Alphabetic text of real sessions reads as 2–5 characters a token (code and paths fewer,
 # prose more): the cut takes 6. Chinese reads as 0.55–0.78 tokens a character: it takes 2
