@@ -417,11 +417,12 @@ def main() -> None:
     parser.add_argument("--every", type=int, default=4, help="--lengths: every n-th session")
     parser.add_argument("--threads", action="store_true", help="--lengths: background workers")
     parser.add_argument("--recall", action="store_true", help="--lengths: ranking by cap")
+    parser.add_argument("--caps", help="--lengths --recall: e.g. whole,512,256,128")
     args = parser.parse_args()
     if args.lengths:
         import vector_lengths
 
-        vector_lengths.main(args.every, args.docs, args.threads, args.recall)
+        vector_lengths.main(args.every, args.docs, args.threads, args.recall, args.caps)
         return
     if args.write_center:
         write_center()

@@ -19,6 +19,7 @@ this process, at one thread as the server runs the model:
   sessions, for each cap of the documents and of the query.
 
     .venv/bin/python bench/embeddings.py --lengths [--every 4] [--docs 300] [--threads | --recall]
+        [--caps whole,512,256,128]   # --recall: the caps to rank with
 """
 
 from __future__ import annotations
@@ -263,10 +264,17 @@ def recall(caps: tuple[int | None, ...] = CAPS) -> None:
             sys.stdout.flush()
 
 
-def main(every: int, sample: int, threads: bool, ranking: bool = False) -> None:
+def parse_caps(text: str) -> tuple[int | None, ...]:
+    """``whole,512,256`` as (None, 512, 256)."""
+    return tuple(None if part == "whole" else int(part) for part in text.split(","))
+
+
+def main(
+    every: int, sample: int, threads: bool, ranking: bool = False, caps: str | None = None
+) -> None:
     print(f"What a vector reads — {machine()}")
     if ranking:
-        recall()
+        recall(parse_caps(caps) if caps else CAPS)
         return
     texts, requests = session_texts(every)
     if threads:
