@@ -12,6 +12,8 @@ which is read where it lies, never copied).
     .venv/bin/python bench/embeddings.py --quick              # a smoke run
     .venv/bin/python bench/embeddings.py --server-rss 100000  # the server's RSS, e5 default
     .venv/bin/python bench/embeddings.py --write-center       # re-measure e5_center.npy
+    .venv/bin/python bench/embeddings.py --lengths            # e5 by how much it reads
+    .venv/bin/python bench/embeddings.py --lengths --threads  # one background worker or two
 
 Providers: e5 (the packaged multilingual-e5-small, memvault's default), e5-raw (the same
 without centring), minilm-torch (all-MiniLM-L6-v2 with sentence-transformers, the
@@ -411,7 +413,17 @@ def main() -> None:
     parser.add_argument("--one", help=argparse.SUPPRESS)
     parser.add_argument("--write-center", action="store_true")
     parser.add_argument("--server-rss", type=int, metavar="EVENTS")
+    parser.add_argument("--lengths", action="store_true", help="see bench/vector_lengths.py")
+    parser.add_argument("--every", type=int, default=4, help="--lengths: every n-th session")
+    parser.add_argument("--threads", action="store_true", help="--lengths: background workers")
+    parser.add_argument("--recall", action="store_true", help="--lengths: ranking by cap")
+    parser.add_argument("--caps", help="--lengths --recall: e.g. whole,512,256,128")
     args = parser.parse_args()
+    if args.lengths:
+        import vector_lengths
+
+        vector_lengths.main(args.every, args.docs, args.threads, args.recall, args.caps)
+        return
     if args.write_center:
         write_center()
         return

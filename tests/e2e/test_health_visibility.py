@@ -116,7 +116,7 @@ def test_with_a_local_model_the_index_waits_for_every_document_to_be_embedded(mo
     assert index["documentsNotEmbedded"] == 0
     assert health(server)["embedder"] == {
         "provider": "local",
-        "model": "multilingual-e5-small-q4-c1",
+        "model": "multilingual-e5-small-q4-c1-w256",
         "dimension": 384,
         "loaded": True,
         "reason": None,

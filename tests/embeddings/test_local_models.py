@@ -12,7 +12,9 @@ import threading
 import numpy as np
 import pytest
 
+from memvault.background import BACKGROUND_NICENESS
 from memvault.embeddings import E5Embedder, EmbeddingError, SentenceTransformerEmbedder
+from memvault.embeddings.window import QUERY_TOKENS, VECTOR_TOKENS
 from tests.embeddings.conftest import require_packaged_model, require_torch_model
 
 # -- what both promise ------------------------------------------------------------------------
@@ -76,8 +78,65 @@ def test_one_string_is_refused_rather_than_split_into_characters(local_embedder)
 
 
 def test_the_packaged_model_names_its_vectors_apart_from_minilm(e5_embedder):
-    assert e5_embedder.name == "local:multilingual-e5-small-q4-c1"
-    assert E5Embedder(centred=False).name == "local:multilingual-e5-small-q4"
+    assert e5_embedder.name == "local:multilingual-e5-small-q4-c1-w256"
+    assert E5Embedder(centred=False).name == "local:multilingual-e5-small-q4-w256"
+    assert E5Embedder(tokens=256).name == "local:multilingual-e5-small-q4-c1-w256"
+
+
+LONG = " ".join(f"step {i}: rebuild the parser cache, then rerun test_{i}.py" for i in range(800))
+
+
+def test_a_long_document_is_read_in_one_window_its_head(e5_embedder):
+    """The engine would average every 512-token window of a long text (seconds for a few
+    thousand words); the provider reads its head, within one window, instead."""
+    head = e5_embedder.fit(LONG)
+    assert LONG.startswith(head) and len(head) < len(LONG) // 10
+    assert VECTOR_TOKENS - 16 <= e5_embedder.token_count(head) <= VECTOR_TOKENS <= 512
+    (whole,) = e5_embedder.embed([LONG])
+    (first,) = e5_embedder.embed([head])
+    np.testing.assert_allclose(whole, first, atol=1e-5)
+    short = "rebuild the parser cache"
+    assert e5_embedder.fit(short) == short
+
+
+def test_a_long_query_is_read_to_its_query_budget(e5_embedder):
+    head = e5_embedder.fit(LONG, query=True)
+    assert LONG.startswith(head)
+    assert QUERY_TOKENS - 16 <= e5_embedder.token_count(head, query=True) <= QUERY_TOKENS
+    np.testing.assert_allclose(
+        e5_embedder.embed_query(LONG), e5_embedder.embed_query(head), atol=1e-5
+    )
+
+
+def test_chinese_is_cut_by_the_models_own_count():
+    require_packaged_model()
+    text = "重新构建解析器的缓存并检查数据库连接" * 100
+    narrow = E5Embedder(tokens=64, query_tokens=32)
+    assert 56 <= narrow.token_count(narrow.fit(text)) <= 64
+    assert 28 <= narrow.token_count(narrow.fit(text, query=True), query=True) <= 32
+
+
+def test_two_workers_embed_a_batch_as_one_does_the_helper_at_background_priority():
+    """The background's batch is shared with a helper thread on the same engine (the second
+    core); each text's vector is the one a single worker makes."""
+    require_packaged_model()
+    texts = [f"note {i}: the cache of module {i % 7} expires after {i} minutes" for i in range(12)]
+    alone = E5Embedder(workers=1).embed(texts)
+    before = set(threading.enumerate())
+    two = E5Embedder(workers=2)  # its helper lives as long as it does
+    together = two.embed(texts)
+    np.testing.assert_allclose(together, alone, atol=1e-5)
+    (helper,) = set(threading.enumerate()) - before
+    assert helper.name.startswith("memvault-embedder")
+    if hasattr(os, "getpriority"):
+        assert os.getpriority(os.PRIO_PROCESS, helper.native_id) >= BACKGROUND_NICENESS
+
+
+def test_a_budget_the_model_cannot_read_is_refused():
+    with pytest.raises(ValueError, match="8 to 512 tokens"):
+        E5Embedder(tokens=600)
+    with pytest.raises(ValueError, match="8 to 512 tokens"):
+        E5Embedder(query_tokens=4)
 
 
 def test_a_query_is_embedded_with_the_query_prefix_not_as_a_document(e5_embedder):
@@ -198,7 +257,7 @@ OFFLINE_SCRIPT = textwrap.dedent(
 @pytest.mark.parametrize(
     ("model", "expected"),
     [
-        (None, "local:multilingual-e5-small-q4-c1 (2, 384) False"),
+        (None, "local:multilingual-e5-small-q4-c1-w256 (2, 384) False"),
         ("all-MiniLM-L6-v2", "local:all-MiniLM-L6-v2 (2, 384) True"),
     ],
     ids=["packaged-e5", "minilm-torch"],

@@ -54,7 +54,7 @@ def test_auto_and_local_pick_the_packaged_model(settings, choice):
     require_packaged_model()
     embedder = open_embedder(settings(embeddings=choice))
     assert isinstance(embedder, E5Embedder)
-    assert embedder.name == "local:multilingual-e5-small-q4-c1"
+    assert embedder.name == "local:multilingual-e5-small-q4-c1-w256"
 
 
 @pytest.mark.parametrize("name", ["multilingual-e5-small", "intfloat/multilingual-e5-small"])

