@@ -12,10 +12,11 @@ from memvault.config import Settings
 from memvault.llm import LLM, CallPolicy, open_llm
 from memvault.llm.translate import CALL_SECONDS, Translator
 from memvault.search.engine import Searcher
-from memvault.search.indexer import Backlog, Indexer, IndexWorker
+from memvault.search.indexer import Backlog, Indexer
 from memvault.search.lexicon import in_chinese
 from memvault.search.ranking import Weights
 from memvault.search.semantic import Semantic
+from memvault.search.worker import IndexWorker
 from memvault.store import Store
 
 log = logging.getLogger(__name__)
