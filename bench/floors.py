@@ -58,16 +58,18 @@ BOOTSTRAP = 1000
 FLOORS = (0.24, 0.28, 0.32, 0.36, 0.4, 0.45)
 SESSIONS = (0, 1, 2, 3)  # 0: no focus
 SESSION_FLOORS = (0.2, 0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7)
+COSINES = (0.45, 0.5, 0.55, 0.6, 0.7, 1.01)  # with vectors; 1.01: never by the cosine
 
 
 class Setting(NamedTuple):
     floor: float  # a memory's own share (fragments; every memory without focus)
     most: int  # sessions told, 0: no focus
     session: float  # a session's hits' share together
+    cosine: float = packing.SEMANTIC_FLOOR  # with vectors: a hit this close passes
 
     def describe(self) -> str:
         focus_part = f"{self.most} sessions from {self.session:g}" if self.most else "no focus"
-        return f"floor {self.floor:g}, {focus_part}"
+        return f"floor {self.floor:g}, {focus_part}, cosine {self.cosine:g}"
 
 
 # The block before the focus: every memory held to the floor alone, which was 0.28.
@@ -118,10 +120,17 @@ def block(asked: Asked, setting: Setting) -> list[set[str]]:
             floor=setting.floor,
             most=setting.most,
             session_floor=setting.session,
+            cosine=setting.cosine,
         )
     else:  # as the block was made before the focus: every list held to the floor
         fragments, summaries, sessions, observations = (
-            [h for h in hits if asked.shares[h.document.id] >= setting.floor] for hits in found
+            [
+                h
+                for h in hits
+                if asked.shares[h.document.id] >= setting.floor
+                or (h.semantic is not None and h.semantic >= setting.cosine)
+            ]
+            for hits in found
         )
         summaries, sessions = (
             [h for h in hits if contexts._tellable_summary(h.document, None)]
@@ -308,7 +317,7 @@ def collect(args) -> dict[str, list[Asked]]:
         started = time.perf_counter()
         with (
             tempfile.TemporaryDirectory() as home,
-            Memory.open(home=Path(home), embeddings="none", llm="none") as memory,
+            Memory.open(home=Path(home), embeddings=args.embeddings, llm="none") as memory,
         ):
             sets[name] = build(memory)
         labelled = sum(bool(a.relevant) for a in sets[name])
@@ -323,11 +332,11 @@ def collect(args) -> dict[str, list[Asked]]:
 # -- cross-validation ---------------------------------------------------------------------
 
 
-def grid() -> list[Setting]:
+def grid(cosines: tuple[float, ...] = (packing.SEMANTIC_FLOOR,)) -> list[Setting]:
     out = []
-    for floor, most in itertools.product(FLOORS, SESSIONS):
+    for floor, most, cosine in itertools.product(FLOORS, SESSIONS, cosines):
         for session in SESSION_FLOORS if most else (0.0,):
-            out.append(Setting(floor, most, session))
+            out.append(Setting(floor, most, session, cosine))
     return out
 
 
@@ -340,8 +349,8 @@ def show(name: str, result: Figures) -> str:
     )
 
 
-def cross_validate(sets: dict[str, list[Asked]]) -> dict:
-    settings = grid()
+def cross_validate(sets: dict[str, list[Asked]], *, hybrid: bool = False) -> dict:
+    settings = grid(COSINES if hybrid else (packing.SEMANTIC_FLOOR,))
     scored = {
         name: {setting: figures(asked, setting) for setting in settings}
         for name, asked in sets.items()
@@ -399,12 +408,19 @@ def main() -> None:
     parser.add_argument("--locomo", type=Path, default=locomo.DEFAULT_DATA)
     parser.add_argument("--locomo-questions", type=int, default=40)
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--hybrid",
+        action="store_true",
+        help="with the default local embedder (every set embedded first: about 30 minutes)",
+    )
     args = parser.parse_args()
+    args.embeddings = "local" if args.hybrid else "none"
     for path in (args.real, args.locomo):
         if not path.exists():
             sys.exit(f"{path} is not here: this benchmark reads ../shared/bench/")
-    print(f"prompt-block constants, cross-validated (lexical) — {machine()}", flush=True)
-    report = cross_validate(collect(args))
+    mode = "hybrid" if args.hybrid else "lexical"
+    print(f"prompt-block constants, cross-validated ({mode}) — {machine()}", flush=True)
+    report = cross_validate(collect(args), hybrid=args.hybrid)
     for fold in report["folds"]:
         low, high = fold["interval"]
         print(

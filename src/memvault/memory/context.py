@@ -362,6 +362,7 @@ def prompt_hits(
     floor: float = packing.MATCHED_FLOOR,
     most: int = focus.FOCUS_SESSIONS,
     session_floor: float = focus.SESSION_FLOOR,
+    cosine: float = packing.SEMANTIC_FLOOR,
 ) -> tuple[list[Hit], list[Hit], list[Hit]]:
     """What a prompt block may tell of, from a search's fragments, board rows, sessions and
     observations (``CONTEXT_QUOTAS``' order): the fragments that pass the relevance floor,
@@ -374,7 +375,7 @@ def prompt_hits(
         return packing.covered(weights, held(hit))
 
     def close(hit: Hit) -> bool:
-        return hit.semantic is not None and hit.semantic >= packing.SEMANTIC_FLOOR
+        return hit.semantic is not None and hit.semantic >= cosine
 
     fragments = [h for h in fragments if share(h) >= floor or close(h)]
     summaries, sessions = (
