@@ -135,6 +135,11 @@ class Context:
                 self._links(),
                 session_id=session_id,
                 own_row=own_row,
+                session_floor=(
+                    focus.SESSION_FLOOR
+                    if self.index.semantic is None
+                    else focus.SESSION_FLOOR_WITH_VECTORS
+                ),
             )
         else:
             fragments = self._standing(project, "fragment", 8)
@@ -362,7 +367,7 @@ def prompt_hits(
     floor: float = packing.MATCHED_FLOOR,
     most: int = focus.FOCUS_SESSIONS,
     session_floor: float = focus.SESSION_FLOOR,
-    cosine: float = packing.SEMANTIC_FLOOR,
+    cosine: float = focus.COSINE,
 ) -> tuple[list[Hit], list[Hit], list[Hit]]:
     """What a prompt block may tell of, from a search's fragments, board rows, sessions and
     observations (``CONTEXT_QUOTAS``' order): the fragments that pass the relevance floor,

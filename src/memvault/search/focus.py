@@ -12,7 +12,7 @@ the best ``FOCUS_SESSIONS`` keep their lines, and of those only the lines that h
 the request's terms. Fragments are the project's distilled memory, not one session's: the
 floor decides them alone.
 
-Both constants were chosen by cross-validation across the real coding sessions,
+The constants were chosen by cross-validation across the real coding sessions,
 ``bench/coding.py`` and LoCoMo (``bench/floors.py``; the folds, the bootstrap intervals
 and what each constant costs are in docs/benchmarks.md).
 """
@@ -26,7 +26,12 @@ from memvault.search.context import covered
 from memvault.search.engine import Hit
 
 FOCUS_SESSIONS = 1
-SESSION_FLOOR = 0.5
+SESSION_FLOOR = 0.5  # words alone
+# With vectors, a session whose hit is within ``COSINE`` of the request is a candidate
+# however few of its words it holds; the word path is then held higher (cross-validated in
+# each mode apart: ``bench/floors.py`` and ``bench/floors.py --hybrid``).
+SESSION_FLOOR_WITH_VECTORS = 0.7
+COSINE = 0.55
 RRF_K = 5  # reciprocal-rank fusion's constant: rank 1 counts 1/6, rank 5 1/10
 
 
