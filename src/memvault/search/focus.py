@@ -99,11 +99,14 @@ def focused(
         s for hits in lists for h in hits if close(h) and (s := session_of(h, links)) is not None
     }
     weighed = evidence(lists, links)
-    kept = set(
-        sorted(eligible, key=lambda s: weighed.get(s, 0.0) * covers.get(s, 0.0), reverse=True)[
-            :most
-        ]
-    )
+
+    def weight(session: str) -> tuple[float, float, str]:
+        # A session admitted by a close hit alone holds none of the words: its evidence
+        # then orders it, and its id settles ties, so a block is the same in every process.
+        rank = weighed.get(session, 0.0)
+        return (rank * covers.get(session, 0.0), rank, session)
+
+    kept = set(sorted(eligible, key=weight, reverse=True)[:most])
 
     def told(hit: Hit) -> bool:
         session = session_of(hit, links)

@@ -1,0 +1,70 @@
+"""Focus, as a function: which earlier session a prompt block tells of (search/focus.py)."""
+
+from __future__ import annotations
+
+from memvault.domain import Document
+from memvault.search.engine import Hit
+from memvault.search.focus import focused
+
+WEIGHTS = {"pool": 1.0, "leak": 1.0, "connect": 1.0, "load": 1.0}
+
+
+def hit(n: int, session: str, text: str, semantic: float | None = None) -> Hit:
+    document = Document(
+        id=n,
+        kind="observation",
+        key=f"obs_{n}",
+        project="shop",
+        session_id=session,
+        title="",
+        summary=text,
+        body="",
+        importance=0.5,
+        updated_at="2026-11-20T10:00:00.000Z",
+        path=None,
+        event_ids=[f"{session}:{n}"],
+        archived=False,
+        meta={},
+        access_count=0,
+        last_accessed=None,
+    )
+    return Hit(document, 1.0, 1.0, 0.5, 1.0, semantic=semantic)
+
+
+def held(h: Hit) -> set[str]:
+    return set(h.document.summary.split())
+
+
+def close(h: Hit) -> bool:
+    return h.semantic is not None and h.semantic >= 0.55
+
+
+def test_the_session_holding_most_of_the_request_together_is_told():
+    hits = [
+        hit(1, "a", "pool leak"),  # alone holds half: with its other line, all four words
+        hit(2, "b", "pool load"),
+        hit(3, "a", "connect load"),
+        hit(4, "b", "nothing"),
+    ]
+    (kept,) = focused([hits], held, WEIGHTS, {}, floor=0.5, most=1)
+    assert [h.document.key for h in kept] == ["obs_1", "obs_3"]  # b's line of no word goes
+
+
+def test_a_close_hit_admits_its_session_when_its_words_do_not():
+    hits = [hit(1, "a", "pool"), hit(2, "b", "unrelated words", semantic=0.8)]
+    (kept,) = focused([hits], held, WEIGHTS, {}, close=close, floor=0.7, most=1)
+    assert [h.document.session_id for h in kept] == ["b"]
+
+
+def test_sessions_admitted_alike_are_told_the_same_way_every_time():
+    zeta, alpha = hit(1, "zeta", "x", semantic=0.9), hit(2, "alpha", "y", semantic=0.9)
+    # Each first in one list: equal evidence, no words; the id settles it, whatever order
+    # the lists come in (a set's order differs from one process to the next).
+    for lists in ([[zeta, alpha], [alpha, zeta]], [[alpha, zeta], [zeta, alpha]]):
+        kept = focused(lists, held, WEIGHTS, {}, close=close, most=1)
+        assert {h.document.session_id for hits in kept for h in hits} == {"zeta"}
+
+
+def test_nothing_is_told_when_no_session_is_a_candidate():
+    hits = [hit(1, "a", "pool"), hit(2, "b", "leak")]
+    assert focused([hits], held, WEIGHTS, {}, floor=0.5, most=1) == [[]]
