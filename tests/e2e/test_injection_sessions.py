@@ -9,6 +9,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 import httpx
 
@@ -35,6 +36,19 @@ def _hook(server, payload: dict, project) -> str:
     return said["hookSpecificOutput"]["additionalContext"] if said else ""
 
 
+def _settled(server, timeout: float = 60.0) -> None:
+    """Wait until what the first session left is indexed (and its background work done):
+    which session a block tells of is decided by all of its memories together."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        health = httpx.get(f"{server.url}/agentmemory/health", timeout=10).json()
+        queue = health["queue"]
+        if health["index"]["caughtUp"] and not (queue["jobsPending"] or queue["jobsRunning"]):
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"the server did not settle within {timeout:g} s: {health}")
+
+
 def _event(name: str, project, session: str, **fields) -> dict:
     return {**placed(fixture("claude-code", name), project, session), **fields}
 
@@ -50,12 +64,19 @@ def test_a_decision_of_one_session_reaches_the_next_once_and_only_what_belongs(
             json={"project": "demo-app", "summary": summary, "facts": [fact], "importance": 0.9},
         ).raise_for_status()
 
-    # Session 1: asks, runs the tests, decides, and the agent saves the decision.
+    # Session 1: asks, runs the tests, decides, and the agent saves the decision. Its request
+    # holds most of what session 2 asks, well clear of the focus's floor whether or not
+    # session 2's own prompt is indexed when its block is made (which moves the weights).
     one = "s-decides"
     _hook(server, _event("SessionStart", project, one), project)
     _hook(
         server,
-        _event("UserPromptSubmit", project, one, prompt="how should refresh tokens work"),
+        _event(
+            "UserPromptSubmit",
+            project,
+            one,
+            prompt="when a refresh token is reused, should we revoke the session?",
+        ),
         project,
     )
     _hook(
@@ -80,6 +101,7 @@ def test_a_decision_of_one_session_reaches_the_next_once_and_only_what_belongs(
         },
     ).raise_for_status()
 
+    _settled(server)
     # Session 2: starts, asks about something memory has nothing on, then about the decision.
     two = "s-recalls"
     started = _hook(server, _event("SessionStart", project, two), project)
