@@ -236,6 +236,25 @@ class Searcher:
             scores[doc_id] = scores.get(doc_id, 0.0) + ALTERNATIVE_WEIGHT * score
         return sorted(scores.items(), key=lambda item: item[1], reverse=True)[:pool]
 
+    def _index_search(
+        self, match: LexicalQuery, scope: _Scope, pool: int, newest: int | None = None
+    ) -> list[tuple[int, float]]:
+        """One ask of the lexical index, within ``scope``: ``pool`` best, of the ``newest``
+        documents when given."""
+        return self.store.lexical_search(
+            match,
+            kinds=scope.kinds,
+            project=scope.project,
+            include_archived=scope.include_archived,
+            limit=pool,
+            weights=COLUMN_WEIGHTS,
+            newest=newest,
+        )
+
+    def _rare_cap(self) -> int:
+        """How many documents a term may be in and still count as rare."""
+        return int(max(RARE_DOCUMENTS, RARE_SHARE * self._document_count()))
+
     def _alternative_lexical(
         self, query: Query, scope: _Scope, *, pool: int
     ) -> list[tuple[int, float]]:
@@ -243,17 +262,9 @@ class Searcher:
         or, when all are common, the newest COMMON_WINDOW documents."""
 
         def run(match: LexicalQuery, newest: int | None = None) -> list[tuple[int, float]]:
-            return self.store.lexical_search(
-                match,
-                kinds=scope.kinds,
-                project=scope.project,
-                include_archived=scope.include_archived,
-                limit=pool,
-                weights=COLUMN_WEIGHTS,
-                newest=newest,
-            )
+            return self._index_search(match, scope, pool, newest)
 
-        cap = int(max(RARE_DOCUMENTS, RARE_SHARE * self._document_count()))
+        cap = self._rare_cap()
         if self._document_count() <= cap:
             return run(query.alternative_match())
         spelled = {" ".join(phrase): phrase for phrase in query.alternatives}
@@ -264,23 +275,15 @@ class Searcher:
         return run(query.alternative_match(), COMMON_WINDOW)
 
     def _own_lexical(self, query: Query, scope: _Scope, *, pool: int) -> list[tuple[int, float]]:
-        if query.empty or not (query.terms or query.phrases or query.prefixes):
+        if query.empty:
             return []
 
         def run(match: LexicalQuery, newest: int | None = None) -> list[tuple[int, float]]:
-            return self.store.lexical_search(
-                match,
-                kinds=scope.kinds,
-                project=scope.project,
-                include_archived=scope.include_archived,
-                limit=pool,
-                weights=COLUMN_WEIGHTS,
-                newest=newest,
-            )
+            return self._index_search(match, scope, pool, newest)
 
         if len(query.terms) < 2:
             return run(query.match())
-        cap = int(max(RARE_DOCUMENTS, RARE_SHARE * self._document_count()))
+        cap = self._rare_cap()
         counts = self._term_counts(query.terms, cap)
         rare = tuple(term for term in query.terms if counts[term] <= cap)
         if len(rare) == len(query.terms):
