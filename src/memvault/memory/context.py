@@ -143,15 +143,15 @@ class Context:
             )
         else:
             fragments = self._standing(project, "fragment", 8)
-            summaries = self._standing(project, "summary", 5)
+            summaries = [
+                h
+                for h in self._standing(project, "summary", 5)
+                if _tellable_summary(h.document, own_row, session_id)
+            ]
             observations = []
         project_summary = (
             maintain.read_summary(self.settings.fragments_path, project) if project else None
         )
-        summaries = [h for h in summaries if _tellable_summary(h.document, own_row, session_id)]
-        observations = [h for h in observations if _tellable_observation(h.document, session_id)][
-            :OBSERVATIONS_TOLD
-        ]
         folder = project_folder(self.store, session_id)  # retired out, gone files marked
         fragments, summaries = (
             self.files.weigh(current(hits), folder, project) for hits in (fragments, summaries)
@@ -399,7 +399,7 @@ def prompt_hits(
     )
     # A session is told once: by its board row or by its own document.
     told = one_per_session(sorted([*summaries, *sessions], key=lambda h: h.score, reverse=True))
-    return fragments, told[:SESSIONS_TOLD], observations
+    return fragments, told[:SESSIONS_TOLD], observations[:OBSERVATIONS_TOLD]
 
 
 # Observations that are the session's bookkeeping rather than its work: a session starting
