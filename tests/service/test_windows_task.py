@@ -23,9 +23,10 @@ def _task(memvault: str = MEMVAULT, home: str = r"C:\Users\John Smith\mv", pinne
     return service.service_for(memvault, home, pinned, platform="windows")
 
 
-def test_the_pinned_settings_are_set_with_setx_before_the_task_is_created_and_started():
+def test_the_pinned_settings_are_set_with_setx_before_the_task_is_created_and_started(tmp_path):
     pinned = (("MEMVAULT_HOME", r"C:\Users\John Smith\mv"), ("MEMVAULT_VAULT", SYNCED))
-    outcome = service.install(_task(pinned=pinned))
+    # Installing makes the log's folder; here, in a folder of the test's own.
+    outcome = service.install(_task(home=str(tmp_path / "mv"), pinned=pinned))
     printed = [_shell(command, "windows") for command in outcome.to_run]
     assert printed[:2] == [
         r'setx MEMVAULT_HOME "C:\Users\John Smith\mv"',
