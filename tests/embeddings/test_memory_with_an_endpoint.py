@@ -78,3 +78,24 @@ def test_a_store_embedded_by_another_model_is_embedded_again_not_searched_across
     with Memory.open(home=home, **endpoint) as again:
         again.index.semantic.warm()
         assert again.index.semantic.pending() == 0  # the same model again: nothing to redo
+
+
+def test_a_fragment_waiting_for_its_vector_is_embedded_once_for_every_later_comparison(
+    tmp_path, embedding_server
+):
+    """Saving compares a draft with each fragment of its project by meaning. A fragment the
+    background has not embedded yet is embedded for the comparison, once: while a backlog
+    is embedded, a session's extraction had embedded every such fragment again for each of
+    its drafts, so each job took longer as the project's fragments grew."""
+    settings = {"embeddings": "openai", "embedding_url": embedding_server.base_url}
+    with Memory.open(home=tmp_path / "h", **settings) as memory:
+        memory.index.semantic.warm()
+        topics = ["signing keys", "lockfile", "retry budget", "cache warmup", "log levels"]
+        for topic in topics:
+            memory.remember(Draft(project="demo", summary=f"The {topic} rule.", facts=["k: v"]))
+        sent = [text for _, _, body in embedding_server.requests for text in body["input"]]
+        repeated = {text: sent.count(text) for text in sent if sent.count(text) > 1}
+        assert repeated == {}, repeated
+        # Still compared by meaning: a saved repeat merges into the one already there.
+        again = memory.remember(Draft(project="demo", summary="The lockfile rule.", facts=["k: v"]))
+        assert again.action == "merged"

@@ -213,9 +213,10 @@ class Fragments:
         self.store.write_fragment_graph(graph_of_fragment(fragment_id, fragment))
 
     def _similar_measure(self) -> Similarity | None:
-        """Semantic similarity for dedup, from the fragments' stored vectors (only a
-        fragment not embedded yet is embedded now); None (lexical) without a loaded model,
-        and lexical again if the model fails."""
+        """Semantic similarity for dedup, from the fragments' stored vectors; a fragment
+        not embedded yet (the background works through a backlog in order) is embedded
+        here, once, and kept in the embedder's document cache for the drafts after it.
+        None (lexical) without a loaded model, and lexical again if the model fails."""
         semantic = self.index.semantic
         if semantic is None or not semantic.ready:
             return None
@@ -229,13 +230,10 @@ class Fragments:
                     key = fragment.path.relative_to(vault).as_posix()
                     document = self.store.document("fragment", key)
                     vectors.append(semantic.vector(document.id) if document else None)
-                missing = [i for i, v in enumerate(vectors) if v is None]
-                if missing:
-                    texts = [
-                        _comparable_text(fragments[i].summary, fragments[i].body) for i in missing
-                    ]
-                    for i, vector in zip(missing, semantic.embed(texts), strict=True):
-                        vectors[i] = vector
+                for i, vector in enumerate(vectors):
+                    if vector is None:  # not embedded yet: once, then from the cache
+                        summary, body = fragments[i].summary, fragments[i].body
+                        vectors[i] = semantic.document_vector(_comparable_text(summary, body))
                 return [float(np.dot(mine, vector)) for vector in vectors]
             except Exception:
                 log.warning("semantic dedup unavailable, comparing words", exc_info=True)

@@ -43,6 +43,9 @@ log = logging.getLogger(__name__)
 _SWITCHES = "vectors:model-changes"
 _LOAD_BATCH = 4096  # vectors converted at a time when the index loads
 _FOLLOW_BATCH = 4096  # documents read at a time when following other processes' vectors
+# Documents embedded outside the backlog's order (a fragment compared with a draft before
+# the background reached it), kept by their text: 1.5 KiB each at 384 dimensions.
+DOCUMENT_CACHE = 2048
 
 
 def _return_freed_memory() -> None:
@@ -65,7 +68,7 @@ class Semantic:
         self._ready = threading.Event()
         self._warming: threading.Thread | None = None
         self._embed_query = functools.lru_cache(maxsize=256)(self._embed_one)
-        self._embed_document = functools.lru_cache(maxsize=64)(self._embed_text)
+        self._embed_document = functools.lru_cache(maxsize=DOCUMENT_CACHE)(self._embed_text)
         self.failure: str | None = None  # why the model last failed to embed, if it did
         self._claimed = False
         self._generation = 0  # how many times this model started embedding anew
