@@ -256,6 +256,28 @@ def test_in_a_large_index_only_results_holding_a_rarer_term_are_scored(vault_mem
     assert set(found("zebra stuff")) == {"own-0-0", "own-1-1", "own-3-3", "own-4-4"}
 
 
+def test_a_long_request_is_asked_by_its_terms_said_most_and_rarest(vault_memory, monkeypatch):
+    from memvault.search import engine
+
+    monkeypatch.setattr(engine, "ASKED_TERMS", 2)
+    for n, text in enumerate(["alpha notes", "beta notes", "gamma notes", "delta notes"]):
+        prompt(vault_memory, text, n, session=f"own-{n}")
+
+    def found(query):
+        return {h.document.event_ids[0] for h in vault_memory.search(query, kinds=["observation"])}
+
+    # Each word is in one document: the two said most are asked, the other is not.
+    assert found("alpha beta beta gamma gamma gamma") == {"own-1-1", "own-2-2"}
+    # A word no document holds takes no place among them, however often it is said.
+    assert found("zebra zebra zebra alpha delta") == {"own-0-0", "own-3-3"}
+    # kappa, said twice but in every document, weighs least; the kept keep their order.
+    query = engine.parse("kappa alpha kappa alpha omega")
+    counts = {"kappa": 8, "alpha": 1, "omega": 4}
+    assert engine.asked_terms(query, query.terms, counts, 8) == ("alpha", "omega")
+    monkeypatch.setattr(engine, "ASKED_TERMS", 1)
+    assert engine.asked_terms(query, query.terms, counts, 8) == ("alpha",)
+
+
 def test_prefixes_find_stemmed_words_and_chinese_prefixes_find_their_text(vault_memory):
     prompt(vault_memory, "the connection was configured with retries", 1)
     prompt(vault_memory, "数据库连接池配置错误", 2)

@@ -14,7 +14,6 @@ that a fragment about auth is "relevant" to a Helm upgrade learns the wrong thin
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -23,6 +22,7 @@ from memvault.analyzer import CJK_CHAR, estimate_tokens, tokens
 from memvault.domain import Document
 from memvault.language import Strings, strings
 from memvault.search.engine import Hit
+from memvault.search.ranking import idf
 from memvault.vault.remember import facts_from
 
 FACTS_PER_FRAGMENT = 8
@@ -86,11 +86,7 @@ def term_weights(terms: Iterable[str], counts: Mapping[str, int], total: int) ->
     the answering sessions with such pairs weighed, 0.84 without."""
     total = max(total, IDF_DOCUMENTS)
     return {
-        term: math.log(
-            1
-            + (total - min(counts.get(term, 0), total) + 0.5)
-            / (min(counts.get(term, 0), total) + 0.5)
-        )
+        term: idf(counts.get(term, 0), total)
         for term in dict.fromkeys(terms)
         if not (CJK_CHAR.match(term) and not counts.get(term, 0))
     }

@@ -38,6 +38,13 @@ class Weights:
 RELEVANCE_ONLY = Weights(relevance=1.0, importance=0.0, recency=0.0)
 
 
+def idf(count: int, total: int) -> float:
+    """BM25's inverse document frequency of a term ``count`` of ``total`` documents hold:
+    above 0, highest for a term no document holds."""
+    count = min(count, total)
+    return math.log(1 + (total - count + 0.5) / (count + 0.5))
+
+
 def recency(updated_at: str, now: datetime, decay: float) -> float:
     """e^(−decay·days) since ``updated_at``; 1 for the future or an unreadable time."""
     then = parse_timestamp(updated_at)
