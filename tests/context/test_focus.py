@@ -109,3 +109,28 @@ def test_pairs_no_memory_holds_are_not_weighed():
 
     weights = term_weights(["测试", "试失", "失败", "pool"], {"测试": 3, "失败": 2}, 200)
     assert set(weights) == {"测试", "失败", "pool"}  # an unseen English word still counts
+
+
+@pytest.mark.parametrize("counted_again", [False, True])
+def test_the_asking_prompt_weighs_the_same_whether_it_is_indexed_yet_or_not(memory, counted_again):
+    """A host stores the prompt, then asks for its block: the prompt may be indexed by then
+    or not. Its words are weighed as if its session were not in the index, so the block is
+    the same either way (counted, the pairs only the prompt holds weighed against every
+    session, and the session it is about was not told)."""
+    memory.capture.observe_many(
+        [
+            asked("pool-zh", 0, "数据库连接池在高负载下泄漏"),
+            said("pool-zh", 1, "连接池出错时没有释放客户端：改为在 finally 里释放。"),
+            asked("login", 0, "make the login page load faster"),
+        ]
+    )
+    memory.index.index_now()
+    request = "数据库连接池又泄漏了怎么办"
+    before = memory.context.context(project="shop", query=request, session_id="ask")
+    memory.capture.observe_many([asked("ask", 0, request)])
+    memory.index.index_now()
+    if counted_again:  # the searcher's cached counts of the words, read again
+        memory.index.searcher._terms.clear()
+    after = memory.context.context(project="shop", query=request, session_id="ask")
+    assert told_sessions(memory, before) == {"pool-zh"}
+    assert told_sessions(memory, after) == {"pool-zh"}

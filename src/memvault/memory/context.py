@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
+from memvault.analyzer import tokens
 from memvault.config import Settings
 from memvault.domain import Document, Session, iso, utc_now
 from memvault.errors import InvalidInput, VaultUnwritable
@@ -35,6 +37,9 @@ from memvault.vault.lifecycle import Report
 # How many of each kind a search for a block finds, before the relevance floor and what
 # the session was given already leave some out.
 CONTEXT_QUOTAS = {"fragment": 8, "summary": 5, "session": 5, "observation": 20}
+# The asking session's newest documents, left out of its request's term counts: the prompt,
+# the turns just before it and the session's own document (a bounded read on the hook path).
+OWN_DOCUMENTS = 20
 # Sessions a prompt block tells of (by their board row or their own document). Keeping its
 # activity lines to these sessions' was measured and dropped: on the real coding sessions
 # it lost 2 of 28 relevant sessions from the block and gained no precision
@@ -127,7 +132,7 @@ class Context:
             assert query is not None
             found = self.index.searcher.find(query, CONTEXT_QUOTAS, project=project)
             terms = found.query.terms
-            weights, held = self._reading(found.query)
+            weights, held = self._reading(found.query, session_id)
             fragments, summaries, observations = prompt_hits(
                 [found[kind] for kind in CONTEXT_QUOTAS],
                 weights,
@@ -217,10 +222,14 @@ class Context:
             for hits in found
         ]
 
-    def _reading(self, query: Query) -> tuple[dict[str, float], Callable[[Hit], frozenset[str]]]:
-        """``query``'s terms weighed by their rarity in the index, and what the floor reads
-        of a hit (``packing.own_terms``), read once per document."""
+    def _reading(
+        self, query: Query, session_id: str | None = None
+    ) -> tuple[dict[str, float], Callable[[Hit], frozenset[str]]]:
+        """``query``'s terms weighed by their rarity in the index (without the asking
+        session's own documents, ``_without_own``), and what the floor reads of a hit
+        (``packing.own_terms``), read once per document."""
         counts, total = self.index.searcher.term_frequencies(query.terms)
+        counts, total = self._without_own(query.terms, counts, total, session_id)
         weights = packing.term_weights(query.terms, counts, total)
         terms: dict[int, frozenset[str]] = {}
 
@@ -231,6 +240,29 @@ class Context:
             return terms[key]
 
         return weights, held
+
+    def _without_own(
+        self, terms: Sequence[str], counts: dict[str, int], total: int, session_id: str | None
+    ) -> tuple[dict[str, int], int]:
+        """Term counts as if the asking session were not in the index. A host stores the
+        prompt before it asks for the prompt's block, and the prompt may be indexed by then
+        or not: counted, a word only the prompt holds (a Chinese pair spanning two of its
+        words) would weigh as a word memory holds, and whether a session passes the focus
+        would turn on that race. Its newest ``OWN_DOCUMENTS`` documents (observations and
+        its session's own) are taken out, by the words of their title and body; older ones
+        were indexed long before either way."""
+        if not session_id:
+            return counts, total
+        own = self.store.session_documents(
+            session_id, kinds=("observation", "session"), limit=OWN_DOCUMENTS
+        )
+        if not own:
+            return counts, total
+        wanted = set(terms)
+        holding = Counter(
+            term for d in own for term in wanted.intersection(tokens(f"{d.title}\n{d.body}"))
+        )
+        return {t: max(c - holding[t], 0) for t, c in counts.items()}, max(total - len(own), 0)
 
     def _own_row(self, session_id: str | None) -> str | None:
         """The asking session's board row, which no block of it tells of."""

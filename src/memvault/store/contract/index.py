@@ -180,6 +180,18 @@ class SearchIndex(Engine, ABC):
         )
         return [to_document(row) for row in rows]
 
+    def session_documents(
+        self, session_id: str, *, kinds: Sequence[str], limit: int
+    ) -> list[Document]:
+        """A host session's documents of these kinds, the newest ``limit`` first."""
+        marks = ", ".join("?" for _ in kinds)
+        rows = self._select(
+            f"SELECT {DOCUMENT_COLUMNS} {DOCUMENTS} WHERE d.session_id = ? "
+            f"AND d.kind IN ({marks}) ORDER BY d.id DESC LIMIT ?",
+            (session_id, *kinds, limit),
+        )
+        return [to_document(row) for row in rows]
+
     def document_stamps(self, kind: str) -> dict[str, tuple[str, float | None]]:
         """key → (content hash, mtime) of every document of a kind: what a scan compares."""
         rows = self._select(
