@@ -298,8 +298,10 @@ def memories(block: dict) -> list[tuple[str, str]]:
     return [(b["kind"], b["id"]) for b in block["blocks"] if b["kind"] in MEMORY_KINDS]
 
 
-def ask(url: str, question: dict, n: int) -> dict:
-    """One question as a new session's first prompt; what each call gave."""
+def ask(url: str, question: dict, n: int, *, stored: bool = False) -> dict:
+    """One question as a new session's first prompt; what each call gave. ``stored``: the
+    request is stored as the hook stores it, and indexed, before its block is asked for
+    (the search is asked first, so its figures do not move)."""
     session = f"real-sessions-question-{n}"
     project, query = question["project"], asked(question)
     started = call(
@@ -309,6 +311,26 @@ def ask(url: str, question: dict, n: int) -> dict:
     )
     # The same standing block without a session: its items (session/start gives text).
     standing = call(url, "/agentmemory/context", {"project": project})
+
+    def search() -> tuple[dict, float]:
+        began = time.perf_counter()
+        body = {"query": query, "project": project, "limit": SEARCH_LIMIT}
+        return call(url, "/agentmemory/search", body), (time.perf_counter() - began) * 1000
+
+    if stored:
+        found, search_ms = search()
+        prompt_event = {
+            "sessionId": session,
+            "project": project,
+            "cwd": f"/src/{project}",
+            "agentId": "bench",
+            "eventId": f"{session}:prompt",
+            "timestamp": datetime.now(UTC).isoformat(),
+            "hookType": "prompt_submit",
+            "data": {"prompt": question["query"]},
+        }
+        call(url, "/agentmemory/observe", prompt_event)
+        wait_for(url, time.perf_counter(), 60, indexed)
     began = time.perf_counter()
     prompt = call(
         url,
@@ -316,11 +338,8 @@ def ask(url: str, question: dict, n: int) -> dict:
         {"sessionId": session, "project": project, "hookEvent": "UserPromptSubmit", "query": query},
     )
     context_ms = (time.perf_counter() - began) * 1000
-    began = time.perf_counter()
-    found = call(
-        url, "/agentmemory/search", {"query": query, "project": project, "limit": SEARCH_LIMIT}
-    )
-    search_ms = (time.perf_counter() - began) * 1000
+    if not stored:
+        found, search_ms = search()
     ranked = list(dict.fromkeys(s for hit in found["results"] for s in sessions_of(hit)))
     return {
         "ranked": ranked,
@@ -351,7 +370,13 @@ def trace(url: str, items: set[tuple[str, str]], fragments_dir: str) -> dict:
 
 
 def run_mode(
-    mode: str, history: dict, questions: list[dict], cap: float, *, when_indexed: bool = False
+    mode: str,
+    history: dict,
+    questions: list[dict],
+    cap: float,
+    *,
+    when_indexed: bool = False,
+    stored: bool = False,
 ) -> dict:
     try:
         with running_server(**MODES[mode]) as url:
@@ -365,7 +390,7 @@ def run_mode(
             if not when_indexed:
                 probe = _prober(url, questions, during)
                 seconds, report = wait_for(url, began, cap, caught_up, probe)
-            asked_rows = [ask(url, q, n) for n, q in enumerate(questions)]
+            asked_rows = [ask(url, q, n, stored=stored) for n, q in enumerate(questions)]
             fragments_dir = PurePosixPath(report["vault"]["fragmentsFolder"]).name
             every = {item for r in asked_rows for item in r["start_items"] + r["prompt_items"]}
             sources = trace(url, every, fragments_dir)
@@ -574,6 +599,11 @@ def main() -> None:
         action="store_true",
         help="ask once every event is indexed, before the pipeline's jobs and the vectors",
     )
+    parser.add_argument(
+        "--prompt-stored",
+        action="store_true",
+        help="store and index each request as the hook does before asking for its block",
+    )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     chosen = set(args.projects.split(",")) if args.projects else None
@@ -594,7 +624,12 @@ def main() -> None:
     for mode in modes:
         began = time.perf_counter()
         runs[mode] = run_mode(
-            mode, history, questions, args.wait, when_indexed=args.ask_when_indexed
+            mode,
+            history,
+            questions,
+            args.wait,
+            when_indexed=args.ask_when_indexed,
+            stored=args.prompt_stored,
         )
         scored[mode] = [score(q, r) for q, r in zip(questions, runs[mode]["rows"], strict=True)]
         print(
