@@ -91,12 +91,12 @@ def asked_terms(
     each (tf) times its rarity in the index (idf); a term no document holds is left out (it
     can match nothing). In the request's order."""
     said = Counter(tokens(query.text))
+
+    def weight(term: str) -> float:
+        return said[term] * idf(counts[term], total)
+
     held = [term for term in terms if counts.get(term, 0)]
-    best = set(
-        sorted(held, key=lambda term: said[term] * idf(counts[term], total), reverse=True)[
-            :ASKED_TERMS
-        ]
-    )
+    best = set(sorted(held, key=weight, reverse=True)[:ASKED_TERMS])
     return tuple(term for term in terms if term in best)
 
 
