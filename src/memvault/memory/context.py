@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from memvault.analyzer import tokens
 from memvault.config import Settings
 from memvault.domain import Document, Session, iso, utc_now
 from memvault.errors import InvalidInput, VaultUnwritable
@@ -37,9 +35,10 @@ from memvault.vault.lifecycle import Report
 # How many of each kind a search for a block finds, before the relevance floor and what
 # the session was given already leave some out.
 CONTEXT_QUOTAS = {"fragment": 8, "summary": 5, "session": 5, "observation": 20}
-# The asking session's newest documents, left out of its request's term counts: the prompt,
-# the turns just before it and the session's own document (a bounded read on the hook path).
+# The asking session's newest documents, whose prompts (and the session's own document) are
+# left out of its request's term counts: a bounded read on the hook path.
 OWN_DOCUMENTS = 20
+PROMPT_HOOK = "prompt_submit"
 # Sessions a prompt block tells of (by their board row or their own document). Keeping its
 # activity lines to these sessions' was measured and dropped: on the real coding sessions
 # it lost 2 of 28 relevant sessions from the block and gained no precision
@@ -244,25 +243,23 @@ class Context:
     def _without_own(
         self, terms: Sequence[str], counts: dict[str, int], total: int, session_id: str | None
     ) -> tuple[dict[str, int], int]:
-        """Term counts as if the asking session were not in the index. A host stores the
-        prompt before it asks for the prompt's block, and the prompt may be indexed by then
-        or not: counted, a word only the prompt holds (a Chinese pair spanning two of its
-        words) would weigh as a word memory holds, and whether a session passes the focus
-        would turn on that race. Its newest ``OWN_DOCUMENTS`` documents (observations and
-        its session's own) are taken out, by the words of their title and body; older ones
-        were indexed long before either way."""
+        """Term counts as if the asking session's requests were not in the index. A host
+        stores the prompt before it asks for the prompt's block, and the prompt may be
+        indexed by then or not: counted, a word only the prompt holds (a Chinese pair
+        spanning two of its words) would weigh as a word memory holds, and whether a
+        session passes the focus would turn on that race. The session's prompts among its
+        newest ``OWN_DOCUMENTS`` documents, and its own document (which lists its
+        requests), are taken out, by the words of their title and body."""
         if not session_id:
             return counts, total
-        own = self.store.session_documents(
-            session_id, kinds=("observation", "session"), limit=OWN_DOCUMENTS
-        )
-        if not own:
-            return counts, total
-        wanted = set(terms)
-        holding = Counter(
-            term for d in own for term in wanted.intersection(tokens(f"{d.title}\n{d.body}"))
-        )
-        return {t: max(c - holding[t], 0) for t, c in counts.items()}, max(total - len(own), 0)
+        own = [
+            d
+            for d in self.store.session_documents(
+                session_id, kinds=("observation", "session"), limit=OWN_DOCUMENTS
+            )
+            if d.kind == "session" or d.meta.get("hookType") == PROMPT_HOOK
+        ]
+        return packing.uncounted(terms, counts, total, [f"{d.title}\n{d.body}" for d in own])
 
     def _own_row(self, session_id: str | None) -> str | None:
         """The asking session's board row, which no block of it tells of."""

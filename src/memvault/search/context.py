@@ -14,8 +14,10 @@ that a fragment about auth is "relevant" to a Helm upgrade learns the wrong thin
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterable, Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from memvault.analyzer import CJK_CHAR, estimate_tokens, tokens
@@ -90,6 +92,25 @@ def term_weights(terms: Iterable[str], counts: Mapping[str, int], total: int) ->
         for term in dict.fromkeys(terms)
         if not (CJK_CHAR.match(term) and not counts.get(term, 0))
     }
+
+
+def uncounted(
+    terms: Iterable[str], counts: Mapping[str, int], total: int, texts: Sequence[str]
+) -> tuple[dict[str, int], int]:
+    """``counts`` of ``total`` documents as if the documents whose ``texts`` are given were
+    not among them: each term less the texts that hold it."""
+    if not texts:
+        return dict(counts), total
+    wanted = set(terms)
+    holding = Counter(term for text in texts for term in wanted.intersection(_words(text)))
+    return {t: max(c - holding[t], 0) for t, c in counts.items()}, max(total - len(texts), 0)
+
+
+@functools.lru_cache(maxsize=1024)
+def _words(text: str) -> frozenset[str]:
+    """The analyzed words of a text, kept: a session's prompts are read again at each of its
+    requests, and analyzing a long one takes milliseconds."""
+    return frozenset(tokens(text))
 
 
 def matched(weights: Mapping[str, float], document: Document) -> float:
