@@ -9,10 +9,10 @@ import os
 import re
 import subprocess
 import sys
-import time
 
 import httpx
 
+from tests.helpers import wait_for
 from tests.hooks.runner import answer, fixture, hook_env, injections, placed, run_hook
 
 DECISION = "Refresh tokens are rotated on every use and a reused one revokes the session"
@@ -36,17 +36,17 @@ def _hook(server, payload: dict, project) -> str:
     return said["hookSpecificOutput"]["additionalContext"] if said else ""
 
 
-def _settled(server, timeout: float = 60.0) -> None:
+def _settled(server) -> None:
     """Wait until what the first session left is indexed (and its background work done):
     which session a block tells of is decided by all of its memories together."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+
+    def settled():
+        """the index caught up and no pipeline job pending or running"""
         health = httpx.get(f"{server.url}/agentmemory/health", timeout=10).json()
         queue = health["queue"]
-        if health["index"]["caughtUp"] and not (queue["jobsPending"] or queue["jobsRunning"]):
-            return
-        time.sleep(0.2)
-    raise AssertionError(f"the server did not settle within {timeout:g} s: {health}")
+        return health["index"]["caughtUp"] and not (queue["jobsPending"] or queue["jobsRunning"])
+
+    wait_for(settled, timeout=60, interval=0.2)
 
 
 def _event(name: str, project, session: str, **fields) -> dict:
