@@ -5,17 +5,17 @@ The coding-sessions set's sessions (``../shared/bench/coding-sessions``, never c
 every project, oldest first, go to a real ``memvault serve`` as the hooks would have sent
 them (``/agentmemory/session/start``, then ``/observe/bulk``) until ``--events`` events are
 sent (the last session cut there). From the first request the script reads health every
-second until the server is *caught up*: every event stored and in the lexical index, every
-document that gets a vector embedded, no pipeline job or write pending. Meanwhile, while
-documents wait for vectors, it asks ``/search`` (limit 10) with the set's requests in turn,
-as a session starting during the import would, and times each; once caught up, it asks
-each request twice more, for the same searches' cost without a backlog.
+half second until the server is *caught up*: every event stored and in the lexical index,
+every document that gets a vector embedded, no pipeline job or write pending. At each look
+while documents wait for vectors it asks ``/search`` (limit 10) with the next labelled
+request in its project, as a session starting during the import would, and times it; once
+caught up, it asks each request twice more, for the same searches' cost without a backlog.
 
     .venv/bin/python bench/catch_up.py --events 10000            # default mode, ~10 min
     .venv/bin/python bench/catch_up.py --events 10000 --lexical
 
-It prints the timeline (every ``--every`` seconds: documents waiting for vectors, jobs
-pending), documents embedded a second, time to caught up, and the searches' p50 / p95.
+It prints the timeline as it goes (every ``--every`` seconds: documents waiting for vectors,
+jobs pending), then the time to caught up and the searches' p50 / p95.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ import argparse
 import json
 import statistics
 import sys
-import threading
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,7 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 import real_sessions
-from _server import health, machine, percentile, running_server
+from _server import machine, percentile, running_server
 
 
 def history(data: Path, events: int) -> list[dict]:
@@ -53,65 +52,40 @@ def history(data: Path, events: int) -> list[dict]:
     return taken
 
 
-def searching(
-    url: str, requests: list[tuple[str, str]], stop: threading.Event, out: list[float]
-) -> None:
-    """``/search`` with the next request in its project, one after another, while ``stop``
-    is not set."""
-    n = 0
-    while not stop.is_set():
-        query, project = requests[n % len(requests)]
-        body = {"query": query, "project": project, "limit": 10}
-        began = time.perf_counter()
-        real_sessions.call(url, "/agentmemory/search", body)
-        out.append((time.perf_counter() - began) * 1000)
-        n += 1
-        stop.wait(0.5)
-
-
 def run(data: Path, events: int, env: dict[str, str], every: float, cap: float) -> dict:
     sessions = history(data, events)
     questions = json.loads((data / "queries.json").read_text(encoding="utf-8"))
-    requests = [(real_sessions.asked(q), q["project"]) for q in questions if q["set"] != "control"]
     timeline: list[tuple[float, int, int]] = []
     during: list[float] = []
+    after: list[float] = []
+
+    def look(at: float, report: dict) -> None:
+        """A row of the timeline every ``every`` seconds, printed as it comes."""
+        if timeline and at - timeline[-1][0] < every:
+            return
+        waiting = report["index"].get("documentsNotEmbedded") or 0
+        timeline.append((at, waiting, report["queue"]["jobsPending"]))
+        print(f"{at:>5.0f}  {waiting:>19,}  {timeline[-1][2]:>12,}", flush=True)
+
     with running_server(**env) as url:
         real_sessions.wait_embedder(url)
         began = time.perf_counter()
         sent = real_sessions.ingest(url, {"all": sessions})
         posted = time.perf_counter() - began
-        stop = threading.Event()
-        prober: threading.Thread | None = None
-        streak, last_row, caught = 0, -every, None
-        while True:
-            report = health(url)
-            now = time.perf_counter() - began
-            waiting = report["index"].get("documentsNotEmbedded") or 0
-            if waiting and prober is None:
-                prober = threading.Thread(target=searching, args=(url, requests, stop, during))
-                prober.start()
-            if not waiting:
-                stop.set()
-            if now - last_row >= every:
-                timeline.append((now, waiting, report["queue"]["jobsPending"]))
-                last_row = now
-            streak = streak + 1 if real_sessions.caught_up(report) else 0
-            if streak == 2:
-                caught = now
-                break
-            if now > cap:
-                break
-            time.sleep(1)
-        stop.set()
-        if prober is not None:
-            prober.join()
-        after: list[float] = []  # the same searches once caught up, twice over
-        for query, project in requests * 2:
-            began_one = time.perf_counter()
-            real_sessions.call(
-                url, "/agentmemory/search", {"query": query, "project": project, "limit": 10}
-            )
-            after.append((time.perf_counter() - began_one) * 1000)
+        print(f"{sent:,} events posted in {posted:.1f} s", flush=True)
+        print("    s  waiting for vectors  jobs pending", flush=True)
+        caught, _ = real_sessions.wait_for(
+            url,
+            began,
+            cap,
+            real_sessions.caught_up,
+            real_sessions.prober(url, questions, during),
+            look,
+        )
+        # The same searches once caught up, each request twice.
+        once = real_sessions.prober(url, questions, after)
+        for _ in range(2 * sum(q["set"] != "control" for q in questions)):
+            once()
     return {
         "events": sent,
         "posted_s": posted,
@@ -136,25 +110,19 @@ def main() -> None:
     print(f"catch-up of {args.events:,} real events, {mode} — {machine()}, {today}", flush=True)
     result = run(args.data, args.events, real_sessions.MODES[mode], args.every, args.wait)
     most = max((w for _, w, _ in result["timeline"]), default=0)
-    print(f"{result['events']:,} events posted in {result['posted_s']:.1f} s")
-    print("   s  waiting for vectors  jobs pending")
-    for at, waiting, jobs in result["timeline"]:
-        print(f"{at:>5.0f}  {waiting:>19,}  {jobs:>12,}")
     caught = result["caught_up_s"]
     print(f"caught up: {f'not within {args.wait:.0f} s' if caught is None else f'{caught:.0f} s'}")
     if caught and most:
         print(f"documents waiting for vectors at most: {most:,} ({most / caught:.1f} a second)")
-    during = result["search_during_ms"]
-    if during:
-        print(
-            f"/search while documents waited for vectors: n={len(during)}"
-            f" p50 {statistics.median(during):.0f} ms p95 {percentile(during, 95):.0f} ms"
-        )
-    after = result["search_after_ms"]
-    print(
-        f"/search once caught up (each request twice): n={len(after)}"
-        f" p50 {statistics.median(after):.0f} ms p95 {percentile(after, 95):.0f} ms"
-    )
+    for label, key in (
+        ("while documents waited for vectors", "search_during_ms"),
+        ("once caught up (each request twice)", "search_after_ms"),
+    ):
+        if times := result[key]:
+            print(
+                f"/search {label}: n={len(times)}"
+                f" p50 {statistics.median(times):.0f} ms p95 {percentile(times, 95):.0f} ms"
+            )
     if args.json:
         args.json.write_text(json.dumps(result, indent=1))
 

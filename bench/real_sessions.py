@@ -233,13 +233,17 @@ def wait_for(
     cap: float,
     ready: Callable[[dict], bool],
     probe: Callable[[], None] | None = None,
+    look: Callable[[float, dict], None] | None = None,
 ) -> tuple[float | None, dict]:
     """Seconds from ``began`` until ``ready`` holds (None past ``cap``), and the last health
     report. Ready twice in a row: a job the last event queues may not be pending yet at the
-    first look. ``probe`` runs at each look while documents wait for vectors."""
+    first look. ``probe`` runs at each look while documents wait for vectors; ``look`` is
+    given each look's seconds and report."""
     streak = 0
     while True:
         report = health(url)
+        if look is not None:
+            look(time.perf_counter() - began, report)
         if probe is not None and report["index"].get("documentsNotEmbedded"):
             probe()
         streak = streak + 1 if ready(report) else 0
@@ -250,7 +254,7 @@ def wait_for(
         time.sleep(0.5)
 
 
-def _prober(url: str, questions: list[dict], out: list[float]) -> Callable[[], None]:
+def prober(url: str, questions: list[dict], out: list[float]) -> Callable[[], None]:
     """A /search with the next question's request, timed into ``out``: what a session
     starting during the catch-up waits for."""
     asked_ones = [q for q in questions if q["set"] != "control"] or questions
@@ -330,7 +334,8 @@ def ask(url: str, question: dict, n: int, *, stored: bool = False) -> dict:
             "data": {"prompt": question["query"]},
         }
         call(url, "/agentmemory/observe", prompt_event)
-        wait_for(url, time.perf_counter(), 60, indexed)
+        if wait_for(url, time.perf_counter(), 60, indexed)[0] is None:
+            raise RuntimeError(f"question {n}'s request was not indexed within 60 s")
     began = time.perf_counter()
     prompt = call(
         url,
@@ -388,7 +393,7 @@ def run_mode(
             seconds = None
             during: list[float] = []  # /search while a backlog is being embedded, ms
             if not when_indexed:
-                probe = _prober(url, questions, during)
+                probe = prober(url, questions, during)
                 seconds, report = wait_for(url, began, cap, caught_up, probe)
             asked_rows = [ask(url, q, n, stored=stored) for n, q in enumerate(questions)]
             fragments_dir = PurePosixPath(report["vault"]["fragmentsFolder"]).name
