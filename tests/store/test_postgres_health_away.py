@@ -14,6 +14,8 @@ from tests.helpers import IN_CI, Server, wait_for
 if not IN_CI:
     pytest.importorskip("psycopg", reason="the postgres extra (psycopg) is not installed")
 
+import psycopg
+
 from tests.postgres_cluster import start_or_skip
 
 
@@ -21,9 +23,15 @@ def test_health_with_postgres_away_is_degraded_naming_the_store(tmp_path):
     cluster = start_or_skip()  # its own: this test stops it
     server = None
     try:
-        server = Server(tmp_path / "home", {"MEMVAULT_STORE_URL": cluster.database()}).start()
+        database = cluster.database()
+        server = Server(tmp_path / "home", {"MEMVAULT_STORE_URL": database}).start()
         health = f"{server.url}/agentmemory/health"
         assert httpx.get(health, timeout=60).json()["status"] == "ok"
+        # The throwaway cluster commits asynchronously (synchronous_commit=off): flush what
+        # the server's migrations committed a moment ago, or the immediate stop could lose
+        # it and the database come back without its tables.
+        with psycopg.connect(database, autocommit=True) as conn:
+            conn.execute("CHECKPOINT")
         cluster._pg("pg_ctl", "-D", str(cluster.data), "-m", "immediate", "-w", "stop")
 
         answer = httpx.get(health, timeout=60)
