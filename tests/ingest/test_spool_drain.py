@@ -49,9 +49,10 @@ def test_a_spool_file_nested_too_deep_goes_to_bad_and_the_rest_drain(tmp_path):
         events = f"{server.url}/agentmemory/observations"
 
         def delivered():
-            """both good events are stored"""
+            """both good events are stored and their files drained (a file goes once its
+            event is stored, a moment after)"""
             found = httpx.get(events, params={"sessionId": "s1"}).json()["observations"]
-            return len(found) == 2
+            return len(found) == 2 and not list(folder.glob("*.json"))
 
         wait_for(delivered, timeout=30)
         assert sorted(p.name for p in folder.glob("*.json")) == []
