@@ -266,7 +266,7 @@ def test_an_event_sent_without_the_secret_reaches_the_server_through_the_spool(t
         result = run_hook("claude-code", payload, hook_env(server.home, server.url))
         assert b"HTTP 401" in result.stderr and b"waits in" in result.stderr
         wait_for(lambda: stored(server.home, session_of(payload)), timeout=30)
-        assert spooled(server.home) == []
+        wait_for(lambda: spooled(server.home) == [], timeout=10)  # the file goes just after
     finally:
         server.stop()
 
