@@ -24,8 +24,11 @@ from memvault.domain import Event, Observation
 # The hooks whose raw text a digest reads; every other event is read from its observation.
 TEXT_HOOKS = ("prompt_submit", "assistant_response", "stop", "subagent_stop", "task_completed")
 TOOL_HOOKS = frozenset({"post_tool_use", "post_tool_failure"})
-REQUEST_CHARS = 24_000  # of all requests together: a long session's are still read whole
-REPLY_CHARS = 24_000
+# Of all requests together, and of all replies: what a session's document reads of them.
+# A long session's are read whole (the real sessions' longest hold 90,000 characters of
+# replies); a pasted megabyte is not.
+REQUEST_CHARS = 200_000
+REPLY_CHARS = 200_000
 FILES = 60
 COMMANDS = 40
 TARGETS = 40

@@ -151,13 +151,13 @@ def embedded(observation: Observation) -> bool:
 def session_document(
     session: Session, digest: Digest, *, project: str | None = None
 ) -> DocumentDraft:
-    """A host session as one retrieval unit: its requests and decisions are what it says;
-    the files it touched, the commands it ran and what it searched for are the context that
-    finds it. Its replies are left to their own events (read whole there): in a session's
-    document they added more noise than signal on the real sessions (docs/benchmarks.md)."""
+    """A host session as one retrieval unit, as a plain BM25 over whole sessions reads it:
+    its requests, decisions and replies are what it says; the files it touched, the
+    commands it ran and what it searched for are the context that finds it. It is weighed
+    among sessions only (``store.LEXICAL_PARTS``), so its length is a session's."""
     title = _one_line(session.title or (digest.requests[0] if digest.requests else ""))
     title = _clip(title, TITLE_LIMIT) or session.id
-    said = "\n".join([*digest.requests, *digest.decisions])
+    said = "\n".join([*digest.requests, *digest.decisions, *digest.replies])
     around = "\n".join([*digest.files, *digest.commands, *digest.targets])
     body = _session_body(digest)
     first = digest.requests[0] if digest.requests else title

@@ -24,7 +24,7 @@ from memvault.llm.translate import Translator
 from memvault.search.query import Query, parse
 from memvault.search.ranking import Weights, idf, recency
 from memvault.search.semantic import Semantic
-from memvault.store import LexicalQuery, Store
+from memvault.store import LexicalQuery, Store, part_of
 
 log = logging.getLogger(__name__)
 _RETRIEVERS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="memvault-semantic")
@@ -207,6 +207,7 @@ class Searcher:
         lexical = self._lexical(query, scope, pool=total)
         semantic = semantic_future.result()[:total] if semantic_future is not None else []
         documents = self.store.documents(list({doc_id: None for doc_id, _ in lexical + semantic}))
+        lexical = by_part(lexical, documents)
         gone = [doc_id for doc_id, _ in semantic if doc_id not in documents]
         if gone and self.semantic is not None:  # deleted, here or by another process
             self.semantic.remove(gone)
@@ -419,6 +420,29 @@ def one_per_session(hits: list[Hit]) -> list[Hit]:
         seen |= names
         kept.append(hit)
     return kept
+
+
+def by_part(
+    lexical: list[tuple[int, float]], documents: dict[int, Document]
+) -> list[tuple[int, float]]:
+    """BM25 scores as shares of their part's best (``store.LEXICAL_PARTS``): a session is
+    scored among sessions, an event among the rest, and the two scales differ; the best
+    session and the best of the rest both count 1. Best first."""
+    parts = {
+        doc_id: part_of(document.kind)
+        for doc_id, _ in lexical
+        if (document := documents.get(doc_id)) is not None
+    }
+    best: dict[str, float] = {}
+    for doc_id, score in lexical:
+        if doc_id in parts:
+            best[parts[doc_id]] = max(best.get(parts[doc_id], 0.0), score)
+    shares = [
+        (doc_id, score / best[parts[doc_id]])
+        for doc_id, score in lexical
+        if doc_id in parts and best[parts[doc_id]] > 0
+    ]
+    return sorted(shares, key=lambda hit: hit[1], reverse=True)
 
 
 def _of_kind(

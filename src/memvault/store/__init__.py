@@ -22,6 +22,7 @@ from memvault.store.contract import (
     Sessions,
     Store,
     StoreBase,
+    part_of,
 )
 from memvault.store_url import engine_of, masked_url, sqlite_file, store_location
 
@@ -41,6 +42,7 @@ __all__ = [
     "engine_of",
     "masked_url",
     "open_store",
+    "part_of",
     "schema_versions",
     "sqlite_file",
     "store_location",

@@ -17,9 +17,13 @@ from memvault.store.contract.board import VaultWrites as VaultWrites
 from memvault.store.contract.derived import Derived as Derived
 from memvault.store.contract.graph import Graph as Graph
 from memvault.store.contract.index import FIELDS as FIELDS
+from memvault.store.contract.index import LEXICAL_PARTS as LEXICAL_PARTS
 from memvault.store.contract.index import OWN_TEXT as OWN_TEXT
+from memvault.store.contract.index import REST_PART as REST_PART
+from memvault.store.contract.index import SESSION_PART as SESSION_PART
 from memvault.store.contract.index import LexicalQuery as LexicalQuery
 from memvault.store.contract.index import SearchIndex as SearchIndex
+from memvault.store.contract.index import part_of as part_of
 from memvault.store.contract.jobs import JobQueue as JobQueue
 from memvault.store.contract.log import AppendOutcome as AppendOutcome
 from memvault.store.contract.log import EventLog as EventLog

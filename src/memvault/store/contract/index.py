@@ -16,6 +16,19 @@ from memvault.store.engine import Engine
 FIELDS = ("title", "body", "context", "dates")
 # A document's own text: where a phrase or a prefix must be found.
 OWN_TEXT = ("title", "body")
+# The lexical index is two indexes, each with its own BM25 statistics: a session's document
+# holds a whole session (thousands of words) and is weighed among sessions, as a plain BM25
+# over whole sessions weighs it; every other document (an event, a fragment, a summary) is
+# weighed among the rest. In one index, every session was scored as if twenty times longer
+# than the average document, and long sessions sank (docs/benchmarks.md).
+SESSION_PART = "sessions"
+REST_PART = "documents"
+LEXICAL_PARTS = (REST_PART, SESSION_PART)
+
+
+def part_of(kind: str) -> str:
+    """The lexical index a document of ``kind`` is in."""
+    return SESSION_PART if kind == "session" else REST_PART
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,10 +145,18 @@ class SearchIndex(Engine, ABC):
         """(document id, BM25 score) best first, for a query over analyzed terms, among the
         documents of these kinds (of one project, live only unless ``include_archived``);
         fields weighted (title, body, context, dates); ``newest`` limits it to the last that
-        many documents indexed."""
-        asked = {"kinds": list(kinds), "project": project, "limit": limit, "newest": newest}
-        asked |= {"include_archived": include_archived, "weights": weights}
-        return self._reading(lambda conn: self._lexical(conn, query, **asked))
+        many documents indexed. Each part of the index (``LEXICAL_PARTS``) gives its best
+        ``limit``, scored by its own statistics: a session's score is not on the scale of
+        an event's, and a caller ranking both weighs each part by its own best."""
+        found: list[tuple[int, float]] = []
+        for part in LEXICAL_PARTS:
+            mine = [kind for kind in kinds if part_of(kind) == part]
+            if not mine:
+                continue
+            asked = {"kinds": mine, "project": project, "limit": limit, "newest": newest}
+            asked |= {"include_archived": include_archived, "weights": weights, "part": part}
+            found += self._reading(lambda conn, asked=asked: self._lexical(conn, query, **asked))
+        return sorted(found, key=lambda hit: hit[1], reverse=True)
 
     @abstractmethod
     def term_counts(self, terms: Sequence[str], *, cap: int) -> dict[str, int]:

@@ -14,7 +14,10 @@ computed in SQL in the same order of operations:
 
 with N the documents indexed, n those holding the phrase (in its fields, whatever the
 filters), f the phrase's hits weighted by field, D the document's tokens over every field
-and its scope tokens, avgdl the mean of D, k1 = 1.2 and b = 0.75.
+and its scope tokens, avgdl the mean of D, k1 = 1.2 and b = 0.75. N, n and avgdl are
+those of one part of the index (``contract.LEXICAL_PARTS``), as SQLite keeps each part in
+an FTS5 table of its own: sessions' postings are in ``session_terms``, the rest's in
+``document_terms``.
 
 What a query costs grows with the postings of its terms, each read once from the primary
 key (an idf needs every document holding a phrase, whatever the filters or the newest
@@ -33,11 +36,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from memvault.domain import DocumentDraft
-from memvault.store.contract import FIELDS, LexicalQuery
+from memvault.store.contract import FIELDS, REST_PART, SESSION_PART, LexicalQuery, part_of
 
 K1 = 1.2
 B = 0.75
 IDF_FLOOR = 1e-6
+
+# Each part of the lexical index (``contract.LEXICAL_PARTS``): its postings table, and the
+# columns of ``document_totals`` that hold its document count and tokens.
+TERMS = {REST_PART: "document_terms", SESSION_PART: "session_terms"}
+TOTALS = {REST_PART: ("documents", "tokens"), SESSION_PART: ("session_documents", "session_tokens")}
+
+
+def terms_table(kind: str) -> str:
+    """The postings table of a document of ``kind``."""
+    return TERMS[part_of(kind)]
+
 
 # The scope tokens FTS5 counts in a document's length: its kind, live or archived, and its
 # project when it has one (``sqlite.fts5.scope``).
@@ -176,16 +190,16 @@ def _token_rows(
     return f"{where} AND {table}.field = ANY(%s::smallint[])", [value, list(fields)]
 
 
-def phrase_sql(phrase: Phrase, weight: str) -> tuple[str, list]:
-    """(document id, weighted hits) of every document holding the phrase in its fields:
-    FTS5's instances of it, each counted with its field's weight (``weight`` is the SQL of
-    the weight of field ``{field}``)."""
+def phrase_sql(phrase: Phrase, weight: str, table: str = "document_terms") -> tuple[str, list]:
+    """(document id, weighted hits) of every document holding the phrase in its fields, in
+    one postings ``table``: FTS5's instances of it, each counted with its field's weight
+    (``weight`` is the SQL of the weight of field ``{field}``)."""
     last = len(phrase.tokens) - 1
     if last == 0:
-        where, params = _token_rows(phrase.tokens[0], phrase.prefix, phrase.fields)
+        where, params = _token_rows(phrase.tokens[0], phrase.prefix, phrase.fields, table)
         return (
             f"SELECT document_id AS id, sum(frequency * {weight.format(field='field')}) AS f "
-            f"FROM document_terms WHERE {where} GROUP BY document_id",
+            f"FROM {table} WHERE {where} GROUP BY document_id",
             params,
         )
     # A phrase: rows of its tokens in the same field of the same document (read in index
@@ -195,7 +209,7 @@ def phrase_sql(phrase: Phrase, weight: str) -> tuple[str, list]:
         condition, more = _token_rows(token, phrase.prefix and i == last, phrase.fields, f"t{i}")
         where.append(condition)
         params += more
-        rows.append(f"document_terms t{i}")
+        rows.append(f"{table} t{i}")
         if i:
             where.append(f"t{i}.document_id = t0.document_id AND t{i}.field = t0.field")
     follows = " AND ".join(f"p + {i} = ANY(t{i}.positions)" for i in range(1, last + 1))
@@ -247,9 +261,10 @@ def search_sql(
     include_archived: bool,
     weights: tuple[float, float, float, float],
     newest: int | None = None,
+    part: str = REST_PART,
 ) -> tuple[str, list] | None:
-    """The statement that scores a query's matches, best first (its last parameter: the
-    limit); None when nothing can match.
+    """The statement that scores a query's matches in one part of the index, by that part's
+    statistics, best first (its last parameter: the limit); None when nothing can match.
 
     Each phrase's documents are found once (``p<j>``); they are gathered by document in one
     grouping, never joined to one another, so the work grows with the postings read
@@ -261,7 +276,7 @@ def search_sql(
     for phrase in expr.phrases:
         if phrase.tokens and phrase not in ctes:
             j = ctes[phrase] = len(ctes)
-            body, more = phrase_sql(phrase, weight)
+            body, more = phrase_sql(phrase, weight, TERMS[part])
             parts.append(f"p{j} AS ({body})")
             params += more
     clauses = expr.required or [expr.optional]
@@ -281,9 +296,10 @@ def search_sql(
         + ", ".join(f"sum(f) FILTER (WHERE p = {j}) AS f{j}" for j in numbers)
         + f" FROM hits {floor}GROUP BY id)"
     )
+    count, tokens = TOTALS[part]
     parts.append(
-        "t AS (SELECT documents::float8 AS n, tokens::float8 / documents::float8 AS avgdl "
-        "FROM document_totals)"
+        f"t AS (SELECT {count}::float8 AS n, {tokens}::float8 / nullif({count}, 0)::float8 "
+        "AS avgdl FROM document_totals)"
     )
     parts.append("i AS (SELECT " + ", ".join(_idf(j) for j in numbers) + " FROM t)")
 
@@ -309,10 +325,10 @@ def search_sql(
     return sql, params
 
 
-def phrase_count_sql(phrase: Phrase) -> tuple[str, list]:
-    """The documents holding a phrase in its fields, counted up to a limit (the last
-    parameter)."""
-    body, params = phrase_sql(phrase, "1")
+def phrase_count_sql(phrase: Phrase, table: str = "document_terms") -> tuple[str, list]:
+    """The documents of one postings ``table`` holding a phrase in its fields, counted up
+    to a limit (the last parameter)."""
+    body, params = phrase_sql(phrase, "1", table)
     return f"SELECT count(*) FROM ({body} LIMIT %s) x", params
 
 

@@ -19,9 +19,11 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from memvault import jsontext
 from memvault.domain import DocumentDraft
 from memvault.errors import StoreUnavailable
-from memvault.store.contract import FIELDS, SearchIndex
+from memvault.store.contract import FIELDS, LEXICAL_PARTS, SearchIndex, part_of
 from memvault.store.postgres.bm25 import (
     SCOPE_TOKENS,
+    TERMS,
+    TOTALS,
     Phrase,
     field_numbers,
     lexical_search,
@@ -30,6 +32,7 @@ from memvault.store.postgres.bm25 import (
     postings,
     query_tokens,
     scope_length,
+    terms_table,
     tokenize,
 )
 
@@ -71,9 +74,13 @@ def write_documents(
     conn.execute("SELECT pg_advisory_xact_lock(%s)", (DOCUMENTS_LOCK,))
     if cursor is not None and not _ahead(conn, *cursor):
         return
-    count, tokens, last_id, last_revision = conn.execute(
-        "SELECT documents, tokens, last_id, last_revision FROM document_totals FOR UPDATE"
+    columns = ", ".join(column for part in LEXICAL_PARTS for column in TOTALS[part])
+    row = conn.execute(
+        f"SELECT {columns}, last_id, last_revision FROM document_totals FOR UPDATE"
     ).fetchone()
+    # Each part's documents and tokens: BM25's N and lengths are each part's own.
+    totals = {part: list(row[2 * i : 2 * i + 2]) for i, part in enumerate(LEXICAL_PARTS)}
+    last_id, last_revision = row[-2:]
     for kind, key in dict.fromkeys(deletes):
         row = conn.execute(
             "DELETE FROM documents WHERE kind = %s AND key = %s RETURNING id, length", (kind, key)
@@ -81,23 +88,25 @@ def write_documents(
         if row:
             # Its reads go with it: a later document of the same name starts afresh.
             conn.execute("DELETE FROM document_access WHERE kind = %s AND key = %s", (kind, key))
-            conn.execute("DELETE FROM document_terms WHERE document_id = %s", (row[0],))
+            conn.execute(f"DELETE FROM {terms_table(kind)} WHERE document_id = %s", (row[0],))
             conn.execute("DELETE FROM document_vectors WHERE document_id = %s", (row[0],))
-            count, tokens = count - 1, tokens - row[1]
+            totals[part_of(kind)][0] -= 1
+            totals[part_of(kind)][1] -= row[1]
     stored = _stored(conn, upserts)
     split = tokenize([text for draft in upserts for text in draft.terms])
-    fresh: dict[int, list[tuple]] = {}
+    fresh: dict[int, tuple[str, list[tuple]]] = {}
     # Sent without waiting for each answer; nothing below reads one back.
     with conn.pipeline():
         for n, draft in enumerate(upserts):
             row = stored.get((draft.kind, draft.key))
             project = draft.project or None
+            part = totals[part_of(draft.kind)]
             if row and row[1] == draft.content_hash:
                 length = row[4] - row[5] + scope_length(draft)
                 conn.execute(
                     _REFRESH, (draft.mtime, draft.archived, draft.path, project, length, row[0])
                 )
-                tokens += length - row[4]
+                part[1] += length - row[4]
                 stored[(draft.kind, draft.key)] = (*row[:4], length, scope_length(draft))
                 continue
             # Only a change of what is embedded needs a new vector (context alone does not).
@@ -129,15 +138,19 @@ def write_documents(
             )
             if row:
                 conn.execute(_UPDATE, (*values, doc_id))
-                conn.execute("DELETE FROM document_terms WHERE document_id = %s", (doc_id,))
+                conn.execute(
+                    f"DELETE FROM {terms_table(draft.kind)} WHERE document_id = %s", (doc_id,)
+                )
                 if revision != row[2]:
                     conn.execute("DELETE FROM document_vectors WHERE document_id = %s", (doc_id,))
-                tokens += length - row[4]
+                part[1] += length - row[4]
             else:
                 last_id = doc_id
                 conn.execute(_INSERT, (doc_id, draft.kind, draft.key, *values))
-                count, tokens = count + 1, tokens + length
-            fresh[doc_id] = rows  # a document written twice in one batch: the last counts
+                part[0] += 1
+                part[1] += length
+            # A document written twice in one batch: the last counts.
+            fresh[doc_id] = (terms_table(draft.kind), rows)
             stored[(draft.kind, draft.key)] = (
                 doc_id,
                 draft.content_hash,
@@ -146,18 +159,20 @@ def write_documents(
                 length,
                 scope_length(draft),
             )
+        assigned = ", ".join(f"{c} = %s" for part in LEXICAL_PARTS for c in TOTALS[part])
         conn.execute(
-            "UPDATE document_totals SET documents = %s, tokens = %s, last_id = %s, "
-            "last_revision = %s",
-            (count, tokens, last_id, last_revision),
+            f"UPDATE document_totals SET {assigned}, last_id = %s, last_revision = %s",
+            (*(n for part in LEXICAL_PARTS for n in totals[part]), last_id, last_revision),
         )
         if cursor is not None:
             set_cursor(conn, *cursor)
-    if fresh:
+    for table in sorted({table for table, _ in fresh.values()}):
         with conn.cursor().copy(
-            "COPY document_terms (term, document_id, field, frequency, positions) FROM STDIN"
+            f"COPY {table} (term, document_id, field, frequency, positions) FROM STDIN"
         ) as copy:
-            copy.write("".join(_copy_line(r) for rows in fresh.values() for r in rows))
+            copy.write(
+                "".join(_copy_line(r) for t, rows in fresh.values() if t == table for r in rows)
+            )
 
 
 def _copy_line(posting: tuple) -> str:
@@ -264,14 +279,19 @@ class PostgresSearchIndex(SearchIndex):
                 if not phrase.tokens:
                     found[term] = 0
                     continue
-                sql, params = phrase_count_sql(phrase)
-                found[term] = conn.execute(sql, (*params, cap + 1)).fetchone()[0]
+                count = 0
+                for table in TERMS.values():  # both parts, as far as the cap
+                    if count > cap:
+                        break
+                    sql, params = phrase_count_sql(phrase, table)
+                    count += conn.execute(sql, (*params, cap + 1 - count)).fetchone()[0]
+                found[term] = count
             return found
 
         return self._transaction(op)
 
     def document_count(self) -> int:
-        return self._value("SELECT documents FROM document_totals")
+        return self._value("SELECT documents + session_documents FROM document_totals")
 
     def record_access(self, keys: Sequence[tuple[str, str]], at: str) -> None:
         # In key order, so two replicas counting the same documents never deadlock.

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 import psycopg
 
 from memvault.store.contract.purge import Column, Purge
+from memvault.store.postgres.bm25 import TERMS
 from memvault.store.postgres.documents import DOCUMENTS_LOCK
 
 SKIPPED = frozenset(
@@ -25,7 +26,7 @@ SKIPPED = frozenset(
         "graph_counts",
         "purges",
         "document_totals",
-        "document_terms",  # postings: dropped with their documents, written again from them
+        *TERMS.values(),  # postings: dropped with their documents, written again from them
     }
 )
 _COLUMNS = """
@@ -89,11 +90,14 @@ class PostgresPurge(Purge):
         conn.execute("ALTER TABLE events ENABLE TRIGGER events_are_immutable")
 
     def _documents_with_terms(self, conn: psycopg.Connection, terms: set[str]) -> set[int]:
-        rows = conn.execute(
-            "SELECT DISTINCT document_id FROM document_terms WHERE term = ANY (%s)",
-            (sorted(terms),),
-        ).fetchall()
-        return {row[0] for row in rows}
+        found: set[int] = set()
+        for table in TERMS.values():
+            rows = conn.execute(
+                f"SELECT DISTINCT document_id FROM {table} WHERE term = ANY (%s)",
+                (sorted(terms),),
+            ).fetchall()
+            found.update(row[0] for row in rows)
+        return found
 
     def _drop_lexical(
         self, conn: psycopg.Connection, ids: Sequence[int], reembed: set[int]
@@ -104,7 +108,8 @@ class PostgresPurge(Purge):
             "UPDATE documents SET content_hash = 'purged', mtime = NULL WHERE id = ANY (%s)",
             (list(ids),),
         )
-        conn.execute("DELETE FROM document_terms WHERE document_id = ANY (%s)", (list(ids),))
+        for table in TERMS.values():
+            conn.execute(f"DELETE FROM {table} WHERE document_id = ANY (%s)", (list(ids),))
         for doc_id in sorted(reembed):
             last += 1
             conn.execute("UPDATE documents SET revision = %s WHERE id = %s", (last, doc_id))
@@ -114,7 +119,7 @@ class PostgresPurge(Purge):
         )
 
     def _compact(self, tables: Sequence[str]) -> None:
-        touched = sorted(set(tables) | ({"document_terms"} if "documents" in tables else set()))
+        touched = sorted(set(tables) | (set(TERMS.values()) if "documents" in tables else set()))
         with psycopg.connect(self.url, autocommit=True) as conn:
             for table in touched:
                 conn.execute(f'VACUUM FULL "{table}"'.encode())

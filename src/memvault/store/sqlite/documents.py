@@ -14,7 +14,7 @@ from memvault import jsontext
 from memvault.domain import DocumentDraft
 from memvault.store.contract import SearchIndex
 from memvault.store.sqlite import fts5
-from memvault.store.sqlite.fts5 import scope
+from memvault.store.sqlite.fts5 import TABLES, scope, table_of
 from memvault.store.sqlite.writer import Writer
 
 _INSERT = """
@@ -56,7 +56,8 @@ def write_documents(
                 (draft.mtime, int(draft.archived), draft.path, row[0]),
             )
             conn.execute(
-                "UPDATE documents_fts SET scope = ? WHERE rowid = ?", (scope(draft), row[0])
+                f"UPDATE {table_of(draft.kind)} SET scope = ? WHERE rowid = ?",
+                (scope(draft), row[0]),
             )
             continue
         # Only a change of what is embedded needs a new vector (context alone does not).
@@ -81,13 +82,13 @@ def write_documents(
         if row:
             doc_id = row[0]
             conn.execute(_UPDATE, (*values, doc_id))
-            conn.execute("DELETE FROM documents_fts WHERE rowid = ?", (doc_id,))
+            conn.execute(f"DELETE FROM {table_of(draft.kind)} WHERE rowid = ?", (doc_id,))
             if revision != row[2]:
                 conn.execute("DELETE FROM document_vectors WHERE document_id = ?", (doc_id,))
         else:
             doc_id = conn.execute(_INSERT, (draft.kind, draft.key, *values)).lastrowid
         conn.execute(
-            "INSERT INTO documents_fts (rowid, title, body, context, dates, scope) "
+            f"INSERT INTO {table_of(draft.kind)} (rowid, title, body, context, dates, scope) "
             "VALUES (?, ?, ?, ?, ?, ?)",
             (doc_id, *draft.terms, scope(draft)),
         )
@@ -102,7 +103,8 @@ def _forget(conn: sqlite3.Connection, doc_id: int) -> None:
         "(SELECT kind, key FROM documents WHERE id = ?)",
         (doc_id,),
     )
-    conn.execute("DELETE FROM documents_fts WHERE rowid = ?", (doc_id,))
+    for table in TABLES.values():
+        conn.execute(f"DELETE FROM {table} WHERE rowid = ?", (doc_id,))
     conn.execute("DELETE FROM document_vectors WHERE document_id = ?", (doc_id,))
     conn.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
 

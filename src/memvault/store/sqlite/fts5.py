@@ -1,5 +1,7 @@
 """The SQLite index's FTS5 side: the scope tokens a document is filtered by, a
-``LexicalQuery`` as an FTS5 expression, and BM25 search over ``documents_fts``."""
+``LexicalQuery`` as an FTS5 expression, and BM25 search over the index's two parts:
+``documents_fts`` and ``sessions_fts`` (``contract.LEXICAL_PARTS``), each an FTS5 table of
+its own, so each has its own document count, lengths and term frequencies."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ import sqlite3
 from collections.abc import Sequence
 
 from memvault.domain import DocumentDraft
-from memvault.store.contract import FIELDS, LexicalQuery
+from memvault.store.contract import FIELDS, LEXICAL_PARTS, LexicalQuery, part_of
 
 # The filter tokens of the scope column (see migrations/sqlite/0004_documents.sql), the one
 # place they are spelled: ``scope`` writes them, ``fts5_match`` and ``lexical_search`` ask
@@ -20,6 +22,12 @@ PROJECT_TOKEN = "p{digest}"
 # Every document holds one of these: what keeps a group of optional terms from requiring
 # any of them.
 ANY_DOCUMENT = f"scope : ({LIVE_TOKEN} OR {ARCHIVED_TOKEN})"
+TABLES = {part: f"{part}_fts" for part in LEXICAL_PARTS}
+
+
+def table_of(kind: str) -> str:
+    """The FTS5 table a document of ``kind`` is indexed in."""
+    return TABLES[part_of(kind)]
 
 
 def scope(draft: DocumentDraft) -> str:
@@ -77,10 +85,12 @@ def lexical_search(
     limit: int,
     weights: tuple[float, float, float, float],
     newest: int | None = None,
+    part: str,
 ) -> list[tuple[int, float]]:
-    """Best matches first, as (document id, BM25 score ≥ 0). Filters are part of the FTS5
-    expression (the scope column), so no row outside them is ever scored; ``newest``
-    limits the search to the documents indexed last."""
+    """Best matches first in one part of the index, as (document id, BM25 score ≥ 0).
+    Filters are part of the FTS5 expression (the scope column), so no row outside them is
+    ever scored; ``newest`` limits the search to the documents indexed last."""
+    table = TABLES[part]
     kind_tokens = (KIND_TOKEN.format(kind=kind) for kind in kinds)
     filters = [f"scope : ({' OR '.join(kind_tokens)})"]
     if project is not None:
@@ -93,21 +103,27 @@ def lexical_search(
         top = conn.execute("SELECT max(id) FROM documents").fetchone()[0] or 0
         floor = max(top - newest, 0)
     rows = conn.execute(
-        "SELECT rowid, -bm25(documents_fts, ?, ?, ?, ?, 0.0) AS score FROM documents_fts "
-        "WHERE documents_fts MATCH ? AND rowid > ? ORDER BY score DESC LIMIT ?",
+        f"SELECT rowid, -bm25({table}, ?, ?, ?, ?, 0.0) AS score FROM {table} "
+        f"WHERE {table} MATCH ? AND rowid > ? ORDER BY score DESC LIMIT ?",
         (*weights, expression, floor, limit),
     )
     return [(row[0], row[1]) for row in rows]
 
 
 def term_counts(conn: sqlite3.Connection, terms: Sequence[str], cap: int) -> dict[str, int]:
-    """Documents holding each term, counted up to ``cap + 1`` (enough to tell a rare term
-    from a common one, without reading a common term's whole posting list)."""
+    """Documents holding each term, in both parts, counted up to ``cap + 1`` (enough to
+    tell a rare term from a common one, without reading a common term's whole posting
+    list)."""
     found = {}
     for term in terms:
-        found[term] = conn.execute(
-            "SELECT count(*) FROM (SELECT rowid FROM documents_fts WHERE documents_fts MATCH ? "
-            "LIMIT ?)",
-            (f"{_columns(FIELDS)} : {_quote(term)}", cap + 1),
-        ).fetchone()[0]
+        count = 0
+        for table in TABLES.values():
+            if count > cap:
+                break
+            count += conn.execute(
+                f"SELECT count(*) FROM (SELECT rowid FROM {table} WHERE {table} MATCH ? "
+                "LIMIT ?)",
+                (f"{_columns(FIELDS)} : {_quote(term)}", cap + 1 - count),
+            ).fetchone()[0]
+        found[term] = count
     return found

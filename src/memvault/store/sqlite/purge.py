@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 
 from memvault.store.contract.purge import Column, Purge
+from memvault.store.sqlite.fts5 import TABLES
 
 log = logging.getLogger(__name__)
 
@@ -20,7 +21,7 @@ SKIPPED = frozenset(
     {"schema_migrations", "sequences", "counters", "cursors", "graph_counts", "purges"}
 )
 FTS5_SHADOWS = ("data", "idx", "content", "docsize", "config")
-LEXICAL = "documents_fts"  # analyzed terms, not text: dropped and written again
+LEXICAL = frozenset(TABLES.values())  # analyzed terms, not text: dropped and written again
 EVENT_GUARD = (
     "CREATE TRIGGER events_are_immutable BEFORE UPDATE ON events\n"
     "BEGIN\n    SELECT RAISE(ABORT, 'events are immutable');\nEND"
@@ -42,7 +43,7 @@ class SQLitePurge(Purge):
         shadows = {f"{name}_{part}" for name in virtual for part in FTS5_SHADOWS}
         columns: list[Column] = []
         for table, sql in tables:
-            if table in SKIPPED or table in shadows or table == LEXICAL:
+            if table in SKIPPED or table in shadows or table in LEXICAL:
                 continue
             info = conn.execute(f'PRAGMA table_info("{table}")').fetchall()
             primary = [row[1] for row in sorted(info, key=lambda r: r[5]) if row[5]]
@@ -65,11 +66,14 @@ class SQLitePurge(Purge):
 
     def _documents_with_terms(self, conn: sqlite3.Connection, terms: set[str]) -> set[int]:
         query = " OR ".join('"' + term.replace('"', '""') + '"' for term in sorted(terms))
-        rows = conn.execute(
-            "SELECT rowid FROM documents_fts WHERE documents_fts MATCH ?",
-            (f"{{title body context}} : ({query})",),
-        )
-        return {row[0] for row in rows}
+        found: set[int] = set()
+        for table in sorted(LEXICAL):
+            rows = conn.execute(
+                f"SELECT rowid FROM {table} WHERE {table} MATCH ?",
+                (f"{{title body context}} : ({query})",),
+            )
+            found.update(row[0] for row in rows)
+        return found
 
     def _drop_lexical(
         self, conn: sqlite3.Connection, ids: Sequence[int], reembed: set[int]
@@ -79,7 +83,8 @@ class SQLitePurge(Purge):
                 "UPDATE documents SET content_hash = 'purged', mtime = NULL WHERE id = ?",
                 (doc_id,),
             )
-            conn.execute("DELETE FROM documents_fts WHERE rowid = ?", (doc_id,))
+            for table in sorted(LEXICAL):
+                conn.execute(f"DELETE FROM {table} WHERE rowid = ?", (doc_id,))
             if doc_id not in reembed:
                 continue
             (revision,) = conn.execute(

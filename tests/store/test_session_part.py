@@ -1,0 +1,114 @@
+"""The lexical index's two parts, on every engine: a session's document is weighed among
+sessions (their count, lengths and words), whatever else the index holds, as a plain BM25
+over whole sessions weighs it; everything else among the rest."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from memvault.search.documents import terms
+from memvault.store import LexicalQuery, migrations
+from memvault.store.contract import REST_PART
+from tests.store.test_across_languages import _draft
+
+SESSIONS = {
+    # A long session that keeps coming back to the pool, and a short one that names it once.
+    "long": "the pgpool connection pool leaks under load " * 40 + "release it in finally " * 40,
+    "short": "bump the lockfile and mention pgpool once",
+    "other": "rename the settings page and its tests",
+    **{f"chore-{i}": f"tidy module {i} and rerun its tests before the release" for i in range(9)},
+}
+QUERY = LexicalQuery(terms=("pgpool", "leaks"))
+
+
+def session_draft(key: str, text: str):
+    draft = _draft(key, text)
+    return dataclasses.replace(
+        draft, kind="session", terms=(terms(text[:30]), terms(text), "", draft.terms[3])
+    )
+
+
+def crowd(n: int) -> list:
+    """Short observations, most about something else, a few naming the pool."""
+    return [
+        _draft(f"event-{i}", "pgpool restarted" if i % 10 == 0 else f"ran the linter on file {i}")
+        for i in range(n)
+    ]
+
+
+def session_scores(store) -> dict[str, float]:
+    found = store.lexical_search(QUERY, kinds=["session"], project="demo")
+    ids = {doc_id: doc.key for doc_id, doc in store.documents([i for i, _ in found]).items()}
+    return {ids[doc_id]: score for doc_id, score in found}
+
+
+# Where the engines ask which part a kind is in.
+MODULES = (
+    "memvault.store.contract.index",
+    "memvault.store.sqlite.fts5",
+    "memvault.store.postgres.bm25",
+    "memvault.store.postgres.documents",
+)
+
+
+def old_store(open_store):
+    store = open_store()
+    store.ensure_session("s1", project="demo", cwd="/src/demo")
+    store.write_documents([session_draft(key, text) for key, text in SESSIONS.items()] + crowd(200))
+    store.sync()
+    return store
+
+
+def test_a_sessions_score_does_not_move_with_the_events_beside_it(open_store):
+    store = open_store()
+    store.ensure_session("s1", project="demo", cwd="/src/demo")
+    store.write_documents([session_draft(key, text) for key, text in SESSIONS.items()])
+    store.sync()
+    alone = session_scores(store)
+    assert set(alone) == {"long", "short"}
+    store.write_documents(crowd(200))
+    store.sync()
+    # Two hundred short events beside them change neither the sessions' lengths against
+    # their average nor how rare the words are among sessions.
+    assert session_scores(store) == pytest.approx(alone, rel=1e-9)
+    # The long session that says it forty times is not sunk by its length.
+    assert alone["long"] > alone["short"]
+    # Both parts answer a search of both kinds, and both are counted.
+    both = store.lexical_search(QUERY, kinds=["session", "observation"], project="demo")
+    kinds = {doc.kind for doc in store.documents([i for i, _ in both]).values()}
+    assert kinds == {"session", "observation"}
+    assert store.document_count() == 212
+    assert store.term_counts(["pgpool"], cap=1000) == {"pgpool": 2 + 20}
+
+
+def test_session_documents_indexed_before_the_parts_are_weighed_as_new_ones(
+    open_store, monkeypatch
+):
+    """A store made before the index had its session part is moved into it as it opens."""
+    load = migrations.load
+    monkeypatch.setattr(
+        migrations, "load", lambda engine: [m for m in load(engine) if m.version < 16]
+    )
+    # As before the parts: every document in the one index.
+    with monkeypatch.context() as before_parts:
+        for module in MODULES:
+            before_parts.setattr(f"{module}.part_of", lambda kind: REST_PART, raising=False)
+            before_parts.setattr(f"{module}.LEXICAL_PARTS", (REST_PART,), raising=False)
+        old = old_store(open_store)
+        before = session_scores(old)
+        old.close()
+    monkeypatch.setattr(migrations, "load", load)
+    store = open_store()
+    after = session_scores(store)
+    assert set(after) == {"long", "short"}
+    assert after != pytest.approx(before, rel=1e-3)  # weighed among sessions now
+    assert after["long"] > after["short"]
+    assert store.document_count() == 212
+    assert store.term_counts(["pgpool"], cap=1000) == {"pgpool": 2 + 20}
+    # Its totals moved with it: more events beside the sessions leave their scores alone.
+    store.write_documents([dataclasses.replace(d, key=f"later-{d.key}") for d in crowd(100)])
+    store.sync()
+    assert session_scores(store) == pytest.approx(after, rel=1e-9)
+    assert store.document_count() == 312
