@@ -121,8 +121,7 @@ def term_counts(conn: sqlite3.Connection, terms: Sequence[str], cap: int) -> dic
             if count > cap:
                 break
             count += conn.execute(
-                f"SELECT count(*) FROM (SELECT rowid FROM {table} WHERE {table} MATCH ? "
-                "LIMIT ?)",
+                f"SELECT count(*) FROM (SELECT rowid FROM {table} WHERE {table} MATCH ? LIMIT ?)",
                 (f"{_columns(FIELDS)} : {_quote(term)}", cap + 1 - count),
             ).fetchone()[0]
         found[term] = count
