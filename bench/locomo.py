@@ -38,7 +38,7 @@ import numpy as np
 from _server import machine
 
 from memvault import Memory
-from memvault.search import documents, engine, indexer
+from memvault.search import documents, engine, indexer, ranking
 from memvault.search.query import parse
 from memvault.search.ranking import RELEVANCE_ONLY, Weights
 
@@ -344,7 +344,7 @@ def _score_index(memory, asked, semantic, modes, window, dated, combos, here) ->
                 found = []
                 if mode == "hybrid":
                     found = [(doc_id(k), s) for k, s in semantic[n] if doc_id(k) is not None]
-                fused, _, _ = engine.fuse(lexical, found)
+                fused, _, _ = ranking.fuse(lexical, found)
                 missing = [i for i in fused if i not in docs]
                 if missing:
                     docs.update(memory.store.documents(missing))

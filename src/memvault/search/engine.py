@@ -22,15 +22,14 @@ from memvault.analyzer import tokens
 from memvault.domain import DOCUMENT_KINDS, Document, utc_now
 from memvault.llm.translate import Translator
 from memvault.search.query import Query, parse
-from memvault.search.ranking import Weights, idf, recency
+from memvault.search.ranking import Weights, by_part, fuse, idf, recency
 from memvault.search.semantic import Semantic
-from memvault.store import LexicalQuery, Store, part_of
+from memvault.store import LexicalQuery, Store
 
 log = logging.getLogger(__name__)
 _RETRIEVERS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="memvault-semantic")
 
 CANDIDATES = 100  # per retriever, before fusion
-LEXICAL_SHARE = 0.5  # of relevance, when both retrievers answered
 COLUMN_WEIGHTS = (1.0, 1.0, 0.5, 0.5)  # title, body, context, dates
 # Boosts, measured on LoCoMo (docs/benchmarks.md): a result whose speaker the query names.
 # Lifting results of a session in which something matched well (SESSION_BOOST × that best
@@ -422,29 +421,6 @@ def one_per_session(hits: list[Hit]) -> list[Hit]:
     return kept
 
 
-def by_part(
-    lexical: list[tuple[int, float]], documents: dict[int, Document]
-) -> list[tuple[int, float]]:
-    """BM25 scores as shares of their part's best (``store.LEXICAL_PARTS``): a session is
-    scored among sessions, an event among the rest, and the two scales differ; the best
-    session and the best of the rest both count 1. Best first."""
-    parts = {
-        doc_id: part_of(document.kind)
-        for doc_id, _ in lexical
-        if (document := documents.get(doc_id)) is not None
-    }
-    best: dict[str, float] = {}
-    for doc_id, score in lexical:
-        if doc_id in parts:
-            best[parts[doc_id]] = max(best.get(parts[doc_id], 0.0), score)
-    shares = [
-        (doc_id, score / best[parts[doc_id]])
-        for doc_id, score in lexical
-        if doc_id in parts and best[parts[doc_id]] > 0
-    ]
-    return sorted(shares, key=lambda hit: hit[1], reverse=True)
-
-
 def _of_kind(
     candidates: list[tuple[int, float]], documents: dict[int, Document], kind: str
 ) -> list[tuple[int, float]]:
@@ -480,27 +456,3 @@ def boost(
         lift = SESSION_BOOST * best[session] if session else 0.0
         relevance[doc_id] = min((score + lift) / _MAX_FUSED, 1.0)
     return relevance
-
-
-def fuse(
-    lexical: Sequence[tuple[int, float]], semantic: Sequence[tuple[int, float]]
-) -> tuple[dict[int, float], dict[int, float], dict[int, float]]:
-    """Relevance (0–1) per document from BM25 scores and cosines.
-
-    BM25 is divided by the best score of this query; cosines are used as they are (a
-    cosine is already comparable across queries). A document found by one retriever only
-    gets that retriever's share.
-    """
-    top = max((score for _, score in lexical), default=0.0)
-    lexical_norm = {doc_id: score / top for doc_id, score in lexical} if top > 0 else {}
-    cosine = {doc_id: max(score, 0.0) for doc_id, score in semantic}
-    if not cosine:
-        return dict(lexical_norm), lexical_norm, cosine
-    if not lexical_norm:
-        return dict(cosine), lexical_norm, cosine
-    relevance = {}
-    for doc_id in lexical_norm.keys() | cosine.keys():
-        relevance[doc_id] = LEXICAL_SHARE * lexical_norm.get(doc_id, 0.0) + (
-            1 - LEXICAL_SHARE
-        ) * cosine.get(doc_id, 0.0)
-    return relevance, lexical_norm, cosine

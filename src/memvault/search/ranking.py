@@ -1,4 +1,5 @@
-"""Ranking: how relevance, importance and recency make one score a person can read.
+"""Ranking: how the retrievers' candidates make one relevance, and how relevance,
+importance and recency make one score a person can read.
 
 ``score = w_relevance·relevance + w_importance·importance + w_recency·e^(−decay·days)``,
 with relevance, importance and recency each from 0 to 1 and shown beside the score.
@@ -7,10 +8,14 @@ with relevance, importance and recency each from 0 to 1 and shown beside the sco
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from memvault.domain import parse_timestamp
+from memvault.domain import Document, parse_timestamp
+from memvault.store import part_of
+
+LEXICAL_SHARE = 0.5  # of relevance, when both retrievers answered
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,3 +57,50 @@ def recency(updated_at: str, now: datetime, decay: float) -> float:
         return 1.0
     days = max((now - then).total_seconds() / 86400.0, 0.0)
     return math.exp(-decay * days)
+
+
+def by_part(
+    lexical: list[tuple[int, float]], documents: dict[int, Document]
+) -> list[tuple[int, float]]:
+    """BM25 scores as shares of their part's best (``store.LEXICAL_PARTS``): a session is
+    scored among sessions, an event among the rest, and the two scales differ; the best
+    session and the best of the rest both count 1. Best first."""
+    parts = {
+        doc_id: part_of(document.kind)
+        for doc_id, _ in lexical
+        if (document := documents.get(doc_id)) is not None
+    }
+    best: dict[str, float] = {}
+    for doc_id, score in lexical:
+        if doc_id in parts:
+            best[parts[doc_id]] = max(best.get(parts[doc_id], 0.0), score)
+    shares = [
+        (doc_id, score / best[parts[doc_id]])
+        for doc_id, score in lexical
+        if doc_id in parts and best[parts[doc_id]] > 0
+    ]
+    return sorted(shares, key=lambda hit: hit[1], reverse=True)
+
+
+def fuse(
+    lexical: Sequence[tuple[int, float]], semantic: Sequence[tuple[int, float]]
+) -> tuple[dict[int, float], dict[int, float], dict[int, float]]:
+    """Relevance (0–1) per document from BM25 scores and cosines.
+
+    BM25 is divided by the best score of this query; cosines are used as they are (a
+    cosine is already comparable across queries). A document found by one retriever only
+    gets that retriever's share.
+    """
+    top = max((score for _, score in lexical), default=0.0)
+    lexical_norm = {doc_id: score / top for doc_id, score in lexical} if top > 0 else {}
+    cosine = {doc_id: max(score, 0.0) for doc_id, score in semantic}
+    if not cosine:
+        return dict(lexical_norm), lexical_norm, cosine
+    if not lexical_norm:
+        return dict(cosine), lexical_norm, cosine
+    relevance = {}
+    for doc_id in lexical_norm.keys() | cosine.keys():
+        relevance[doc_id] = LEXICAL_SHARE * lexical_norm.get(doc_id, 0.0) + (
+            1 - LEXICAL_SHARE
+        ) * cosine.get(doc_id, 0.0)
+    return relevance, lexical_norm, cosine
