@@ -170,3 +170,58 @@ def test_a_session_document_is_made_once_its_events_are_indexed_not_for_every_ba
         pass
     document = memory.store.document("session", "steps")
     assert document is not None and "step 4 of the migration" in document.body
+
+
+def test_a_sessions_replies_are_words_of_its_document(memory):
+    """A session is found by what its agent answered, as a plain BM25 over whole sessions
+    finds it: the word is in a reply, in no request, file or command of it."""
+    memory.capture.observe_many(
+        [
+            event("bisect", 0, "prompt_submit", {"prompt": "why did the nightly build break"}),
+            event(
+                "bisect",
+                1,
+                "assistant_response",
+                {
+                    "assistantResponse": "Bisected it: the regression came in with the vendored zlib."
+                },
+            ),
+        ]
+    )
+    memory.index.index_now()
+    found = memory.search("vendored zlib regression", project="blast", kinds=["session"])
+    assert [hit.document.key for hit in found] == ["bisect"]
+
+
+def test_a_session_made_again_analyzes_only_its_new_texts(monkeypatch):
+    """Its words are each text's own words joined, which is what the whole would analyze
+    to; a text analyzed when the document was made last is not analyzed again."""
+    from memvault.derive.digest import Digest
+    from memvault.search import documents
+
+    def digest(replies: list[str]) -> Digest:
+        return Digest(
+            requests=["fix the fetchUser 超时 bug"],
+            decisions=["Use retries with a backoff."],
+            files=[],
+            commands=[],
+            targets=[],
+            replies=replies,
+            event_ids=[],
+            first_at="",
+            last_at="",
+        )
+
+    first = digest(["I changed fetchUser.", "数据库连接超时了"])
+    later = digest([*first.replies, "It retries three times now."])
+    for made in (first, later):
+        whole = "\n".join([*made.requests, *made.decisions, *made.replies])
+        assert documents._said_terms(made) == documents.terms(whole)
+    analyzed: list[str] = []
+    real = documents.terms
+    monkeypatch.setattr(documents, "terms", lambda text: analyzed.append(text) or real(text))
+    documents._piece_terms.cache_clear()
+    documents._said_terms(first)
+    assert len(analyzed) == 4
+    documents._said_terms(later)
+    assert analyzed[4:] == ["It retries three times now."]
