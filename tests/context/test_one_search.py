@@ -1,6 +1,7 @@
-"""A memory block is one search: the request parsed once, one lexical retrieval for every
-kind of memory the block holds (and one of the other language's words for the request's,
-from the lexicon, for the same kinds), each kind cut to its own quota."""
+"""A memory block is one search: the request parsed once, one lexical retrieval in each
+part of the index for every kind of memory the block holds there (sessions are weighed
+among sessions, the rest among the rest; and one of the other language's words for the
+request's, from the lexicon, for the same kinds), each kind cut to its own quota."""
 
 from __future__ import annotations
 
@@ -46,8 +47,9 @@ def test_a_context_request_searches_once(counted):
     packed = memory.context.context(project="demo-app", query=REQUEST)
     assert [b for b in packed.blocks if b["kind"] == "fragment"]
     assert [b for b in packed.blocks if b["kind"] == "observation"]
-    assert [sorted(kinds) for kinds in calls["lexical"]] == [
-        ["fragment", "observation", "session", "summary"]
+    assert sorted(sorted(kinds) for kinds in calls["lexical"]) == [
+        ["fragment", "observation", "summary"],
+        ["session"],
     ]
     # "refresh token" and "fail" have Chinese words in the lexicon: asked once, for every kind.
     assert calls["alternatives"] == calls["lexical"]

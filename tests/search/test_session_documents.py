@@ -182,9 +182,7 @@ def test_a_sessions_replies_are_words_of_its_document(memory):
                 "bisect",
                 1,
                 "assistant_response",
-                {
-                    "assistantResponse": "Bisected it: the regression came in with the vendored zlib."
-                },
+                {"assistantResponse": "Bisected it: the regression came with the vendored zlib."},
             ),
         ]
     )
@@ -220,7 +218,7 @@ def test_a_session_made_again_analyzes_only_its_new_texts(monkeypatch):
     analyzed: list[str] = []
     real = documents.terms
     monkeypatch.setattr(documents, "terms", lambda text: analyzed.append(text) or real(text))
-    documents._piece_terms.cache_clear()
+    documents._kept_terms.cache_clear()
     documents._said_terms(first)
     assert len(analyzed) == 4
     documents._said_terms(later)

@@ -9,6 +9,8 @@ import dataclasses
 import pytest
 
 from memvault.search.documents import terms
+from memvault.search.engine import Searcher
+from memvault.search.ranking import RELEVANCE_ONLY
 from memvault.store import LexicalQuery, migrations
 from memvault.store.contract import REST_PART
 from tests.store.test_across_languages import _draft
@@ -112,3 +114,48 @@ def test_session_documents_indexed_before_the_parts_are_weighed_as_new_ones(
     store.sync()
     assert session_scores(store) == pytest.approx(after, rel=1e-9)
     assert store.document_count() == 312
+
+
+def test_sessions_keep_their_place_in_a_search_with_the_other_languages_words(open_store):
+    """Each part's candidates are cut among their own: a request with alternatives (its
+    words in the other language) once cut both parts together by raw BM25, and sessions,
+    scored on another scale, fell out of the candidates behind a hundred events."""
+    store = open_store()
+    store.ensure_session("s1", project="demo", cwd="/src/demo")
+    sessions = {
+        **{f"slow-{i}": f"the database timeout on checkout, take {i}" for i in range(3)},
+        **{f"chore-{i}": f"tidy module {i} and rerun its tests" for i in range(5)},
+    }
+    events = [
+        _draft(
+            f"event-{i}",
+            "database timeout" + " retried" * (i % 40 + 1) if i < 150 else f"ran the linter on {i}",
+        )
+        for i in range(1200)
+    ]
+    store.write_documents([session_draft(k, t) for k, t in sessions.items()] + events)
+    store.sync()
+    searcher = Searcher(store, weights=RELEVANCE_ONLY)
+    assert searcher._parsed("database timeout", wait=0).alternatives  # 数据库, 超时
+    hits = searcher.search("database timeout", project="demo", limit=30)
+    found = {hit.document.key for hit in hits if hit.document.kind == "session"}
+    assert found == {"slow-0", "slow-1", "slow-2"}
+    assert max(hit.lexical for hit in hits if hit.document.kind == "session") == 1.0
+
+
+def test_a_session_holding_only_words_every_session_says_is_not_a_best_match(open_store):
+    """With one session, every word of it is in half the sessions or more, and BM25 says
+    nothing of it (its idf is floored): it is not the best of its own scale but weighed
+    with the rest, as in one index."""
+    store = open_store()
+    store.ensure_session("s1", project="demo", cwd="/src/demo")
+    store.write_documents(
+        [session_draft("only", "moved the checkout button")]
+        + [_draft("flaky", "the flaky button test in checkout")]
+        + [_draft(f"event-{i}", f"ran the linter on file {i}") for i in range(200)]
+    )
+    store.sync()
+    hits = Searcher(store, weights=RELEVANCE_ONLY).search("flaky button", project="demo")
+    lexical = {hit.document.key: hit.lexical for hit in hits}
+    assert lexical["flaky"] == 1.0
+    assert lexical.get("only", 0.0) < 0.01

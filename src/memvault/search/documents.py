@@ -27,7 +27,11 @@ SUMMARY_LIMIT = 240
 TITLE_LIMIT = 80
 SESSION_FILES = 10  # files a session's result lists
 DECISION_LIMIT = 300  # characters of a decision a session's document keeps to show
-PIECES_KEPT = 1024  # texts of sessions whose analyzed words are kept for the next time
+# Texts of sessions whose analyzed words are kept for the next time, and how long a kept
+# one may be (the hook's limit for one string): at most tens of megabytes, a few usually.
+PIECES_KEPT = 1024
+PIECE_CHARS_KEPT = 8_000
+SESSION_REQUESTS = 40  # requests a session's result lists
 # Hooks whose observations get no vector (see ``embedded``).
 UNEMBEDDED_HOOKS = frozenset(
     {
@@ -195,8 +199,12 @@ def _said_terms(digest: Digest) -> str:
     return " ".join(analyzed for piece in pieces if (analyzed := _piece_terms(piece)))
 
 
-@functools.lru_cache(maxsize=PIECES_KEPT)
 def _piece_terms(text: str) -> str:
+    return _kept_terms(text) if len(text) <= PIECE_CHARS_KEPT else terms(text)
+
+
+@functools.lru_cache(maxsize=PIECES_KEPT)
+def _kept_terms(text: str) -> str:
     return terms(text)
 
 
@@ -204,7 +212,7 @@ def _session_body(digest: Digest) -> str:
     """What a person reads of a session found: its requests, decisions, files, commands."""
     parts = []
     for heading, items in (
-        ("Requests", digest.requests),
+        ("Requests", digest.requests[:SESSION_REQUESTS]),
         ("Decisions", digest.decisions),
         ("Files", digest.files[:SESSION_FILES]),
         ("Commands", digest.commands[:SESSION_FILES]),

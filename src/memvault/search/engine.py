@@ -13,7 +13,7 @@ import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 import numpy as np
@@ -24,7 +24,7 @@ from memvault.llm.translate import Translator
 from memvault.search.query import Query, parse
 from memvault.search.ranking import Weights, by_part, fuse, idf, recency
 from memvault.search.semantic import Semantic
-from memvault.store import LexicalQuery, Store
+from memvault.store import LEXICAL_PARTS, LexicalQuery, Store, part_of
 
 log = logging.getLogger(__name__)
 _RETRIEVERS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="memvault-semantic")
@@ -206,7 +206,6 @@ class Searcher:
         lexical = self._lexical(query, scope, pool=total)
         semantic = semantic_future.result()[:total] if semantic_future is not None else []
         documents = self.store.documents(list({doc_id: None for doc_id, _ in lexical + semantic}))
-        lexical = by_part(lexical, documents)
         gone = [doc_id for doc_id, _ in semantic if doc_id not in documents]
         if gone and self.semantic is not None:  # deleted, here or by another process
             self.semantic.remove(gone)
@@ -249,9 +248,20 @@ class Searcher:
         return hits
 
     def _lexical(self, query: Query, scope: _Scope, *, pool: int) -> list[tuple[int, float]]:
-        """BM25 candidates of the request's own words, and of its alternatives weighed by
-        ALTERNATIVE_WEIGHT: BM25 is a sum over the words asked, so the two lists added
-        are one BM25 in which an alternative counts less than an own word."""
+        """BM25 candidates, ``pool`` of each part of the index (``store.LEXICAL_PARTS``),
+        as shares of their part's best (``ranking.by_part``): a session is scored among
+        sessions, everything else among the rest, and the two scales differ."""
+        found = {}
+        for part in LEXICAL_PARTS:
+            kinds = [kind for kind in scope.kinds if part_of(kind) == part]
+            if kinds:
+                found[part] = self._part_lexical(query, replace(scope, kinds=kinds), pool=pool)
+        return by_part(found)
+
+    def _part_lexical(self, query: Query, scope: _Scope, *, pool: int) -> list[tuple[int, float]]:
+        """BM25 candidates in one part of the index: of the request's own words, and of its
+        alternatives weighed by ALTERNATIVE_WEIGHT (BM25 is a sum over the words asked, so
+        the two lists added are one BM25 in which an alternative counts less)."""
         own = self._own_lexical(query, scope, pool=pool)
         if not query.alternatives:
             return own

@@ -8,14 +8,15 @@ with relevance, importance and recency each from 0 to 1 and shown beside the sco
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from memvault.domain import Document, parse_timestamp
-from memvault.store import part_of
+from memvault.domain import parse_timestamp
 
 LEXICAL_SHARE = 0.5  # of relevance, when both retrievers answered
+# A BM25 score under this holds no word that fewer than half its part's documents hold.
+NO_RARE_WORD = 1e-3
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,26 +60,22 @@ def recency(updated_at: str, now: datetime, decay: float) -> float:
     return math.exp(-decay * days)
 
 
-def by_part(
-    lexical: list[tuple[int, float]], documents: dict[int, Document]
-) -> list[tuple[int, float]]:
-    """BM25 scores as shares of their part's best (``store.LEXICAL_PARTS``): a session is
-    scored among sessions, an event among the rest, and the two scales differ; the best
-    session and the best of the rest both count 1. Best first."""
-    parts = {
-        doc_id: part_of(document.kind)
-        for doc_id, _ in lexical
-        if (document := documents.get(doc_id)) is not None
-    }
-    best: dict[str, float] = {}
-    for doc_id, score in lexical:
-        if doc_id in parts:
-            best[parts[doc_id]] = max(best.get(parts[doc_id], 0.0), score)
-    shares = [
-        (doc_id, score / best[parts[doc_id]])
-        for doc_id, score in lexical
-        if doc_id in parts and best[parts[doc_id]] > 0
-    ]
+def by_part(found: Mapping[str, Sequence[tuple[int, float]]]) -> list[tuple[int, float]]:
+    """BM25 scores of each part of the index (``store.LEXICAL_PARTS``) as shares of that
+    part's best, best first: a session is scored among sessions, an event among the rest,
+    and the two scales differ, so the best session and the best of the rest both count 1.
+
+    A part whose best holds no word rarer than half its documents (FTS5 floors such a
+    word's idf at 1e-6, so the score is about nothing: a store of one session, a word
+    every session says) is not its own scale: its scores are shares of the best of all,
+    as in one index."""
+    best = {part: max((score for _, score in hits), default=0.0) for part, hits in found.items()}
+    top = max(best.values(), default=0.0)
+    shares = []
+    for part, hits in found.items():
+        scale = best[part] if best[part] >= NO_RARE_WORD else top
+        if scale > 0:
+            shares += [(doc_id, score / scale) for doc_id, score in hits]
     return sorted(shares, key=lambda hit: hit[1], reverse=True)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from memvault.errors import MemvaultError
 from memvault.store.contract import (
+    LEXICAL_PARTS,
     PARTS,
     AppendOutcome,
     BoardMirror,
@@ -27,6 +28,7 @@ from memvault.store.contract import (
 from memvault.store_url import engine_of, masked_url, sqlite_file, store_location
 
 __all__ = [
+    "LEXICAL_PARTS",
     "PARTS",
     "AppendOutcome",
     "BoardMirror",
