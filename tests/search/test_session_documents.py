@@ -4,6 +4,7 @@ every event searchable, not its observation's clipped narrative."""
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 
 import pytest
@@ -223,3 +224,57 @@ def test_a_session_made_again_analyzes_only_its_new_texts(monkeypatch):
     assert len(analyzed) == 4
     documents._said_terms(later)
     assert analyzed[4:] == ["It retries three times now."]
+
+
+def test_a_store_from_before_the_session_part_makes_its_sessions_again_with_replies(
+    tmp_path, monkeypatch
+):
+    """Upgrading moves the session documents into their part of the index and makes them
+    again from their events, so a session is found by its replies' words without waiting
+    for it to get a new event."""
+    from memvault.search import documents
+    from memvault.store.contract import REST_PART
+
+    home = tmp_path / "home"
+    load = migrations.load
+    with monkeypatch.context() as before:  # the index before its session part
+        before.setattr(migrations, "load", lambda e: [m for m in load(e) if m.version < 16])
+        for module in (
+            "memvault.store.contract.index",
+            "memvault.store.sqlite.fts5",
+            "memvault.search.engine",
+        ):
+            before.setattr(f"{module}.part_of", lambda kind: REST_PART)
+            before.setattr(f"{module}.LEXICAL_PARTS", (REST_PART,))
+        for module in ("memvault.store.sqlite.fts5", "memvault.store.sqlite.documents"):
+            before.setattr(f"{module}.TABLES", {REST_PART: "documents_fts"})
+        made = documents.session_document
+
+        def without_replies(session, digest, *, project=None):
+            said = "\n".join([*digest.requests, *digest.decisions])
+            draft = made(session, digest, project=project)
+            return dataclasses.replace(
+                draft,
+                terms=(draft.terms[0], documents.terms(said), *draft.terms[2:]),
+                content_hash=documents.content_hash(draft.title, said),
+            )
+
+        before.setattr(documents, "session_document", without_replies)
+        with Memory.open(home=home) as old:
+            old.capture.observe_many(
+                [
+                    event("bisect", 0, "prompt_submit", {"prompt": "why did the build break"}),
+                    event(
+                        "bisect",
+                        1,
+                        "assistant_response",
+                        {"assistantResponse": "The regression came with the vendored zlib."},
+                    ),
+                ]
+            )
+            old.index.index_now()
+            assert not old.search("vendored zlib", project="blast", kinds=["session"])
+    with Memory.open(home=home) as memory:
+        memory.index.index_now()
+        found = memory.search("vendored zlib", project="blast", kinds=["session"])
+        assert [hit.document.key for hit in found] == ["bisect"]

@@ -32,3 +32,7 @@ UPDATE document_totals SET
     tokens = document_totals.tokens - s.length
 FROM (SELECT count(*) AS n, coalesce(sum(length), 0) AS length
       FROM documents WHERE kind = 'session') s;
+
+-- Their documents were made without the sessions' replies: the indexer makes every
+-- session's document again from its events, in the background, from the log's start.
+DELETE FROM cursors WHERE name = 'index:sessions';

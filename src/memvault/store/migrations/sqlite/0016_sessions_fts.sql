@@ -12,3 +12,7 @@ SELECT rowid, title, body, context, dates, scope FROM documents_fts
 WHERE rowid IN (SELECT id FROM documents WHERE kind = 'session');
 
 DELETE FROM documents_fts WHERE rowid IN (SELECT id FROM documents WHERE kind = 'session');
+
+-- Their documents were made without the sessions' replies: the indexer makes every
+-- session's document again from its events, in the background, from the log's start.
+DELETE FROM cursors WHERE name = 'index:sessions';
