@@ -2,16 +2,8 @@
 -- index's session part has postings and totals of its own, so BM25 reads its document
 -- count, lengths and term frequencies from sessions alone. The session documents'
 -- postings move over as they are; `documents` and `tokens` count the other part.
-CREATE TABLE session_terms (
-    term        TEXT COLLATE "C" NOT NULL,
-    document_id BIGINT NOT NULL,
-    field       SMALLINT NOT NULL CHECK (field BETWEEN 0 AND 3),
-    frequency   INTEGER NOT NULL,
-    positions   INTEGER[] NOT NULL,
-    PRIMARY KEY (term, document_id, field) INCLUDE (frequency)
-);
-
-CREATE INDEX session_terms_document ON session_terms (document_id);
+-- The same columns, checks, key and indexes as document_terms.
+CREATE TABLE session_terms (LIKE document_terms INCLUDING ALL);
 
 ALTER TABLE document_totals
     ADD COLUMN session_documents BIGINT NOT NULL DEFAULT 0,  -- the session part's N
