@@ -15,6 +15,11 @@ from memvault.derive import cues
         "决定改用 PostgreSQL",
         "接口命名统一使用 fetch 前缀",
         "結論：採用增量摘要",
+        # a choice directed, as an instruction or a polite question
+        "Use 'Path.GetRandomFileName()' instead.",
+        "can we please use the CommandLineParser library for cli handling?",
+        "Could we switch to pnpm for the workspace?",
+        "能不能改用 httpx？",
     ],
 )
 def test_decisions(sentence):
@@ -28,6 +33,11 @@ def test_decisions(sentence):
         "Switched deploy.sh to scp; the deploy passes.",  # a report of what was done
         "已修复：改用 scp 上传",
         "Let me read the file first.",
+        # said of the code, not decided
+        "The Spectre.Console analyzer requires using `AnsiConsole` instead.",
+        "It should call `GoBack()` instead.",
+        "Can you use the grep tool to find it?",
+        "We decided earlier to use httpx instead.",  # a decision recalled
     ],
 )
 def test_not_decisions(sentence):

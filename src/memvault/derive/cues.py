@@ -28,6 +28,19 @@ DECISION = re.compile(
     r"一律|以后都|以後都|就用|确定用|確定用|定为|定為|不再用|弃用|棄用|换成|換成|而不是|取代",
     re.IGNORECASE,
 )
+# A choice the speaker directs, said as an instruction or a polite question: "Use
+# ``Path.GetRandomFileName()`` instead.", "can we please use the CommandLineParser library
+# for cli handling?", "能不能改用 httpx". Only at the start of a sentence: "the analyzer
+# requires ``AnsiConsole`` instead" describes, it does not decide. ("Should we use X?" asks
+# for an opinion and stays a question.)
+DIRECTION = re.compile(
+    r"^(?:please,? |so,? |ok(?:ay)?,? |now,? )?(?:use|switch to|go with|prefer)\b[^?]{1,120}"
+    r"\binstead\b"
+    r"|^(?:ok(?:ay)?,? |so,? )?(?:can|could) we (?:please |just |also )?(?:use|switch to|move to|"
+    r"go with|adopt|replace)\b"
+    r"|^(?:能不能|能否|可不可以|可以)(?:改用|换成|換成|换用|換用)",
+    re.IGNORECASE,
+)
 QUESTION = re.compile(
     r"[?？]\s*$|^(?:should (?:we|i)|do we|can we|how (?:do|should|can)|what if|whether)\b"
     r"|^(?:what|which|why|where|when|who|how) (?:did|do|does|was|were|is|are|have|has)\b"
@@ -191,6 +204,8 @@ def own_words(text: str) -> str:
 
 
 def is_decision(sentence: str) -> bool:
+    if DIRECTION.match(sentence):
+        return not is_recall(sentence)
     return bool(DECISION.search(sentence)) and not (
         is_question(sentence) or REPORT.match(sentence) or is_recall(sentence)
     )
