@@ -68,10 +68,11 @@ class Reads:
         return self.store.last_event_seq()
 
     def sessions_changed(self, after: int, *, limit: int) -> tuple[int, list[str]]:
-        """The latest event's sequence number, and the sessions of the (at most ``limit``)
-        events stored after ``after``."""
+        """The sessions of the (at most ``limit``) events stored after ``after``, and the
+        sequence number of the newest of them: what is stored after it, the next call
+        names (``after`` when there is none)."""
         events = self.store.log_after(after, limit=limit)
-        last = self.store.last_event_seq()
+        last = max((e.seq for e in events), default=after)
         return last, sorted({e.session_id for e in events})
 
     def stats(self) -> StoreStats:

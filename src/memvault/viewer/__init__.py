@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from importlib.resources import files
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from memvault.viewer import board, cost, fragments, health, live, login, search, sessions
@@ -33,6 +33,8 @@ FEEDS = ("/live",)  # read by script: a 401 without the cookie, not the door
 
 
 def mount(app: FastAPI) -> None:
-    for module in (board, sessions, search, fragments, cost, health, live, login):
+    for module in (board, sessions, search, fragments, cost, health):
+        app.include_router(module.router, dependencies=[Depends(live.mark_seen)])
+    for module in (live, login):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=str(files("memvault.viewer") / "static")), "static")

@@ -115,6 +115,7 @@ def page(
     html = TEMPLATES.get_template(template).render(
         title=title,
         live=live,
+        seen=getattr(request.state, "seen", ""),
         here=request.url.path,
         locked=memory.settings.secret_value() is not None,
         now=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),

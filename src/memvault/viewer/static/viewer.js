@@ -68,7 +68,10 @@
       });
   }
 
-  var source = new EventSource("/live");
+  // From what this page was rendered after: what lands before the stream opens is told.
+  // (When the browser opens the stream again, it sends the last id it was given.)
+  var seen = main.getAttribute("data-seen") || "";
+  var source = new EventSource(seen ? "/live?seen=" + encodeURIComponent(seen) : "/live");
   source.addEventListener("open", function () { if (state) state.classList.add("on"); });
   source.addEventListener("error", function () { if (state) state.classList.remove("on"); });
   ["events", "board"].forEach(function (kind) {
