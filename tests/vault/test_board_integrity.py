@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
+import time
 
 import pytest
 
@@ -104,6 +106,75 @@ def test_a_rewrite_carries_over_a_line_appended_just_before_its_rename(board, mo
     text = board.index_path.read_text(encoding="utf-8")
     assert text.count(HAND_ROW) == 1
     assert board.board().get(session).status == "active"
+
+
+def _saved_in_place(path, text: str) -> None:
+    """A person's editor saving the board: the file truncated, then written whole (as
+    Obsidian saves), not renamed into place."""
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
+
+
+def test_a_save_in_place_that_lands_while_memvault_rewrites_is_kept(board, monkeypatch):
+    """A person saves the board (a topic edited, a row added by hand) between memvault's
+    read and its rename: their save is not taken for lines appended to the old file (the
+    board would hold two copies of itself), and memvault's change is made on it."""
+    session = board.register("cursor-main-agent", manual=True).session_id
+    other = board.register("cursor-main-agent", manual=True, topic="Old topic").session_id
+    write = shared_file.write_atomic
+    saved = []
+
+    def someone_saves_then_rename(path, text):
+        if not saved:  # once: memvault read the board, the person saves it, then the rename
+            mine = path.read_text(encoding="utf-8").replace("| Old topic |", "| Edited |")
+            _saved_in_place(path, mine + HAND_ROW)
+            saved.append(mine + HAND_ROW)
+        write(path, text)
+
+    monkeypatch.setattr(shared_file, "write_atomic", someone_saves_then_rename)
+    report = board.update(session, Snapshot.parse("## Decisions\n- use PKCE\n"))
+    assert report.ok, report.message
+    text = board.index_path.read_text(encoding="utf-8")
+    assert text.count("| Session ID |") == 1 and text.count(HAND_ROW) == 1
+    assert board.board().get(other).topic == "Edited"
+    assert board.board().get(session).status == "active"
+
+
+def test_a_board_read_in_the_middle_of_a_save_is_read_once_the_save_is_done(board):
+    """The editor has truncated the board and not yet written it: memvault waits for the
+    save instead of taking an empty board and writing its row into it."""
+    first = board.register("cursor-main-agent", manual=True, topic="Kept").session_id
+    whole = board.index_path.read_text(encoding="utf-8") + HAND_ROW
+    truncated = threading.Event()
+
+    def save_slowly():
+        with open(board.index_path, "w", encoding="utf-8") as handle:
+            handle.flush()
+            truncated.set()
+            time.sleep(0.02)
+            handle.write(whole)
+
+    saver = threading.Thread(target=save_slowly)
+    saver.start()
+    truncated.wait(5)
+    report = board.register("cursor-main-agent")
+    saver.join()
+    assert report.ok, report.message
+    text = board.index_path.read_text(encoding="utf-8")
+    assert text.count("| Session ID |") == 1 and text.count(HAND_ROW) == 1
+    assert board.board().get(first).topic == "Kept"
+    assert board.board().get(report.session_id) is not None
+
+
+def test_a_save_in_place_that_keeps_the_size_is_still_a_change(tmp_path):
+    path = tmp_path / "index.md"
+    path.write_text("| a | one |\n", encoding="utf-8")
+    with shared_file.SharedFile(path) as shared:
+        _saved_in_place(path, "| a | two |\n")  # same length, other bytes
+        assert not shared.unchanged()
+        assert not shared.append("| b | new |\n")
+        assert not shared.replace("| a | mine |\n")
+    assert path.read_text(encoding="utf-8") == "| a | two |\n"
 
 
 def test_a_board_that_is_not_utf8_is_refused_naming_the_line(board):

@@ -44,7 +44,11 @@ Clock = Callable[[], datetime]
 RowChange = Callable[[BoardRow], BoardRow]
 _STATUS_ORDER = {"active": 0, "stale": 1, "idle": 2}
 _UNWRITABLE = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EIO}
-APPEND_TRIES = 5  # appends that find the file grown since it was read; the last rewrites
+APPEND_TRIES = 5  # changes that find the file changed since it was read; the last rewrites
+_KEPT_CHANGING = (
+    "memory/index.md kept changing while memvault was changing it (an editor saving it?): "
+    "nothing was written; try again"
+)
 
 
 def local_now() -> datetime:
@@ -249,13 +253,16 @@ class BoardFiles:
                     if not last_try and not shared.append(line):
                         continue  # someone added to it since: read it again
                     written = shared.text + line
-                    if last_try:
-                        shared.replace(written)
+                    if last_try and not shared.replace(written):
+                        raise BoardError(_KEPT_CHANGING)
                 else:
                     written = board.changed(rows, set(gone))
                     if append is not None:
                         written = Board.parse(written).appended(append)
-                    shared.replace(written)
+                    if not shared.replace(written):
+                        if last_try:
+                            raise BoardError(_KEPT_CHANGING)
+                        continue  # saved over meanwhile: read what was saved, again
                 wanted = [*rows, *([append] if append else [])]
                 try:
                     self._verify_board(wanted, gone)
@@ -309,6 +316,7 @@ class BoardFiles:
         the board as it was plus their additions, or, if they changed it otherwise, each
         row memvault wrote put back (only where it is still as memvault wrote it)."""
         with self._shared_index() as shared:
+            # (A replace refused here means a person saved the board since: theirs stands.)
             if shared.text.startswith(written):
                 shared.replace(board.text + shared.text[len(written) :])
                 return

@@ -12,6 +12,12 @@ bytes went to the file that the rename just unlinked. So:
   file), and afterwards whatever grew in the replaced file, read through the handle still
   open on it, is appended to the new one.
 
+Editors (Obsidian among them) save a file in place: they truncate it and write it whole.
+What such a save leaves is not lines added at the end, and is never taken for them. A
+rewrite is refused when the file no longer holds exactly what was read, and when the
+replaced file was saved over in place meanwhile, that version is put back: either way the
+caller reads the file again and makes its change on what the person saved.
+
 The one window left is a writer that opened the old file before the rename and writes to
 it after the last look at it; the last look waits a few milliseconds for such a writer.
 """
@@ -26,6 +32,8 @@ from typing import BinaryIO
 from memvault.vault.files import write_atomic
 
 SETTLE_SECONDS = 0.005  # how long the last look at a replaced file waits for late appends
+SETTLE_LOOKS = 40  # looks at a file being saved in place, at most, before taking it as it is
+RECENT_SECONDS = 0.05  # a file written this recently may be in the middle of a save
 
 
 class NotText(ValueError):
@@ -61,7 +69,7 @@ class SharedFile:
         except FileNotFoundError:
             self._handle = None
         else:
-            self.raw = self._handle.read()
+            self.raw = self._settled(self._handle.read())
         try:
             self.text = decode(self.path, self.raw)
         except NotText:
@@ -83,14 +91,15 @@ class SharedFile:
         return self._handle is not None
 
     def unchanged(self) -> bool:
-        """Nobody has added to the file since it was read."""
+        """Nobody has changed the file since it was read: the same file, holding the same
+        bytes (an editor's save in place may keep the size)."""
         if self._handle is None:
             return not self.path.exists()
         try:
             same_file = os.stat(self.path).st_ino == os.fstat(self._handle.fileno()).st_ino
         except FileNotFoundError:
             return False
-        return same_file and os.fstat(self._handle.fileno()).st_size == len(self.raw)
+        return same_file and self._replaced_bytes() == self.raw
 
     def append(self, text: str) -> bool:
         """Add ``text`` at the end, after whatever is there by then. False (nothing
@@ -100,24 +109,54 @@ class SharedFile:
         self._append_bytes(text.encode("utf-8"))
         return True
 
-    def replace(self, text: str) -> None:
+    def replace(self, text: str) -> bool:
         """Replace the file with ``text``, then carry over what other writers appended to
-        the replaced file meanwhile."""
+        the replaced file meanwhile. False when the file was saved over (not appended to)
+        since it was read, before the rename (nothing written) or just after it (the
+        version saved is put back): the caller reads it again."""
+        if self._handle is not None and not self.unchanged():
+            return False
         write_atomic(self.path, text)
         if self._handle is None:
-            return
+            return True
         settled = False
         while True:
-            extra = self._handle.read()
+            now = self._replaced_bytes()
+            if not now.startswith(self.raw):
+                _put_back(self.path, self._settled(now))
+                return False
+            extra = now[len(self.raw) + len(self.grown) :]
             if extra:
                 self.grown += extra
                 self._append_bytes(extra)
                 settled = False
             elif settled:
-                return
+                return True
             else:
                 time.sleep(SETTLE_SECONDS)
                 settled = True
+
+    def _settled(self, now: bytes) -> bytes:
+        """The file once a save in place is done with it (an editor truncates it, then
+        writes it): as read, when nobody wrote it within ``RECENT_SECONDS``; otherwise
+        looked at again until two looks agree on something other than an empty file (a
+        bounded wait: then it is taken as it is)."""
+        assert self._handle is not None
+        for _ in range(SETTLE_LOOKS):
+            if time.time() - os.fstat(self._handle.fileno()).st_mtime > RECENT_SECONDS:
+                return now  # nobody has written it since just before ``now`` was read
+            time.sleep(SETTLE_SECONDS)
+            again = self._replaced_bytes()
+            if again == now and now:
+                return now
+            now = again
+        return now
+
+    def _replaced_bytes(self) -> bytes:
+        """The whole of the file that was read, as it is now (renamed over or not)."""
+        assert self._handle is not None
+        self._handle.seek(0)
+        return self._handle.read()
 
     def _append_bytes(self, data: bytes) -> None:
         descriptor = os.open(self.path, os.O_WRONLY | os.O_APPEND)
@@ -128,3 +167,11 @@ class SharedFile:
             os.fsync(descriptor)
         finally:
             os.close(descriptor)
+
+
+def _put_back(path: Path, raw: bytes) -> None:
+    """A version another writer saved into the file just replaced, in place again."""
+    try:
+        write_atomic(path, raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise NotText(path, raw, exc) from None

@@ -156,8 +156,10 @@ def merge_board_copies(
                         archived=lambda sid: (files.archive_dir / sid).is_dir(),
                         removed_here=removed_here,
                     )
-                    if merged_text != shared.text:
-                        shared.replace(merged_text)
+                    if merged_text != shared.text and not shared.replace(merged_text):
+                        # The board was saved meanwhile: the copy stays for the next look.
+                        log.info("the board changed while merging memory/%s", copy.name)
+                        continue
             except (BoardFormatError, NotText) as exc:
                 log.warning("could not merge the sync conflict copy memory/%s: %s", copy.name, exc)
                 continue
