@@ -12,12 +12,14 @@ import sys
 
 import httpx
 
+from memvault.memory.context import STANDING_FRAGMENTS
 from tests.helpers import wait_for
 from tests.hooks.runner import answer, fixture, hook_env, injections, placed, run_hook
 
 DECISION = "Refresh tokens are rotated on every use and a reused one revokes the session"
 # The project's other memory: more important than the decision, so the standing block
-# at a session start holds these and the decision comes with the prompt that needs it.
+# at a session start holds (the newest of) these and the decision comes with the prompt
+# that needs it.
 OTHERS = [
     ("CI runs the suite with npm test -- --runInBand", "ci: GitHub Actions"),
     ("Data loaders are named fetchX", "rule: fetchX, not getX"),
@@ -136,7 +138,7 @@ def test_a_decision_of_one_session_reaches_the_next_once_and_only_what_belongs(
     )
 
     assert "Your Memory Session ID is: " in started
-    assert DECISION not in started and "CI runs the suite" in started
+    assert DECISION not in started and "Logs go to stdout as JSON lines" in started
     assert "→ relevant" not in started  # a standing block answers no request
     # Nothing passes the floor for the unrelated request: at most the line saying so.
     assert "→ relevant" not in unrelated and "## Agent memory" not in unrelated
@@ -160,7 +162,7 @@ def test_a_decision_of_one_session_reaches_the_next_once_and_only_what_belongs(
     given = [e.payload for e in injections(server.home, two)]
     assert [g["answered"] for g in given] == ["SessionStart", "UserPromptSubmit"]
     ids = [[i["id"] for i in g["items"] if i["kind"] == "fragment"] for g in given]
-    assert len(ids[0]) == len(OTHERS) and len(ids[1]) == 1
+    assert len(ids[0]) == STANDING_FRAGMENTS and len(ids[1]) == 1  # the newest of OTHERS
     assert not set(ids[0]) & set(ids[1])
     assert all(g["tokens"] > 0 for g in given)
     # The session's observations show what it was told; the record is the host's kind.

@@ -45,6 +45,11 @@ PROMPT_HOOK = "prompt_submit"
 # (docs/benchmarks.md).
 SESSIONS_TOLD = 5
 OBSERVATIONS_TOLD = 10
+# A session start's block, the project's standing memory, short: its most important live
+# fragments and its latest sessions (on the real coding sessions it was 12 items and 1,200
+# tokens a start, 4 % of them from a session the first request was about).
+STANDING_FRAGMENTS = 5
+STANDING_SESSIONS = 3
 ENRICH_LIMIT = 8
 ENRICH_QUOTAS = {"fragment": 5, "observation": ENRICH_LIMIT * 4}
 # What an injection record lists: the memories given, and the report line.
@@ -146,12 +151,12 @@ class Context:
                 ),
             )
         else:
-            fragments = self._standing(project, "fragment", 8)
+            fragments = self._standing(project, "fragment", STANDING_FRAGMENTS)
             summaries = [
                 h
-                for h in self._standing(project, "summary", 5)
+                for h in self._standing(project, "summary", STANDING_SESSIONS + 1)
                 if _tellable_summary(h.document, own_row, session_id)
-            ]
+            ][:STANDING_SESSIONS]
             observations = []
         project_summary = (
             maintain.read_summary(self.settings.fragments_path, project) if project else None

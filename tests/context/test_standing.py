@@ -1,0 +1,55 @@
+"""The block a session starts with: the project's standing memory, short, each memory said
+once."""
+
+from __future__ import annotations
+
+from memvault.memory.context import STANDING_FRAGMENTS, STANDING_SESSIONS
+from memvault.vault.remember import Draft
+
+
+def _fragment(memory, summary: str, facts: list[str], importance: float = 0.8) -> None:
+    memory.remember(Draft(project="demo-app", summary=summary, facts=facts, importance=importance))
+
+
+def test_a_fragment_that_says_its_summary_again_is_told_once_labelled_with_its_kind(memory):
+    decided = "Refresh tokens are rotated on every use."
+    _fragment(memory, decided, ["decision: Refresh tokens are rotated on every use"])
+    _fragment(memory, "Passwords are hashed with argon2id", ["algorithm: argon2id"])
+    items = {
+        b["text"].split("\n")[0].split("**")[1].split(" - ")[-1]: b["text"]
+        for b in memory.context.context(project="demo-app").items()
+    }
+    assert items["Refresh tokens are rotated on every use"].endswith(
+        f"** (decision, importance 0.8): {decided}"
+    )  # one line
+    # A fact that says more than the summary stays under it.
+    assert items["Passwords are hashed with argon2id"].endswith(
+        "** (importance 0.8): Passwords are hashed with argon2id\n  - algorithm: argon2id"
+    )
+
+
+def test_a_clipped_summary_is_not_said_again_by_its_fact(memory):
+    said = "Deploys go through the blue green switch " + "and wait for the health check " * 12
+    _fragment(memory, said.strip(), [f"decision: {said.strip()}"])
+    text = memory.context.context(project="demo-app").text
+    assert "(decision, importance 0.8)" in text
+    assert "  - decision:" not in text
+
+
+def test_a_session_start_tells_the_newest_live_fragments_and_latest_sessions_only(memory):
+    for n in range(STANDING_FRAGMENTS + 3):
+        _fragment(memory, f"Rule {n}: loaders are named fetch{n}", [f"rule: fetch{n}"], 0.9)
+    for n in range(STANDING_SESSIONS + 2):
+        report = memory.board.register_session(
+            manual=True, topic=f"Work item {n}", summary=f"Did item {n}", agent="cursor-main-agent"
+        )
+        assert report.ok, report.message
+    packed = memory.context.context(project=None)
+    kinds = [b["kind"] for b in packed.items()]
+    assert kinds.count("fragment") <= STANDING_FRAGMENTS
+    assert kinds.count("summary") == STANDING_SESSIONS
+    fragments = memory.context.context(project="demo-app")
+    told = [b["text"] for b in fragments.items() if b["kind"] == "fragment"]
+    assert len(told) == STANDING_FRAGMENTS
+    # The newest, all being as important: the last saved first, the first saved left out.
+    assert "Rule 7:" in told[0] and not any("Rule 0:" in t for t in told)
