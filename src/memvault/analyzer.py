@@ -172,6 +172,24 @@ def _stem(word: str) -> str:
     return _stemmer.stemWord(word)
 
 
+# Texts whose terms are kept for the next time they are analyzed: a live session's prompts
+# and replies are read again at each of its requests and each rebuild of its document, and
+# analyzing a long one takes milliseconds. How long a kept one may be (the hook's limit for
+# one string): at most tens of megabytes kept, a few usually.
+KEPT_TEXTS = 1024
+KEPT_CHARS = 8_000
+
+
+def kept_tokens(text: str) -> tuple[str, ...]:
+    """``tokens(text)``, kept when ``text`` is at most ``KEPT_CHARS`` long."""
+    return _kept_tokens(text) if len(text) <= KEPT_CHARS else tuple(tokens(text))
+
+
+@functools.lru_cache(maxsize=KEPT_TEXTS)
+def _kept_tokens(text: str) -> tuple[str, ...]:
+    return tuple(tokens(text))
+
+
 def tokens(text: str) -> list[str]:
     """The terms of ``text``, in order (repeats kept)."""
     normal = unicodedata.normalize("NFKC", text)

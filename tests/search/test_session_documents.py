@@ -9,7 +9,7 @@ import sqlite3
 
 import pytest
 
-from memvault import Memory
+from memvault import Memory, analyzer
 from memvault.store import migrations
 from memvault.store.sqlite.connections import _statements
 
@@ -217,9 +217,9 @@ def test_a_session_made_again_analyzes_only_its_new_texts(monkeypatch):
         whole = "\n".join([*made.requests, *made.decisions, *made.replies])
         assert documents._said_terms(made) == documents.terms(whole)
     analyzed: list[str] = []
-    real = documents.terms
-    monkeypatch.setattr(documents, "terms", lambda text: analyzed.append(text) or real(text))
-    documents._kept_terms.cache_clear()
+    real = analyzer.tokens
+    monkeypatch.setattr(analyzer, "tokens", lambda text: analyzed.append(text) or real(text))
+    analyzer._kept_tokens.cache_clear()
     documents._said_terms(first)
     assert len(analyzed) == 4
     documents._said_terms(later)

@@ -14,13 +14,12 @@ that a fragment about auth is "relevant" to a Helm upgrade learns the wrong thin
 
 from __future__ import annotations
 
-import functools
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from memvault.analyzer import CJK_CHAR, estimate_tokens, tokens
+from memvault.analyzer import CJK_CHAR, estimate_tokens, kept_tokens, tokens
 from memvault.domain import Document
 from memvault.language import Strings, strings
 from memvault.search.engine import Hit
@@ -102,15 +101,8 @@ def uncounted(
     if not texts:
         return dict(counts), total
     wanted = set(terms)
-    holding = Counter(term for text in texts for term in wanted.intersection(_words(text)))
+    holding = Counter(term for text in texts for term in wanted.intersection(kept_tokens(text)))
     return {t: max(c - holding[t], 0) for t, c in counts.items()}, max(total - len(texts), 0)
-
-
-@functools.lru_cache(maxsize=1024)
-def _words(text: str) -> frozenset[str]:
-    """The analyzed words of a text, kept: a session's prompts are read again at each of its
-    requests, and analyzing a long one takes milliseconds."""
-    return frozenset(tokens(text))
 
 
 def matched(weights: Mapping[str, float], document: Document) -> float:

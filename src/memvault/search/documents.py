@@ -10,13 +10,12 @@ the model (``embeddings.window``); the terms hold it whole.
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import hashlib
 import re
 from collections.abc import Sequence
 from typing import Any
 
-from memvault.analyzer import tokens
+from memvault.analyzer import kept_tokens, tokens
 from memvault.derive.digest import Digest
 from memvault.domain import BoardRow, DocumentDraft, Observation, Session, parse_timestamp
 from memvault.embeddings.window import head
@@ -27,10 +26,6 @@ SUMMARY_LIMIT = 240
 TITLE_LIMIT = 80
 SESSION_FILES = 10  # files a session's result lists
 DECISION_LIMIT = 300  # characters of a decision a session's document keeps to show
-# Texts of sessions whose analyzed words are kept for the next time, and how long a kept
-# one may be (the hook's limit for one string): at most tens of megabytes, a few usually.
-PIECES_KEPT = 1024
-PIECE_CHARS_KEPT = 8_000
 SESSION_REQUESTS = 40  # requests a session's result lists
 # Hooks whose observations get no vector (see ``embedded``).
 UNEMBEDDED_HOOKS = frozenset(
@@ -196,16 +191,7 @@ def _said_terms(digest: Digest) -> str:
     session's document is made again as its events come, and all but its newest texts
     were analyzed the time before (a session of 300,000 characters took 90 ms a time)."""
     pieces = [*digest.requests, *digest.decisions, *digest.replies]
-    return " ".join(analyzed for piece in pieces if (analyzed := _piece_terms(piece)))
-
-
-def _piece_terms(text: str) -> str:
-    return _kept_terms(text) if len(text) <= PIECE_CHARS_KEPT else terms(text)
-
-
-@functools.lru_cache(maxsize=PIECES_KEPT)
-def _kept_terms(text: str) -> str:
-    return terms(text)
+    return " ".join(" ".join(said) for piece in pieces if (said := kept_tokens(piece)))
 
 
 def _session_body(digest: Digest) -> str:
