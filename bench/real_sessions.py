@@ -50,7 +50,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from _server import health, machine, percentile, running_server
 
-from memvault.analyzer import tokens
+from memvault.analyzer import estimate_tokens, tokens
 from memvault.hook.envelope import QUERY_LIMIT, stripped
 from memvault.search.context import MEMORY_KINDS
 
@@ -520,6 +520,13 @@ def summarize(questions: list[dict], scored: dict[str, list[dict]], runs: dict) 
             "search_p50_ms": statistics.median(search) if search else None,
             "search_during": _spread(run.get("search_during_ms") or []),
             "start_block_checked": sum(r["start_matches"] for r in run["rows"]),
+            # How long each block is, in the tokens the budget counts.
+            "start_tokens_p50": statistics.median(
+                estimate_tokens(r["start_text"]) for r in run["rows"]
+            ),
+            "prompt_tokens_p50": statistics.median(
+                [estimate_tokens(r["prompt_text"]) for r in run["rows"] if r["prompt_text"]] or [0]
+            ),
             "documents": run["health"]["store"],
             "fragments": run["health"]["vault"]["fragments"],
             "embedder": run["health"]["embedder"],
@@ -544,6 +551,10 @@ def show(figures: dict, systems: list[str]) -> None:
             f" {m['fragments']} fragments; /context p50"
             f" {m['context_p50_ms']:.0f} ms p95 {m['context_p95_ms']:.0f} ms; /search p50"
             f" {m['search_p50_ms']:.0f} ms"
+        )
+        print(
+            f"{mode}: block tokens p50: SessionStart {m['start_tokens_p50']:.0f}, prompt"
+            f" (when one is given) {m['prompt_tokens_p50']:.0f}"
         )
         if m["search_during"]:
             n, p50, p95 = m["search_during"]
