@@ -154,6 +154,11 @@ def test_embedder_bench_runs_at_a_small_scale():
     assert "failed" not in out
 
 
+def test_board_saves_bench_runs_at_a_small_scale():
+    out = _run("board_saves.py", "--runs", "1", "--sessions", "5", "--every", "0.05")
+    assert "run 1: headers " in out and "sound boards: " in out
+
+
 def test_switch_interval_bench_runs_at_a_small_scale():
     out = _run("switch.py", "--writes", "20", "--rounds", "1")
     assert "switch interval 5 ms" in out and "switch interval 1 ms" in out
