@@ -137,12 +137,15 @@ class SharedFile:
                 settled = True
 
     def _settled(self, now: bytes) -> bytes:
-        """The file once a save in place is done with it (an editor truncates it, then
-        writes it): as read, when nobody wrote it within ``RECENT_SECONDS``; otherwise
-        looked at again until two looks agree on something other than an empty file (a
-        bounded wait: then it is taken as it is)."""
+        """The file once a save in place is done with it. An editor truncates the file,
+        then writes it whole, so what a look in the middle finds is empty or stops short
+        of a line's end; a whole board ends with one (memvault's writes always do). Such
+        a look at a file written within ``RECENT_SECONDS`` is made again until two looks
+        agree on a file that is not empty (a bounded wait: then it is taken as it is)."""
         assert self._handle is not None
         for _ in range(SETTLE_LOOKS):
+            if now.endswith(b"\n"):
+                return now
             if time.time() - os.fstat(self._handle.fileno()).st_mtime > RECENT_SECONDS:
                 return now  # nobody has written it since just before ``now`` was read
             time.sleep(SETTLE_SECONDS)
