@@ -25,6 +25,7 @@ from memvault.language import Strings, strings
 from memvault.search.engine import Hit
 from memvault.search.ranking import idf
 from memvault.vault.remember import facts_from
+from memvault.vault.snapshot import item_key
 
 FACTS_PER_FRAGMENT = 8
 SESSION_FILES = 4  # files named on a session's line
@@ -297,39 +298,30 @@ def _clip(text: str, limit: int) -> str:
 
 
 def _fragment_block(hit: Hit) -> str:
-    """A fragment: its title, importance and summary, then its facts. A fact that only
-    says the summary again (a fragment of one decision says it in both) is not repeated:
-    its label (``decision``) goes on the head line."""
+    """A fragment: its title, importance and summary, then its facts. A fact that says the
+    summary again (a fragment of one decision says it in both) is not repeated: its label
+    (``decision``) goes on the head line."""
     document = hit.document
     facts = facts_from(document.body)[:FACTS_PER_FRAGMENT]
     kind = ""
-    for fact in facts:
-        label, said = _labelled(fact)
-        if _same_words(said, document.summary):
-            facts.remove(fact)
-            kind = f"{label}, " if label else ""
+    for index, fact in enumerate(facts):
+        label, labelled, said = fact.partition(": ")
+        if _restates(said if labelled else fact, document.summary):
+            del facts[index]
+            kind = f"{label}, " if labelled and _LABEL.fullmatch(label) else ""
             break
     head = f"- **{document.title}** ({kind}importance {document.importance:g}): "
     head += document.summary
     return "\n".join([head, *(f"  - {fact}" for fact in facts)])
 
 
-_LABEL = re.compile(r"^([a-z][a-z ]{0,20}):\s+")
-_WORDS = re.compile(r"\w+")
+_LABEL = re.compile(r"[a-z][a-z ]{0,20}")  # a fact's label: "decision", "next step"
 
 
-def _labelled(fact: str) -> tuple[str, str]:
-    """A fact's label (``decision: …`` → ``decision``) and what it says."""
-    match = _LABEL.match(fact)
-    return (match[1], fact[match.end() :]) if match else ("", fact)
-
-
-def _same_words(fact: str, summary: str) -> bool:
-    """Whether ``fact`` says what ``summary`` says (case, punctuation aside), or what a
-    summary clipped with "…" begins to say."""
-    said, summed = _WORDS.findall(fact.lower()), _WORDS.findall(summary.lower())
-    if not said or not summed:
-        return False
-    if summary.rstrip().endswith("…"):
-        return said[: len(summed) - 1] == summed[:-1] and len(said) >= len(summed) - 1
+def _restates(fact: str, summary: str) -> bool:
+    """Whether ``fact`` is the same item as ``summary`` (``snapshot.item_key``: case,
+    spacing and end dots aside), or what a summary clipped with "…" begins to say."""
+    said, summed = item_key(fact), item_key(summary)
+    if summed.endswith("…"):
+        return said.startswith(summed[:-1].rstrip())
     return said == summed
