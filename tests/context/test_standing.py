@@ -53,3 +53,32 @@ def test_a_session_start_tells_the_newest_live_fragments_and_latest_sessions_onl
     assert len(told) == STANDING_FRAGMENTS
     # The newest, all being as important: the last saved first, the first saved left out.
     assert "Rule 7:" in told[0] and not any("Rule 0:" in t for t in told)
+
+
+def test_a_superseded_fragment_leaves_the_standing_block_and_a_live_one_takes_its_place(memory):
+    for n in range(STANDING_FRAGMENTS + 2):
+        _fragment(memory, f"Rule {n}: loaders are named fetch{n}", [f"rule: fetch{n}"], 0.9)
+    older = memory.fragments.remember(
+        Draft(
+            project="demo-app",
+            summary="Sessions are kept in Redis",
+            facts=["store: redis"],
+            importance=0.9,
+        )
+    )
+    memory.fragments.remember(
+        Draft(
+            project="demo-app",
+            summary="Sessions are kept in Postgres",
+            facts=["store: postgres"],
+            importance=0.9,
+        ),
+        supersedes=memory.fragments._relative(older.path),
+    )
+    told = [
+        b["text"]
+        for b in memory.context.context(project="demo-app").items()
+        if b["kind"] == "fragment"
+    ]
+    assert len(told) == STANDING_FRAGMENTS  # five, all live
+    assert not any("Redis" in t for t in told) and "Postgres" in told[0]

@@ -4,6 +4,7 @@ block gave it, so that the next block gives only what is new."""
 
 from __future__ import annotations
 
+import functools
 import logging
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -21,7 +22,7 @@ from memvault.memory.board import Board
 from memvault.memory.index import Index
 from memvault.memory.reading import INJECTION_HOOK, recent_injections
 from memvault.memory.recall import Recall
-from memvault.memory.staleness import FileCheck, current, project_folder
+from memvault.memory.staleness import FileCheck, current, project_folder, retired_mark
 from memvault.search import context as packing
 from memvault.search import focus
 from memvault.search.context import MEMORY_KINDS
@@ -152,11 +153,8 @@ class Context:
             )
         else:
             fragments = self._standing(project, "fragment", STANDING_FRAGMENTS)
-            summaries = [
-                h
-                for h in self._standing(project, "summary", STANDING_SESSIONS + 1)
-                if _tellable_summary(h.document, own_row, session_id)
-            ][:STANDING_SESSIONS]
+            told = functools.partial(_tellable_summary, own_row=own_row, session_id=session_id)
+            summaries = self._standing(project, "summary", STANDING_SESSIONS, keep=told)
             observations = []
         project_summary = (
             maintain.read_summary(self.settings.fragments_path, project) if project else None
@@ -277,13 +275,18 @@ class Context:
         """Board row → its host session, for every tied session."""
         return {board: host for board, (host, _) in self.store.board_links().items()}
 
-    def _standing(self, project: str | None, kind: str, limit: int) -> list[Hit]:
-        """Without a query: a project's memories by importance and recency alone."""
+    def _standing(
+        self, project: str | None, kind: str, limit: int, keep: Callable[[Document], bool] = bool
+    ) -> list[Hit]:
+        """Without a query: a project's ``limit`` live memories (not superseded, resolved
+        or done; of those ``keep`` keeps) by importance and recency alone."""
         documents = [
             document
             for document in self.store.list_documents(kind, project=project, limit=200)
             # Idle board rows are sessions nobody described yet: nothing to tell.
             if document.meta.get("status") != "idle"
+            and retired_mark(document.summary) is None
+            and keep(document)
         ]
         now, weights = utc_now(), self.index.weights
         hits = []
