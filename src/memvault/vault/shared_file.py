@@ -96,10 +96,12 @@ class SharedFile:
         if self._handle is None:
             return not self.path.exists()
         try:
-            same_file = os.stat(self.path).st_ino == os.fstat(self._handle.fileno()).st_ino
+            now = os.fstat(self._handle.fileno())
+            same_file = os.stat(self.path).st_ino == now.st_ino
         except FileNotFoundError:
             return False
-        return same_file and self._replaced_bytes() == self.raw
+        # The size first: most changes show there, and it costs no read.
+        return same_file and now.st_size == len(self.raw) and self._replaced_bytes() == self.raw
 
     def append(self, text: str) -> bool:
         """Add ``text`` at the end, after whatever is there by then. False (nothing
