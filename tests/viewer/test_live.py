@@ -45,15 +45,23 @@ def _stream(seeded, *, until: str, seen: str | None = None, resume: str | None =
     return messages
 
 
+def _retitle(seeded, row: str, topic: str) -> None:
+    """A person gives a board row a new topic in Obsidian."""
+    text = seeded.board_file.read_text(encoding="utf-8")
+    line = next(line for line in text.split("\n") if line.startswith(f"| {row} "))
+    _edit_board_line(seeded, row, f"| {line.split('|')[3].strip()} |", f"| {topic} |")
+
+
+def _prompt(n: int, prompt: str) -> dict:
+    """A prompt of the checkout session, as the hook sends it."""
+    return envelope("host-checkout", n, hookType="prompt_submit", data={"prompt": prompt})
+
+
 def test_a_hand_edit_of_the_board_shows_without_a_reload(page, seeded):
     page.goto(f"{seeded.url}/")
     page.wait_for_selector("#live-state.on")
     page.evaluate("window.__sameDocument = true")
-    row = seeded.rows["continuing"]
-    text = seeded.board_file.read_text(encoding="utf-8")
-    line = next(line for line in text.split("\n") if line.startswith(f"| {row} "))
-    topic = line.split("|")[3].strip()
-    _edit_board_line(seeded, row, f"| {topic} |", "| Edited by hand in Obsidian |")
+    _retitle(seeded, seeded.rows["continuing"], "Edited by hand in Obsidian")
     page.wait_for_selector("text=Edited by hand in Obsidian", timeout=10_000)
     assert page.evaluate("window.__sameDocument === true")  # no reload: the same document
 
@@ -62,13 +70,7 @@ def test_a_new_event_shows_in_its_session_timeline_without_a_reload(page, seeded
     page.goto(f"{seeded.url}/sessions/host-checkout")
     page.wait_for_selector("#live-state.on")
     page.evaluate("window.__sameDocument = true")
-    event = envelope(
-        "host-checkout",
-        99,
-        hookType="prompt_submit",
-        data={"prompt": "Now open the pull request"},
-    )
-    seeded.api.post("/observe", json=event).raise_for_status()
+    seeded.api.post("/observe", json=_prompt(99, "Now open the pull request")).raise_for_status()
     page.wait_for_selector("text=Prompt: Now open the pull request", timeout=10_000)
     assert page.evaluate("window.__sameDocument === true")
 
@@ -119,11 +121,7 @@ def test_a_stream_opened_again_tells_what_landed_in_between(seeded):
     left_at = first[-1]["id"]
     # The hand edit first: the event's session gets a board row, which the server writes
     # into the same file, and a person's edit is not meant to race it.
-    row = seeded.rows["stale"]
-    text = seeded.board_file.read_text(encoding="utf-8")
-    line = next(line for line in text.split("\n") if line.startswith(f"| {row} "))
-    topic = line.split("|")[3].strip()
-    _edit_board_line(seeded, row, f"| {topic} |", "| Edited between two streams |")
+    _retitle(seeded, seeded.rows["stale"], "Edited between two streams")
     event = envelope("host-gap", 1, data={"tool_name": "Bash", "tool_output": "in the gap"})
     seeded.api.post("/observe", json=event).raise_for_status()
     messages = _stream(seeded, resume=left_at, until="board")
@@ -148,12 +146,7 @@ def test_a_new_event_stored_while_the_page_opens_its_stream_shows(page, seeded):
 
     def hold(route):
         if not posted:
-            event = envelope(
-                "host-checkout",
-                98,
-                hookType="prompt_submit",
-                data={"prompt": "Then tag the release"},
-            )
+            event = _prompt(98, "Then tag the release")
             seeded.api.post("/observe", json=event).raise_for_status()
             posted.append(event)
         route.continue_()
