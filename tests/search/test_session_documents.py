@@ -10,6 +10,7 @@ import sqlite3
 import pytest
 
 from memvault import Memory, analyzer
+from memvault.search import engine
 from memvault.store import migrations
 from memvault.store.sqlite.connections import _statements
 
@@ -278,3 +279,40 @@ def test_a_store_from_before_the_session_part_makes_its_sessions_again_with_repl
         memory.index.index_now()
         found = memory.search("vendored zlib", project="blast", kinds=["session"])
         assert [hit.document.key for hit in found] == ["bisect"]
+
+
+def _busy_and_two_others(memory: Memory) -> None:
+    """One session that talked about the websocket retry at length, two that touched it."""
+    talk = [
+        "the websocket reconnect retry is flaky on CI",
+        "retry the websocket reconnect with backoff, it is still flaky",
+        "the flaky websocket reconnect retry fails again",
+        "log every websocket reconnect retry to find the flaky one",
+        "the websocket reconnect retry passed, flaky no more?",
+        "websocket reconnect retry flaky again after the rebase",
+    ]
+    events = [event("busy", n, "prompt_submit", {"prompt": text}) for n, text in enumerate(talk)]
+    events += [
+        event("one", 0, "prompt_submit", {"prompt": "why does the websocket reconnect hang"}),
+        event("two", 0, "prompt_submit", {"prompt": "the retry of the upload is flaky"}),
+    ]
+    memory.capture.observe_many(events)
+    memory.index.index_now()
+
+
+def test_a_session_found_whole_leaves_room_for_other_sessions(memory):
+    _busy_and_two_others(memory)
+    hits = memory.search("websocket reconnect retry flaky", limit=6)
+    sessions = [
+        h.document.key if h.document.kind == "session" else h.document.session_id for h in hits
+    ]
+    assert sessions[0] == "busy"
+    # Below its document, two of its events, then the other sessions before its others.
+    assert sessions.count("busy") == 1 + engine.SESSION_HITS
+    assert {"one", "two"} <= set(sessions)
+
+
+def test_events_searched_alone_keep_their_order(memory):
+    _busy_and_two_others(memory)
+    hits = memory.search("websocket reconnect retry flaky", limit=6, kinds=["observation"])
+    assert [h.document.session_id for h in hits] == ["busy"] * 6  # no session stands for them

@@ -37,6 +37,10 @@ COLUMN_WEIGHTS = (1.0, 1.0, 0.5, 0.5)  # title, body, context, dates
 # still sets it to measure it.
 ACTOR_BOOST = 0.1
 SESSION_BOOST = 0.0
+# A session found whole stands for its events: below its document, at most SESSION_HITS of
+# its own hits come before other sessions' (the rest follow), so a list names sessions
+# rather than one session's many events. Measured: docs/benchmarks.md.
+SESSION_HITS = 3
 # In a large index, a query's common terms would make FTS5 read and score most of it. When
 # some terms are rare (in at most RARE_DOCUMENTS documents, or RARE_SHARE of them), only
 # those are searched: a common term adds little to BM25 and costs three times as much.
@@ -142,7 +146,7 @@ class Searcher:
             query, scope, dict.fromkeys(kinds, pool), keep=pool
         )
         hits = self._ranked(query, lexical, semantic, documents, scope, weights, now)
-        return one_per_session(hits)[:limit]
+        return below_sessions(one_per_session(hits), SESSION_HITS)[:limit]
 
     def find(
         self,
@@ -429,6 +433,27 @@ def one_per_session(hits: list[Hit]) -> list[Hit]:
         seen |= names
         kept.append(hit)
     return kept
+
+
+def below_sessions(hits: list[Hit], most: int) -> list[Hit]:
+    """Hits with at most ``most`` of a session's own below its document, before every other
+    session's hit; the rest of that session's follow the others, in their order. Hits of
+    a session whose document is not above them keep their place."""
+    whole: set[str] = set()
+    counts: dict[str, int] = {}
+    kept, later = [], []
+    for hit in hits:
+        document = hit.document
+        session = document.session_id
+        if document.kind == "session":
+            whole.add(document.key)
+        elif session in whole:
+            counts[session] = counts.get(session, 0) + 1
+            if counts[session] > most:
+                later.append(hit)
+                continue
+        kept.append(hit)
+    return kept + later
 
 
 def _of_kind(
