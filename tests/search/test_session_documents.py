@@ -307,7 +307,7 @@ def test_a_session_found_whole_leaves_room_for_other_sessions(memory):
         h.document.key if h.document.kind == "session" else h.document.session_id for h in hits
     ]
     assert sessions[0] == "busy"
-    # Below its document, two of its events, then the other sessions before its others.
+    # Below its document, SESSION_HITS of its events, then the others before its rest.
     assert sessions.count("busy") == 1 + engine.SESSION_HITS
     assert {"one", "two"} <= set(sessions)
 

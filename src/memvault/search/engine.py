@@ -436,9 +436,9 @@ def one_per_session(hits: list[Hit]) -> list[Hit]:
 
 
 def below_sessions(hits: list[Hit], most: int) -> list[Hit]:
-    """Hits with at most ``most`` of a session's own below its document, before every other
-    session's hit; the rest of that session's follow the others, in their order. Hits of
-    a session whose document is not above them keep their place."""
+    """``hits`` where, below a session's own document, at most ``most`` of that session's
+    hits come before other sessions'; its others follow all of those, in their order. The
+    hits of a session whose document is not above them keep their place."""
     whole: set[str] = set()
     counts: dict[str, int] = {}
     kept, later = [], []
