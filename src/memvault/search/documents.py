@@ -116,10 +116,11 @@ def observation_document(
     *,
     whole: str | None = None,
 ) -> DocumentDraft:
-    """An observation, with the text of its neighbouring events as context. ``whole``: the
-    event's whole text, which search reads instead of the clipped narrative."""
+    """An observation, with the text of its neighbouring events as context, unless it says
+    nothing of its own (a result reading only "Turn ended" answers no search). ``whole``:
+    the event's whole text, which search reads instead of the clipped narrative."""
     text = observation_text(observation, whole)
-    around = "\n".join(observation_text(other) for other in context)
+    around = "" if says_nothing(observation) else "\n".join(map(observation_text, context))
     return DocumentDraft(
         kind="observation",
         key=observation.id,
@@ -136,6 +137,11 @@ def observation_document(
         event_ids=(event_id(observation),),
         meta=_observation_meta(observation),
     )
+
+
+def says_nothing(observation: Observation) -> bool:
+    """Whether an observation holds nothing but its title: a turn's end with no text."""
+    return not (observation.narrative.strip() or observation.facts or observation.files)
 
 
 def embedded(observation: Observation) -> bool:
