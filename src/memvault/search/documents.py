@@ -151,7 +151,7 @@ def embedded(observation: Observation) -> bool:
     return (
         observation.hook_type not in UNEMBEDDED_HOOKS
         and observation.type != "host_internal"
-        and bool(observation.narrative.strip())  # a turn's end with no text says nothing
+        and not says_nothing(observation)
     )
 
 
