@@ -130,7 +130,7 @@ def test_the_asking_prompt_weighs_the_same_whether_it_is_indexed_yet_or_not(memo
     memory.capture.observe_many([asked("ask", 0, request)])
     memory.index.index_now()
     if counted_again:  # the searcher's cached counts of the words, read again
-        memory.index.searcher._terms.clear()
+        memory.index.searcher.counts.clear()
     after = memory.context.context(project="shop", query=request, session_id="ask")
     assert told_sessions(memory, before) == {"pool-zh"}
     assert told_sessions(memory, after) == {"pool-zh"}

@@ -237,15 +237,15 @@ def _docs(memory: Memory):
 def test_in_a_large_index_only_results_holding_a_rarer_term_are_scored(vault_memory, monkeypatch):
     from memvault.search import engine
 
-    # Each prompt is held twice: by its observation and by its session's document.
-    monkeypatch.setattr(engine, "RARE_DOCUMENTS", 4)
+    # Counted among events (the part searched): zebra in 2, common in 3.
+    monkeypatch.setattr(engine, "RARE_DOCUMENTS", 2)
     monkeypatch.setattr(engine, "RARE_SHARE", 0.0)
     texts = ["zebra common", "common stuff", "common things", "zebra", "stuff things"]
     for n, text in enumerate(texts):
         prompt(vault_memory, text, n, session=f"own-{n}")  # no neighbours: no context
 
     def found(query):
-        vault_memory.index.searcher._terms.clear()
+        vault_memory.index.searcher.counts.clear()
         return [h.document.event_ids[0] for h in vault_memory.search(query, kinds=["observation"])]
 
     # zebra is rare: only results holding it are scored (common alone is not enough).
@@ -276,6 +276,48 @@ def test_a_long_request_is_asked_by_its_terms_said_most_and_rarest(vault_memory,
     assert engine.asked_terms(query, query.terms, counts, 8) == ("alpha", "omega")
     monkeypatch.setattr(engine, "ASKED_TERMS", 1)
     assert engine.asked_terms(query, query.terms, counts, 8) == ("alpha",)
+
+
+def test_a_long_requests_numbers_are_asked_after_its_words(vault_memory, monkeypatch):
+    """A pasted log's numbers (timestamps, line numbers, durations) are rare and about
+    nothing: a long request is asked by its words first."""
+    from memvault.search import engine
+
+    monkeypatch.setattr(engine, "ASKED_TERMS", 2)
+    texts = ["alpha notes", "beta notes", "at 17 57 we shipped", "17 57 again"]
+    for n, text in enumerate(texts):
+        prompt(vault_memory, text, n, session=f"own-{n}")
+
+    def found(query):
+        return {h.document.event_ids[0] for h in vault_memory.search(query, kinds=["observation"])}
+
+    # The timestamp's parts are said most and are as rare as the words: still the words.
+    assert found("17:57 alpha 17:57 beta 17:57") == {"own-0-0", "own-1-1"}
+    query = engine.parse("17 alpha 17 57 57 beta")
+    counts = {"17": 1, "57": 1, "alpha": 3, "beta": 3}
+    assert engine.asked_terms(query, query.terms, counts, 8) == ("alpha", "beta")
+    # A number still counts when the words are fewer than the terms asked.
+    monkeypatch.setattr(engine, "ASKED_TERMS", 3)
+    assert engine.asked_terms(query, query.terms, counts, 8) == ("17", "alpha", "beta")
+
+
+def test_sessions_are_asked_the_words_rare_among_sessions(vault_memory, monkeypatch):
+    """A word in many events can be in few sessions: whether a session search asks it is
+    decided by how many sessions hold it, as their BM25 weighs it."""
+    from memvault.search import engine
+
+    monkeypatch.setattr(engine, "RARE_DOCUMENTS", 4)
+    monkeypatch.setattr(engine, "RARE_SHARE", 0.0)
+    for n in range(5):  # five events and one session document say "parser"
+        prompt(vault_memory, f"the parser broke again, take {n}", n, session="parsing")
+    prompt(vault_memory, "a timeout in checkout", 10, session="checkout")
+    prompt(vault_memory, "rename the settings page", 11, session="settings")
+    vault_memory.index.index_now(vectors=False)
+    found = {h.document.key for h in vault_memory.search("parser timeout", kinds=["session"])}
+    assert found == {"parsing", "checkout"}
+    # Among events, "parser" is common and only the rare word is asked, as before.
+    events = vault_memory.search("parser timeout", kinds=["observation"])
+    assert {h.document.session_id for h in events} == {"checkout"}
 
 
 def test_prefixes_find_stemmed_words_and_chinese_prefixes_find_their_text(vault_memory):

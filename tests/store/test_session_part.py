@@ -12,7 +12,7 @@ from memvault.search.documents import terms
 from memvault.search.engine import Searcher
 from memvault.search.ranking import RELEVANCE_ONLY
 from memvault.store import LexicalQuery, migrations
-from memvault.store.contract import REST_PART
+from memvault.store.contract import REST_PART, SESSION_PART
 from tests.store.test_across_languages import _draft
 
 SESSIONS = {
@@ -83,6 +83,14 @@ def test_a_sessions_score_does_not_move_with_the_events_beside_it(open_store):
     assert kinds == {"session", "observation"}
     assert store.document_count() == 212
     assert store.term_counts(["pgpool"], cap=1000) == {"pgpool": 2 + 20}
+    # Each part counted alone: what a search weighs a part's words by.
+    assert store.document_count([SESSION_PART]) == 12
+    assert store.document_count([REST_PART]) == 200
+    assert store.term_counts(["pgpool", "linter"], cap=1000, parts=[SESSION_PART]) == {
+        "pgpool": 2,
+        "linter": 0,
+    }
+    assert store.term_counts(["pgpool"], cap=5, parts=[REST_PART]) == {"pgpool": 6}  # cap + 1
 
 
 def test_session_documents_indexed_before_the_parts_are_weighed_as_new_ones(

@@ -21,6 +21,7 @@ import numpy as np
 from memvault.analyzer import tokens
 from memvault.domain import DOCUMENT_KINDS, Document, utc_now
 from memvault.llm.translate import Translator
+from memvault.search.counts import Counts
 from memvault.search.query import Query, parse
 from memvault.search.ranking import Weights, by_part, fuse, idf, recency
 from memvault.search.semantic import Semantic
@@ -55,8 +56,6 @@ COMMON_WINDOW = 5_000  # the newest documents a query of only common words searc
 # real coding sessions the longest Chinese request took 150 ms with its 300 pairs, 20 ms
 # with 25, and recall of the relevant sessions held (docs/benchmarks.md).
 ASKED_TERMS = 25
-_COUNT_TTL = 60.0  # seconds a document count or a term's count is reused
-_COUNT_CACHE = 100_000  # terms
 _WARN_EVERY = 60.0  # seconds between warnings that semantic search is unavailable
 # The other language's words for a request's (search/lexicon.py) count this much of the
 # request's own: a memory in the request's language that matches as well stays above.
@@ -91,12 +90,13 @@ def asked_terms(
     query: Query, terms: Sequence[str], counts: Mapping[str, int], total: int
 ) -> tuple[str, ...]:
     """The ``ASKED_TERMS`` of ``terms`` that weigh most in the request: how often it says
-    each (tf) times its rarity in the index (idf); a term no document holds is left out (it
-    can match nothing). In the request's order."""
+    each (tf) times its rarity in the index (idf), words before numbers (a pasted log's
+    numbers are its timestamps, line numbers and durations: rare, and about nothing); a
+    term no document holds is left out (it can match nothing). In the request's order."""
     said = Counter(tokens(query.text))
 
-    def weight(term: str) -> float:
-        return said[term] * idf(counts[term], total)
+    def weight(term: str) -> tuple[bool, float]:
+        return (not term.isdigit(), said[term] * idf(counts[term], total))
 
     held = [term for term in terms if counts.get(term, 0)]
     best = set(sorted(held, key=weight, reverse=True)[:ASKED_TERMS])
@@ -120,8 +120,7 @@ class Searcher:
         self.translate_wait = translate_wait
         self.weights = weights
         self.semantic = semantic
-        self._count: tuple[float, int] = (float("-inf"), 0)
-        self._terms: dict[str, tuple[float, int, int]] = {}  # term → (when, count, cap)
+        self.counts = Counts(store)
         self._warned = float("-inf")
 
     def search(
@@ -259,18 +258,24 @@ class Searcher:
         for part in LEXICAL_PARTS:
             kinds = [kind for kind in scope.kinds if part_of(kind) == part]
             if kinds:
-                found[part] = self._part_lexical(query, replace(scope, kinds=kinds), pool=pool)
+                found[part] = self._part_lexical(
+                    query, replace(scope, kinds=kinds), pool=pool, part=part
+                )
         return by_part(found)
 
-    def _part_lexical(self, query: Query, scope: _Scope, *, pool: int) -> list[tuple[int, float]]:
+    def _part_lexical(
+        self, query: Query, scope: _Scope, *, pool: int, part: str
+    ) -> list[tuple[int, float]]:
         """BM25 candidates in one part of the index: of the request's own words, and of its
         alternatives weighed by ALTERNATIVE_WEIGHT (BM25 is a sum over the words asked, so
-        the two lists added are one BM25 in which an alternative counts less)."""
-        own = self._own_lexical(query, scope, pool=pool)
+        the two lists added are one BM25 in which an alternative counts less). Which words
+        are asked is decided by that part's own counts, as its BM25 weighs them: a word in
+        most events may be in few sessions."""
+        own = self._own_lexical(query, scope, pool=pool, part=part)
         if not query.alternatives:
             return own
         scores = dict(own)
-        for doc_id, score in self._alternative_lexical(query, scope, pool=pool):
+        for doc_id, score in self._alternative_lexical(query, scope, pool=pool, part=part):
             scores[doc_id] = scores.get(doc_id, 0.0) + ALTERNATIVE_WEIGHT * score
         return sorted(scores.items(), key=lambda item: item[1], reverse=True)[:pool]
 
@@ -289,12 +294,13 @@ class Searcher:
             newest=newest,
         )
 
-    def _rare_cap(self) -> int:
-        """How many documents a term may be in and still count as rare."""
-        return int(max(RARE_DOCUMENTS, RARE_SHARE * self._document_count()))
+    def _rare_cap(self, part: str | None = None) -> int:
+        """How many documents (of ``part``, or of the whole index) a term may be in and
+        still count as rare."""
+        return int(max(RARE_DOCUMENTS, RARE_SHARE * self.counts.documents(part)))
 
     def _alternative_lexical(
-        self, query: Query, scope: _Scope, *, pool: int
+        self, query: Query, scope: _Scope, *, pool: int, part: str | None = None
     ) -> list[tuple[int, float]]:
         """As for the own words: in a large index, only the rare alternatives are asked,
         or, when all are common, the newest COMMON_WINDOW documents."""
@@ -302,17 +308,19 @@ class Searcher:
         def run(match: LexicalQuery, newest: int | None = None) -> list[tuple[int, float]]:
             return self._index_search(match, scope, pool, newest)
 
-        cap = self._rare_cap()
-        if self._document_count() <= cap:
+        cap = self._rare_cap(part)
+        if self.counts.documents(part) <= cap:
             return run(query.alternative_match())
         spelled = {" ".join(phrase): phrase for phrase in query.alternatives}
-        counts = self._term_counts(list(spelled), cap)
+        counts = self.counts.terms(list(spelled), cap, part)
         rare = tuple(phrase for text, phrase in spelled.items() if counts[text] <= cap)
         if rare:
             return run(query.alternative_match(rare))
         return run(query.alternative_match(), COMMON_WINDOW)
 
-    def _own_lexical(self, query: Query, scope: _Scope, *, pool: int) -> list[tuple[int, float]]:
+    def _own_lexical(
+        self, query: Query, scope: _Scope, *, pool: int, part: str | None = None
+    ) -> list[tuple[int, float]]:
         if query.empty:
             return []
 
@@ -321,11 +329,11 @@ class Searcher:
 
         if len(query.terms) < 2:
             return run(query.match())
-        cap = self._rare_cap()
-        counts = self._term_counts(query.terms, cap)
+        cap = self._rare_cap(part)
+        counts = self.counts.terms(query.terms, cap, part)
         rare = tuple(term for term in query.terms if counts[term] <= cap)
         if len(rare) > ASKED_TERMS:
-            rare = asked_terms(query, rare, counts, self._document_count())
+            rare = asked_terms(query, rare, counts, self.counts.documents(part))
         if len(rare) == len(query.terms):
             return run(query.match())
         if rare:
@@ -338,36 +346,12 @@ class Searcher:
         )
 
     def term_frequencies(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
-        """How many documents hold each term (counted up to the cap the search uses) and
-        how many the index holds: what the search itself weighed the terms by, from the
-        same cache, so a caller weighing a result's terms agrees with the ranking."""
-        total = self._document_count()
+        """How many documents of the whole index hold each term (counted up to the cap the
+        search uses) and how many it holds, from the search's own counts: what a caller
+        weighing a result's terms reads, whichever part the result is in."""
+        total = self.counts.documents()
         cap = int(max(RARE_DOCUMENTS, RARE_SHARE * total))
-        return self._term_counts(terms, cap), total
-
-    def _term_counts(self, terms: Sequence[str], cap: int) -> dict[str, int]:
-        now = time.monotonic()
-        missing = [
-            t
-            for t in terms
-            if t not in self._terms
-            or now - self._terms[t][0] > _COUNT_TTL
-            or self._terms[t][2] != cap
-        ]
-        if missing:
-            if len(self._terms) > _COUNT_CACHE:
-                self._terms.clear()
-            for term, count in self.store.term_counts(missing, cap=cap).items():
-                self._terms[term] = (now, count, cap)
-        return {term: self._terms[term][1] for term in terms}
-
-    def _document_count(self) -> int:
-        at, count = self._count
-        now = time.monotonic()
-        if now - at > _COUNT_TTL:
-            count = self.store.document_count()
-            self._count = (now, count)
-        return count
+        return self.counts.terms(terms, cap), total
 
     def _semantic(self, text: str, scope: _Scope, pools: dict[str, int]) -> list[tuple[int, float]]:
         if self.semantic is None or not text.strip():

@@ -159,12 +159,15 @@ class SearchIndex(Engine, ABC):
         return sorted(found, key=lambda hit: hit[1], reverse=True)
 
     @abstractmethod
-    def term_counts(self, terms: Sequence[str], *, cap: int) -> dict[str, int]:
-        """How many documents hold each analyzed term, counted no further than ``cap + 1``."""
+    def term_counts(
+        self, terms: Sequence[str], *, cap: int, parts: Sequence[str] = LEXICAL_PARTS
+    ) -> dict[str, int]:
+        """How many documents of these ``parts`` of the index hold each analyzed term,
+        counted no further than ``cap + 1``."""
 
     @abstractmethod
-    def document_count(self) -> int:
-        """How many documents the index holds."""
+    def document_count(self, parts: Sequence[str] = LEXICAL_PARTS) -> int:
+        """How many documents these ``parts`` of the index hold."""
 
     def documents(self, ids: Sequence[int]) -> dict[int, Document]:
         rows = self._select_in(

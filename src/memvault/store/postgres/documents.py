@@ -270,7 +270,9 @@ class PostgresSearchIndex(SearchIndex):
         value = self._value("SELECT value FROM cursors WHERE name = %s", (name,))
         return value if value is not None else 0
 
-    def term_counts(self, terms: Sequence[str], *, cap: int) -> dict[str, int]:
+    def term_counts(
+        self, terms: Sequence[str], *, cap: int, parts: Sequence[str] = LEXICAL_PARTS
+    ) -> dict[str, int]:
         def op(conn) -> dict[str, int]:
             no_jit(conn)
             found = {}
@@ -280,7 +282,7 @@ class PostgresSearchIndex(SearchIndex):
                     found[term] = 0
                     continue
                 count = 0
-                for table in TERMS.values():  # both parts, as far as the cap
+                for table in (TERMS[part] for part in parts):  # as far as the cap
                     if count > cap:
                         break
                     sql, params = phrase_count_sql(phrase, table)
@@ -290,8 +292,9 @@ class PostgresSearchIndex(SearchIndex):
 
         return self._transaction(op)
 
-    def document_count(self) -> int:
-        return self._value("SELECT documents + session_documents FROM document_totals")
+    def document_count(self, parts: Sequence[str] = LEXICAL_PARTS) -> int:
+        counted = " + ".join(TOTALS[part][0] for part in parts) or "0"
+        return self._value(f"SELECT {counted} FROM document_totals")
 
     def record_access(self, keys: Sequence[tuple[str, str]], at: str) -> None:
         # In key order, so two replicas counting the same documents never deadlock.

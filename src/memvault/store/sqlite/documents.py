@@ -11,8 +11,8 @@ import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 
 from memvault import jsontext
-from memvault.domain import DocumentDraft
-from memvault.store.contract import SearchIndex
+from memvault.domain import DOCUMENT_KINDS, DocumentDraft
+from memvault.store.contract import LEXICAL_PARTS, SearchIndex, part_of
 from memvault.store.sqlite import fts5
 from memvault.store.sqlite.fts5 import TABLES, scope, table_of
 from memvault.store.sqlite.writer import Writer
@@ -183,11 +183,18 @@ class SQLiteIndex(SearchIndex):
         moves = list(moves)
         self._writer.call(lambda conn: move_access(conn, kind, moves))
 
-    def term_counts(self, terms: Sequence[str], *, cap: int) -> dict[str, int]:
-        return fts5.term_counts(self._reader(), terms, cap)
+    def term_counts(
+        self, terms: Sequence[str], *, cap: int, parts: Sequence[str] = LEXICAL_PARTS
+    ) -> dict[str, int]:
+        return fts5.term_counts(self._reader(), terms, cap, parts)
 
-    def document_count(self) -> int:
-        return self._reader().execute("SELECT count(*) FROM documents").fetchone()[0]
+    def document_count(self, parts: Sequence[str] = LEXICAL_PARTS) -> int:
+        if set(LEXICAL_PARTS) <= set(parts):
+            return self._reader().execute("SELECT count(*) FROM documents").fetchone()[0]
+        kinds = [kind for kind in DOCUMENT_KINDS if part_of(kind) in parts]
+        marks = ", ".join("?" * len(kinds))
+        sql = f"SELECT count(*) FROM documents WHERE kind IN ({marks})"
+        return self._reader().execute(sql, kinds).fetchone()[0] if kinds else 0
 
     def record_access(self, keys: Sequence[tuple[str, str]], at: str) -> None:
         keys = list(keys)

@@ -110,14 +110,16 @@ def lexical_search(
     return [(row[0], row[1]) for row in rows]
 
 
-def term_counts(conn: sqlite3.Connection, terms: Sequence[str], cap: int) -> dict[str, int]:
-    """Documents holding each term, in both parts, counted up to ``cap + 1`` (enough to
+def term_counts(
+    conn: sqlite3.Connection, terms: Sequence[str], cap: int, parts: Sequence[str] = LEXICAL_PARTS
+) -> dict[str, int]:
+    """Documents holding each term, in these ``parts``, counted up to ``cap + 1`` (enough to
     tell a rare term from a common one, without reading a common term's whole posting
     list)."""
     found = {}
     for term in terms:
         count = 0
-        for table in TABLES.values():
+        for table in (TABLES[part] for part in parts):
             if count > cap:
                 break
             count += conn.execute(
