@@ -320,6 +320,22 @@ def test_sessions_are_asked_the_words_rare_among_sessions(vault_memory, monkeypa
     assert {h.document.session_id for h in events} == {"checkout"}
 
 
+def test_a_word_half_the_sessions_say_is_not_asked_of_them(vault_memory):
+    """BM25 gives a word held by half the sessions or more no weight (its idf is floored),
+    and reading where whole sessions say it is the dearest read a search makes: it is
+    asked of sessions only when it is all the request has."""
+    for n, text in enumerate(["pool leak in checkout", "pool resize", "pool docs", "tidy"]):
+        prompt(vault_memory, text, n, session=f"s{n}")
+    vault_memory.index.index_now(vectors=False)
+
+    def found(query):
+        return {h.document.key for h in vault_memory.search(query, kinds=["session"])}
+
+    assert found("pool leak") == {"s0"}
+    assert found("pool") == {"s0", "s1", "s2"}
+    assert found("pool docs") == {"s2"}
+
+
 def test_prefixes_find_stemmed_words_and_chinese_prefixes_find_their_text(vault_memory):
     prompt(vault_memory, "the connection was configured with retries", 1)
     prompt(vault_memory, "数据库连接池配置错误", 2)

@@ -25,7 +25,7 @@ from memvault.search.counts import Counts
 from memvault.search.query import Query, parse
 from memvault.search.ranking import Weights, by_part, fuse, idf, recency
 from memvault.search.semantic import Semantic
-from memvault.store import LEXICAL_PARTS, LexicalQuery, Store, part_of
+from memvault.store import LEXICAL_PARTS, SESSION_PART, LexicalQuery, Store, part_of
 
 log = logging.getLogger(__name__)
 _RETRIEVERS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="memvault-semantic")
@@ -296,8 +296,12 @@ class Searcher:
 
     def _rare_cap(self, part: str | None = None) -> int:
         """How many documents (of ``part``, or of the whole index) a term may be in and
-        still count as rare."""
-        return int(max(RARE_DOCUMENTS, RARE_SHARE * self.counts.documents(part)))
+        still count as rare. Among sessions, a term held by half of them or more is not:
+        BM25 gives it no weight there (its idf is floored), and reading where a whole
+        session says it is the dearest read a search makes."""
+        documents = self.counts.documents(part)
+        cap = int(max(RARE_DOCUMENTS, RARE_SHARE * documents))
+        return min(cap, (documents - 1) // 2) if part == SESSION_PART else cap
 
     def _alternative_lexical(
         self, query: Query, scope: _Scope, *, pool: int, part: str | None = None

@@ -12,6 +12,7 @@ from memvault.errors import MemvaultError
 from memvault.store.contract import (
     LEXICAL_PARTS,
     PARTS,
+    SESSION_PART,
     AppendOutcome,
     BoardMirror,
     Derived,
@@ -30,6 +31,7 @@ from memvault.store_url import engine_of, masked_url, sqlite_file, store_locatio
 __all__ = [
     "LEXICAL_PARTS",
     "PARTS",
+    "SESSION_PART",
     "AppendOutcome",
     "BoardMirror",
     "Derived",
