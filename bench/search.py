@@ -1,5 +1,8 @@
 """Search latency at scale: 100,000 observations and 10,000 fragments, lexical and hybrid.
 
+The observations are prompts of 500 sessions (200 each), so the index also holds 500
+session documents of about 5,000 words: a search of sessions alone is measured as well.
+
 Searches run as they do in the server, with the index kept current in the background.
 Texts are generated (a Zipf-distributed vocabulary of code-ish words, so posting lists
 look like a real project's); queries are three to five words taken from indexed texts.
@@ -187,7 +190,11 @@ def run(memory: Memory, home: Path, rng: random.Random, args, reuse: bool) -> No
             # only searches.
             opened.index.index_now()
             opened.index.start()
-            for kinds, name in ((None, "all kinds"), (["fragment"], "fragments")):
+            for kinds, name in (
+                (None, "all kinds"),
+                (["fragment"], "fragments"),
+                (["session"], "sessions"),
+            ):
                 p50, p95 = measure(opened, queries, kinds=kinds)
                 print(f"{label:8} {name:10} p50 {p50:6.1f} ms   p95 {p95:6.1f} ms")
             p50, p95 = measure(opened, queries, project="p3")
