@@ -13,6 +13,7 @@ from tests.pipeline.sessions import (
     CHINESE,
     ENGLISH_FIX,
     GREETING,
+    ROOT,
     ROUTINE,
     bash,
     bash_failure,
@@ -73,6 +74,39 @@ def test_a_decision_is_a_decision_fragment(ingest):
     ]
     assert decision.properties == {"events": ["en-3"]}
     assert len(drafts) == 2  # the decision and the lesson; the fix report is neither
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "can we please use the CommandLineParser library for cli handling?",
+        "Could we switch to pnpm for the workspace?",
+        "能不能改用 httpx？",
+    ],
+)
+def test_a_choice_directed_as_a_polite_question_is_a_decision(ingest, request_text):
+    """The cues take a choice the user directs, worded as a question, for a decision; the
+    fragment it states is kept like any other decision's."""
+    envelopes = conversation(
+        "directed",
+        [
+            prompt(request_text),
+            edit(f"{ROOT}/src/cli.ts", "a", "b"),
+            reply("Done: the command line is parsed by it now."),
+        ],
+    )
+    drafts = extract_fragments(*ingest(envelopes), project="demo-app")
+    (decision,) = by_tag(drafts, "decision")
+    assert decision.summary.rstrip("?？.。") == request_text.rstrip("?？")
+    assert decision.facts[-1] == "files: src/cli.ts"
+
+
+def test_a_question_that_directs_nothing_is_no_decision(ingest):
+    envelopes = conversation(
+        "asks",
+        [prompt("Should we use pnpm instead of npm for the workspace?"), reply("It depends.")],
+    )
+    assert by_tag(extract_fragments(*ingest(envelopes), project="demo-app"), "decision") == []
 
 
 def test_a_decision_the_user_states_and_the_agent_confirms(ingest, fixtures):

@@ -119,12 +119,16 @@ def _statements(session: list[Step], taken: list[str]) -> dict[str, list[_Candid
 
 
 def _kind(sentence: str, role: str) -> str | None:
-    if cues.is_question(sentence) or (role == RESPONSE and cues.is_narration(sentence)):
+    if role == RESPONSE and cues.is_narration(sentence):
         return None
     if cues.is_recall(sentence):
         return None  # said before, and learned then: recalling it is not learning it again
     if cues.is_decision(sentence):
+        # A question only when it directs a choice ("can we please use X?"): the cue
+        # tells that from one that asks ("should we use X?").
         return "decision"
+    if cues.is_question(sentence):
+        return None
     if cues.is_lesson(sentence):
         return "lesson"
     if cues.has_price(sentence) and not _CALCULATION.search(sentence):
