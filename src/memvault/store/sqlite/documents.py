@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from memvault import jsontext
 from memvault.domain import DOCUMENT_KINDS, DocumentDraft
-from memvault.store.contract import LEXICAL_PARTS, SearchIndex, part_of
+from memvault.store.contract import LEXICAL_PARTS, SESSION_PART, SearchIndex, part_of
 from memvault.store.sqlite import fts5
 from memvault.store.sqlite.fts5 import TABLES, scope, table_of
 from memvault.store.sqlite.writer import Writer
@@ -189,12 +189,17 @@ class SQLiteIndex(SearchIndex):
         return fts5.term_counts(self._reader(), terms, cap, parts)
 
     def document_count(self, parts: Sequence[str] = LEXICAL_PARTS) -> int:
+        conn = self._reader()
+        total = conn.execute("SELECT count(*) FROM documents").fetchone()[0]
         if set(LEXICAL_PARTS) <= set(parts):
-            return self._reader().execute("SELECT count(*) FROM documents").fetchone()[0]
-        kinds = [kind for kind in DOCUMENT_KINDS if part_of(kind) in parts]
+            return total
+        # The session part is the small one: counted by its kind (an index seek), the rest
+        # is what is left.
+        kinds = [kind for kind in DOCUMENT_KINDS if part_of(kind) == SESSION_PART]
         marks = ", ".join("?" * len(kinds))
         sql = f"SELECT count(*) FROM documents WHERE kind IN ({marks})"
-        return self._reader().execute(sql, kinds).fetchone()[0] if kinds else 0
+        sessions = conn.execute(sql, kinds).fetchone()[0]
+        return sum(sessions if part == SESSION_PART else total - sessions for part in set(parts))
 
     def record_access(self, keys: Sequence[tuple[str, str]], at: str) -> None:
         keys = list(keys)
