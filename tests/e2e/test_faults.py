@@ -231,3 +231,32 @@ def test_a_read_only_memory_folder_makes_board_changes_503_naming_it_and_changes
         assert client.post(
             f"/board/sessions/{session}/update", json={"sections": {"Decisions": ["x"]}}
         ).json()["ok"]
+
+
+def test_a_database_deleted_under_the_server_answers_503_and_the_hook_keeps_its_event(
+    start_server, tmp_path
+):
+    """A database file deleted while the server runs still takes writes (an open file
+    lives on), and all of it would be gone at the next start: writes are refused naming
+    it, /health says so, and the hook keeps its event to send once memvault restarts."""
+    server = start_server()
+    project = tmp_path / "project"
+    project.mkdir()
+    with api(server) as client:
+        assert client.post("/observe", json=envelope("before", 0)).status_code == 201
+        for suffix in ("", "-wal", "-shm"):
+            (server.home / f"memvault.db{suffix}").unlink(missing_ok=True)
+        refused = client.post("/observe", json=envelope("after", 0))
+        assert refused.status_code == 503, refused.text
+        assert "memvault.db was deleted while memvault was running" in refused.json()["error"]
+        health = client.get("/health").json()
+        assert health["status"] == "degraded"
+        assert any("was deleted while memvault was running" in r for r in health["reasons"])
+    session = f"deleted-{uuid.uuid4().hex[:8]}"
+    call = placed(fixture("claude-code", "PostToolUse"), project, session)
+    env = hook_env(server.home, server.url, MEMVAULT_HOOK_TIMEOUT_MS="20000")
+    result = run_hook("claude-code", call, env, cwd=project)
+    assert answer(result) is None
+    assert b"HTTP 503" in result.stderr and b"was deleted" in result.stderr
+    assert len(spooled(server.home)) == 1
+    assert not (server.home / "memvault.db").exists()  # no empty database made in its place

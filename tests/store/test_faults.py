@@ -102,3 +102,39 @@ def test_a_full_disk_fails_writes_naming_it_and_they_resume_when_space_returns(t
             assert store.append_events([event("s1", 1, data=big)])[0].event_seq == 2
         finally:
             store.close()
+
+
+@pytest.mark.parametrize("how", ["deleted", "replaced"])
+def test_a_database_file_deleted_or_replaced_under_the_store_refuses_writes_naming_it(
+    tmp_path, how
+):
+    """Its connections would go on writing into a file nobody can open again (a deleted
+    one lives on while it is open), and a new reader would start an empty database."""
+    store = SQLiteStore(tmp_path / "memvault.db", lock_wait=LOCK_WAIT)
+    try:
+        store.ensure_session("s1", project="p", cwd="/p")
+        for suffix in ("", "-wal", "-shm"):
+            (tmp_path / f"memvault.db{suffix}").unlink(missing_ok=True)
+        if how == "replaced":
+            SQLiteStore(tmp_path / "memvault.db").close()  # another, empty database
+        with pytest.raises(StoreUnavailable) as failed:
+            store.ensure_session("s2", project="p", cwd="/p")
+        said = f"the database {store.path} was {how} while memvault was running"
+        assert said in str(failed.value) and "nothing was written" in str(failed.value)
+        assert store.write_trouble() == str(failed.value)
+        # A thread without a connection yet is not handed another (or a new, empty) file.
+        read: list[BaseException] = []
+
+        def reader():
+            try:
+                store.document_count()
+            except BaseException as exc:  # kept to assert on
+                read.append(exc)
+
+        thread = threading.Thread(target=reader)
+        thread.start()
+        thread.join()
+        assert [type(e) for e in read] == [StoreUnavailable]
+        assert (tmp_path / "memvault.db").exists() == (how == "replaced")
+    finally:
+        store.close()

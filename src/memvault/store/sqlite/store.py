@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from memvault.domain import NewEvent, StoreStats
-from memvault.errors import StoreFailure
+from memvault.errors import StoreFailure, StoreUnavailable
 from memvault.store.contract import AppendOutcome, Store
 from memvault.store.log_reads import LogReads
 from memvault.store.schema import store_stats
@@ -76,14 +76,33 @@ class SQLiteStore(
         self._readers: list[sqlite3.Connection] = []
         self._readers_lock = threading.Lock()
         self._local = threading.local()
+        self._file: tuple[int, int] | None = None  # the database file opened: device, inode
         self._writer = Writer(
             self._connect_writer,
             name="memvault-sqlite-writer",
             location=str(self.path),
             lock_wait=lock_wait,
+            guard=self._moved,
         )
         self._writer.call(migrate)
+        self._file = _identity(self.path)
         self._checkpointer = Checkpointer(self._connect)
+
+    def _moved(self) -> StoreUnavailable | None:
+        """Why nothing may be read or written now: the database file was deleted or
+        replaced while this store had it open. Its connections would go on writing into a
+        file nobody can open again, and a new one would start an empty database; refused,
+        a hook keeps its events and sends them again once memvault is restarted."""
+        if self._file is None:
+            return None
+        now = _identity(self.path)
+        if now == self._file:
+            return None
+        what = "deleted" if now is None else "replaced"
+        return StoreUnavailable(
+            f"the database {self.path} was {what} while memvault was running; nothing was "
+            "written. Restart memvault to open what is there now"
+        )
 
     # -- connections ----------------------------------------------------------------------
 
@@ -109,6 +128,9 @@ class SQLiteStore(
     def _reader(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
         if conn is None:
+            moved = self._moved()
+            if moved is not None:  # connecting would open (or create) another database
+                raise moved
             conn = self._connect()
             conn.execute("PRAGMA query_only = ON")
             self._local.conn = conn
@@ -149,6 +171,9 @@ class SQLiteStore(
         return self._writer.failure
 
     def write_trouble(self) -> str | None:
+        moved = self._moved()
+        if moved is not None:
+            return str(moved)
         locked_for = self._writer.locked_for
         if locked_for is not None and locked_for >= PROBE_WAIT:
             return (
@@ -178,3 +203,12 @@ class SQLiteStore(
             for conn in self._readers:
                 conn.close()
             self._readers.clear()
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """The file at ``path`` (its device and inode), or None when there is none."""
+    try:
+        found = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return found.st_dev, found.st_ino

@@ -11,7 +11,8 @@ wait while a request's writes are queued, and go a few at a time in transactions
 own, so a hook event is never committed behind a backlog of index batches.
 
 A write the database cannot take for now (a full disk, another process holding the lock, a
-disk that refuses writes) fails as ``StoreUnavailable`` naming the cause. Every write waits
+disk that refuses writes, a database file deleted or replaced under the running store:
+``guard``) fails as ``StoreUnavailable`` naming the cause. Every write waits
 for another process's lock at most ``lock_wait`` seconds from when it was queued, also when
 it was queued behind others waiting for the same lock.
 """
@@ -69,8 +70,10 @@ class Writer:
         name: str = "memvault-writer",
         location: str = "the database",
         lock_wait: float = LOCK_WAIT_SECONDS,
+        guard: Callable[[], StoreUnavailable | None] = lambda: None,
     ) -> None:
         self._connect = connect
+        self._guard = guard  # asked before each transaction: why none may be written now
         self._max_batch = max_batch
         self._location = location
         self._lock_wait = lock_wait
@@ -198,6 +201,10 @@ class Writer:
 
     def _commit(self, conn: sqlite3.Connection, batch: list[Item]) -> None:
         live = [item for item in batch if item[1].set_running_or_notify_cancel()]
+        refused = self._guard()
+        if refused is not None:
+            self._fail_all(live, self._note(refused))
+            return
         live = self._begin(conn, live)
         if not live:
             return
