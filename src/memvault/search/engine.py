@@ -304,7 +304,7 @@ class Searcher:
         return min(cap, (documents - 1) // 2) if part == SESSION_PART else cap
 
     def _alternative_lexical(
-        self, query: Query, scope: _Scope, *, pool: int, part: str | None = None
+        self, query: Query, scope: _Scope, *, pool: int, part: str
     ) -> list[tuple[int, float]]:
         """As for the own words: in a large index, only the rare alternatives are asked,
         or, when all are common, the newest COMMON_WINDOW documents."""
@@ -323,7 +323,7 @@ class Searcher:
         return run(query.alternative_match(), COMMON_WINDOW)
 
     def _own_lexical(
-        self, query: Query, scope: _Scope, *, pool: int, part: str | None = None
+        self, query: Query, scope: _Scope, *, pool: int, part: str
     ) -> list[tuple[int, float]]:
         if query.empty:
             return []
@@ -353,9 +353,7 @@ class Searcher:
         """How many documents of the whole index hold each term (counted up to the cap the
         search uses) and how many it holds, from the search's own counts: what a caller
         weighing a result's terms reads, whichever part the result is in."""
-        total = self.counts.documents()
-        cap = int(max(RARE_DOCUMENTS, RARE_SHARE * total))
-        return self.counts.terms(terms, cap), total
+        return self.counts.terms(terms, self._rare_cap()), self.counts.documents()
 
     def _semantic(self, text: str, scope: _Scope, pools: dict[str, int]) -> list[tuple[int, float]]:
         if self.semantic is None or not text.strip():
