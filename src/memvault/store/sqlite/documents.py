@@ -190,16 +190,20 @@ class SQLiteIndex(SearchIndex):
 
     def document_count(self, parts: Sequence[str] = LEXICAL_PARTS) -> int:
         conn = self._reader()
-        total = conn.execute("SELECT count(*) FROM documents").fetchone()[0]
-        if set(LEXICAL_PARTS) <= set(parts):
-            return total
-        # The session part is the small one: counted by its kind (an index seek), the rest
-        # is what is left.
+        wanted = set(parts)
+        if not wanted:
+            return 0
+        if wanted != {SESSION_PART}:
+            total = conn.execute("SELECT count(*) FROM documents").fetchone()[0]
+            if wanted >= set(LEXICAL_PARTS):
+                return total
+        # The session part is the small one: counted by its kinds (an index seek); the
+        # rest is what is left of the total.
         kinds = [kind for kind in DOCUMENT_KINDS if part_of(kind) == SESSION_PART]
         marks = ", ".join("?" * len(kinds))
         sql = f"SELECT count(*) FROM documents WHERE kind IN ({marks})"
         sessions = conn.execute(sql, kinds).fetchone()[0]
-        return sum(sessions if part == SESSION_PART else total - sessions for part in set(parts))
+        return sessions if wanted == {SESSION_PART} else total - sessions
 
     def record_access(self, keys: Sequence[tuple[str, str]], at: str) -> None:
         keys = list(keys)
