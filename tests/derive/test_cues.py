@@ -79,3 +79,66 @@ def test_chatter_and_tasks():
     assert not cues.is_task("/model")
     assert not cues.is_task("狀態更新")  # a board operation, not a task
     assert cues.is_task("rename getUser to fetchUser")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "said"),
+    [
+        (
+            "The issue is clear now: there's a version mismatch between the two packages.",
+            "There's a version mismatch between the two packages",
+        ),
+        ("I see the problem, the pool is never closed.", "The pool is never closed"),
+        (
+            "我发现了问题，在 `web/__init__.py` 中导入路径写错了。",
+            "在 `web/__init__.py` 中导入路径写错了",
+        ),
+        ("但是问题在于，数据库管理系统期望英文命名的文件。", "数据库管理系统期望英文命名的文件"),
+        ("问题的根本原因是：图标在该包中不存在。", "图标在该包中不存在"),
+        # What names the finding stays: "问题在于" followed by the finding itself.
+        (
+            "问题在于原代码将 db_path 作为位置参数传递。",
+            "问题在于原代码将 db_path 作为位置参数传递",
+        ),
+    ],
+)
+def test_statement_drops_the_announcement_before_a_finding(sentence, said):
+    assert cues.statement(sentence) == said
+    assert not cues.says_nothing(cues.statement(sentence))
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "The issue is clear now",
+        "The bug is now fixed",
+        "I found the issue!",
+        "我发现了问题！",
+        "现在，我发现问题了。",
+        "现在问题的根因完全清楚了",
+        "The issue is on lines 27-30",
+        "I can see the issue is on line 225",
+    ],
+)
+def test_an_announcement_says_nothing(statement):
+    assert cues.says_nothing(cues.statement(statement))
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "The issue is that if we reach line 153, it means:",
+        "基于以上发现，我将对 `test_ifeng_crawler.py` 进行以下修改：",
+        "**Root Cause:**.",
+        "Here is what changed:",
+    ],
+)
+def test_a_lead_in_to_what_follows_introduces_it(statement):
+    assert cues.introduces(statement)
+    assert not cues.introduces("The pool is never closed.")
+
+
+def test_narration_may_open_with_now_or_ok():
+    assert cues.is_narration("Now let me check what the issue is with line 1037:")
+    assert cues.is_narration("OK, let me read the config first.")
+    assert not cues.is_narration("Now the pool is closed after each request.")

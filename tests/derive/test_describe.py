@@ -96,6 +96,28 @@ DESCRIBED = {
         None,
         "The issue is exactly here",
     ),
+    "an announcement before the finding goes": (
+        "The issue is clear now: there's a version mismatch between "
+        "`TestableIO.System.IO.Abstractions.TestingHelpers` (version 18.0.0.0) and "
+        "`TestableIO.System.IO.Abstractions.Wrappers` (version 17.0.0.0).",
+        None,
+        "There's version mismatch",
+    ),
+    "a Chinese announcement before the finding goes": (
+        "但是问题在于，我们的数据库管理系统期望的是英文命名的数据库文件。",
+        None,
+        "我们的数据库管理系统期望的是英文命名的数据库文件",
+    ),
+    "how a finding was reached goes": (
+        "查看了代码后，发现BaseCrawler类中没有定义config属性，我们需要检查manager.py。",
+        None,
+        "发现BaseCrawler类中没有定义config属性",
+    ),
+    "a choice directed as a question is named by the choice": (
+        "can we please use the CommandLineParser library for cli handling?",
+        None,
+        "Use the CommandLineParser library for cli handling",
+    ),
     "times and links are not what it says": (
         "Deploys need the VPN since 2026-11-30T10:00:01Z; see https://wiki.example.com/vpn.",
         None,

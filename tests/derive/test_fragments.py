@@ -192,3 +192,39 @@ def test_every_draft_is_a_valid_fragment_and_can_be_written(ingest, fixtures, tm
             assert "[[" not in fragment.body
             written += 1
     assert written >= 6
+
+
+def test_a_finding_that_only_announces_itself_is_not_kept(ingest):
+    """A reply's "The issue is clear now." or "The issue is that …, it means:" names no
+    finding (what it introduces is a list the sentence does not carry); "The issue is
+    clear now: X" is the finding X."""
+    replies = [
+        "The issue is clear now.",
+        "The bug is now fixed.",
+        "I can see the issue is on line 225.",
+        "The issue is that if we reach line 153, it means:\n- the file is empty\n- or gone",
+        "我发现了问题！",
+        "基于以上发现，我将对 `test_ifeng_crawler.py` 进行以下修改：",
+        "**Root cause:**",
+        "Let's use the TestingHelpers package directly instead of the wrappers:",
+        "The issue is clear now: there's a version mismatch between TestingHelpers 18 and "
+        "Wrappers 17.",
+    ]
+    envelopes = conversation(
+        "announced",
+        [prompt("The tests fail after the upgrade, can you fix it?")]
+        + [reply(text) for text in replies],
+    )
+    drafts = extract_fragments(*ingest(envelopes), project="demo-app")
+    assert [(d.tags, d.summary) for d in drafts] == [
+        # A decision may end with a colon before the code that does it, and is whole.
+        (
+            ["decision"],
+            "Let's use the TestingHelpers package directly instead of the wrappers.",
+        ),
+        (
+            ["finding"],
+            "There's a version mismatch between TestingHelpers 18 and Wrappers 17.",
+        ),
+    ]
+    assert drafts[1].description == "There's version mismatch between TestingHelpers 18"

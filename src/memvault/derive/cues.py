@@ -113,7 +113,8 @@ REPORT = re.compile(
 )
 # Narration of what the agent is about to do; says nothing about the outcome.
 NARRATION = re.compile(
-    r"^(?:let me|let's (?:check|look|see|start|read|run)|i'll|i will|i'm going to|now i|"
+    r"^(?:(?:now|so|ok(?:ay)?|alright)\b[,，]?\s*)?"
+    r"(?:let me|let's (?:check|look|see|start|read|run)|i'll|i will|i'm going to|now i|"
     r"first,? i|reading|checking|looking|listing|让我|讓我|我来|我來|我先|先看|先读|先讀)",
     re.IGNORECASE,
 )
@@ -130,6 +131,34 @@ _NOT_A_TASK = re.compile(
 )
 _ACKNOWLEDGEMENT = re.compile(
     r"^(?:ok(?:ay)?|sure|done|got it|好的|好|行|可以|没问题|沒問題)[\s,，!！.。]+", re.IGNORECASE
+)
+# A clause that only announces a finding ("The issue is clear now:", "我发现了问题，"): the
+# finding is what follows it, and alone it says nothing. It ends the sentence or a clause.
+_ANNOUNCED = (
+    r"(?:i (?:can )?(?:now )?see|i(?:'ve| have)? found|i understand|i(?:'ve| have)? "
+    r"(?:identified|spotted))\s+(?:now\s+)?(?:the|what the)\s+(?:main |root |real )?"
+    r"(?:issue|problem|bug|cause|culprit)(?:\s+is)?(?:\s+now)?"
+    r"|(?:the|this)\s+(?:main |root |real )?(?:issue|problem|bug|cause|culprit)\s+(?:is|was)\s+"
+    r"(?:now\s+)?(?:clear|obvious|apparent|evident|found|identified|fixed|resolved|solved)"
+    r"(?:\s+now)?"
+    r"|found (?:it|the (?:issue|problem|bug))"
+    r"|(?:但是|但|不过|不過)?(?:(?:现在|現在)[，,]?\s*)?我?(?:发现|發現|找到)了?"
+    r"(?:问题|問題|原因|根因)(?:所在)?了?"
+    r"|(?:但是|但|不过|不過)?(?:问题|問題)就?(?:在于|在於)"
+    r"|(?:问题|問題)的?(?:根本|真正)?(?:原因|根因)(?:是|在于|在於)"
+    r"|(?:基于|基於|根据|根據)以上的?(?:发现|發現|分析)"
+    r"|(?:现在|現在)?(?:问题|問題)的?(?:根因|原因)?(?:已经|已經)?(?:完全)?(?:清楚|明确|明確)了"
+)
+_ANNOUNCEMENT = re.compile(
+    rf"^(?:(?:now|so|ok(?:ay)?|ah|aha|great|but|however)\b[,，]?\s*)*(?:{_ANNOUNCED})"
+    r"\s*(?:[:：,，!！.。]+\s*|$)",
+    re.IGNORECASE,
+)
+# Where an issue is, by line number alone: says nothing without the code it points at.
+_LINE_ONLY = re.compile(
+    r"^(?:i (?:can )?see (?:that )?)?(?:the|this) (?:issue|problem|bug|error) (?:is|was) "
+    r"(?:on|at|in) lines? \d+(?:\s*[-–]\s*\d+)?$",
+    re.IGNORECASE,
 )
 # A label before a colon that introduces the decision itself: "Decision: …", "已记录：…".
 _LABEL = re.compile(
@@ -163,11 +192,34 @@ def sentences(text: str) -> list[str]:
 
 
 def statement(sentence: str) -> str:
-    """The statement a sentence carries, without an introducing label ("已记录：X" → X)."""
+    """The statement a sentence carries, without an introducing label ("已记录：X" → X) or
+    an announcement ("The issue is clear now: X" → X)."""
     match = _LABEL.search(sentence)
     if match and len(sentence) - match.end() >= 4:
         sentence = sentence[match.end() :]
-    return sentence.strip().strip("`").rstrip("。.；;").strip()
+    match = _ANNOUNCEMENT.match(sentence.strip())
+    if match and len(sentence.strip()) - match.end() >= 4:
+        said = sentence.strip()[match.end() :]
+        sentence = said[:1].upper() + said[1:]
+    return sentence.strip().strip("`").rstrip("。.；;:：").strip()
+
+
+def says_nothing(statement: str) -> bool:
+    """Whether a statement (``statement``'s) names nothing on its own: only an
+    announcement ("The issue is clear now") or an issue placed by line number alone."""
+    said = _bare(statement)
+    return bool(_ANNOUNCEMENT.fullmatch(said) or _LINE_ONLY.match(said))
+
+
+def introduces(sentence: str) -> bool:
+    """Whether a sentence ends by introducing what follows it ("…, it means:", "**Root
+    cause:**"): a finding worded so holds none of it. (A decision may end so and still be
+    whole: "Use X instead of Y:" before the code that does it.)"""
+    return _bare(sentence).endswith((":", "："))
+
+
+def _bare(text: str) -> str:
+    return text.strip().strip("*_` ").rstrip("!！.。").strip("*_` ")
 
 
 def unlabelled(sentence: str) -> str:

@@ -70,8 +70,13 @@ _LEAD_IN = re.compile(
     r"(?:(?:the|this|that) (?:main |root |real |actual |core )?(?:issue|problem|bug|cause|"
     r"culprit|reason|error)(?: here)? (?:is|was) that\b:?\s*"
     r"|this is because\s+|(?:let's|let me|let us|i'll|i will|i need to|we need to|"
-    r"i'm going to|we should)\s+)?",
+    r"i'm going to|we should|(?:can|could|would|will) (?:we|you)(?: please)?|please)\s+)?",
     re.IGNORECASE,
+)
+# How the finding was reached, before it: "经过详细分析，", "查看了代码后，", "从错误日志中，".
+_ZH_LEAD_IN = re.compile(
+    r"^(?:(?:经过|經過|根据|根據|基于|基於|通过|通過|从|從)[^，,。：:]{1,16}"
+    r"|(?:查看|检查|檢查|分析)了?[^，,。：:]{0,8}后?)[，,]\s*"
 )
 # "The issue is in X" / "The problem was with X": a title reads "Issue in X".
 _WHERE_ISSUE = re.compile(
@@ -98,6 +103,7 @@ _DANGLING_WORDS = (
     "a an the to of for with and or but in on at by from into than instead rather is are "
     "was were be been being that this these those which who whose when where while as "
     "via its their our your my his her around near about over under after before because "
+    "between among across through within without against "
     "so if not no than then until since unless "
     "的 了 和 与 與 或 在 把 将 將 为 為 是 由 从 從"
 )
@@ -130,9 +136,9 @@ def _reduced(text: str, *, whole: bool) -> str:
     text = _EMPHASIS.sub("", text)  # "**根因分析**：…" is labelled as plainly as "根因分析：…"
     text = _LABEL.sub("", text)
     text = cues.statement(text)
-    stripped = _LEAD_IN.sub("", text, count=1)
+    stripped = _LEAD_IN.sub("", _ZH_LEAD_IN.sub("", text, count=1), count=1)
     stripped = _WHERE_ISSUE.sub(lambda m: f"{m[1].capitalize()} {m[2]}", stripped, count=1)
-    if stripped != text and len(_words(stripped)) >= 3:
+    if stripped != text and (len(_words(stripped)) >= 3 or len(_CJK.findall(stripped)) >= 4):
         # A lead-in goes only when it leaves something to say; what is left opens the name.
         text = stripped[:1].upper() + stripped[1:]
     if not whole:

@@ -105,6 +105,8 @@ def _statements(session: list[Step], taken: list[str]) -> dict[str, list[_Candid
             statement = clip(cues.statement(sentence), VALUE_LIMIT)
             if not substantive(cues.unlabelled(statement)):
                 continue  # what is left of a sentence cut in the wrong place
+            if cues.says_nothing(statement) or (kind == "finding" and cues.introduces(sentence)):
+                continue  # "The issue is clear now.", "…, it means:" (a list it does not carry)
             if any(same(statement, fact.split(": ", 1)[-1]) for fact in taken):
                 continue
             known = next((c for c in found[kind] if same(c.statement, statement)), None)
