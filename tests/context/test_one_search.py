@@ -1,7 +1,8 @@
-"""A memory block is one search: the request parsed once, one lexical retrieval in each
-part of the index for every kind of memory the block holds there (sessions are weighed
-among sessions, the rest among the rest; and one of the other language's words for the
-request's, from the lexicon, for the same kinds), each kind cut to its own quota."""
+"""A memory block is one search: the request parsed once, the words it asks chosen once
+for each part of the index (sessions are weighed among sessions, the rest among the rest),
+and one lexical retrieval for each kind of memory the block holds (and one of the other
+language's words for the request's, from the lexicon, for the same kinds), each kind its
+own candidates and cut to its own quota."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from memvault.domain import utc_now
 from memvault.memory import context as context_part
 from memvault.search import engine
 from memvault.search.query import parse
+from memvault.vault.remember import Draft
 from tests.context.conftest import start
 from tests.helpers import envelope
 
@@ -47,10 +49,7 @@ def test_a_context_request_searches_once(counted):
     packed = memory.context.context(project="demo-app", query=REQUEST)
     assert [b for b in packed.blocks if b["kind"] == "fragment"]
     assert [b for b in packed.blocks if b["kind"] == "observation"]
-    assert sorted(sorted(kinds) for kinds in calls["lexical"]) == [
-        ["fragment", "observation", "summary"],
-        ["session"],
-    ]
+    assert sorted(calls["lexical"]) == [["fragment"], ["observation"], ["session"], ["summary"]]
     # "refresh token" and "fail" have Chinese words in the lexicon: asked once, for every kind.
     assert calls["alternatives"] == calls["lexical"]
     assert calls["parsed"] == 1
@@ -59,8 +58,7 @@ def test_a_context_request_searches_once(counted):
 def test_an_enrich_request_searches_once(counted):
     memory, calls = counted
     memory.context.enrich(files=["src/auth/refresh.py"], terms=["token"], project="demo-app")
-    assert len(calls["lexical"]) == 1
-    assert sorted(calls["lexical"][0]) == ["fragment", "observation"]
+    assert sorted(calls["lexical"]) == [["fragment"], ["observation"]]
     assert calls["alternatives"] == calls["lexical"]
 
 
@@ -77,3 +75,31 @@ def test_each_kind_is_ranked_as_a_search_of_it_alone_ranks_it(counted):
             (h.document.key, h.score) for h in alone
         ]
     assert found["fragment"] and found["observation"]
+
+
+def test_a_long_requests_many_events_do_not_crowd_the_fragments_out(memory):
+    """A pasted log's words are in many events, each holding more of them than a fragment
+    does; the fragment that names the library the log loads is still a candidate, as a
+    search of fragments alone finds it."""
+    memory.remember(
+        Draft(
+            project="demo-app",
+            summary="Use the CommandLineParser library for the command line",
+            facts=["decision: CommandLineParser parses the arguments"],
+        )
+    )
+    log = "csc warning nullable reference commandlineparser assembly build failed"
+    memory.observe_many(
+        [
+            envelope("old", n, data={"tool_name": "Bash", "tool_output": f"{log} {n}"})
+            for n in range(450)  # more than every kind's candidates together
+        ]
+    )
+    memory.index.index_now()
+    found = memory.index.searcher.find(log, context_part.CONTEXT_QUOTAS, project="demo-app")
+    alone = memory.index.searcher.search(log, project="demo-app", kinds=["fragment"])
+    assert [h.document.summary for h in alone] == [
+        "Use the CommandLineParser library for the command line"
+    ]
+    assert [h.document.key for h in found["fragment"]] == [h.document.key for h in alone]
+    assert len(found["observation"]) == context_part.CONTEXT_QUOTAS["observation"]

@@ -197,16 +197,25 @@ class Searcher:
         self, query: Query, scope: _Scope, pools: dict[str, int], *, keep: int | None = None
     ) -> tuple[list[tuple[int, float]], list[tuple[int, float]], dict[int, Document]]:
         """Both retrievers' candidates, and their documents. ``pools``: how many of each
-        kind; lexical ones are found for all kinds at once, as many as the pools together
-        (``keep``, when the kinds are ranked together: that many of each retriever)."""
-        total = keep or sum(pools.values())
+        kind, each kind found apart (a long request's words are in thousands of events,
+        which would crowd a kind of a few hundred documents, fragments or board rows, out
+        of one shared pool); ``keep``, when the kinds are ranked together: that many of
+        each retriever, all kinds at once."""
         # The two retrievers run side by side: the model and SQLite both release the GIL.
         semantic_future = (
             _RETRIEVERS.submit(self._semantic, query.text, scope, pools)
             if self.semantic is not None
             else None
         )
-        lexical = self._lexical(query, scope, pool=total)
+        if keep is None:
+            lexical = [
+                hit
+                for kind, pool in pools.items()
+                for hit in self._lexical(query, replace(scope, kinds=[kind]), pool=pool)
+            ]
+        else:
+            lexical = self._lexical(query, scope, pool=keep)
+        total = keep or sum(pools.values())
         semantic = semantic_future.result()[:total] if semantic_future is not None else []
         documents = self.store.documents(list({doc_id: None for doc_id, _ in lexical + semantic}))
         gone = [doc_id for doc_id, _ in semantic if doc_id not in documents]
