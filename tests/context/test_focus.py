@@ -89,6 +89,26 @@ def test_a_session_is_told_by_its_lines_that_hold_the_request_words(memory):
     assert lines and all("staging" in line or "health" in line for line in lines)
 
 
+def test_lines_that_say_near_the_same_are_told_once(memory):
+    """A session that pasted one analyzer warning again and again, each time with another
+    figure, is told it once, and its other lines keep their places."""
+    warning = (
+        "For the code present, we get this error: Refactor this method to reduce its "
+        "Cognitive Complexity from {} to the 15 allowed. How can I resolve this?"
+    )
+    memory.capture.observe_many(
+        [asked("sonar", n, warning.format(20 + n)) for n in range(6)]
+        + [said("sonar", 6, "Split MergeFiles into smaller methods to reduce the complexity.")]
+    )
+    memory.index.index_now()
+    packed = memory.context.context(
+        project="shop", query="reduce the cognitive complexity of this method"
+    )
+    lines = [b["text"] for b in packed.items() if b["kind"] == "observation"]
+    assert sum("Cognitive Complexity from" in line for line in lines) == 1
+    assert any("Split MergeFiles" in line for line in lines)
+
+
 def test_a_chinese_request_is_weighed_by_the_pairs_memory_holds(memory):
     """Chinese is indexed as character pairs; the pairs of a request that span two words
     ("库连" of "数据库连接池") are in no memory and do not count against every session."""

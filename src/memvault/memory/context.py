@@ -409,8 +409,8 @@ def prompt_hits(
     """What a prompt block may tell of, from a search's fragments, board rows, sessions and
     observations (``CONTEXT_QUOTAS``' order): the fragments that pass the relevance floor,
     and the sessions the request is most about (``focus.focused``) with their lines, each
-    session told once. Nothing of the asking session (``session_id``, its board row
-    ``own_row``), nor its bookkeeping."""
+    session and each line told once (``packing.distinct``). Nothing of the asking session
+    (``session_id``, its board row ``own_row``), nor its bookkeeping."""
     fragments, summaries, sessions, observations = found
 
     def share(hit: Hit) -> float:
@@ -436,7 +436,7 @@ def prompt_hits(
     )
     # A session is told once: by its board row or by its own document.
     told = one_per_session(sorted([*summaries, *sessions], key=lambda h: h.score, reverse=True))
-    return fragments, told[:SESSIONS_TOLD], observations[:OBSERVATIONS_TOLD]
+    return fragments, told[:SESSIONS_TOLD], packing.distinct(observations)[:OBSERVATIONS_TOLD]
 
 
 # Observations that are the session's bookkeeping rather than its work: a session starting

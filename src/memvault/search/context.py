@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from memvault.analyzer import CJK_CHAR, estimate_tokens, kept_tokens, tokens
+from memvault.analyzer import CJK_CHAR, estimate_tokens, kept_tokens, similarity, tokens
 from memvault.domain import Document
 from memvault.language import Strings, strings
 from memvault.search.engine import Hit
@@ -56,6 +56,10 @@ SEMANTIC_FLOOR = 0.45
 # request: judged whole, 3 in 8 requests from another project got a block (0.63 silent on
 # the real coding sessions, against 0.88 judged this way).
 FLOOR_CHARS = 600
+# A prompt block's activity lines that say near the same (cosine of their words' counts,
+# ``analyzer.similarity``) are told once. Chosen by cross-validation across the real coding
+# sessions, bench/coding.py and LoCoMo (bench/floors.py; docs/benchmarks.md).
+SAME_LINE = 0.85
 
 
 @dataclass(slots=True)
@@ -274,6 +278,18 @@ def activity(document: Document) -> str:
     if document.meta.get("hookType") in TOOL_HOOKS:
         return document.title
     return document.summary or document.title
+
+
+def distinct(observations: Sequence[Hit], same: float = SAME_LINE) -> list[Hit]:
+    """``observations`` without those whose line (``activity``) says near the same as one
+    above it (cosine of their words' counts at least ``same``): a session that pasted one
+    analyzer warning seven times is told it once."""
+    kept: list[tuple[Hit, str]] = []
+    for hit in observations:
+        line = activity(hit.document)
+        if not any(similarity(line, told) >= same for _, told in kept):
+            kept.append((hit, line))
+    return [hit for hit, _ in kept]
 
 
 def _section(add, heading: str, name: str, items: list[tuple[str, str, str]]) -> None:
