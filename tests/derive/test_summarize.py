@@ -17,6 +17,7 @@ from tests.pipeline.sessions import (
     bash_failure,
     conversation,
     prompt,
+    reply,
 )
 
 CURSOR_CWD = "/Users/dev/code/demo-app"
@@ -238,3 +239,38 @@ def test_the_hosts_own_tools_are_not_work_the_session_did(ingest):
     assert not has_real_work(summary)
     assert "ToolSearch" not in summary.current_context
     assert summary.commands == [] and summary.files == []
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "The importer is fixed. Would you like me to run the other test suites as well?",
+        "All green now. What would you like to do next?",
+        "Done. Let me know if you want the changes explained.",
+        "修复完成。您需要我帮您进行哪些具体的改进或检查吗？",
+        "让我们检查一下日志文件，看看重复日志问题是否已修复：",
+        "我们需要关注 `_extract_links` 的逻辑，看看是否有导致无法提取到链接的情况。",
+        "What was moved:\n- the parser\n- its tests",
+        "不同的推理路径反映了模型对场景的不确定性。",
+    ],
+)
+def test_an_offer_narration_or_a_heading_is_no_open_question(ingest, said):
+    """What a session leaves open is a question someone asked and nobody answered, not the
+    agent offering more, saying what it will check, or heading a list."""
+    envelopes = conversation(
+        "offer", [prompt("The importer drops rows, can you fix it?"), reply(said)]
+    )
+    assert summarize(*ingest(envelopes)).open_questions == []
+
+
+def test_a_question_the_agent_leaves_to_the_user_stays_open(ingest):
+    envelopes = conversation(
+        "asks",
+        [
+            prompt("The importer drops rows, can you fix it?"),
+            reply("Fixed the batch size. Should the importer skip rows without an id or fail?"),
+        ],
+    )
+    assert summarize(*ingest(envelopes)).open_questions == [
+        "Should the importer skip rows without an id or fail?"
+    ]

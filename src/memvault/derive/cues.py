@@ -46,7 +46,10 @@ QUESTION = re.compile(
     r"|^(?:what|which|why|where|when|who|how) (?:did|do|does|was|were|is|are|have|has)\b"
     r"|(?:怎么|怎麼|如何)[^，,。；]{0,12}的\s*$|(?:哪个|哪個|哪些|哪里|哪裡|什么时候|什麼時候)\s*$"
     r"|\b(?:open question|unclear whether|not sure (?:if|whether)|tbd|to be decided)\b"
-    r"|是否|要不要|能不能|可不可以|该不该|該不該|吗[?？。]?$|嗎[?？。]?$|待定|待确认|待確認|不确定|不確定",
+    # "看看是否…" (see whether) says what will be checked; "不确定性" is uncertainty.
+    r"|(?<!看看)(?<!检查)(?<!檢查)(?<!确认)(?<!確認)(?<!验证)(?<!驗證)是否"
+    r"|要不要|能不能|可不可以|该不该|該不該|吗[?？。]?$|嗎[?？。]?$|待定|待确认|待確認"
+    r"|不确定(?!性)|不確定(?!性)",
     re.IGNORECASE,
 )
 NEXT_STEP = re.compile(
@@ -116,6 +119,14 @@ NARRATION = re.compile(
     r"^(?:(?:now|so|ok(?:ay)?|alright)\b[,，]?\s*)?"
     r"(?:let me|let's (?:check|look|see|start|read|run)|i'll|i will|i'm going to|now i|"
     r"first,? i|reading|checking|looking|listing|让我|讓我|我来|我來|我先|先看|先读|先讀)",
+    re.IGNORECASE,
+)
+# The agent offering more ("Would you like me to…?", "您需要我…吗？"): a question for
+# politeness, not one the session leaves open.
+_OFFER = re.compile(
+    r"^(?:would you like|do you want|shall i|want me to|what would you like|"
+    r"is there anything else|anything else)\b|(?:您|你)?(?:需要|想要|希望)我(?!们|們)|要不要我|"
+    r"是否需要我",
     re.IGNORECASE,
 )
 CHATTER = re.compile(
@@ -275,6 +286,10 @@ def is_request(sentence: str) -> bool:
 
 def is_question(sentence: str) -> bool:
     return bool(QUESTION.search(sentence))
+
+
+def is_offer(sentence: str) -> bool:
+    return bool(_OFFER.search(sentence))
 
 
 def is_next_step(sentence: str) -> bool:

@@ -163,7 +163,7 @@ def _digest(session: list[Step], count: int) -> _Digest:
             narrated = step.role == RESPONSE and cues.is_narration(sentence)
             if cues.is_decision(sentence) and not narrated:
                 digest.decisions.append(_item(cues.statement(sentence)))
-            elif cues.is_question(sentence) and _unanswered(step, later):
+            elif _open(sentence, narrated) and _unanswered(step, later):
                 digest.questions.append(_item(sentence))
             elif cues.is_next_step(sentence) and not narrated:
                 digest.next_actions.append(_item(cues.statement(sentence)))
@@ -235,6 +235,17 @@ def _progress(after: list[Step], chinese: bool) -> str:
     if read:
         parts.append(words[3] + _few(read))
     return clip(words[4].join(parts), OUTCOME_LIMIT)
+
+
+def _open(sentence: str, narrated: bool) -> bool:
+    """A question a session may leave open: not the agent saying what it will check, not
+    an offer of more work, not a heading before a list ("What was moved:")."""
+    return (
+        cues.is_question(sentence)
+        and not narrated
+        and not cues.is_offer(sentence)
+        and not cues.introduces(sentence)
+    )
 
 
 def _unanswered(step: Step, later: list[Step]) -> bool:
