@@ -246,6 +246,7 @@ def test_the_hosts_own_tools_are_not_work_the_session_did(ingest):
     [
         "The importer is fixed. Would you like me to run the other test suites as well?",
         "All green now. What would you like to do next?",
+        "Or would you like me to explain any part of the fix in more detail?",
         "Done. Let me know if you want the changes explained.",
         "修复完成。您需要我帮您进行哪些具体的改进或检查吗？",
         "让我们检查一下日志文件，看看重复日志问题是否已修复：",

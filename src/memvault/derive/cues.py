@@ -124,7 +124,8 @@ NARRATION = re.compile(
 # The agent offering more ("Would you like me to…?", "您需要我…吗？"): a question for
 # politeness, not one the session leaves open.
 _OFFER = re.compile(
-    r"^(?:would you like|do you want|shall i|want me to|what would you like|"
+    r"^(?:(?:or|and|also|so),?\s+)?(?:would you like|do you want|shall i|want me to|"
+    r"what would you like|"
     r"is there anything else|anything else)\b|(?:您|你)?(?:需要|想要|希望)我(?!们|們)|要不要我|"
     r"是否需要我",
     re.IGNORECASE,
