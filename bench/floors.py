@@ -24,6 +24,9 @@ focus (``TODAY``), with a paired bootstrap 95 % interval over its questions. The
 kept is the best on all three that lowers no data set's utility:
 
     .venv/bin/python bench/floors.py [--locomo-questions 40] [--json out.json]
+
+``--same-lines`` cross-validates one constant more the same way: how alike two of a
+block's activity lines may be before the second is not told (``packing.SAME_LINE``).
 """
 
 from __future__ import annotations
@@ -66,6 +69,7 @@ class Setting(NamedTuple):
     most: int  # sessions told, 0: no focus
     session: float  # a session's hits' share together
     cosine: float = packing.SEMANTIC_FLOOR  # with vectors: a hit this close passes
+    same: float = packing.SAME_LINE  # activity lines this alike are told once (inf: off)
 
     def describe(self) -> str:
         focus_part = f"{self.most} sessions from {self.session:g}" if self.most else "no focus"
@@ -121,6 +125,7 @@ def block(asked: Asked, setting: Setting) -> list[set[str]]:
             most=setting.most,
             session_floor=setting.session,
             cosine=setting.cosine,
+            same=setting.same,
         )
     else:  # as the block was made before the focus: every list held to the floor
         fragments, summaries, sessions, observations = (
@@ -402,6 +407,41 @@ def cross_validate(sets: dict[str, list[Asked]], *, hybrid: bool = False) -> dic
     return report
 
 
+SAME_LINES = (0.95, 0.9, 0.85, 0.8, 0.7, 0.6)
+
+
+def same_lines(sets: dict[str, list[Asked]], *, hybrid: bool = False) -> None:
+    """``packing.SAME_LINE``, cross-validated as the constants above are, against telling
+    every line (the focus as it is kept: ``focus``' constants)."""
+    session = focus.SESSION_FLOOR_WITH_VECTORS if hybrid else focus.SESSION_FLOOR
+    cosine = focus.COSINE if hybrid else packing.SEMANTIC_FLOOR
+
+    def setting(same: float) -> Setting:
+        return Setting(packing.MATCHED_FLOOR, focus.FOCUS_SESSIONS, session, cosine, same)
+
+    off = setting(float("inf"))
+    scored = {
+        name: {same: figures(asked, setting(same)) for same in (float("inf"), *SAME_LINES)}
+        for name, asked in sets.items()
+    }
+    for same in SAME_LINES:
+        cells = "; ".join(show(name, scored[name][same]) for name in sets)
+        print(f"same line {same:g}: {cells}")
+    print("every line told: " + "; ".join(show(name, figures(sets[name], off)) for name in sets))
+    for held in sets:
+        trained = [name for name in sets if name != held]
+        chosen = max(
+            (float("inf"), *SAME_LINES),
+            key=lambda same: statistics.fmean(scored[n][same].utility() for n in trained),
+        )
+        base, got = scored[held][float("inf")], scored[held][chosen]
+        low, high = paired_interval(base, got)
+        print(
+            f"held out {held}: chose {chosen:g}, utility {base.utility():.3f} →"
+            f" {got.utility():.3f} (95 % {low:+.3f} … {high:+.3f})"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--real", type=Path, default=real_sessions.DATA)
@@ -413,6 +453,11 @@ def main() -> None:
         action="store_true",
         help="with the default local embedder (every set embedded first: about 30 minutes)",
     )
+    parser.add_argument(
+        "--same-lines",
+        action="store_true",
+        help="cross-validate only how alike two activity lines may be before one is dropped",
+    )
     args = parser.parse_args()
     args.embeddings = "local" if args.hybrid else "none"
     for path in (args.real, args.locomo):
@@ -420,6 +465,9 @@ def main() -> None:
             sys.exit(f"{path} is not here: this benchmark reads ../shared/bench/")
     mode = "hybrid" if args.hybrid else "lexical"
     print(f"prompt-block constants, cross-validated ({mode}) — {machine()}", flush=True)
+    if args.same_lines:
+        same_lines(collect(args), hybrid=args.hybrid)
+        return
     report = cross_validate(collect(args), hybrid=args.hybrid)
     for fold in report["folds"]:
         low, high = fold["interval"]

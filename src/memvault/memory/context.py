@@ -405,6 +405,7 @@ def prompt_hits(
     most: int = focus.FOCUS_SESSIONS,
     session_floor: float = focus.SESSION_FLOOR,
     cosine: float = focus.COSINE,
+    same: float = packing.SAME_LINE,
 ) -> tuple[list[Hit], list[Hit], list[Hit]]:
     """What a prompt block may tell of, from a search's fragments, board rows, sessions and
     observations (``CONTEXT_QUOTAS``' order): the fragments that pass the relevance floor,
@@ -436,7 +437,7 @@ def prompt_hits(
     )
     # A session is told once: by its board row or by its own document.
     told = one_per_session(sorted([*summaries, *sessions], key=lambda h: h.score, reverse=True))
-    return fragments, told[:SESSIONS_TOLD], packing.distinct(observations)[:OBSERVATIONS_TOLD]
+    return fragments, told[:SESSIONS_TOLD], packing.distinct(observations, same)[:OBSERVATIONS_TOLD]
 
 
 # Observations that are the session's bookkeeping rather than its work: a session starting
