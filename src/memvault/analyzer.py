@@ -219,7 +219,12 @@ def tokens(text: str) -> list[str]:
 
 def similarity(a: str, b: str) -> float:
     """Cosine similarity of the two texts' term counts, from 0 (nothing shared) to 1."""
-    left, right = Counter(tokens(a)), Counter(tokens(b))
+    return cosine(Counter(tokens(a)), Counter(tokens(b)))
+
+
+def cosine(left: Counter[str], right: Counter[str]) -> float:
+    """Cosine similarity of two texts' term counts (``Counter(tokens(text))``): what
+    ``similarity`` computes, for callers that compare one text with many."""
     if not left or not right:
         return 0.0
     dot = sum(count * right[term] for term, count in left.items())
