@@ -40,10 +40,8 @@ CONTEXT_QUOTAS = {"fragment": 8, "summary": 5, "session": 5, "observation": 20}
 # left out of its request's term counts: a bounded read on the hook path.
 OWN_DOCUMENTS = 20
 PROMPT_HOOK = "prompt_submit"
-# Sessions a prompt block tells of (by their board row or their own document). Keeping its
-# activity lines to these sessions' was measured and dropped: on the real coding sessions
-# it lost 2 of 28 relevant sessions from the block and gained no precision
-# (docs/benchmarks.md).
+# Sessions a prompt block tells of (by their board row or their own document), and its
+# activity lines (which sessions they may come from: search/focus.py).
 SESSIONS_TOLD = 5
 OBSERVATIONS_TOLD = 10
 # A session start's block, the project's standing memory, short: its most important live
