@@ -103,3 +103,14 @@ def test_a_long_requests_many_events_do_not_crowd_the_fragments_out(memory):
     ]
     assert [h.document.key for h in found["fragment"]] == [h.document.key for h in alone]
     assert len(found["observation"]) == context_part.CONTEXT_QUOTAS["observation"]
+
+
+def test_a_long_request_is_tokenized_once_whatever_it_is_asked_of(counted, monkeypatch):
+    """The words a long request says most are counted when it is parsed, not again for
+    each part and kind its words are chosen for."""
+    memory, _ = counted
+    said = []
+    monkeypatch.setattr(engine, "tokens", lambda text: said.append(text) or [])
+    log = " ".join(f"refresh{n} token rotation fails" for n in range(40))
+    memory.index.searcher.find(log, context_part.CONTEXT_QUOTAS, project="demo-app")
+    assert said == []

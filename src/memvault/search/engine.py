@@ -93,7 +93,7 @@ def asked_terms(
     each (tf) times its rarity in the index (idf), words before numbers (a pasted log's
     numbers are its timestamps, line numbers and durations: rare, and about nothing); a
     term no document holds is left out (it can match nothing). In the request's order."""
-    said = Counter(tokens(query.text))
+    said = query.said or Counter(tokens(query.text))
 
     def weight(term: str) -> tuple[bool, float]:
         return (not term.isdigit(), said[term] * idf(counts[term], total))

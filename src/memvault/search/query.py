@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 
 from memvault.analyzer import CJK_CHAR, stem, tokens
 from memvault.search.lexicon import MAX_ALTERNATIVES, lexicon
@@ -37,6 +39,9 @@ class Query:
     prefixes: tuple[tuple[str, ...], ...]  # each: the ways its start may be indexed
     # The other language's words for the request's (each an analyzed phrase).
     alternatives: tuple[tuple[str, ...], ...] = ()
+    # How often the text says each of its words, counted when it was parsed (a long text
+    # is tokenized once, however many parts and kinds its words are chosen for).
+    said: Mapping[str, int] = field(default_factory=dict, compare=False, hash=False)
 
     @property
     def empty(self) -> bool:
@@ -44,13 +49,7 @@ class Query:
 
     def keeping(self, terms: set[str]) -> Query:
         """The same query with only these of its plain terms."""
-        return Query(
-            self.text,
-            tuple(t for t in self.terms if t in terms),
-            self.phrases,
-            self.prefixes,
-            self.alternatives,
-        )
+        return replace(self, terms=tuple(t for t in self.terms if t in terms))
 
     def match(self, *, anchor: tuple[str, ...] = (), all_of: bool = False) -> LexicalQuery:
         """What the index is asked: phrases and prefixes required (in a document's own text,
@@ -74,7 +73,7 @@ class Query:
         held = set(self.terms)
         words = [(term,) for term in dict.fromkeys(tokens(translation)) if term not in held]
         alternatives = tuple(dict.fromkeys([*words, *self.alternatives]))[:MAX_ALTERNATIVES]
-        return Query(self.text, self.terms, self.phrases, self.prefixes, alternatives)
+        return replace(self, alternatives=alternatives)
 
     def alternative_match(
         self, alternatives: tuple[tuple[str, ...], ...] | None = None
@@ -96,8 +95,9 @@ def parse(text: str) -> Query:
     if len(parts) > OPERATOR_WORDS:
         # A prompt or a pasted log, not a search expression: its quotes and stars are its
         # own (a C# "void*", a quoted error), and none of its words is required.
-        terms = tuple(dict.fromkeys(tokens(text)))
-        return Query(text, terms, (), (), lexicon().alternatives(text, terms))
+        said = Counter(tokens(text))
+        terms = tuple(said)
+        return Query(text, terms, (), (), lexicon().alternatives(text, terms), said)
     for quoted, word in parts:
         if quoted:
             words = tuple(tokens(quoted))
