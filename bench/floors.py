@@ -354,6 +354,20 @@ def show(name: str, result: Figures) -> str:
     )
 
 
+def folds(scored: dict[str, dict], options, base) -> list[tuple[str, object, Figures, Figures]]:
+    """Each data set held out in turn: the option (of ``options``, keys of each set's
+    ``scored``) with the best mean utility on the others, and the held-out set's figures
+    with ``base`` and with that option."""
+    out = []
+    for held in scored:
+        trained = [name for name in scored if name != held]
+        chosen = max(
+            options, key=lambda o: statistics.fmean(scored[n][o].utility() for n in trained)
+        )
+        out.append((held, chosen, scored[held][base], scored[held][chosen]))
+    return out
+
+
 def cross_validate(sets: dict[str, list[Asked]], *, hybrid: bool = False) -> dict:
     settings = grid(COSINES if hybrid else (packing.SEMANTIC_FLOOR,))
     scored = {
@@ -361,14 +375,7 @@ def cross_validate(sets: dict[str, list[Asked]], *, hybrid: bool = False) -> dic
         for name, asked in sets.items()
     }
     report: dict = {"folds": [], "grid": len(settings)}
-    for held in sets:
-        trained = [name for name in sets if name != held]
-        chosen = max(
-            settings,
-            key=lambda s: statistics.fmean(scored[n][s].utility() for n in trained),
-        )
-        base, got = scored[held][TODAY], scored[held][chosen]
-        low, high = paired_interval(base, got)
+    for held, chosen, base, got in folds(scored, settings, TODAY):
         report["folds"].append(
             {
                 "held_out": held,
@@ -376,7 +383,7 @@ def cross_validate(sets: dict[str, list[Asked]], *, hybrid: bool = False) -> dic
                 "before": show(held, base),
                 "with_chosen": show(held, got),
                 "gain": got.utility() - base.utility(),
-                "interval": [low, high],
+                "interval": list(paired_interval(base, got)),
             }
         )
 
@@ -419,22 +426,16 @@ def same_lines(sets: dict[str, list[Asked]], *, hybrid: bool = False) -> None:
     def setting(same: float) -> Setting:
         return Setting(packing.MATCHED_FLOOR, focus.FOCUS_SESSIONS, session, cosine, same)
 
-    off = setting(float("inf"))
+    off = float("inf")
+    options = (off, *SAME_LINES)
     scored = {
-        name: {same: figures(asked, setting(same)) for same in (float("inf"), *SAME_LINES)}
+        name: {same: figures(asked, setting(same)) for same in options}
         for name, asked in sets.items()
     }
-    for same in SAME_LINES:
+    for same in options:
         cells = "; ".join(show(name, scored[name][same]) for name in sets)
-        print(f"same line {same:g}: {cells}")
-    print("every line told: " + "; ".join(show(name, figures(sets[name], off)) for name in sets))
-    for held in sets:
-        trained = [name for name in sets if name != held]
-        chosen = max(
-            (float("inf"), *SAME_LINES),
-            key=lambda same: statistics.fmean(scored[n][same].utility() for n in trained),
-        )
-        base, got = scored[held][float("inf")], scored[held][chosen]
+        print(f"{'every line told' if same == off else f'same line {same:g}'}: {cells}")
+    for held, chosen, base, got in folds(scored, options, off):
         low, high = paired_interval(base, got)
         print(
             f"held out {held}: chose {chosen:g}, utility {base.utility():.3f} →"
