@@ -190,20 +190,22 @@ class SQLiteIndex(SearchIndex):
 
     def document_count(self, parts: Sequence[str] = LEXICAL_PARTS) -> int:
         conn = self._reader()
+
+        def count(where: str = "", params: Sequence[str] = ()) -> int:
+            return conn.execute(f"SELECT count(*) FROM documents {where}", params).fetchone()[0]
+
+        def sessions() -> int:
+            # The session part is the small one: counted by its kinds (an index seek); the
+            # rest is what is left of the total.
+            kinds = [kind for kind in DOCUMENT_KINDS if part_of(kind) == SESSION_PART]
+            return count(f"WHERE kind IN ({', '.join('?' * len(kinds))})", kinds)
+
         wanted = set(parts)
-        if not wanted:
-            return 0
-        if wanted != {SESSION_PART}:
-            total = conn.execute("SELECT count(*) FROM documents").fetchone()[0]
-            if wanted >= set(LEXICAL_PARTS):
-                return total
-        # The session part is the small one: counted by its kinds (an index seek); the
-        # rest is what is left of the total.
-        kinds = [kind for kind in DOCUMENT_KINDS if part_of(kind) == SESSION_PART]
-        marks = ", ".join("?" * len(kinds))
-        sql = f"SELECT count(*) FROM documents WHERE kind IN ({marks})"
-        sessions = conn.execute(sql, kinds).fetchone()[0]
-        return sessions if wanted == {SESSION_PART} else total - sessions
+        if wanted >= set(LEXICAL_PARTS):
+            return count()
+        if wanted == {SESSION_PART}:
+            return sessions()
+        return count() - sessions() if wanted else 0
 
     def record_access(self, keys: Sequence[tuple[str, str]], at: str) -> None:
         keys = list(keys)
