@@ -15,6 +15,8 @@ import math
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from typing import TypeVar
 
 import Stemmer
 
@@ -220,6 +222,22 @@ def tokens(text: str) -> list[str]:
 def similarity(a: str, b: str) -> float:
     """Cosine similarity of the two texts' term counts, from 0 (nothing shared) to 1."""
     return cosine(Counter(tokens(a)), Counter(tokens(b)))
+
+
+T = TypeVar("T")
+
+
+def distinct(items: Iterable[T], text: Callable[[T], str], alike: float) -> Iterator[T]:
+    """``items`` in order, without those whose ``text`` is at least ``alike`` (``cosine``
+    of the words' counts) to that of one already given; each text is tokenized once. Lazy:
+    a caller that wants the first few stops there."""
+    kept: list[Counter[str]] = []
+    for item in items:
+        words = Counter(tokens(text(item)))
+        if any(cosine(words, told) >= alike for told in kept):
+            continue
+        kept.append(words)
+        yield item
 
 
 def cosine(left: Counter[str], right: Counter[str]) -> float:

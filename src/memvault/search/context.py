@@ -19,7 +19,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from memvault.analyzer import CJK_CHAR, cosine, estimate_tokens, kept_tokens, tokens
+from memvault import analyzer
+from memvault.analyzer import CJK_CHAR, estimate_tokens, kept_tokens, tokens
 from memvault.domain import Document
 from memvault.language import Strings, strings
 from memvault.search.engine import Hit
@@ -57,7 +58,7 @@ SEMANTIC_FLOOR = 0.45
 # the real coding sessions, against 0.88 judged this way).
 FLOOR_CHARS = 600
 # A prompt block's activity lines that say near the same (cosine of their words' counts,
-# ``analyzer.cosine``) are told once. Two of one analyzer warning pasted again with another
+# ``analyzer.distinct``) are told once. Two of one analyzer warning pasted again with another
 # figure are at 0.90. Measured on the real coding sessions, bench/coding.py and LoCoMo
 # (bench/floors.py --same-lines; docs/benchmarks.md): it takes away only lines a block
 # already holds, and gains on the real sessions alone (the other two hold few repeats).
@@ -286,12 +287,7 @@ def distinct(observations: Sequence[Hit], same: float = SAME_LINE) -> list[Hit]:
     """``observations`` without those whose line (``activity``) says near the same as one
     above it (cosine of their words' counts at least ``same``): a session that pasted one
     analyzer warning seven times is told it once."""
-    kept: list[tuple[Hit, Counter[str]]] = []
-    for hit in observations:
-        words = Counter(tokens(activity(hit.document)))
-        if not any(cosine(words, told) >= same for _, told in kept):
-            kept.append((hit, words))
-    return [hit for hit, _ in kept]
+    return list(analyzer.distinct(observations, lambda hit: activity(hit.document), same))
 
 
 def _section(add, heading: str, name: str, items: list[tuple[str, str, str]]) -> None:

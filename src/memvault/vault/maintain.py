@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import itertools
 from dataclasses import dataclass
 from pathlib import Path
 
-from memvault.analyzer import similarity
+from memvault.analyzer import distinct
 from memvault.platforms import windows_safe_stem
 from memvault.vault import frontmatter
 from memvault.vault.files import OutsideFolder, inside, memory_lock, read_text, write_atomic
@@ -100,14 +101,8 @@ def read_summary(folder: Path, project: str) -> str | None:
 def write_summary(folder: Path, project: str, fragments: list[Candidate], today: dt.date) -> bool:
     """Write or refresh the project's L2 summary; False when it already says the same."""
     ordered = sorted(fragments, key=lambda c: (c.importance, c.date), reverse=True)
-    lines: list[str] = []
-    for candidate in ordered:
-        text = " ".join(candidate.summary.split())
-        if not text or any(similarity(text, kept) > ALIKE for kept in lines):
-            continue
-        lines.append(text)
-        if len(lines) >= SUMMARY_LINES:
-            break
+    said = [text for candidate in ordered if (text := " ".join(candidate.summary.split()))]
+    lines = list(itertools.islice(distinct(said, str, ALIKE), SUMMARY_LINES))
     body = "\n".join(f"- {line}" for line in lines) + "\n"
     path = summary_path(folder, project)
     with memory_lock(folder):
