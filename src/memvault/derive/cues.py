@@ -114,9 +114,11 @@ REPORT = re.compile(
     r"replaced|moved)\b",
     re.IGNORECASE,
 )
+# Words a reply's sentence may open with before what it says ("Now, …", "OK, …").
+_OPENER = r"(?:(?:now|so|ok(?:ay)?|alright|ah|aha|great|but|however)\b[,，]?\s*)"
 # Narration of what the agent is about to do; says nothing about the outcome.
 NARRATION = re.compile(
-    r"^(?:(?:now|so|ok(?:ay)?|alright)\b[,，]?\s*)?"
+    rf"^{_OPENER}?"
     r"(?:let me|let's (?:check|look|see|start|read|run)|i'll|i will|i'm going to|now i|"
     r"first,? i|reading|checking|looking|listing|让我|讓我|我来|我來|我先|先看|先读|先讀)",
     re.IGNORECASE,
@@ -162,7 +164,7 @@ _ANNOUNCED = (
     r"|(?:现在|現在)?(?:问题|問題)的?(?:根因|原因)?(?:已经|已經)?(?:完全)?(?:清楚|明确|明確)了"
 )
 _ANNOUNCEMENT = re.compile(
-    rf"^(?:(?:now|so|ok(?:ay)?|ah|aha|great|but|however)\b[,，]?\s*)*(?:{_ANNOUNCED})"
+    rf"^{_OPENER}*(?:{_ANNOUNCED})"
     r"\s*(?:[:：,，!！.。]+\s*|$)",
     re.IGNORECASE,
 )
