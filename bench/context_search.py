@@ -1,0 +1,93 @@
+"""The search a context request makes, timed on the real coding sessions' history.
+
+Every history session of ``../shared/bench/coding-sessions`` goes into one store (SQLite by
+default; with ``--postgres``, a throwaway PostgreSQL cluster started for the run) through
+the offline pipeline, lexical, indexed; then each of the 88 requests is searched as a
+prompt block searches it (``Searcher.find`` with the block's quotas), ``--rounds`` times.
+Prints the median, p95 and max over the requests of each request's median time:
+
+    .venv/bin/python bench/context_search.py [--rounds 3] [--postgres]
+
+The store is built once per run; to compare two commits, run each (the build is the same
+for both, and the first ten requests warm the caches before timing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parent.parent))
+
+import floors
+import real_sessions
+from _server import machine
+
+from memvault import Memory
+from memvault.memory.context import CONTEXT_QUOTAS
+
+
+def timed(memory: Memory, requests: list[tuple[str, str]], rounds: int) -> list[float]:
+    """Each request's median time over ``rounds``, in milliseconds."""
+    searcher = memory.index.searcher
+    for project, text in requests[:10]:
+        searcher.find(text, CONTEXT_QUOTAS, project=project)
+    spent: list[list[float]] = [[] for _ in requests]
+    for _ in range(rounds):
+        for i, (project, text) in enumerate(requests):
+            began = time.perf_counter()
+            searcher.find(text, CONTEXT_QUOTAS, project=project)
+            spent[i].append((time.perf_counter() - began) * 1000)
+    return [statistics.median(times) for times in spent]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=real_sessions.DATA)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--postgres", action="store_true", help="a throwaway PostgreSQL cluster")
+    args = parser.parse_args()
+    if not args.data.exists():
+        sys.exit(f"{args.data} is not here: this benchmark reads ../shared/bench/")
+    history, questions = real_sessions.load(args.data, None)
+    ordered = sorted(
+        (s for group in history.values() for s in group), key=lambda s: (s["started"], s["id"])
+    )
+    requests = [(q["project"], real_sessions.asked(q)) for q in questions]
+    cluster = None
+    store = {}
+    if args.postgres:
+        from tests.postgres_cluster import Cluster, binaries
+
+        bindir = binaries()
+        if bindir is None:
+            sys.exit("PostgreSQL (initdb, pg_ctl) is not installed")
+        cluster = Cluster(bindir).start()  # fsync off: a throwaway cluster
+        store = {"store_location": cluster.database()}
+    try:
+        with Memory.open(
+            home=Path(tempfile.mkdtemp()), embeddings="none", llm="none", **store
+        ) as memory:
+            began = time.perf_counter()
+            floors.ingest(memory, [s["events"] for s in ordered], pipeline=True)
+            built = time.perf_counter() - began
+            per = timed(memory, requests, args.rounds)
+    finally:
+        if cluster is not None:
+            cluster.stop()
+    engine = "PostgreSQL" if args.postgres else "SQLite"
+    print(f"context search on the real sessions ({engine}) — {machine()}")
+    print(f"store built in {built:.0f} s; {len(requests)} requests, {args.rounds} rounds")
+    print(
+        f"find: p50 {statistics.median(per):.1f} ms, p95"
+        f" {statistics.quantiles(per, n=20)[18]:.1f} ms, max {max(per):.1f} ms"
+    )
+
+
+if __name__ == "__main__":
+    main()
