@@ -1,8 +1,8 @@
-"""A memory block is one search: the request parsed once, one lexical retrieval in each
-part of the index for every kind of memory the block holds there (sessions are weighed
-among sessions, the rest among the rest; and one of the other language's words for the
-request's, from the lexicon, for the same kinds), each kind cut to its own quota; a kind
-that part's full list crowded out is asked again alone."""
+"""A memory block is one search: the request parsed once, the words it asks chosen once
+for each part of the index (sessions are weighed among sessions, the rest among the rest),
+and one lexical retrieval for each kind of memory the block holds (and one of the other
+language's words for the request's, from the lexicon, for the same kinds), each kind its
+own candidates and cut to its own quota."""
 
 from __future__ import annotations
 
@@ -49,10 +49,7 @@ def test_a_context_request_searches_once(counted):
     packed = memory.context.context(project="demo-app", query=REQUEST)
     assert [b for b in packed.blocks if b["kind"] == "fragment"]
     assert [b for b in packed.blocks if b["kind"] == "observation"]
-    assert sorted(sorted(kinds) for kinds in calls["lexical"]) == [
-        ["fragment", "observation", "summary"],
-        ["session"],
-    ]
+    assert sorted(calls["lexical"]) == [["fragment"], ["observation"], ["session"], ["summary"]]
     # "refresh token" and "fail" have Chinese words in the lexicon: asked once, for every kind.
     assert calls["alternatives"] == calls["lexical"]
     assert calls["parsed"] == 1
@@ -61,8 +58,7 @@ def test_a_context_request_searches_once(counted):
 def test_an_enrich_request_searches_once(counted):
     memory, calls = counted
     memory.context.enrich(files=["src/auth/refresh.py"], terms=["token"], project="demo-app")
-    assert len(calls["lexical"]) == 1
-    assert sorted(calls["lexical"][0]) == ["fragment", "observation"]
+    assert sorted(calls["lexical"]) == [["fragment"], ["observation"]]
     assert calls["alternatives"] == calls["lexical"]
 
 

@@ -197,62 +197,31 @@ class Searcher:
         self, query: Query, scope: _Scope, pools: dict[str, int], *, keep: int | None = None
     ) -> tuple[list[tuple[int, float]], list[tuple[int, float]], dict[int, Document]]:
         """Both retrievers' candidates, and their documents. ``pools``: how many of each
-        kind; lexical ones are found for all kinds at once, as many as the pools together,
-        and a kind the shared list crowded out is found again alone (``_crowded``);
-        ``keep``, when the kinds are ranked together: that many of each retriever."""
-        total = keep or sum(pools.values())
+        kind, each kind found apart (a long request's words are in thousands of events,
+        which would crowd a kind of a few hundred documents, fragments or board rows, out
+        of one shared pool); ``keep``, when the kinds are ranked together: that many of
+        each retriever, all kinds at once."""
         # The two retrievers run side by side: the model and SQLite both release the GIL.
         semantic_future = (
             _RETRIEVERS.submit(self._semantic, query.text, scope, pools)
             if self.semantic is not None
             else None
         )
-        lexical = self._lexical(query, scope, pool=total)
-        documents = self.store.documents([doc_id for doc_id, _ in lexical])
         if keep is None:
-            lexical = self._crowded(query, scope, pools, lexical, documents)
+            lexical = [
+                hit
+                for kind, pool in pools.items()
+                for hit in self._lexical(query, replace(scope, kinds=[kind]), pool=pool)
+            ]
+        else:
+            lexical = self._lexical(query, scope, pool=keep)
+        total = keep or sum(pools.values())
         semantic = semantic_future.result()[:total] if semantic_future is not None else []
-        unread = {doc_id: None for doc_id, _ in lexical + semantic if doc_id not in documents}
-        documents |= self.store.documents(list(unread))
+        documents = self.store.documents(list({doc_id: None for doc_id, _ in lexical + semantic}))
         gone = [doc_id for doc_id, _ in semantic if doc_id not in documents]
         if gone and self.semantic is not None:  # deleted, here or by another process
             self.semantic.remove(gone)
         return lexical, semantic, documents
-
-    def _crowded(
-        self,
-        query: Query,
-        scope: _Scope,
-        pools: dict[str, int],
-        lexical: list[tuple[int, float]],
-        documents: dict[int, Document],
-    ) -> list[tuple[int, float]]:
-        """``lexical`` with each kind the shared list crowded out found again alone: when a
-        part's list came back full, a kind with fewer than its pool in it may have had
-        more (a long request's words are in thousands of events, each holding more of them
-        than a fragment or a board row does). Short requests, whose lists are not full,
-        ask once."""
-        held: Counter[str] = Counter(documents[d].kind for d, _ in lexical if d in documents)
-        shared = Counter(part_of(kind) for kind in scope.kinds)  # kinds a part's list holds
-        full = {
-            part
-            for part in LEXICAL_PARTS
-            if sum(n for kind, n in held.items() if part_of(kind) == part) >= sum(pools.values())
-        }
-        alone = [
-            kind
-            for kind in scope.kinds
-            if part_of(kind) in full and shared[part_of(kind)] > 1 and held[kind] < pools[kind]
-        ]
-        if not alone:
-            return lexical
-        kept = [
-            (d, score) for d, score in lexical if d in documents and documents[d].kind not in alone
-        ]
-        for kind in alone:
-            kept += self._lexical(query, replace(scope, kinds=[kind]), pool=pools[kind])
-        documents |= self.store.documents([d for d, _ in kept if d not in documents])
-        return kept
 
     def _ranked(
         self,
