@@ -107,6 +107,9 @@ class SQLiteStore(
     # -- connections ----------------------------------------------------------------------
 
     def _connect(self) -> sqlite3.Connection:
+        moved = self._moved()
+        if moved is not None:  # connecting would create another, empty database at the path
+            raise moved
         # Readers of a WAL database wait for a lock only in rare moments (another process
         # recovering the WAL index); no longer than a write would.
         conn = sqlite3.connect(
@@ -128,9 +131,6 @@ class SQLiteStore(
     def _reader(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            moved = self._moved()
-            if moved is not None:  # connecting would open (or create) another database
-                raise moved
             conn = self._connect()
             conn.execute("PRAGMA query_only = ON")
             self._local.conn = conn
