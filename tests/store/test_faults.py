@@ -138,3 +138,27 @@ def test_a_database_file_deleted_or_replaced_under_the_store_refuses_writes_nami
         assert (tmp_path / "memvault.db").exists() == (how == "replaced")
     finally:
         store.close()
+
+
+def test_a_file_deleted_between_the_check_and_the_open_is_not_made_again_empty(tmp_path):
+    """The look at the file and the open are two steps: a deletion between them must not
+    leave a new, empty database at the path (the next start would open it as the memory)."""
+    store = SQLiteStore(tmp_path / "memvault.db", lock_wait=LOCK_WAIT)
+    try:
+        store.ensure_session("s1", project="p", cwd="/p")
+        looked = store._moved
+
+        def look_then_delete():
+            found = looked()  # the file is still there when the store looks
+            for suffix in ("", "-wal", "-shm"):
+                (tmp_path / f"memvault.db{suffix}").unlink(missing_ok=True)
+            return found
+
+        store._moved = look_then_delete
+        with pytest.raises(StoreUnavailable) as failed:
+            store._connect()
+        store._moved = looked
+        assert "was deleted while memvault was running" in str(failed.value)
+        assert not (tmp_path / "memvault.db").exists()
+    finally:
+        store.close()

@@ -112,9 +112,23 @@ class SQLiteStore(
             raise moved
         # Readers of a WAL database wait for a lock only in rare moments (another process
         # recovering the WAL index); no longer than a write would.
-        conn = sqlite3.connect(
-            self.path, isolation_level=None, check_same_thread=False, timeout=self._lock_wait
-        )
+        # Once the store has its file, a connection opens that file or none: the look above
+        # and the open are two steps, and a deletion between them must not leave a new,
+        # empty database at the path for the next start to take for the memory.
+        target = self.path if self._file is None else f"{self.path.resolve().as_uri()}?mode=rw"
+        try:
+            conn = sqlite3.connect(
+                target,
+                uri=self._file is not None,
+                isolation_level=None,
+                check_same_thread=False,
+                timeout=self._lock_wait,
+            )
+        except sqlite3.OperationalError:
+            moved = self._moved()
+            if moved is not None:
+                raise moved from None
+            raise
         conn.execute(f"PRAGMA busy_timeout = {int(self._lock_wait * 1000)}")
         return conn
 
