@@ -52,6 +52,7 @@ from _server import machine
 
 from memvault import Memory
 from memvault.memory import context as contexts
+from memvault.memory import telling
 from memvault.search import context as packing
 from memvault.search import focus
 from memvault.search.engine import Hit, one_per_session
@@ -70,6 +71,8 @@ class Setting(NamedTuple):
     session: float  # a session's hits' share together
     cosine: float = packing.SEMANTIC_FLOOR  # with vectors: a hit this close passes
     same: float = packing.SAME_LINE  # activity lines this alike are told once (inf: off)
+    rivals: int = focus.RIVALS  # sessions holding a request alike: none is told (0: off)
+    gap: float = focus.RIVAL_GAP  # how much less of it a rival may hold
 
     def describe(self) -> str:
         focus_part = f"{self.most} sessions from {self.session:g}" if self.most else "no focus"
@@ -116,7 +119,7 @@ def block(asked: Asked, setting: Setting) -> list[set[str]]:
     """The block ``setting`` packs for ``asked``: each memory line's source sessions."""
     found = [asked.lists[kind] for kind in contexts.CONTEXT_QUOTAS]
     if setting.most:
-        fragments, told, observations = contexts.prompt_hits(
+        fragments, told, observations = telling.prompt_hits(
             found,
             asked.weights,
             lambda h: asked.held[h.document.id],
@@ -126,6 +129,8 @@ def block(asked: Asked, setting: Setting) -> list[set[str]]:
             session_floor=setting.session,
             cosine=setting.cosine,
             same=setting.same,
+            rivals=setting.rivals or sys.maxsize,
+            rival_gap=setting.gap,
         )
     else:  # as the block was made before the focus: every list held to the floor
         fragments, summaries, sessions, observations = (
@@ -138,17 +143,17 @@ def block(asked: Asked, setting: Setting) -> list[set[str]]:
             for hits in found
         )
         summaries, sessions = (
-            [h for h in hits if contexts._tellable_summary(h.document, None)]
+            [h for h in hits if telling.tellable_summary(h.document, None)]
             for hits in (summaries, sessions)
         )
-        observations = [h for h in observations if contexts._tellable_observation(h.document, None)]
+        observations = [h for h in observations if telling.tellable_observation(h.document, None)]
         told = one_per_session(
             sorted([*summaries, *sessions], key=lambda h: h.score, reverse=True)
-        )[: contexts.SESSIONS_TOLD]
+        )[: telling.SESSIONS_TOLD]
     packed = packing.pack(
         fragments,
         told,
-        observations[: contexts.OBSERVATIONS_TOLD],
+        observations[: telling.OBSERVATIONS_TOLD],
         budget=BUDGET,
         searched=True,
     )
@@ -443,6 +448,51 @@ def same_lines(sets: dict[str, list[Asked]], *, hybrid: bool = False) -> None:
         )
 
 
+RIVALS = (2, 3, 4, 5)
+RIVAL_GAPS = (0.0, 0.05, 0.1, 0.15, 0.2)
+
+
+def rivals(sets: dict[str, list[Asked]], *, hybrid: bool = False) -> None:
+    """``focus.RIVALS`` and ``focus.RIVAL_GAP`` (how many sessions holding a request about
+    as fully as the best placed one make it single none out), cross-validated as the
+    constants above are, against no such test (the focus as it is kept otherwise)."""
+    session = focus.SESSION_FLOOR_WITH_VECTORS if hybrid else focus.SESSION_FLOOR
+    cosine = focus.COSINE if hybrid else packing.SEMANTIC_FLOOR
+
+    def setting(option: tuple[int, float]) -> Setting:
+        most, gap = option
+        return Setting(
+            packing.MATCHED_FLOOR, focus.FOCUS_SESSIONS, session, cosine, rivals=most, gap=gap
+        )
+
+    off = (0, 0.0)
+    options = (off, *itertools.product(RIVALS, RIVAL_GAPS))
+    scored = {
+        name: {option: figures(asked, setting(option)) for option in options}
+        for name, asked in sets.items()
+    }
+    for option in options:
+        cells = "; ".join(show(name, scored[name][option]) for name in sets)
+        name = "no rival test" if option == off else f"{option[0]} rivals within {option[1]:g}"
+        print(f"{name}: {cells}")
+    for held, chosen, base, got in folds(scored, options, off):
+        low, high = paired_interval(base, got)
+        print(
+            f"held out {held}: chose {chosen}, utility {base.utility():.3f} →"
+            f" {got.utility():.3f} (95 % {low:+.3f} … {high:+.3f})"
+        )
+    lowering_none = [
+        o
+        for o in options
+        if all(scored[n][o].utility() >= scored[n][off].utility() - 1e-9 for n in sets)
+    ]
+    kept = max(lowering_none, key=lambda o: statistics.fmean(scored[n][o].utility() for n in sets))
+    print(f"kept (best on all three, lowering none): {kept}")
+    for name in sets:
+        low, high = paired_interval(scored[name][off], scored[name][kept])
+        print(f"  {show(name, scored[name][kept])} (95 % {low:+.3f} … {high:+.3f})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--real", type=Path, default=real_sessions.DATA)
@@ -459,6 +509,11 @@ def main() -> None:
         action="store_true",
         help="cross-validate only how alike two activity lines may be before one is dropped",
     )
+    parser.add_argument(
+        "--rivals",
+        action="store_true",
+        help="cross-validate only how many sessions alike make a request single none out",
+    )
     args = parser.parse_args()
     args.embeddings = "local" if args.hybrid else "none"
     for path in (args.real, args.locomo):
@@ -468,6 +523,9 @@ def main() -> None:
     print(f"prompt-block constants, cross-validated ({mode}) — {machine()}", flush=True)
     if args.same_lines:
         same_lines(collect(args), hybrid=args.hybrid)
+        return
+    if args.rivals:
+        rivals(collect(args), hybrid=args.hybrid)
         return
     report = cross_validate(collect(args), hybrid=args.hybrid)
     for fold in report["folds"]:

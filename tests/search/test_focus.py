@@ -68,3 +68,32 @@ def test_sessions_admitted_alike_are_told_the_same_way_every_time():
 def test_nothing_is_told_when_no_session_is_a_candidate():
     hits = [hit(1, "a", "pool"), hit(2, "b", "leak")]
     assert focused([hits], held, WEIGHTS, {}, floor=0.5, most=1) == [[]]
+
+
+def test_a_request_many_sessions_hold_alike_singles_none_out():
+    """Boilerplate every session pastes ("For the code present, we get this error: …")
+    would tell whichever session ranks first of several that say the same."""
+    hits = [
+        hit(1, "a", "pool leak connect"),
+        hit(2, "b", "pool leak connect load"),
+        hit(3, "c", "pool leak connect"),
+        hit(4, "d", "pool"),
+    ]
+    # b holds all four words, a and c three of them: within a quarter of b's share.
+    assert focused([hits], held, WEIGHTS, {}, floor=0.5, rivals=3, gap=0.25) == [[]]
+    # Held to a tenth, a and c are no rivals of b: b is told.
+    (kept,) = focused([hits], held, WEIGHTS, {}, floor=0.5, rivals=3, gap=0.1)
+    assert [h.document.session_id for h in kept] == ["b"]
+    # Two alike are not yet many.
+    (kept,) = focused([hits[:2]], held, WEIGHTS, {}, floor=0.5, rivals=3, gap=0.25)
+    assert [h.document.session_id for h in kept] == ["b"]
+
+
+def test_a_session_close_in_meaning_is_told_whatever_its_rivals_in_words():
+    hits = [
+        hit(1, "a", "pool"),
+        hit(2, "b", "pool"),
+        hit(3, "c", "unrelated words", semantic=0.8),
+    ]
+    (kept,) = focused([hits], held, WEIGHTS, {}, close=close, floor=0.7, rivals=2, gap=0.1)
+    assert [h.document.session_id for h in kept] == ["c"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 import logging
 import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
@@ -17,16 +17,17 @@ from memvault.domain import Document, Session, iso, utc_now
 from memvault.errors import InvalidInput, VaultUnwritable
 from memvault.ingest import Envelope, Redactor, prepare
 from memvault.ingest.envelope import SessionStart, validate
-from memvault.language import Strings, placeholder_summaries, placeholder_topics, strings
+from memvault.language import Strings, strings
 from memvault.memory.board import Board
 from memvault.memory.index import Index
 from memvault.memory.reading import INJECTION_HOOK, recent_injections
 from memvault.memory.recall import Recall
 from memvault.memory.staleness import FileCheck, current, project_folder, retired_mark
+from memvault.memory.telling import prompt_hits, tellable_observation, tellable_summary
 from memvault.search import context as packing
 from memvault.search import focus
 from memvault.search.context import MEMORY_KINDS
-from memvault.search.engine import Hit, one_per_session
+from memvault.search.engine import Hit
 from memvault.search.query import Query, parse
 from memvault.search.ranking import recency
 from memvault.store import Store
@@ -40,10 +41,6 @@ CONTEXT_QUOTAS = {"fragment": 8, "summary": 5, "session": 5, "observation": 20}
 # left out of its request's term counts: a bounded read on the hook path.
 OWN_DOCUMENTS = 20
 PROMPT_HOOK = "prompt_submit"
-# Sessions a prompt block tells of (by their board row or their own document), and its
-# activity lines (which sessions they may come from: search/focus.py).
-SESSIONS_TOLD = 5
-OBSERVATIONS_TOLD = 10
 # A session start's block, the project's standing memory, short: its most important live
 # fragments and its latest sessions (on the real coding sessions it was 12 items and 1,200
 # tokens a start, 4 % of them from a session the first request was about).
@@ -151,7 +148,7 @@ class Context:
             )
         else:
             fragments = self._standing(project, "fragment", STANDING_FRAGMENTS)
-            told = functools.partial(_tellable_summary, own_row=own_row, session_id=session_id)
+            told = functools.partial(tellable_summary, own_row=own_row, session_id=session_id)
             summaries = self._standing(project, "summary", STANDING_SESSIONS, keep=told)
             observations = []
         project_summary = (
@@ -321,7 +318,7 @@ class Context:
             hit
             for hit in related
             if hit.document.meta.get("type") == "error"
-            and _tellable_observation(hit.document, session_id)
+            and tellable_observation(hit.document, session_id)
         ]
         folder = project_folder(self.store, session_id)
         fragments = self.files.weigh(current(fragments), folder, project)
@@ -389,110 +386,3 @@ class Context:
         if link is None:
             return []
         return recent_injections(self.store, link[0], scan=None)[0]
-
-
-def prompt_hits(
-    found: Sequence[list[Hit]],
-    weights: Mapping[str, float],
-    held: Callable[[Hit], Iterable[str]],
-    links: Mapping[str, str],
-    *,
-    session_id: str | None = None,
-    own_row: str | None = None,
-    floor: float = packing.MATCHED_FLOOR,
-    most: int = focus.FOCUS_SESSIONS,
-    session_floor: float = focus.SESSION_FLOOR,
-    cosine: float = focus.COSINE,
-    same: float = packing.SAME_LINE,
-) -> tuple[list[Hit], list[Hit], list[Hit]]:
-    """What a prompt block may tell of, from a search's fragments, board rows, sessions and
-    observations (``CONTEXT_QUOTAS``' order): the fragments that pass the relevance floor,
-    and the sessions the request is most about (``focus.focused``) with their lines, each
-    session and each line told once (``packing.distinct``). Nothing of the asking session
-    (``session_id``, its board row ``own_row``), nor its bookkeeping."""
-    fragments, summaries, sessions, observations = found
-
-    def share(hit: Hit) -> float:
-        return packing.covered(weights, held(hit))
-
-    def close(hit: Hit) -> bool:
-        return hit.semantic is not None and hit.semantic >= cosine
-
-    fragments = [h for h in fragments if share(h) >= floor or close(h)]
-    summaries, sessions = (
-        [h for h in hits if _tellable_summary(h.document, own_row, session_id)]
-        for hits in (summaries, sessions)
-    )
-    observations = [h for h in observations if _tellable_observation(h.document, session_id)]
-    summaries, sessions, observations = focus.focused(
-        [summaries, sessions, observations],
-        held,
-        weights,
-        links,
-        close=close,
-        most=most,
-        floor=session_floor,
-    )
-    # A session is told once: by its board row or by its own document.
-    told = one_per_session(sorted([*summaries, *sessions], key=lambda h: h.score, reverse=True))
-    return fragments, told[:SESSIONS_TOLD], packing.distinct(observations, same)[:OBSERVATIONS_TOLD]
-
-
-# Observations that are the session's bookkeeping rather than its work: a session starting
-# or ending, a turn ending, compaction, notifications, a tool about to run (its result
-# follows), and memvault's own record of what it injected.
-_UNTOLD_HOOKS = frozenset(
-    {
-        "session_start",
-        "session_end",
-        "stop",
-        "pre_compact",
-        "post_compact",
-        "notification",
-        "pre_tool_use",
-        INJECTION_HOOK,
-    }
-)
-
-
-# Of those, what is bookkeeping wherever it shows (the viewer's search too): a turn's end
-# carries the agent's answer, and stays.
-_BOOKKEEPING_HOOKS = _UNTOLD_HOOKS - {"stop"}
-
-
-def is_bookkeeping(document: Document) -> bool:
-    """Whether a search hit records the session's bookkeeping rather than its work: a
-    session starting or ending, a notification, compaction, a tool about to run, what
-    memvault gave an agent, an idle board row nobody described yet."""
-    if document.kind == "observation":
-        return (
-            document.meta.get("type") == "host_internal"
-            or document.meta.get("hookType") in _BOOKKEEPING_HOOKS
-        )
-    return document.kind == "summary" and not _tellable_summary(document, None)
-
-
-def _tellable_observation(document: Document, session_id: str | None) -> bool:
-    """Whether an observation belongs in another block: not the asking session's own (its
-    prompt, its steps), not bookkeeping, not the host's own tool calls."""
-    if session_id and document.session_id == session_id:
-        return False
-    if document.meta.get("type") == "host_internal":
-        return False
-    return document.meta.get("hookType") not in _UNTOLD_HOOKS
-
-
-def _tellable_summary(
-    document: Document, own_row: str | None, session_id: str | None = None
-) -> bool:
-    """Whether a board row or a session belongs in a block: not the asking session's own,
-    and not a placeholder (an idle row nobody described yet, in any language)."""
-    if document.kind == "session":
-        return document.key != session_id
-    if own_row and document.key == own_row:
-        return False
-    if document.meta.get("status") != "idle":
-        return True
-    topic = document.title.strip()
-    unset = topic in placeholder_topics() or topic.lower() == "untitled" or topic == document.key
-    return not (unset or document.summary.strip() in placeholder_summaries())

@@ -33,6 +33,12 @@ SESSION_FLOOR = 0.5  # words alone
 SESSION_FLOOR_WITH_VECTORS = 0.7
 COSINE = 0.55
 RRF_K = 5  # reciprocal-rank fusion's constant: rank 1 counts 1/6, rank 5 1/10
+# A request that this many earlier sessions (the best placed one among them) hold about as
+# fully as the best placed one, each at most ``RIVAL_GAP`` less of its weighed terms, names
+# none of them: boilerplate ("For the code present, we get this error: …"), a question
+# every session touches. No session's lines are told then; fragments pass their floor.
+RIVALS = 3
+RIVAL_GAP = 0.1
 
 
 def session_of(hit: Hit, links: Mapping[str, str]) -> str | None:
@@ -87,12 +93,16 @@ def focused(
     close: Callable[[Hit], bool] = lambda hit: False,
     most: int = FOCUS_SESSIONS,
     floor: float = SESSION_FLOOR,
+    rivals: int = RIVALS,
+    gap: float = RIVAL_GAP,
 ) -> list[list[Hit]]:
     """Each list held to the ``most`` sessions the request is most about, and to their
     hits that hold one of its terms (or are ``close`` in meaning). A session is a candidate
     when its hits together hold at least ``floor`` of the request's weighed terms, or one
-    of them is close; candidates are ranked by ``evidence`` times that share. Hits of no
-    one session (fragments) are left as they are."""
+    of them is close; candidates are ranked by ``evidence`` times that share. When
+    ``rivals`` sessions hold the request within ``gap`` of the best placed one's share,
+    it singles none out and no session is kept (``ambiguous``). Hits of no one session
+    (fragments) are left as they are."""
     covers = coverage(lists, held, weights, links)
     eligible = {s for s, share in covers.items() if share >= floor}
     eligible |= {
@@ -106,7 +116,10 @@ def focused(
         rank = weighed.get(session, 0.0)
         return (rank * covers.get(session, 0.0), rank, session)
 
-    kept = set(sorted(eligible, key=weight, reverse=True)[:most])
+    ranked = sorted(eligible, key=weight, reverse=True)
+    # A session close in meaning is singled out by that, not by its words.
+    by_words = bool(ranked) and covers.get(ranked[0], 0.0) >= floor
+    kept = set() if by_words and ambiguous(ranked, covers, rivals, gap) else set(ranked[:most])
 
     def told(hit: Hit) -> bool:
         session = session_of(hit, links)
@@ -115,3 +128,14 @@ def focused(
         return session in kept and (close(hit) or any(term in weights for term in held(hit)))
 
     return [[h for h in hits if told(h)] for hits in lists]
+
+
+def ambiguous(ranked: Sequence[str], covers: Mapping[str, float], rivals: int, gap: float) -> bool:
+    """Whether at least ``rivals`` sessions (the best placed of ``ranked`` among them) each
+    hold at least the best placed one's share of the request less ``gap`` (``covers``:
+    every session's share, candidate or not): the request would be told of one of many
+    sessions that say the same."""
+    if not ranked:
+        return False
+    least = covers.get(ranked[0], 0.0) - gap
+    return sum(share >= least for share in covers.values()) >= rivals

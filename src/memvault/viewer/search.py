@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query, Request, Response
 
 from memvault.domain import DOCUMENT_KINDS
 from memvault.errors import InvalidInput
-from memvault.memory.context import is_bookkeeping
+from memvault.memory.telling import is_bookkeeping
 from memvault.viewer.render import memory_of, obsidian, page
 
 router = APIRouter(include_in_schema=False)
