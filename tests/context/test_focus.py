@@ -131,6 +131,34 @@ def test_pairs_no_memory_holds_are_not_weighed():
     assert set(weights) == {"测试", "失败", "pool"}  # an unseen English word still counts
 
 
+def test_a_chinese_request_is_told_of_the_english_session_it_is_about(memory):
+    """A developer asks in Chinese about work held in English: the lexicon's English words
+    for the request's (数据库 database, 连接池 connection pool, 泄漏 leak) count as the
+    request's words held, so the session passes the floor and its lines are told; before,
+    the request's pairs were held by no memory and weighed nothing, and the block was
+    empty."""
+    history(memory)
+    packed = memory.context.context(project="shop", query="数据库连接池泄漏是怎么修好的")
+    assert told_sessions(memory, packed) == {"pool"}
+    lines = [b["text"] for b in packed.items() if b["kind"] == "observation"]
+    assert any("PgPool never released the client" in line for line in lines)
+
+
+def test_a_pair_memory_says_in_the_other_language_is_weighed_and_held():
+    from memvault.search.context import holding, term_weights
+    from memvault.search.query import parse
+
+    query = parse("重试策略")  # 重试 is "retry" in the lexicon; 试策 spans two words
+    assert ("retri",) in [w for c in query.concepts for w in c.words]
+    counts = {"retri": 4}
+    weights = term_weights(query.terms, counts, 200, query.concepts)
+    assert "重试" in weights and "试策" not in weights
+    assert weights["重试"] == term_weights(["retri"], counts, 200)["retri"]
+    assert "重试" in holding({"retri", "polici"}, query.concepts)
+    assert "重试" not in holding({"polici"}, query.concepts)
+    assert term_weights(query.terms, counts, 200) == {}  # without the lexicon: nothing
+
+
 @pytest.mark.parametrize("counted_again", [False, True])
 def test_the_asking_prompt_weighs_the_same_whether_it_is_indexed_yet_or_not(memory, counted_again):
     """A host stores the prompt, then asks for its block: the prompt may be indexed by then

@@ -29,6 +29,7 @@ def test_an_english_word_brings_its_chinese_words_in_both_scripts():
 def test_traditional_characters_find_the_same_entries():
     assert simplified("資料庫連線逾時") == "资料库连线逾时"
     assert traditional("数据库迁移") == "數據庫遷移"
+    assert traditional("列表 报表") == "列表 報表"  # 表 is 表 in both (錶 is a watch)
     alternatives = parse("資料庫連線逾時").alternatives
     assert {("databas",), ("connect",), ("timeout",)} <= set(alternatives)
     # Taiwan's word and the mainland's are spellings of one entry.
@@ -58,3 +59,13 @@ def test_a_long_request_brings_a_bounded_number_of_alternatives():
 def test_a_line_without_both_languages_is_refused_with_its_number():
     with pytest.raises(ValueError, match="line 2"):
         Lexicon(["# header", "test only english"])
+
+
+def test_a_request_names_each_entry_by_its_own_words():
+    """The relevance floor credits a memory that says a request's word the other way:
+    each named entry keeps the request's own terms for it, in the request's script."""
+    said = {c.said: c.words for c in parse("資料庫連線逾時").concepts}
+    assert ("資料", "料庫") in said and ("databas",) in said[("資料", "料庫")]
+    english = {c.said: c.words for c in parse("the connection pool is exhausted").concepts}
+    assert ("连接", "接池") in english[("connect", "pool")]
+    assert parse("bump the changelog").concepts == ()

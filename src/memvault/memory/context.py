@@ -225,15 +225,16 @@ class Context:
         """``query``'s terms weighed by their rarity in the index (without the asking
         session's own documents, ``_without_own``), and what the floor reads of a hit
         (``packing.own_terms``), read once per document."""
-        counts, total = self.index.searcher.term_frequencies(query.terms)
-        counts, total = self._without_own(query.terms, counts, total, session_id)
-        weights = packing.term_weights(query.terms, counts, total)
+        counted = [*query.terms, *packing.concept_words(query.concepts)]
+        counts, total = self.index.searcher.term_frequencies(counted)
+        counts, total = self._without_own(counted, counts, total, session_id)
+        weights = packing.term_weights(query.terms, counts, total, query.concepts)
         terms: dict[int, frozenset[str]] = {}
 
         def held(hit: Hit) -> frozenset[str]:
             key = hit.document.id
             if key not in terms:
-                terms[key] = frozenset(packing.own_terms(hit.document))
+                terms[key] = packing.holding(packing.own_terms(hit.document), query.concepts)
             return terms[key]
 
         return weights, held

@@ -24,6 +24,7 @@ from memvault.analyzer import CJK_CHAR, estimate_tokens, kept_tokens, tokens
 from memvault.domain import Document
 from memvault.language import Strings, strings
 from memvault.search.engine import Hit
+from memvault.search.lexicon import Concept
 from memvault.search.ranking import idf
 from memvault.vault.remember import facts_from
 from memvault.vault.snapshot import item_key
@@ -81,7 +82,12 @@ class Packed:
 MEMORY_KINDS = frozenset({"fragment", "project", "summary", "session", "observation"})
 
 
-def term_weights(terms: Iterable[str], counts: Mapping[str, int], total: int) -> dict[str, float]:
+def term_weights(
+    terms: Iterable[str],
+    counts: Mapping[str, int],
+    total: int,
+    concepts: Sequence[Concept] = (),
+) -> dict[str, float]:
     """Each of a request's terms weighed by its rarity in the index (BM25's IDF): a term no
     document holds weighs the most. A small index is weighed as one of ``IDF_DOCUMENTS``:
     in a handful of documents (the request's own prompt among them) every word is "common"
@@ -92,13 +98,46 @@ def term_weights(terms: Iterable[str], counts: Mapping[str, int], total: int) ->
     where it would count against every memory as a word nobody ever wrote. (Once the
     request's own prompt is indexed, its pairs are held once and weighed as before.)
     Measured with ``bench/floors.py``: ``bench/coding.py``'s prompt blocks drew on 0.63 of
-    the answering sessions with such pairs weighed, 0.84 without."""
+    the answering sessions with such pairs weighed, 0.84 without.
+
+    A pair that says a lexicon word (``concepts``; ``counts`` holds their words' counts
+    too) which memory holds in another way (重试 of sessions written in English, which say
+    "retry") is a word memory wrote: it stays, weighed by how many documents hold the most
+    held of those ways."""
     total = max(total, IDF_DOCUMENTS)
+    elsewhere: dict[str, int] = {}
+    for concept in concepts:
+        held = max((_held_by(words, counts) for words in concept.words[1:]), default=0)
+        for term in concept.said if held else ():
+            elsewhere[term] = max(elsewhere.get(term, 0), held)
     return {
-        term: idf(counts.get(term, 0), total)
+        term: idf(counts.get(term, 0) or elsewhere.get(term, 0), total)
         for term in dict.fromkeys(terms)
-        if not (CJK_CHAR.match(term) and not counts.get(term, 0))
+        if not (CJK_CHAR.match(term) and not counts.get(term, 0) and term not in elsewhere)
     }
+
+
+def _held_by(words: Sequence[str], counts: Mapping[str, int]) -> int:
+    """About how many documents hold every one of ``words``: those that hold the rarest."""
+    return min((counts.get(word, 0) for word in words), default=0)
+
+
+def concept_words(concepts: Sequence[Concept]) -> list[str]:
+    """The terms of every other way ``concepts`` may be said, to be counted."""
+    return list(dict.fromkeys(t for c in concepts for words in c.words[1:] for t in words))
+
+
+def holding(own: Iterable[str], concepts: Sequence[Concept]) -> frozenset[str]:
+    """A memory's terms (``own``), and the request's own terms for each lexicon word it
+    says in another way: a session written in English that says "retry" holds the 重试
+    of a request in Chinese."""
+    held = set(own)
+    for concept in concepts:
+        if not held.issuperset(concept.said) and any(
+            held.issuperset(words) for words in concept.words[1:]
+        ):
+            held.update(concept.said)
+    return frozenset(held)
 
 
 def uncounted(

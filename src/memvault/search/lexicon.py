@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 
@@ -42,7 +43,7 @@ _TRADITIONAL_PAIRS = (
     "慣惯 戰战 掃扫 擾扰 擁拥 擇择 擋挡 擺摆 數数 鬥斗 舊旧 術术 殺杀 來来 極极 歡欢 氣气 匯汇 "
     "彙汇 潔洁 溫温 灣湾 滿满 滅灭 燈灯 靈灵 爛烂 熱热 愛爱 礎础 確确 礙碍 離离 種种 積积 稱称 "
     "筆笔 簡简 糾纠 紀纪 純纯 納纳 紙纸 練练 細细 紹绍 經经 繞绕 給给 絕绝 統统 繼继 維维 綜综 "
-    "職职 勝胜 髒脏 臟脏 腦脑 薦荐 獲获 虛虚 慮虑 錶表 視视 覺觉 觸触 討讨 讓让 講讲 論论 識识 "
+    "職职 勝胜 髒脏 臟脏 腦脑 薦荐 獲获 虛虚 慮虑 視视 覺觉 觸触 討讨 讓让 講讲 論论 識识 "
     "訴诉 該该 詳详 說说 誰谁 譜谱 貝贝 貨货 質质 費费 貼贴 資资 趕赶 輪轮 輕轻 這这 違违 邏逻 "
     "裡里 裏里 針针 錢钱 銀银 門门 險险 隨随 難难 須须 頂顶 順顺 領领 頻频 驅驱 齊齐 龍龙 車车 "
     "軌轨 據据 寬宽 啟启 測测 臺台 颱台 檯台 億亿 亂乱 兩两 價价 們们 傷伤 僅仅 優优 剛刚 劑剂 "
@@ -96,6 +97,21 @@ class Entry:
     chinese: tuple[tuple[str, ...], ...]  # Simplified, Taiwan's words, Traditional spellings
 
 
+@dataclass(frozen=True, slots=True)
+class Concept:
+    """What a request names in the lexicon: the terms it says it with, the entry's words
+    in the other language, and (for a Chinese word) the entry's other Chinese spellings."""
+
+    said: tuple[str, ...]
+    other: tuple[tuple[str, ...], ...]
+    spellings: tuple[tuple[str, ...], ...]
+
+    @property
+    def words(self) -> tuple[tuple[str, ...], ...]:
+        """Every way a memory may hold it, the request's own first."""
+        return tuple(dict.fromkeys([self.said, *self.other, *self.spellings]))
+
+
 class Lexicon:
     """Entries looked up by their English words (as analyzed phrases) and their Chinese
     words (in Simplified characters, found anywhere in a run of Chinese)."""
@@ -122,36 +138,61 @@ class Lexicon:
         self._longest_english = max((len(p) for p in self._english), default=0)
         self._longest_chinese = max((len(w) for w in self._chinese), default=0)
 
-    def alternatives(self, text: str, own: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
-        """The phrases the entries named in ``text`` add to a request whose own terms are
-        ``own``: for a Chinese word, the entry's English words and its other Chinese
-        spellings; for an English word, its Chinese words. A phrase of terms the request
-        already holds adds nothing and is left out."""
-        other: list[tuple[str, ...]] = []  # the other language's words come first
-        spellings: list[tuple[str, ...]] = []
-        for index in self._named_in_chinese(text):
-            other += self.entries[index].english
-            spellings += self.entries[index].chinese
-        for index in self._named_in_english(own):
-            other += self.entries[index].chinese
-        held = set(own)
-        out = [p for p in dict.fromkeys(other + spellings) if not held.issuperset(p)]
-        return tuple(out[:MAX_ALTERNATIVES])
+    def concepts(self, text: str, own: tuple[str, ...]) -> list[Concept]:
+        """Each entry ``text`` names, as the request's own words for it (the terms it was
+        named by) and the entry's other words: Chinese words first, in the order the text
+        names them, then English ones."""
+        out: list[Concept] = []
+        for said, indexes in self._named_in_chinese(text):
+            for index in indexes:
+                entry = self.entries[index]
+                out.append(Concept(said, entry.english, entry.chinese))
+        for said, indexes in self._named_in_english(own):
+            for index in indexes:
+                out.append(Concept(said, self.entries[index].chinese, ()))
+        return out
 
-    def _named_in_chinese(self, text: str) -> list[int]:
-        named: list[int] = []
-        for run in _CJK_RUN.findall(simplified(unicodedata.normalize("NFKC", text))):
+    def _named_in_chinese(self, text: str) -> list[tuple[tuple[str, ...], list[int]]]:
+        """The entries named by a Chinese word of ``text``, each with the terms that word
+        is indexed as (its character pairs, in the text's own script)."""
+        named: dict[int, tuple[str, ...]] = {}
+        for run in _CJK_RUN.findall(unicodedata.normalize("NFKC", text)):
+            folded = simplified(run)
             for start in range(len(run)):
                 for end in range(start + 2, min(len(run), start + self._longest_chinese) + 1):
-                    named += self._chinese.get(run[start:end], [])
-        return list(dict.fromkeys(named))
+                    for index in self._chinese.get(folded[start:end], []):
+                        named.setdefault(index, tuple(tokens(run[start:end])))
+        by_words: dict[tuple[str, ...], list[int]] = {}
+        for index, said in named.items():
+            by_words.setdefault(said, []).append(index)
+        return list(by_words.items())
 
-    def _named_in_english(self, terms: tuple[str, ...]) -> list[int]:
-        named: list[int] = []
+    def _named_in_english(self, terms: tuple[str, ...]) -> list[tuple[tuple[str, ...], list[int]]]:
+        """The entries named by a phrase of ``terms``, each with that phrase."""
+        named: dict[int, tuple[str, ...]] = {}
         for start in range(len(terms)):
             for size in range(1, self._longest_english + 1):
-                named += self._english.get(terms[start : start + size], [])
-        return list(dict.fromkeys(named))
+                said = terms[start : start + size]
+                for index in self._english.get(said, []):
+                    named.setdefault(index, said)
+        by_words: dict[tuple[str, ...], list[int]] = {}
+        for index, said in named.items():
+            by_words.setdefault(said, []).append(index)
+        return list(by_words.items())
+
+
+def alternatives_of(
+    concepts: Sequence[Concept], own: tuple[str, ...]
+) -> tuple[tuple[str, ...], ...]:
+    """The phrases ``concepts`` add to a request whose own terms are ``own``: for a Chinese
+    word, the entry's English words and its other Chinese spellings; for an English word,
+    its Chinese words. A phrase of terms the request already holds adds nothing and is left
+    out."""
+    other = [phrase for concept in concepts for phrase in concept.other]
+    spellings = [phrase for concept in concepts for phrase in concept.spellings]
+    held = set(own)
+    out = [p for p in dict.fromkeys(other + spellings) if not held.issuperset(p)]
+    return tuple(out[:MAX_ALTERNATIVES])
 
 
 def _phrases(words: list[str]) -> tuple[tuple[str, ...], ...]:

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from memvault.analyzer import CJK_CHAR, stem, tokens
-from memvault.search.lexicon import MAX_ALTERNATIVES, lexicon
+from memvault.search.lexicon import MAX_ALTERNATIVES, Concept, alternatives_of, lexicon
 from memvault.store import LexicalQuery
 
 _PART = re.compile(r'"([^"]*)"|(\S+)')
@@ -42,6 +42,9 @@ class Query:
     # How often the text says each of its words, counted when it was parsed (a long text
     # is tokenized once, however many parts and kinds its words are chosen for).
     said: Mapping[str, int] = field(default_factory=dict, compare=False, hash=False)
+    # What the request names in the lexicon, each with every way a memory may say it: the
+    # relevance floor counts a memory that says it in the other language as holding it.
+    concepts: tuple[Concept, ...] = field(default=(), compare=False, hash=False)
 
     @property
     def empty(self) -> bool:
@@ -97,7 +100,8 @@ def parse(text: str) -> Query:
         # own (a C# "void*", a quoted error), and none of its words is required.
         said = Counter(tokens(text))
         terms = tuple(said)
-        return Query(text, terms, (), (), lexicon().alternatives(text, terms), said)
+        named = tuple(lexicon().concepts(text, terms))
+        return Query(text, terms, (), (), alternatives_of(named, terms), said, named)
     for quoted, word in parts:
         if quoted:
             words = tuple(tokens(quoted))
@@ -119,7 +123,10 @@ def parse(text: str) -> Query:
         else:
             terms.extend(tokens(word))
     own = tuple(dict.fromkeys(terms))
-    return Query(text, own, tuple(phrases), tuple(prefixes), lexicon().alternatives(text, own))
+    named = tuple(lexicon().concepts(text, own))
+    return Query(
+        text, own, tuple(phrases), tuple(prefixes), alternatives_of(named, own), concepts=named
+    )
 
 
 def _fold(word: str) -> str:
