@@ -10,7 +10,7 @@ import pytest
 
 from memvault.domain import utc_now
 from memvault.memory import context as context_part
-from memvault.search import engine
+from memvault.search import engine, lexical
 from memvault.search.query import parse
 from memvault.vault.remember import Draft
 from tests.context.conftest import start
@@ -110,7 +110,7 @@ def test_a_long_request_is_tokenized_once_whatever_it_is_asked_of(counted, monke
     each part and kind its words are chosen for."""
     memory, _ = counted
     said = []
-    monkeypatch.setattr(engine, "tokens", lambda text: said.append(text) or [])
+    monkeypatch.setattr(lexical, "tokens", lambda text: said.append(text) or [])
     log = " ".join(f"refresh{n} token rotation fails" for n in range(40))
     memory.index.searcher.find(log, context_part.CONTEXT_QUOTAS, project="demo-app")
     assert said == []
