@@ -1,6 +1,9 @@
 """The best of each kind, asked at once, is what asking each kind alone finds, on every
 engine: the store's ``lexical_search_per_kind`` (one statement per part of the index on
-PostgreSQL) gives each kind the ids and scores ``lexical_search`` gives that kind alone."""
+PostgreSQL) gives each kind the ids and scores ``lexical_search`` gives that kind alone,
+and the searcher's candidates of each kind (a context request's) are those of a search of
+that kind alone, whichever words it asks: all of them, the rare ones, at most ASKED_TERMS,
+the newest window (all the words together, else any), and the other language's."""
 
 from __future__ import annotations
 
@@ -8,8 +11,12 @@ import dataclasses
 
 import pytest
 
+from memvault.search import lexical
 from memvault.search.documents import terms
+from memvault.search.engine import Searcher
+from memvault.search.lexical import Scope
 from memvault.search.query import parse
+from memvault.search.ranking import RELEVANCE_ONLY
 from memvault.store import LexicalQuery
 from tests.store.test_across_languages import _draft
 
@@ -119,3 +126,67 @@ def test_a_kind_asked_for_none_or_absent_from_the_index_has_an_empty_list(store)
     assert store.lexical_search_per_kind(query, limits={}) == {}
     nothing = store.lexical_search_per_kind(LexicalQuery(), limits={"session": 3})
     assert nothing == {"session": []}
+
+
+# The searcher's constants that decide which words are asked: the defaults (a small index
+# is asked every word), rare words only, at most two words, and every word common (the
+# newest twelve documents, all words together, else any: the summaries hold one word and
+# the events both, so the summaries are asked again with any).
+SETTINGS = [
+    {},
+    {"RARE_DOCUMENTS": 3, "RARE_SHARE": 0.0},
+    {"RARE_DOCUMENTS": 30, "RARE_SHARE": 0.0, "ASKED_TERMS": 2},
+    {"RARE_DOCUMENTS": 1, "RARE_SHARE": 0.0, "COMMON_WINDOW": 12},
+]
+
+
+@pytest.mark.parametrize("settings", SETTINGS, ids=lambda s: ",".join(s) or "defaults")
+def test_a_context_requests_candidates_of_each_kind_are_those_of_a_search_of_it_alone(
+    store, monkeypatch, settings
+):
+    for name, value in settings.items():
+        monkeypatch.setattr(lexical, name, value)
+    candidates = Searcher(store, weights=RELEVANCE_ONLY).lexical
+    asked = 0
+    for text in REQUESTS:
+        query = parse(text)
+        for pools in [dict.fromkeys(KINDS, 100), {"fragment": 2, "summary": 1, "observation": 4}]:
+            for project, archived in [("demo", False), (None, True)]:
+                scope = Scope(list(pools), project, archived)
+                each = candidates.per_kind(query, scope, pools)
+                alone = {
+                    kind: candidates.together(
+                        query, dataclasses.replace(scope, kinds=[kind]), pool=pool
+                    )
+                    for kind, pool in pools.items()
+                }
+                assert each == alone, (text, pools, project)
+                asked += sum(map(len, each.values()))
+    assert asked
+
+
+def test_the_newest_window_asks_any_word_only_of_the_kinds_that_hold_none_together(
+    store, monkeypatch
+):
+    monkeypatch.setattr(lexical, "RARE_DOCUMENTS", 1)
+    monkeypatch.setattr(lexical, "RARE_SHARE", 0.0)
+    monkeypatch.setattr(lexical, "COMMON_WINDOW", 12)
+    asks = []
+    per_kind = store.lexical_search_per_kind
+
+    def counted(query, **asked):
+        asks.append((query.all_of, bool(query.alternatives), sorted(asked["limits"])))
+        return per_kind(query, **asked)
+
+    monkeypatch.setattr(store, "lexical_search_per_kind", counted)
+    candidates = Searcher(store, weights=RELEVANCE_ONLY).lexical
+    pools = {"fragment": 5, "summary": 5, "observation": 5}
+    found = candidates.per_kind(parse("pool timeout"), Scope(list(pools), "demo", False), pools)
+    # The events hold both words; the summaries one; the fragments are older than the window.
+    # Then the other language's words, of every kind.
+    assert asks == [
+        (True, False, ["fragment", "observation", "summary"]),
+        (False, False, ["fragment", "summary"]),
+        (False, True, ["fragment", "observation", "summary"]),
+    ]
+    assert found["observation"] and found["summary"] and not found["fragment"]

@@ -13,7 +13,7 @@ import logging
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
@@ -163,10 +163,11 @@ class Searcher:
         self, query: Query, scope: Scope, pools: dict[str, int], *, keep: int | None = None
     ) -> tuple[list[tuple[int, float]], list[tuple[int, float]], dict[int, Document]]:
         """Both retrievers' candidates, and their documents. ``pools``: how many of each
-        kind, each kind found apart (a long request's words are in thousands of events,
+        kind, each kind its own best (a long request's words are in thousands of events,
         which would crowd a kind of a few hundred documents, fragments or board rows, out
-        of one shared pool); ``keep``, when the kinds are ranked together: that many of
-        each retriever, all kinds at once."""
+        of one shared pool), each part of the index asked once for all its kinds; ``keep``,
+        when the kinds are ranked together: that many of each retriever, all kinds at
+        once."""
         # The two retrievers run side by side: the model and SQLite both release the GIL.
         semantic_future = (
             _RETRIEVERS.submit(self._semantic, query.text, scope, pools)
@@ -174,11 +175,8 @@ class Searcher:
             else None
         )
         if keep is None:
-            lexical = [
-                hit
-                for kind, pool in pools.items()
-                for hit in self.lexical.together(query, replace(scope, kinds=[kind]), pool=pool)
-            ]
+            found = self.lexical.per_kind(query, scope, pools)
+            lexical = [hit for kind in pools for hit in found[kind]]
         else:
             lexical = self.lexical.together(query, scope, pool=keep)
         total = keep or sum(pools.values())

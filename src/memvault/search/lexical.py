@@ -4,7 +4,9 @@ asks made of the store, and their BM25 scores as shares of their part's best.
 A part (``store.LEXICAL_PARTS``) is asked the request's own words and, apart, the other
 language's words for them (weighed less), by that part's own counts: in a large index only
 the rare words, at most ASKED_TERMS of a long request, or the newest documents when every
-word is common.
+word is common. The kinds are asked either together, sharing one pool, or each kind for
+its own pool in the same ask (a long request's words are in thousands of events, which
+would crowd a kind of a few hundred documents out of a shared pool).
 """
 
 from __future__ import annotations
@@ -111,6 +113,40 @@ class LexicalCandidates:
             alternative = self._alternative_ask(query, part)
             found[part] = own if alternative is None else _added(own, ask(*alternative), pool)
         return by_part(found)
+
+    def per_kind(self, query: Query, scope: Scope, pools: Mapping[str, int]) -> dict[str, Hits]:
+        """BM25 candidates of each kind of ``pools``, that many of it, as shares of that
+        kind's best: what ``together`` finds for that kind alone, each part of the index
+        asked once for all its kinds (and again only for those a first ask found none of)."""
+        found: dict[str, Hits] = {}
+        for part in LEXICAL_PARTS:
+            mine = {kind: pool for kind, pool in pools.items() if part_of(kind) == part}
+            if not mine:
+                continue
+
+            def ask(match: LexicalQuery, newest: int | None, limits: Mapping[str, int]):
+                return self.store.lexical_search_per_kind(
+                    match,
+                    limits=limits,
+                    project=scope.project,
+                    include_archived=scope.include_archived,
+                    weights=COLUMN_WEIGHTS,
+                    newest=newest,
+                )
+
+            own: dict[str, Hits] = {kind: [] for kind in mine}
+            for match, newest in self._own_asks(query, part):  # the next where none matched
+                unmatched = {kind: pool for kind, pool in mine.items() if not own[kind]}
+                if not unmatched:
+                    break
+                own |= ask(match, newest, unmatched)
+            alternative = self._alternative_ask(query, part)
+            if alternative is None:
+                found |= own
+            else:
+                other = ask(*alternative, mine)
+                found |= {kind: _added(own[kind], other[kind], mine[kind]) for kind in mine}
+        return {kind: by_part({part_of(kind): found[kind]}) for kind in pools}
 
     def rare_cap(self, part: str | None = None) -> int:
         """How many documents (of ``part``, or of the whole index) a term may be in and
