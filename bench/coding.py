@@ -47,6 +47,7 @@ from memvault import Memory
 from memvault.importers import claude_code
 from memvault.importers.driver import run_import
 from memvault.search import documents, engine, indexer
+from memvault.search import lexical as candidates
 
 DATA = Path(__file__).parent / "data" / "coding_sessions.json"
 # Real Claude Code transcripts (tests/fixtures/claude-code/PROVENANCE.md), imported as
@@ -207,7 +208,7 @@ CONSTANTS = ("context", "dates", "speaker", "session")
 
 def switch_off(names: set[str]) -> None:
     """Set these ranking constants off for what is indexed and searched from now on."""
-    weights = list(engine.COLUMN_WEIGHTS)
+    weights = list(candidates.COLUMN_WEIGHTS)
     if "context" in names:
         indexer.CONTEXT_BEFORE = indexer.CONTEXT_AFTER = 0
     if "dates" in names:
@@ -217,7 +218,7 @@ def switch_off(names: set[str]) -> None:
         engine.ACTOR_BOOST = 0.0
     if "session" in names:
         engine.SESSION_BOOST = 0.0
-    engine.COLUMN_WEIGHTS = tuple(weights)
+    candidates.COLUMN_WEIGHTS = tuple(weights)
     engine._MAX_FUSED = 1 + engine.ACTOR_BOOST + engine.SESSION_BOOST * (1 + engine.ACTOR_BOOST)
 
 
@@ -226,7 +227,7 @@ def ablation(sessions: list[dict], questions: list[dict], fixtures: list[Path]) 
     steps = {"every constant off": set(CONSTANTS), "defaults": set()}
     steps.update({f"without {name}": {name} for name in CONSTANTS})
     for label, names in steps.items():
-        saved = (indexer.CONTEXT_BEFORE, documents.date_terms, engine.COLUMN_WEIGHTS)
+        saved = (indexer.CONTEXT_BEFORE, documents.date_terms, candidates.COLUMN_WEIGHTS)
         boosts = (engine.ACTOR_BOOST, engine.SESSION_BOOST, engine._MAX_FUSED)
         switch_off(names)
         try:
@@ -238,7 +239,7 @@ def ablation(sessions: list[dict], questions: list[dict], fixtures: list[Path]) 
                 cells = table(evaluate(memory, questions, sessions)["rows"])["all"]
         finally:
             indexer.CONTEXT_BEFORE = indexer.CONTEXT_AFTER = saved[0]
-            documents.date_terms, engine.COLUMN_WEIGHTS = saved[1], saved[2]
+            documents.date_terms, candidates.COLUMN_WEIGHTS = saved[1], saved[2]
             engine.ACTOR_BOOST, engine.SESSION_BOOST, engine._MAX_FUSED = boosts
         print(
             f"lexical {label:19} search {cells['search@5']:.3f}/{cells['search@10']:.3f}"

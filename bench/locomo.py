@@ -39,6 +39,7 @@ from _server import machine
 
 from memvault import Memory
 from memvault.search import documents, engine, indexer, ranking
+from memvault.search import lexical as candidates
 from memvault.search.query import parse
 from memvault.search.ranking import RELEVANCE_ONLY, Weights
 
@@ -158,7 +159,7 @@ ABLATION = {
 def configure(step: dict) -> None:
     """Set the index and ranking constants an ablation step varies."""
     indexer.CONTEXT_BEFORE = indexer.CONTEXT_AFTER = step["context"]
-    engine.COLUMN_WEIGHTS = (1.0, 1.0, step["weight"], 0.5 if step["dates"] else 0.0)
+    candidates.COLUMN_WEIGHTS = (1.0, 1.0, step["weight"], 0.5 if step["dates"] else 0.0)
     engine.ACTOR_BOOST = step["actor"]
     engine.SESSION_BOOST = step["session"]
     engine._MAX_FUSED = 1 + step["actor"] + step["session"] * (1 + step["actor"])
@@ -210,8 +211,8 @@ def defaults() -> Constants:
     window = indexer.CONTEXT_BEFORE
     return Constants(
         window,
-        engine.COLUMN_WEIGHTS[2] if window else 0.0,
-        engine.COLUMN_WEIGHTS[3] if documents.date_terms is _DATE_TERMS else 0.0,
+        candidates.COLUMN_WEIGHTS[2] if window else 0.0,
+        candidates.COLUMN_WEIGHTS[3] if documents.date_terms is _DATE_TERMS else 0.0,
         engine.ACTOR_BOOST,
         engine.SESSION_BOOST,
     )
@@ -234,7 +235,7 @@ _CHANGED = (
     (indexer, "CONTEXT_BEFORE"),
     (indexer, "CONTEXT_AFTER"),
     (documents, "date_terms"),
-    (engine, "COLUMN_WEIGHTS"),
+    (candidates, "COLUMN_WEIGHTS"),
     (engine, "ACTOR_BOOST"),
     (engine, "SESSION_BOOST"),
     (engine, "_MAX_FUSED"),
@@ -331,12 +332,12 @@ def _score_index(memory, asked, semantic, modes, window, dated, combos, here) ->
     for combo in mine:
         by_weights[(combo.context, combo.dates)].append(combo)
     for (context, dates), variants in by_weights.items():
-        engine.COLUMN_WEIGHTS = (1.0, 1.0, context, dates)
+        candidates.COLUMN_WEIGHTS = (1.0, 1.0, context, dates)
         for n, qa in enumerate(asked):
             query = parse(qa["question"])
-            lexical = memory.index.searcher._lexical(
+            lexical = memory.index.searcher.lexical.together(
                 query,
-                engine._Scope(kinds=["observation"], project=None, include_archived=False),
+                candidates.Scope(kinds=["observation"], project=None, include_archived=False),
                 pool=engine.CANDIDATES,
             )
             evidence = set(qa["evidence"])

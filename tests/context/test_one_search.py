@@ -1,8 +1,8 @@
 """A memory block is one search: the request parsed once, the words it asks chosen once
 for each part of the index (sessions are weighed among sessions, the rest among the rest),
-and one lexical retrieval for each kind of memory the block holds (and one of the other
-language's words for the request's, from the lexicon, for the same kinds), each kind its
-own candidates and cut to its own quota."""
+and one lexical retrieval for each part, for all the kinds of memory the block holds in it
+(and one of the other language's words for the request's, from the lexicon, for the same
+kinds), each kind its own candidates and cut to its own quota."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from memvault.domain import utc_now
 from memvault.memory import context as context_part
-from memvault.search import engine
+from memvault.search import engine, lexical
 from memvault.search.query import parse
 from memvault.vault.remember import Draft
 from tests.context.conftest import start
@@ -22,14 +22,22 @@ REQUEST = "why does the refresh token rotation fail"
 
 @pytest.fixture
 def counted(auth_memory, monkeypatch):
-    """The memory, with its store's lexical searches and the parses of the request
-    counted (the real store and parser do the work)."""
+    """The memory, with its store's lexical searches (the kinds each asks) and the
+    parses of the request counted (the real store and parser do the work)."""
     calls = {"lexical": [], "alternatives": [], "parsed": 0}
-    lexical_search = auth_memory.store.lexical_search
+    store = auth_memory.store
+    lexical_search, per_kind = store.lexical_search, store.lexical_search_per_kind
+
+    def record(query, kinds):
+        calls["alternatives" if query.alternatives else "lexical"].append(list(kinds))
 
     def lexical(query, **asked):
-        calls["alternatives" if query.alternatives else "lexical"].append(asked["kinds"])
+        record(query, asked["kinds"])
         return lexical_search(query, **asked)
+
+    def lexical_per_kind(query, **asked):
+        record(query, asked["limits"])
+        return per_kind(query, **asked)
 
     def parsing(text):
         calls["parsed"] += text == REQUEST
@@ -38,7 +46,8 @@ def counted(auth_memory, monkeypatch):
     start(auth_memory, "other")
     auth_memory.observe(envelope("other", 1, hookType="prompt_submit", data={"prompt": REQUEST}))
     auth_memory.index.index_now()
-    monkeypatch.setattr(auth_memory.store, "lexical_search", lexical)
+    monkeypatch.setattr(store, "lexical_search", lexical)
+    monkeypatch.setattr(store, "lexical_search_per_kind", lexical_per_kind)
     monkeypatch.setattr(engine, "parse", parsing)
     monkeypatch.setattr(context_part, "parse", parsing)
     return auth_memory, calls
@@ -49,7 +58,8 @@ def test_a_context_request_searches_once(counted):
     packed = memory.context.context(project="demo-app", query=REQUEST)
     assert [b for b in packed.blocks if b["kind"] == "fragment"]
     assert [b for b in packed.blocks if b["kind"] == "observation"]
-    assert sorted(calls["lexical"]) == [["fragment"], ["observation"], ["session"], ["summary"]]
+    # One ask of each part: the sessions, and the rest's kinds together.
+    assert sorted(calls["lexical"]) == [["fragment", "summary", "observation"], ["session"]]
     # "refresh token" and "fail" have Chinese words in the lexicon: asked once, for every kind.
     assert calls["alternatives"] == calls["lexical"]
     assert calls["parsed"] == 1
@@ -58,7 +68,7 @@ def test_a_context_request_searches_once(counted):
 def test_an_enrich_request_searches_once(counted):
     memory, calls = counted
     memory.context.enrich(files=["src/auth/refresh.py"], terms=["token"], project="demo-app")
-    assert sorted(calls["lexical"]) == [["fragment"], ["observation"]]
+    assert calls["lexical"] == [["fragment", "observation"]]
     assert calls["alternatives"] == calls["lexical"]
 
 
@@ -110,7 +120,7 @@ def test_a_long_request_is_tokenized_once_whatever_it_is_asked_of(counted, monke
     each part and kind its words are chosen for."""
     memory, _ = counted
     said = []
-    monkeypatch.setattr(engine, "tokens", lambda text: said.append(text) or [])
+    monkeypatch.setattr(lexical, "tokens", lambda text: said.append(text) or [])
     log = " ".join(f"refresh{n} token rotation fails" for n in range(40))
     memory.index.searcher.find(log, context_part.CONTEXT_QUOTAS, project="demo-app")
     assert said == []

@@ -10,6 +10,7 @@ import pytest
 
 from memvault import Memory
 from memvault.errors import InvalidInput
+from memvault.search.query import parse
 from memvault.search.ranking import RELEVANCE_ONLY, Weights
 from memvault.vault.remember import Draft
 
@@ -235,11 +236,11 @@ def _docs(memory: Memory):
 
 
 def test_in_a_large_index_only_results_holding_a_rarer_term_are_scored(vault_memory, monkeypatch):
-    from memvault.search import engine
+    from memvault.search import lexical
 
     # Counted among events (the part searched): zebra in 2, common in 3.
-    monkeypatch.setattr(engine, "RARE_DOCUMENTS", 2)
-    monkeypatch.setattr(engine, "RARE_SHARE", 0.0)
+    monkeypatch.setattr(lexical, "RARE_DOCUMENTS", 2)
+    monkeypatch.setattr(lexical, "RARE_SHARE", 0.0)
     texts = ["zebra common", "common stuff", "common things", "zebra", "stuff things"]
     for n, text in enumerate(texts):
         prompt(vault_memory, text, n, session=f"own-{n}")  # no neighbours: no context
@@ -250,16 +251,16 @@ def test_in_a_large_index_only_results_holding_a_rarer_term_are_scored(vault_mem
 
     # zebra is rare: only results holding it are scored (common alone is not enough).
     assert set(found("zebra common")) == {"own-0-0", "own-3-3"}
-    monkeypatch.setattr(engine, "RARE_DOCUMENTS", 1)  # now every term is common
+    monkeypatch.setattr(lexical, "RARE_DOCUMENTS", 1)  # now every term is common
     assert found("zebra common") == ["own-0-0"]  # the two rarest, together
     # ... or, when no result holds both, any of them.
     assert set(found("zebra stuff")) == {"own-0-0", "own-1-1", "own-3-3", "own-4-4"}
 
 
 def test_a_long_request_is_asked_by_its_terms_said_most_and_rarest(vault_memory, monkeypatch):
-    from memvault.search import engine
+    from memvault.search import lexical
 
-    monkeypatch.setattr(engine, "ASKED_TERMS", 2)
+    monkeypatch.setattr(lexical, "ASKED_TERMS", 2)
     for n, text in enumerate(["alpha notes", "beta notes", "gamma notes", "delta notes"]):
         prompt(vault_memory, text, n, session=f"own-{n}")
 
@@ -271,19 +272,19 @@ def test_a_long_request_is_asked_by_its_terms_said_most_and_rarest(vault_memory,
     # A word no document holds takes no place among them, however often it is said.
     assert found("zebra zebra zebra alpha delta") == {"own-0-0", "own-3-3"}
     # kappa, said twice but in every document, weighs least; the kept keep their order.
-    query = engine.parse("kappa alpha kappa alpha omega")
+    query = parse("kappa alpha kappa alpha omega")
     counts = {"kappa": 8, "alpha": 1, "omega": 4}
-    assert engine.asked_terms(query, query.terms, counts, 8) == ("alpha", "omega")
-    monkeypatch.setattr(engine, "ASKED_TERMS", 1)
-    assert engine.asked_terms(query, query.terms, counts, 8) == ("alpha",)
+    assert lexical.asked_terms(query, query.terms, counts, 8) == ("alpha", "omega")
+    monkeypatch.setattr(lexical, "ASKED_TERMS", 1)
+    assert lexical.asked_terms(query, query.terms, counts, 8) == ("alpha",)
 
 
 def test_a_long_requests_numbers_are_asked_after_its_words(vault_memory, monkeypatch):
     """A pasted log's numbers (timestamps, line numbers, durations) are rare and about
     nothing: a long request is asked by its words first."""
-    from memvault.search import engine
+    from memvault.search import lexical
 
-    monkeypatch.setattr(engine, "ASKED_TERMS", 2)
+    monkeypatch.setattr(lexical, "ASKED_TERMS", 2)
     texts = ["alpha notes", "beta notes", "at 17 57 we shipped", "17 57 again"]
     for n, text in enumerate(texts):
         prompt(vault_memory, text, n, session=f"own-{n}")
@@ -293,21 +294,21 @@ def test_a_long_requests_numbers_are_asked_after_its_words(vault_memory, monkeyp
 
     # The timestamp's parts are said most and are as rare as the words: still the words.
     assert found("17:57 alpha 17:57 beta 17:57") == {"own-0-0", "own-1-1"}
-    query = engine.parse("17 alpha 17 57 57 beta")
+    query = parse("17 alpha 17 57 57 beta")
     counts = {"17": 1, "57": 1, "alpha": 3, "beta": 3}
-    assert engine.asked_terms(query, query.terms, counts, 8) == ("alpha", "beta")
+    assert lexical.asked_terms(query, query.terms, counts, 8) == ("alpha", "beta")
     # A number still counts when the words are fewer than the terms asked.
-    monkeypatch.setattr(engine, "ASKED_TERMS", 3)
-    assert engine.asked_terms(query, query.terms, counts, 8) == ("17", "alpha", "beta")
+    monkeypatch.setattr(lexical, "ASKED_TERMS", 3)
+    assert lexical.asked_terms(query, query.terms, counts, 8) == ("17", "alpha", "beta")
 
 
 def test_sessions_are_asked_the_words_rare_among_sessions(vault_memory, monkeypatch):
     """A word in many events can be in few sessions: whether a session search asks it is
     decided by how many sessions hold it, as their BM25 weighs it."""
-    from memvault.search import engine
+    from memvault.search import lexical
 
-    monkeypatch.setattr(engine, "RARE_DOCUMENTS", 4)
-    monkeypatch.setattr(engine, "RARE_SHARE", 0.0)
+    monkeypatch.setattr(lexical, "RARE_DOCUMENTS", 4)
+    monkeypatch.setattr(lexical, "RARE_SHARE", 0.0)
     for n in range(5):  # five events and one session document say "parser"
         prompt(vault_memory, f"the parser broke again, take {n}", n, session="parsing")
     prompt(vault_memory, "a timeout in checkout", 10, session="checkout")

@@ -243,7 +243,7 @@ def test_a_store_from_before_the_session_part_makes_its_sessions_again_with_repl
         for module in (
             "memvault.store.contract.index",
             "memvault.store.sqlite.fts5",
-            "memvault.search.engine",
+            "memvault.search.lexical",
         ):
             before.setattr(f"{module}.part_of", lambda kind: REST_PART)
             before.setattr(f"{module}.LEXICAL_PARTS", (REST_PART,))

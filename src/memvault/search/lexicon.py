@@ -6,7 +6,7 @@ English (code names, error messages), a question asked in Chinese. ``lexicon_zh_
 pairs the words developers use about code (测试/test, 数据库/database, 超时/timeout, …). A
 request's words found in it bring the other language's words of the same entry, as
 *alternatives*: optional phrases the search counts at a lower weight than the request's
-own words (``search/engine.py``). Traditional characters are read through a table of the
+own words (``search/lexical.py``). Traditional characters are read through a table of the
 characters the lexicon uses, so 資料庫, 數據庫 and 数据库 all find the same entry, and an
 English word brings each of those spellings.
 """

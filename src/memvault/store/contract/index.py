@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from memvault.domain import Document, DocumentDraft
@@ -105,12 +105,13 @@ class SearchIndex(Engine, ABC):
 
     Written once on the engine's connections: ``archived`` is compared with FALSE, which
     SQLite reads as 0 and PostgreSQL as its boolean. The engine hands in its lexical search
-    (``_lexical``: FTS5's on SQLite, ``postgres.bm25`` on PostgreSQL) and how it writes
-    documents (``_write_documents``: conn, upserts, deletes, cursor) and vectors
-    (``_write_vectors``: conn, model, vectors, cursor), each in one transaction, and its
-    cursors, term counts and read counts."""
+    (``_lexical``, and ``_lexical_per_kind`` for the best of each kind: FTS5's on SQLite,
+    ``postgres.bm25`` on PostgreSQL) and how it writes documents (``_write_documents``:
+    conn, upserts, deletes, cursor) and vectors (``_write_vectors``: conn, model, vectors,
+    cursor), each in one transaction, and its cursors, term counts and read counts."""
 
     _lexical: Callable[..., list[tuple[int, float]]]
+    _lexical_per_kind: Callable[..., dict[str, list[tuple[int, float]]]]
     _write_documents: Callable[..., None]
     _write_vectors: Callable[..., None]
 
@@ -157,6 +158,34 @@ class SearchIndex(Engine, ABC):
             asked |= {"include_archived": include_archived, "weights": weights, "part": part}
             found += self._reading(lambda conn, asked=asked: self._lexical(conn, query, **asked))
         return sorted(found, key=lambda hit: hit[1], reverse=True)
+
+    def lexical_search_per_kind(
+        self,
+        query: LexicalQuery,
+        *,
+        limits: Mapping[str, int],
+        project: str | None = None,
+        include_archived: bool = False,
+        weights: tuple[float, float, float, float] = (1.0, 1.0, 0.5, 0.5),
+        newest: int | None = None,
+    ) -> dict[str, list[tuple[int, float]]]:
+        """The best ``limits[kind]`` of each kind, each kind's list best first: for each
+        kind, the hits ``lexical_search`` finds with ``kinds=[kind]`` and that limit (the
+        same documents, the same scores), so a kind of few documents is not crowded out by
+        one of many. Every kind asked has a list, empty when nothing of it matched. Each
+        part of the index is asked on one connection: SQLite with one FTS5 query per kind,
+        PostgreSQL with one statement for all the part's kinds."""
+        found: dict[str, list[tuple[int, float]]] = {}
+        for part in LEXICAL_PARTS:
+            mine = {kind: n for kind, n in limits.items() if part_of(kind) == part and n > 0}
+            if not mine or query.empty:
+                continue
+            asked = {"limits": mine, "project": project, "newest": newest, "part": part}
+            asked |= {"include_archived": include_archived, "weights": weights}
+            found |= self._reading(
+                lambda conn, asked=asked: self._lexical_per_kind(conn, query, **asked)
+            )
+        return {kind: found.get(kind, []) for kind in limits}
 
     @abstractmethod
     def term_counts(

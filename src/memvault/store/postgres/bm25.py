@@ -32,7 +32,7 @@ import functools
 import re
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from memvault.domain import DocumentDraft
@@ -262,9 +262,13 @@ def search_sql(
     weights: tuple[float, float, float, float],
     newest: int | None = None,
     part: str = REST_PART,
+    per_kind: bool = False,
 ) -> tuple[str, list] | None:
     """The statement that scores a query's matches in one part of the index, by that part's
     statistics, best first (its last parameter: the limit); None when nothing can match.
+    With ``per_kind``, the best of each kind instead, as (kind, id, score), each kind's
+    best first (its last two parameters: the kinds and each one's limit): for each kind
+    the rows the plain statement of that kind alone returns, the postings read once.
 
     Each phrase's documents are found once (``p<j>``); they are gathered by document in one
     grouping, never joined to one another, so the work grows with the postings read
@@ -316,13 +320,27 @@ def search_sql(
     if not include_archived:
         where.append("NOT d.archived")
     score = " + ".join(["0::float8"] + [_bm25_term(ctes[p]) for p in expr.phrases if p in ctes])
-    sql = (
-        f"WITH {', '.join(parts)} "
-        f"SELECT d.id, {score} AS score FROM m JOIN documents d ON d.id = m.id "
-        f"CROSS JOIN t CROSS JOIN i WHERE {' AND '.join(where)} "
-        "ORDER BY score DESC, d.id LIMIT %s"
+    matches = (
+        "FROM m JOIN documents d ON d.id = m.id "
+        f"CROSS JOIN t CROSS JOIN i WHERE {' AND '.join(where)}"
     )
-    return sql, params
+    if not per_kind:
+        return (
+            f"WITH {', '.join(parts)} SELECT d.id, {score} AS score {matches} "
+            "ORDER BY score DESC, d.id LIMIT %s"
+        ), params
+    # Each kind's rows in the order the plain statement sorts them, numbered, and kept up
+    # to that kind's limit: the same rows as one statement per kind, in one reading.
+    parts.append(
+        "ranked AS (SELECT kind, id, score, row_number() OVER "
+        "(PARTITION BY kind ORDER BY score DESC, id) AS place FROM "
+        f"(SELECT d.kind, d.id, {score} AS score {matches}) s)"
+    )
+    return (
+        f"WITH {', '.join(parts)} SELECT r.kind, r.id, r.score FROM ranked r "
+        "JOIN unnest(%s::text[], %s::int[]) AS l(kind, most) ON l.kind = r.kind "
+        "WHERE r.place <= l.most ORDER BY r.kind, r.place"
+    ), params
 
 
 def phrase_count_sql(phrase: Phrase, table: str = "document_terms") -> tuple[str, list]:
@@ -353,3 +371,21 @@ def lexical_search(conn, query: LexicalQuery, *, limit: int, **filters) -> list[
     sql, params = built
     no_jit(conn)
     return [(row[0], row[1]) for row in conn.execute(sql, (*params, limit)).fetchall()]
+
+
+def lexical_search_per_kind(
+    conn, query: LexicalQuery, *, limits: Mapping[str, int], **filters
+) -> dict[str, list[tuple[int, float]]]:
+    """The best ``limits[kind]`` of each kind, in one statement: for each kind, the hits
+    ``lexical_search`` finds for that kind alone (``filters``: as there, without kinds)."""
+    found: dict[str, list[tuple[int, float]]] = {kind: [] for kind in limits}
+    if query.empty or not limits:
+        return found
+    built = search_sql(query, kinds=list(limits), per_kind=True, **filters)
+    if built is None:
+        return found
+    sql, params = built
+    no_jit(conn)
+    for kind, doc_id, score in conn.execute(sql, (*params, list(limits), list(limits.values()))):
+        found[kind].append((doc_id, score))
+    return found

@@ -27,6 +27,7 @@ from memvault.store.postgres.bm25 import (
     Phrase,
     field_numbers,
     lexical_search,
+    lexical_search_per_kind,
     no_jit,
     phrase_count_sql,
     postings,
@@ -256,6 +257,7 @@ class PostgresSearchIndex(SearchIndex):
     _write_documents = staticmethod(write_documents)
     _write_vectors = staticmethod(write_vectors)
     _lexical = staticmethod(lexical_search)
+    _lexical_per_kind = staticmethod(lexical_search_per_kind)
 
     _transaction: Callable
 

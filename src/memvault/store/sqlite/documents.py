@@ -172,6 +172,7 @@ class SQLiteIndex(SearchIndex):
     _write_documents = staticmethod(write_documents)
     _write_vectors = staticmethod(write_vectors)
     _lexical = staticmethod(fts5.lexical_search)
+    _lexical_per_kind = staticmethod(fts5.lexical_search_per_kind)
 
     _writer: Writer
     _reader: Callable[[], sqlite3.Connection]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from memvault.domain import DocumentDraft
 from memvault.store.contract import FIELDS, LEXICAL_PARTS, LexicalQuery, part_of
@@ -108,6 +108,17 @@ def lexical_search(
         (*weights, expression, floor, limit),
     )
     return [(row[0], row[1]) for row in rows]
+
+
+def lexical_search_per_kind(
+    conn: sqlite3.Connection, query: LexicalQuery, *, limits: Mapping[str, int], **filters
+) -> dict[str, list[tuple[int, float]]]:
+    """The best ``limits[kind]`` of each kind: one FTS5 query per kind, each scoring only
+    its kind's rows (the scope column filters them before any is scored)."""
+    return {
+        kind: lexical_search(conn, query, kinds=[kind], limit=limit, **filters)
+        for kind, limit in limits.items()
+    }
 
 
 def term_counts(

@@ -1,0 +1,210 @@
+"""Lexical candidates: which of a request's words each part of the index is asked, the
+asks made of the store, and their BM25 scores as shares of their part's best.
+
+A part (``store.LEXICAL_PARTS``) is asked the request's own words and, apart, the other
+language's words for them (weighed less), by that part's own counts: in a large index only
+the rare words, at most ASKED_TERMS of a long request, or the newest documents when every
+word is common. The kinds are asked either together, sharing one pool, or each kind for
+its own pool in the same ask (a long request's words are in thousands of events, which
+would crowd a kind of a few hundred documents out of a shared pool).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from memvault.analyzer import tokens
+from memvault.domain import Document
+from memvault.search.counts import Counts
+from memvault.search.query import Query
+from memvault.search.ranking import by_part, idf
+from memvault.store import LEXICAL_PARTS, SESSION_PART, LexicalQuery, Store, part_of
+
+COLUMN_WEIGHTS = (1.0, 1.0, 0.5, 0.5)  # title, body, context, dates
+# In a large index, a query's common terms would make FTS5 read and score most of it. When
+# some terms are rare (in at most RARE_DOCUMENTS documents, or RARE_SHARE of them), only
+# those are searched: a common term adds little to BM25 and costs three times as much.
+# When none is, the newest COMMON_WINDOW documents are searched. Small indexes are always
+# searched whole, with every term. Measured: docs/benchmarks.md.
+RARE_DOCUMENTS = 1000
+RARE_SHARE = 0.01
+COMMON_WINDOW = 5_000  # the newest documents a query of only common words searches
+# A long request (a pasted log, a prompt of a page) is asked by the ASKED_TERMS of its rare
+# terms that say most about it, by tf·idf, as Lucene's MoreLikeThis asks by a document's 25
+# best: every further term adds documents to score for little change in the ranking. On the
+# real coding sessions the longest Chinese request took 150 ms with its 300 pairs, 20 ms
+# with 25, and recall of the relevant sessions held (docs/benchmarks.md).
+ASKED_TERMS = 25
+# The other language's words for a request's (search/lexicon.py) count this much of the
+# request's own: a memory in the request's language that matches as well stays above.
+ALTERNATIVE_WEIGHT = 0.5
+
+Hits = list[tuple[int, float]]
+# One ask of a part: the match, and the newest documents it searches (None: all of them).
+Ask = tuple[LexicalQuery, int | None]
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """Which documents a search may return."""
+
+    kinds: list[str]
+    project: str | None
+    include_archived: bool
+
+    def holds(self, document: Document) -> bool:
+        return (
+            document.kind in self.kinds
+            and (self.project is None or document.project == self.project)
+            and (self.include_archived or not document.archived)
+        )
+
+
+def asked_terms(
+    query: Query, terms: Sequence[str], counts: Mapping[str, int], total: int
+) -> tuple[str, ...]:
+    """The ``ASKED_TERMS`` of ``terms`` that weigh most in the request: how often it says
+    each (tf) times its rarity in the index (idf), words before numbers (a pasted log's
+    numbers are its timestamps, line numbers and durations: rare, and about nothing); a
+    term no document holds is left out (it can match nothing). In the request's order."""
+    said = query.said or Counter(tokens(query.text))
+
+    def weight(term: str) -> tuple[bool, float]:
+        return (not term.isdigit(), said[term] * idf(counts[term], total))
+
+    held = [term for term in terms if counts.get(term, 0)]
+    best = set(sorted(held, key=weight, reverse=True)[:ASKED_TERMS])
+    return tuple(term for term in terms if term in best)
+
+
+class LexicalCandidates:
+    def __init__(self, store: Store, counts: Counts):
+        self.store = store
+        self.counts = counts
+
+    def together(self, query: Query, scope: Scope, *, pool: int) -> Hits:
+        """BM25 candidates of all of ``scope``'s kinds, ``pool`` of each part of the
+        index, as shares of their part's best (``ranking.by_part``): a session is scored
+        among sessions, everything else among the rest, and the two scales differ."""
+        found = {}
+        for part in LEXICAL_PARTS:
+            kinds = [kind for kind in scope.kinds if part_of(kind) == part]
+            if not kinds:
+                continue
+
+            def ask(match: LexicalQuery, newest: int | None, kinds=kinds) -> Hits:
+                return self.store.lexical_search(
+                    match,
+                    kinds=kinds,
+                    project=scope.project,
+                    include_archived=scope.include_archived,
+                    limit=pool,
+                    weights=COLUMN_WEIGHTS,
+                    newest=newest,
+                )
+
+            own: Hits = []
+            for match, newest in self._own_asks(query, part):  # the next where none matched
+                own = ask(match, newest)
+                if own:
+                    break
+            alternative = self._alternative_ask(query, part)
+            found[part] = own if alternative is None else _added(own, ask(*alternative), pool)
+        return by_part(found)
+
+    def per_kind(self, query: Query, scope: Scope, pools: Mapping[str, int]) -> dict[str, Hits]:
+        """BM25 candidates of each kind of ``pools``, that many of it, as shares of that
+        kind's best: what ``together`` finds for that kind alone, each part of the index
+        asked once for all its kinds (and again only for those a first ask found none of)."""
+        found: dict[str, Hits] = {}
+        for part in LEXICAL_PARTS:
+            mine = {kind: pool for kind, pool in pools.items() if part_of(kind) == part}
+            if not mine:
+                continue
+
+            def ask(match: LexicalQuery, newest: int | None, limits: Mapping[str, int]):
+                return self.store.lexical_search_per_kind(
+                    match,
+                    limits=limits,
+                    project=scope.project,
+                    include_archived=scope.include_archived,
+                    weights=COLUMN_WEIGHTS,
+                    newest=newest,
+                )
+
+            own: dict[str, Hits] = {kind: [] for kind in mine}
+            for match, newest in self._own_asks(query, part):  # the next where none matched
+                unmatched = {kind: pool for kind, pool in mine.items() if not own[kind]}
+                if not unmatched:
+                    break
+                own |= ask(match, newest, unmatched)
+            alternative = self._alternative_ask(query, part)
+            if alternative is None:
+                found |= own
+            else:
+                other = ask(*alternative, mine)
+                found |= {kind: _added(own[kind], other[kind], mine[kind]) for kind in mine}
+        return {kind: by_part({part_of(kind): found[kind]}) for kind in pools}
+
+    def rare_cap(self, part: str | None = None) -> int:
+        """How many documents (of ``part``, or of the whole index) a term may be in and
+        still count as rare. Among sessions, a term held by half of them or more is not:
+        BM25 gives it no weight there (its idf is floored), and reading where a whole
+        session says it is the dearest read a search makes."""
+        documents = self.counts.documents(part)
+        cap = int(max(RARE_DOCUMENTS, RARE_SHARE * documents))
+        return min(cap, (documents - 1) // 2) if part == SESSION_PART else cap
+
+    def _own_asks(self, query: Query, part: str) -> list[Ask]:
+        """The asks of the request's own words in one part, in order: each after the first
+        is made only where the one before it matched nothing. Which words are asked is
+        decided by that part's own counts, as its BM25 weighs them: a word in most events
+        may be in few sessions."""
+        if query.empty:
+            return []
+        if len(query.terms) < 2:
+            return [(query.match(), None)]
+        cap = self.rare_cap(part)
+        counts = self.counts.terms(query.terms, cap, part)
+        rare = tuple(term for term in query.terms if counts[term] <= cap)
+        if len(rare) > ASKED_TERMS:
+            rare = asked_terms(query, rare, counts, self.counts.documents(part))
+        if len(rare) == len(query.terms):
+            return [(query.match(), None)]
+        if rare:
+            return [(query.keeping(set(rare)).match(), None)]
+        # Every term common: such a query cannot single much out, and scoring all that
+        # matches it would cost a scan of the index. It searches the newest COMMON_WINDOW
+        # documents, for all its terms together, else any of them.
+        return [
+            (query.match(anchor=query.terms, all_of=True), COMMON_WINDOW),
+            (query.match(), COMMON_WINDOW),
+        ]
+
+    def _alternative_ask(self, query: Query, part: str) -> Ask | None:
+        """The ask of the request's alternatives in one part, if it has any: as for the own
+        words, in a large index only the rare alternatives are asked, or, when all are
+        common, the newest COMMON_WINDOW documents."""
+        if not query.alternatives:
+            return None
+        cap = self.rare_cap(part)
+        if self.counts.documents(part) <= cap:
+            return query.alternative_match(), None
+        spelled = {" ".join(phrase): phrase for phrase in query.alternatives}
+        counts = self.counts.terms(list(spelled), cap, part)
+        rare = tuple(phrase for text, phrase in spelled.items() if counts[text] <= cap)
+        if rare:
+            return query.alternative_match(rare), None
+        return query.alternative_match(), COMMON_WINDOW
+
+
+def _added(own: Hits, alternative: Hits, pool: int) -> Hits:
+    """The request's own words' hits and its alternatives' weighed by ALTERNATIVE_WEIGHT,
+    added (BM25 is a sum over the words asked, so the two lists added are one BM25 in which
+    an alternative counts less), the best ``pool``."""
+    scores = dict(own)
+    for doc_id, score in alternative:
+        scores[doc_id] = scores.get(doc_id, 0.0) + ALTERNATIVE_WEIGHT * score
+    return sorted(scores.items(), key=lambda item: item[1], reverse=True)[:pool]
