@@ -432,20 +432,32 @@ def same_lines(sets: dict[str, list[Asked]], *, hybrid: bool = False) -> None:
         return Setting(packing.MATCHED_FLOOR, focus.FOCUS_SESSIONS, session, cosine, same)
 
     off = float("inf")
-    options = (off, *SAME_LINES)
+    tried(
+        sets,
+        (off, *SAME_LINES),
+        setting,
+        off,
+        lambda same: "every line told" if same == off else f"same line {same:g}",
+    )
+
+
+def tried(sets: dict[str, list[Asked]], options, setting, off, named) -> dict:
+    """Every option's figures on every set (``setting``: the option's ``Setting``), and
+    each set held out in turn against ``off``, printed (``named``: an option's name);
+    the figures, by set and option."""
     scored = {
-        name: {same: figures(asked, setting(same)) for same in options}
+        name: {option: figures(asked, setting(option)) for option in options}
         for name, asked in sets.items()
     }
-    for same in options:
-        cells = "; ".join(show(name, scored[name][same]) for name in sets)
-        print(f"{'every line told' if same == off else f'same line {same:g}'}: {cells}")
+    for option in options:
+        print(f"{named(option)}: " + "; ".join(show(name, scored[name][option]) for name in sets))
     for held, chosen, base, got in folds(scored, options, off):
         low, high = paired_interval(base, got)
         print(
-            f"held out {held}: chose {chosen:g}, utility {base.utility():.3f} →"
+            f"held out {held}: chose {named(chosen)}, utility {base.utility():.3f} →"
             f" {got.utility():.3f} (95 % {low:+.3f} … {high:+.3f})"
         )
+    return scored
 
 
 RIVALS = (2, 3, 4, 5)
@@ -467,20 +479,13 @@ def rivals(sets: dict[str, list[Asked]], *, hybrid: bool = False) -> None:
 
     off = (0, 0.0)
     options = (off, *itertools.product(RIVALS, RIVAL_GAPS))
-    scored = {
-        name: {option: figures(asked, setting(option)) for option in options}
-        for name, asked in sets.items()
-    }
-    for option in options:
-        cells = "; ".join(show(name, scored[name][option]) for name in sets)
-        name = "no rival test" if option == off else f"{option[0]} rivals within {option[1]:g}"
-        print(f"{name}: {cells}")
-    for held, chosen, base, got in folds(scored, options, off):
-        low, high = paired_interval(base, got)
-        print(
-            f"held out {held}: chose {chosen}, utility {base.utility():.3f} →"
-            f" {got.utility():.3f} (95 % {low:+.3f} … {high:+.3f})"
-        )
+    scored = tried(
+        sets,
+        options,
+        setting,
+        off,
+        lambda o: "no rival test" if o == off else f"{o[0]} rivals within {o[1]:g}",
+    )
     lowering_none = [
         o
         for o in options

@@ -96,13 +96,7 @@ class LexicalCandidates:
 
             def ask(match: LexicalQuery, newest: int | None, kinds=kinds) -> Hits:
                 return self.store.lexical_search(
-                    match,
-                    kinds=kinds,
-                    project=scope.project,
-                    include_archived=scope.include_archived,
-                    limit=pool,
-                    weights=COLUMN_WEIGHTS,
-                    newest=newest,
+                    match, kinds=kinds, limit=pool, **_filters(scope, newest)
                 )
 
             own: Hits = []
@@ -126,12 +120,7 @@ class LexicalCandidates:
 
             def ask(match: LexicalQuery, newest: int | None, limits: Mapping[str, int]):
                 return self.store.lexical_search_per_kind(
-                    match,
-                    limits=limits,
-                    project=scope.project,
-                    include_archived=scope.include_archived,
-                    weights=COLUMN_WEIGHTS,
-                    newest=newest,
+                    match, limits=limits, **_filters(scope, newest)
                 )
 
             own: dict[str, Hits] = {kind: [] for kind in mine}
@@ -208,3 +197,13 @@ def _added(own: Hits, alternative: Hits, pool: int) -> Hits:
     for doc_id, score in alternative:
         scores[doc_id] = scores.get(doc_id, 0.0) + ALTERNATIVE_WEIGHT * score
     return sorted(scores.items(), key=lambda item: item[1], reverse=True)[:pool]
+
+
+def _filters(scope: Scope, newest: int | None) -> dict:
+    """What every ask of the index is filtered and weighed by, besides its kinds."""
+    return {
+        "project": scope.project,
+        "include_archived": scope.include_archived,
+        "weights": COLUMN_WEIGHTS,
+        "newest": newest,
+    }
