@@ -157,6 +157,10 @@ def test_a_pair_memory_says_in_the_other_language_is_weighed_and_held():
     assert "重试" in holding({"retri", "polici"}, query.concepts)
     assert "重试" not in holding({"polici"}, query.concepts)
     assert term_weights(query.terms, counts, 200) == {}  # without the lexicon: nothing
+    # The other way round: an English word memory holds only in Chinese weighs as that does.
+    english = parse("retry policy")
+    weighed = term_weights(english.terms, {"重试": 4}, 200, english.concepts)
+    assert weighed["retri"] == weights["重试"] < weighed["polici"]
 
 
 @pytest.mark.parametrize("counted_again", [False, True])

@@ -97,3 +97,14 @@ def test_a_session_close_in_meaning_is_told_whatever_its_rivals_in_words():
     ]
     (kept,) = focused([hits], held, WEIGHTS, {}, close=close, floor=0.7, rivals=2, gap=0.1)
     assert [h.document.session_id for h in kept] == ["c"]
+
+
+def test_a_session_close_in_meaning_that_holds_the_words_is_judged_by_its_rivals():
+    """The near-identical prompts a host pastes are close to one another too: meaning
+    singles none of them out either."""
+    hits = [
+        hit(1, "a", "pool leak connect load"),
+        hit(2, "b", "pool leak connect load"),
+        hit(3, "c", "pool leak connect load", semantic=0.8),
+    ]
+    assert focused([hits], held, WEIGHTS, {}, close=close, floor=0.7, rivals=3, gap=0.1) == [[]]

@@ -140,25 +140,31 @@ def test_a_database_file_deleted_or_replaced_under_the_store_refuses_writes_nami
         store.close()
 
 
-def test_a_file_deleted_between_the_check_and_the_open_is_not_made_again_empty(tmp_path):
+@pytest.mark.parametrize("how", ["deleted", "replaced"])
+def test_a_file_gone_between_the_check_and_the_open_is_never_opened_in_its_place(tmp_path, how):
     """The look at the file and the open are two steps: a deletion between them must not
-    leave a new, empty database at the path (the next start would open it as the memory)."""
-    store = SQLiteStore(tmp_path / "memvault.db", lock_wait=LOCK_WAIT)
+    leave a new, empty database at the path (the next start would open it as the memory),
+    nor a connection to another database put there meanwhile."""
+    path = tmp_path / "memvault.db"
+    store = SQLiteStore(path, lock_wait=LOCK_WAIT)
+    looked = store._moved
+
+    def look_then_remove():
+        found = looked()  # the file is still the store's when it looks
+        for suffix in ("", "-wal", "-shm"):
+            (tmp_path / f"memvault.db{suffix}").unlink(missing_ok=True)
+        if how == "replaced":
+            SQLiteStore(path).close()  # another, empty database
+        store._moved = looked
+        return found
+
     try:
         store.ensure_session("s1", project="p", cwd="/p")
-        looked = store._moved
-
-        def look_then_delete():
-            found = looked()  # the file is still there when the store looks
-            for suffix in ("", "-wal", "-shm"):
-                (tmp_path / f"memvault.db{suffix}").unlink(missing_ok=True)
-            return found
-
-        store._moved = look_then_delete
+        store._moved = look_then_remove
         with pytest.raises(StoreUnavailable) as failed:
             store._connect()
-        store._moved = looked
-        assert "was deleted while memvault was running" in str(failed.value)
-        assert not (tmp_path / "memvault.db").exists()
+        assert f"was {how} while memvault was running" in str(failed.value)
+        assert path.exists() == (how == "replaced")
     finally:
+        store._moved = looked
         store.close()

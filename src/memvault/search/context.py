@@ -100,10 +100,12 @@ def term_weights(
     Measured with ``bench/floors.py``: ``bench/coding.py``'s prompt blocks drew on 0.63 of
     the answering sessions with such pairs weighed, 0.84 without.
 
-    A pair that says a lexicon word (``concepts``; ``counts`` holds their words' counts
-    too) which memory holds in another way (重试 of sessions written in English, which say
-    "retry") is a word memory wrote: it stays, weighed by how many documents hold the most
-    held of those ways."""
+    A term that says a lexicon word (``concepts``; ``counts`` holds their words' counts
+    too) which no document holds as the request says it, but memory holds in another way,
+    is a word memory wrote: weighed by how many documents hold the most held of those ways.
+    So a pair stays (重试 of sessions written in English, which say "retry"), and an
+    English word of sessions written in Chinese weighs as their Chinese word does, not as
+    a word nobody wrote."""
     total = max(total, IDF_DOCUMENTS)
     elsewhere: dict[str, int] = {}
     for concept in concepts:

@@ -101,13 +101,13 @@ def focused(
     when its hits together hold at least ``floor`` of the request's weighed terms, or one
     of them is close; candidates are ranked by ``evidence`` times that share. When
     ``rivals`` sessions hold the request within ``gap`` of the best placed one's share,
-    it singles none out and no session is kept (``ambiguous``). Hits of no one session
-    (fragments) are left as they are."""
+    it singles none out and no session is kept (``ambiguous``), unless the best placed
+    one is a candidate only by a close hit. Hits of no one session (fragments) are left as
+    they are."""
     covers = coverage(lists, held, weights, links)
     eligible = {s for s, share in covers.items() if share >= floor}
-    eligible |= {
-        s for hits in lists for h in hits if close(h) and (s := session_of(h, links)) is not None
-    }
+    near = {s for hits in lists for h in hits if close(h) and (s := session_of(h, links))}
+    eligible |= near
     weighed = evidence(lists, links)
 
     def weight(session: str) -> tuple[float, float, str]:
@@ -117,9 +117,13 @@ def focused(
         return (rank * covers.get(session, 0.0), rank, session)
 
     ranked = sorted(eligible, key=weight, reverse=True)
-    # A session close in meaning is singled out by that, not by its words.
+    # Rivals in words judge a session chosen by its words. One that is a candidate only by
+    # a hit close in meaning (its words below the floor) is not judged by them. One close
+    # in meaning that holds the words too is: the near-identical prompts a host pastes are
+    # close to one another as well, and meaning singles none of them out either.
     by_words = bool(ranked) and covers.get(ranked[0], 0.0) >= floor
-    kept = set() if by_words and ambiguous(ranked, covers, rivals, gap) else set(ranked[:most])
+    alike = by_words and ambiguous(ranked, covers, rivals, gap)
+    kept = set() if alike else set(ranked[:most])
 
     def told(hit: Hit) -> bool:
         session = session_of(hit, links)

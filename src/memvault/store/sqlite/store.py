@@ -129,6 +129,10 @@ class SQLiteStore(
             if moved is not None:
                 raise moved from None
             raise
+        moved = self._moved()  # another database put at the path meanwhile
+        if moved is not None:
+            conn.close()
+            raise moved
         conn.execute(f"PRAGMA busy_timeout = {int(self._lock_wait * 1000)}")
         return conn
 
