@@ -109,7 +109,7 @@ def term_weights(
     total = max(total, IDF_DOCUMENTS)
     elsewhere: dict[str, int] = {}
     for concept in concepts:
-        held = max((_held_by(words, counts) for words in concept.words[1:]), default=0)
+        held = max((_held_by(words, counts) for words in concept.others), default=0)
         for term in concept.said if held else ():
             elsewhere[term] = max(elsewhere.get(term, 0), held)
     return {
@@ -126,7 +126,7 @@ def _held_by(words: Sequence[str], counts: Mapping[str, int]) -> int:
 
 def concept_words(concepts: Sequence[Concept]) -> list[str]:
     """The terms of every other way ``concepts`` may be said, to be counted."""
-    return list(dict.fromkeys(t for c in concepts for words in c.words[1:] for t in words))
+    return list(dict.fromkeys(t for c in concepts for words in c.others for t in words))
 
 
 def holding(own: Iterable[str], concepts: Sequence[Concept]) -> frozenset[str]:
@@ -136,7 +136,7 @@ def holding(own: Iterable[str], concepts: Sequence[Concept]) -> frozenset[str]:
     held = set(own)
     for concept in concepts:
         if not held.issuperset(concept.said) and any(
-            held.issuperset(words) for words in concept.words[1:]
+            held.issuperset(words) for words in concept.others
         ):
             held.update(concept.said)
     return frozenset(held)

@@ -109,7 +109,12 @@ class Concept:
     @property
     def words(self) -> tuple[tuple[str, ...], ...]:
         """Every way a memory may hold it, the request's own first."""
-        return tuple(dict.fromkeys([self.said, *self.other, *self.spellings]))
+        return (self.said, *self.others)
+
+    @property
+    def others(self) -> tuple[tuple[str, ...], ...]:
+        """Every way a memory may hold it but the request's own."""
+        return tuple(p for p in dict.fromkeys([*self.other, *self.spellings]) if p != self.said)
 
 
 class Lexicon:
@@ -140,19 +145,19 @@ class Lexicon:
 
     def concepts(self, text: str, own: tuple[str, ...]) -> list[Concept]:
         """Each entry ``text`` names, as the request's own words for it (the terms it was
-        named by) and the entry's other words: Chinese words first, in the order the text
-        names them, then English ones."""
-        out: list[Concept] = []
-        for said, indexes in self._named_in_chinese(text):
-            for index in indexes:
-                entry = self.entries[index]
-                out.append(Concept(said, entry.english, entry.chinese))
-        for said, indexes in self._named_in_english(own):
-            for index in indexes:
-                out.append(Concept(said, self.entries[index].chinese, ()))
-        return out
+        named by) and the entry's other words: those named in Chinese first, then those
+        named in English, each in the order the text names them."""
+        chinese = [
+            Concept(said, self.entries[index].english, self.entries[index].chinese)
+            for index, said in self._named_in_chinese(text).items()
+        ]
+        english = [
+            Concept(said, self.entries[index].chinese, ())
+            for index, said in self._named_in_english(own).items()
+        ]
+        return chinese + english
 
-    def _named_in_chinese(self, text: str) -> list[tuple[tuple[str, ...], list[int]]]:
+    def _named_in_chinese(self, text: str) -> dict[int, tuple[str, ...]]:
         """The entries named by a Chinese word of ``text``, each with the terms that word
         is indexed as (its character pairs, in the text's own script)."""
         named: dict[int, tuple[str, ...]] = {}
@@ -162,12 +167,9 @@ class Lexicon:
                 for end in range(start + 2, min(len(run), start + self._longest_chinese) + 1):
                     for index in self._chinese.get(folded[start:end], []):
                         named.setdefault(index, tuple(tokens(run[start:end])))
-        by_words: dict[tuple[str, ...], list[int]] = {}
-        for index, said in named.items():
-            by_words.setdefault(said, []).append(index)
-        return list(by_words.items())
+        return named
 
-    def _named_in_english(self, terms: tuple[str, ...]) -> list[tuple[tuple[str, ...], list[int]]]:
+    def _named_in_english(self, terms: tuple[str, ...]) -> dict[int, tuple[str, ...]]:
         """The entries named by a phrase of ``terms``, each with that phrase."""
         named: dict[int, tuple[str, ...]] = {}
         for start in range(len(terms)):
@@ -175,10 +177,7 @@ class Lexicon:
                 said = terms[start : start + size]
                 for index in self._english.get(said, []):
                     named.setdefault(index, said)
-        by_words: dict[tuple[str, ...], list[int]] = {}
-        for index, said in named.items():
-            by_words.setdefault(said, []).append(index)
-        return list(by_words.items())
+        return named
 
 
 def alternatives_of(
