@@ -10,7 +10,8 @@ import pytest
 
 from memvault.domain import utc_now
 from memvault.memory import context as context_part
-from memvault.search import engine, lexical
+from memvault.search import engine
+from memvault.search import query as query_part
 from memvault.search.query import parse
 from memvault.vault.remember import Draft
 from tests.context.conftest import start
@@ -119,8 +120,9 @@ def test_a_long_request_is_tokenized_once_whatever_it_is_asked_of(counted, monke
     """The words a long request says most are counted when it is parsed, not again for
     each part and kind its words are chosen for."""
     memory, _ = counted
-    said = []
-    monkeypatch.setattr(lexical, "tokens", lambda text: said.append(text) or [])
     log = " ".join(f"refresh{n} token rotation fails" for n in range(40))
+    said = []
+    real = query_part.tokens
+    monkeypatch.setattr(query_part, "tokens", lambda text: said.append(text) or real(text))
     memory.index.searcher.find(log, context_part.CONTEXT_QUOTAS, project="demo-app")
-    assert said == []
+    assert said == [log]  # when it was parsed, and not again for any part or kind

@@ -11,11 +11,9 @@ would crowd a kind of a few hundred documents out of a shared pool).
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from memvault.analyzer import tokens
 from memvault.domain import Document
 from memvault.search.counts import Counts
 from memvault.search.query import Query
@@ -69,10 +67,9 @@ def asked_terms(
     each (tf) times its rarity in the index (idf), words before numbers (a pasted log's
     numbers are its timestamps, line numbers and durations: rare, and about nothing); a
     term no document holds is left out (it can match nothing). In the request's order."""
-    said = query.said or Counter(tokens(query.text))
 
     def weight(term: str) -> tuple[bool, float]:
-        return (not term.isdigit(), said[term] * idf(counts[term], total))
+        return (not term.isdigit(), query.said.get(term, 0) * idf(counts[term], total))
 
     held = [term for term in terms if counts.get(term, 0)]
     best = set(sorted(held, key=weight, reverse=True)[:ASKED_TERMS])

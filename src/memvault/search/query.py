@@ -39,8 +39,8 @@ class Query:
     prefixes: tuple[tuple[str, ...], ...]  # each: the ways its start may be indexed
     # The other language's words for the request's (each an analyzed phrase).
     alternatives: tuple[tuple[str, ...], ...] = ()
-    # How often the text says each of its words, counted when it was parsed (a long text
-    # is tokenized once, however many parts and kinds its words are chosen for).
+    # How often the text says each of its plain words, counted when it was parsed (a long
+    # text is tokenized once, however many parts and kinds its words are chosen for).
     said: Mapping[str, int] = field(default_factory=dict, compare=False, hash=False)
     # What the request names in the lexicon, each with every way a memory may say it: the
     # relevance floor counts a memory that says it in the other language as holding it.
@@ -122,10 +122,11 @@ def parse(text: str) -> Query:
                 prefixes.append(tuple(dict.fromkeys([start, stem(start)])))
         else:
             terms.extend(tokens(word))
-    own = tuple(dict.fromkeys(terms))
+    said = Counter(terms)
+    own = tuple(said)
     named = tuple(lexicon().concepts(text, own))
     return Query(
-        text, own, tuple(phrases), tuple(prefixes), alternatives_of(named, own), concepts=named
+        text, own, tuple(phrases), tuple(prefixes), alternatives_of(named, own), said, named
     )
 
 
