@@ -223,11 +223,15 @@ class Context:
         self, query: Query, session_id: str | None = None
     ) -> tuple[dict[str, float], Callable[[Hit], frozenset[str]]]:
         """``query``'s terms weighed by their rarity in the index (without the asking
-        session's own documents, ``_without_own``), and what the floor reads of a hit
-        (``packing.own_terms``), read once per document."""
-        counted = [*query.terms, *packing.concept_words(query.concepts)]
-        counts, total = self.index.searcher.term_frequencies(counted)
-        counts, total = self._without_own(counted, counts, total, session_id)
+        session's own requests, ``_own_texts``), and what the floor reads of a hit
+        (``packing.holding``), read once per document."""
+        own = self._own_texts(session_id)
+        counts, total = self._counts(query.terms, own)
+        # The other ways to say a lexicon word of the request weigh it only where no
+        # document holds it as the request says it: only those are counted.
+        unheld = [c for c in query.concepts if not all(counts.get(t) for t in c.said)]
+        if unheld:
+            counts |= self._counts(packing.concept_words(unheld), own)[0]
         weights = packing.term_weights(query.terms, counts, total, query.concepts)
         terms: dict[int, frozenset[str]] = {}
 
@@ -239,26 +243,29 @@ class Context:
 
         return weights, held
 
-    def _without_own(
-        self, terms: Sequence[str], counts: dict[str, int], total: int, session_id: str | None
-    ) -> tuple[dict[str, int], int]:
-        """Term counts as if the asking session's requests were not in the index. A host
-        stores the prompt before it asks for the prompt's block, and the prompt may be
+    def _counts(self, terms: Sequence[str], own: Sequence[str]) -> tuple[dict[str, int], int]:
+        """How many documents hold each of ``terms``, and how many there are, as if the
+        documents whose texts are ``own`` were not among them."""
+        counts, total = self.index.searcher.term_frequencies(terms)
+        return packing.uncounted(terms, counts, total, own)
+
+    def _own_texts(self, session_id: str | None) -> list[str]:
+        """The asking session's requests, to be left out of its request's term counts. A
+        host stores the prompt before it asks for the prompt's block, and the prompt may be
         indexed by then or not: counted, a word only the prompt holds (a Chinese pair
         spanning two of its words) would weigh as a word memory holds, and whether a
         session passes the focus would turn on that race. The session's prompts among its
         newest ``OWN_DOCUMENTS`` documents, and its own document (which lists its
-        requests), are taken out, by the words of their title and body."""
+        requests), by the words of their title and body; read once per block."""
         if not session_id:
-            return counts, total
-        own = [
-            d
+            return []
+        return [
+            f"{d.title}\n{d.body}"
             for d in self.store.session_documents(
                 session_id, kinds=("observation", "session"), limit=OWN_DOCUMENTS
             )
             if d.kind == "session" or d.meta.get("hookType") == PROMPT_HOOK
         ]
-        return packing.uncounted(terms, counts, total, [f"{d.title}\n{d.body}" for d in own])
 
     def _own_row(self, session_id: str | None) -> str | None:
         """The asking session's board row, which no block of it tells of."""
