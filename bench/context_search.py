@@ -4,7 +4,8 @@ Every history session of ``../shared/bench/coding-sessions`` goes into one store
 default; with ``--postgres``, a throwaway PostgreSQL cluster started for the run) through
 the offline pipeline, lexical, indexed; then each of the 88 requests is searched as a
 prompt block searches it (``Searcher.find`` with the block's quotas), ``--rounds`` times.
-Prints the median, p95 and max over the requests of each request's median time:
+Prints the median, p95 and max over the requests of each request's median time, and the
+same for weighing each request's words for the relevance floor with nothing counted yet:
 
     .venv/bin/python bench/context_search.py [--rounds 3] [--postgres]
 
@@ -30,6 +31,7 @@ from _server import machine
 
 from memvault import Memory
 from memvault.memory.context import CONTEXT_QUOTAS
+from memvault.search.query import parse
 
 
 def timed(memory: Memory, requests: list[tuple[str, str]], rounds: int) -> list[float]:
@@ -42,6 +44,22 @@ def timed(memory: Memory, requests: list[tuple[str, str]], rounds: int) -> list[
         for i, (project, text) in enumerate(requests):
             began = time.perf_counter()
             searcher.find(text, CONTEXT_QUOTAS, project=project)
+            spent[i].append((time.perf_counter() - began) * 1000)
+    return [statistics.median(times) for times in spent]
+
+
+def weighed_cold(memory: Memory, requests: list[tuple[str, str]], rounds: int) -> list[float]:
+    """Each request's median time to weigh its words for the relevance floor (counting
+    them, and the other spellings of its lexicon words where needed) with nothing counted
+    yet, in milliseconds."""
+    searcher, context = memory.index.searcher, memory.context
+    spent: list[list[float]] = [[] for _ in requests]
+    for _ in range(rounds):
+        for i, (_, text) in enumerate(requests):
+            query = parse(text)
+            searcher.counts.clear()
+            began = time.perf_counter()
+            context._reading(query)
             spent[i].append((time.perf_counter() - began) * 1000)
     return [statistics.median(times) for times in spent]
 
@@ -77,6 +95,7 @@ def main() -> None:
             floors.ingest(memory, [s["events"] for s in ordered], pipeline=True)
             built = time.perf_counter() - began
             per = timed(memory, requests, args.rounds)
+            weighing = weighed_cold(memory, requests, args.rounds)
     finally:
         if cluster is not None:
             cluster.stop()
@@ -86,6 +105,10 @@ def main() -> None:
     print(
         f"find: p50 {statistics.median(per):.1f} ms, p95"
         f" {statistics.quantiles(per, n=20)[18]:.1f} ms, max {max(per):.1f} ms"
+    )
+    print(
+        f"the floor's weighing, nothing counted yet: p50 {statistics.median(weighing):.1f} ms,"
+        f" p95 {statistics.quantiles(weighing, n=20)[18]:.1f} ms, max {max(weighing):.1f} ms"
     )
 
 
