@@ -27,6 +27,10 @@ kept is the best on all three that lowers no data set's utility:
 
 ``--same-lines`` cross-validates one constant more the same way: how alike two of a
 block's activity lines may be before the second is not told (``packing.SAME_LINE``).
+``--rivals`` does the same for how many sessions holding a request about as fully as the
+best placed one, and how much less of it, make the request single none out
+(``focus.RIVALS``, ``focus.RIVAL_GAP``). Each mode is run apart (``--hybrid``); a constant
+both modes share is kept where it lowers none of the six utilities.
 """
 
 from __future__ import annotations
