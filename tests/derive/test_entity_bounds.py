@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import time
 
-from memvault.derive.entities import _names, extract_graph
+from memvault.derive.entities import extract_graph
 from memvault.derive.failures import frames, signatures
+from memvault.derive.names import Names
 from memvault.domain import Event
 from tests.derive.reading import names, relations
 from tests.pipeline.sessions import ROOT, bash, edit, prompt, reply
@@ -87,24 +88,28 @@ def test_stack_frames_are_still_found():
     assert frames(stack) == ["node:net", "/app/src/server.js", "src/api.ts"]
 
 
+def names_in(text: str, name: str) -> bool:
+    return Names(text).names(name)
+
+
 def test_a_name_next_to_cjk_text_is_named():
-    assert _names("决定改用httpx替换requests", "httpx")
-    assert _names("决定改用httpx替换requests", "requests")
-    assert _names("决定改用 httpx 替换 requests", "httpx")
-    assert _names("We decided to use httpx instead.", "httpx")
-    assert _names("see src/login.py:12 and the rest", "src/login.py")
-    assert _names("FAILED tests/test_login.py::test_x", "tests/test_login.py")
-    assert _names("pinned @types/node, fine", "@types/node")
-    assert _names("HTTPX it is", "httpx")
+    assert names_in("决定改用httpx替换requests", "httpx")
+    assert names_in("决定改用httpx替换requests", "requests")
+    assert names_in("决定改用 httpx 替换 requests", "httpx")
+    assert names_in("We decided to use httpx instead.", "httpx")
+    assert names_in("see src/login.py:12 and the rest", "src/login.py")
+    assert names_in("FAILED tests/test_login.py::test_x", "tests/test_login.py")
+    assert names_in("pinned @types/node, fine", "@types/node")
+    assert names_in("HTTPX it is", "httpx")
 
 
 def test_a_name_inside_a_longer_name_is_not_named():
-    assert not _names("use httpx2 now", "httpx")
-    assert not _names("use pyhttpx now", "httpx")
-    assert not _names("/code/app/src/login.py", "src/login.py")
-    assert not _names("src/login.py-old", "src/login.py")
-    assert not _names("module_httpx", "httpx")
-    assert not _names("x", "x")
+    assert not names_in("use httpx2 now", "httpx")
+    assert not names_in("use pyhttpx now", "httpx")
+    assert not names_in("/code/app/src/login.py", "src/login.py")
+    assert not names_in("src/login.py-old", "src/login.py")
+    assert not names_in("module_httpx", "httpx")
+    assert not names_in("x", "x")
 
 
 def test_a_chinese_decision_uses_the_library_it_names():

@@ -42,9 +42,10 @@ from typing import Any
 
 from memvault.derive import code, cues, failures
 from memvault.derive.activity import FAILURE, PROMPT, RESPONSE, TOOL, Step, command_key, steps
+from memvault.derive.names import Names
 from memvault.derive.text import clip
 from memvault.domain import Event, Observation, iso, observation_id, utc_now
-from memvault.graph.model import NAME_LIMIT, GraphDelta, Ref
+from memvault.graph.model import GraphDelta, Ref
 from memvault.vault.fragments import TAG, Fragment
 from memvault.vault.remember import Draft, facts_from
 
@@ -61,9 +62,6 @@ _PATCH_KEYS = ("patch", "diff", "input")
 _FRAGMENT_KINDS = frozenset({TAG, "decision", "lesson", "pitfall", "finding", "data"})
 _FILES_FACT = re.compile(r"^files?:\s*(.+)$", re.IGNORECASE)
 _ERROR_FACT = re.compile(r"^error:\s*(.+)$", re.IGNORECASE)
-# A run of the characters paths and package names are made of; a name is a whole run, or
-# a run's beginning up to a dot ("src/app.py." at the end of a sentence).
-_WORD = re.compile(r"@?[A-Za-z0-9_./-]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,7 +202,7 @@ def _read_failure(item: _Found, before: list[_Found], text: str, cwd: str) -> li
     if not errors:
         return []
     recent = _recent_files(item, before)
-    words = _Words(text) if recent else None
+    words = Names(text) if recent else None
     named = [f for f in recent if words and words.names(source.seen.entities[f].name)]
     frames = [p for p in (file_name(f, cwd) for f in failures.frames(text)) if _in_project(p)]
     for file in dict.fromkeys([*item.files, *named, *source.add("file", frames[:1])]):
@@ -325,47 +323,10 @@ def _decisions_use_libraries(found: list[_Found]) -> None:
             near[library] = near.get(library, False) or item.fresh
         seen = item.source.seen
         for decision in item.decisions if near else []:
-            words = _Words(seen.entities[decision].name)
+            words = Names(seen.entities[decision].name)
             for library, fresh in near.items():
                 if words.names(seen.entities[library].name):
                     item.source.relate(decision, library, "uses", fresh=item.fresh or fresh)
-
-
-class _Words:
-    """What a text names, read once: every word made of path characters (ASCII letters,
-    digits, ``_ . / -``, a leading ``@``), and each word's beginning up to a dot. Other
-    text (CJK, spaces, punctuation) separates names: ``决定改用httpx替换requests`` names
-    httpx."""
-
-    __slots__ = ("_lowered", "text", "words")
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self._lowered = text.lower()
-        words = set(_WORD.findall(self._lowered))
-        for word in [w for w in words if "." in w]:
-            dot = word.find(".", 1)
-            while 0 < dot <= NAME_LIMIT:  # no name is longer
-                words.add(word[:dot])
-                dot = word.find(".", dot + 1)
-        self.words = words
-
-    def names(self, name: str) -> bool:
-        """Whether the text names ``name`` as a whole word (case aside)."""
-        if len(name) < 2:
-            return False
-        if _WORD.fullmatch(name):
-            return name.lower() in self.words
-        # A name with other characters (a space, a non-ASCII letter): looked for in full.
-        if name.lower() not in self._lowered:
-            return False
-        pattern = rf"(?<![A-Za-z0-9_/.-]){re.escape(name)}(?![A-Za-z0-9_/-])"
-        return re.search(pattern, self.text, re.IGNORECASE) is not None
-
-
-def _names(text: str, name: str) -> bool:
-    """Whether ``text`` names ``name`` as a whole word (case aside)."""
-    return _Words(text).names(name)
 
 
 def clip_failure(text: str) -> str:

@@ -23,7 +23,12 @@ from memvault.memory.index import Index
 from memvault.memory.reading import INJECTION_HOOK, recent_injections
 from memvault.memory.recall import Recall
 from memvault.memory.staleness import FileCheck, current, project_folder, retired_mark
-from memvault.memory.telling import prompt_hits, tellable_observation, tellable_summary
+from memvault.memory.telling import (
+    decisions_named,
+    prompt_hits,
+    tellable_observation,
+    tellable_summary,
+)
 from memvault.search import context as packing
 from memvault.search import focus
 from memvault.search.context import MEMORY_KINDS
@@ -46,6 +51,8 @@ PROMPT_HOOK = "prompt_submit"
 # tokens a start, 4 % of them from a session the first request was about).
 STANDING_FRAGMENTS = 5
 STANDING_SESSIONS = 3
+# The project's newest fragments read for the decisions a request names.
+DECISIONS_READ = 500
 ENRICH_LIMIT = 8
 ENRICH_QUOTAS = {"fragment": 5, "observation": ENRICH_LIMIT * 4}
 # What an injection record lists: the memories given, and the report line.
@@ -146,6 +153,7 @@ class Context:
                     else focus.SESSION_FLOOR_WITH_VECTORS
                 ),
             )
+            fragments = [*self._decisions(query, project, session_id, fragments), *fragments]
         else:
             fragments = self._standing(project, "fragment", STANDING_FRAGMENTS)
             told = functools.partial(tellable_summary, own_row=own_row, session_id=session_id)
@@ -277,6 +285,24 @@ class Context:
     def _links(self) -> dict[str, str]:
         """Board row → its host session, for every tied session."""
         return {board: host for board, (host, _) in self.store.board_links().items()}
+
+    def _decisions(
+        self, query: str, project: str | None, session_id: str | None, shown: list[Hit]
+    ) -> list[Hit]:
+        """The project's confirmed decisions about code the request names
+        (``telling.decisions_named``), those not among ``shown`` already."""
+        if project is None:
+            return []
+        shown_keys = {hit.document.key for hit in shown}
+        fragments = [
+            document
+            for document in self.store.list_documents(
+                "fragment", project=project, limit=DECISIONS_READ
+            )
+            if document.key not in shown_keys
+        ]
+        named = decisions_named(query, fragments, session_id=session_id)
+        return [Hit(document, 1.0, 0.0, document.importance, 0.0) for document in named]
 
     def _standing(
         self, project: str | None, kind: str, limit: int, keep: Callable[[Document], bool] = bool

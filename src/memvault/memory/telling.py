@@ -6,17 +6,24 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
+from memvault.derive.names import Names, code_names
 from memvault.domain import Document
 from memvault.language import placeholder_summaries, placeholder_topics
 from memvault.memory.reading import INJECTION_HOOK
 from memvault.search import context as packing
 from memvault.search import focus
 from memvault.search.engine import Hit, one_per_session
+from memvault.vault.fragments import retired_mark
 
 # Sessions a prompt block tells of (by their board row or their own document), and its
 # activity lines (which sessions they may come from: search/focus.py).
 SESSIONS_TOLD = 5
 OBSERVATIONS_TOLD = 10
+# Decisions a prompt block tells of because the request names what they are about; a
+# decision is in force once confirmed: the user said it, or both said it, or an LLM made
+# it (an agent's passing "instead of" is 0.7 and stays out).
+DECISIONS_TOLD = 2
+CONFIRMED = 0.8
 
 
 def prompt_hits(
@@ -68,6 +75,32 @@ def prompt_hits(
     # A session is told once: by its board row or by its own document.
     told = one_per_session(sorted([*summaries, *sessions], key=lambda h: h.score, reverse=True))
     return fragments, told[:SESSIONS_TOLD], packing.distinct(observations, same)[:OBSERVATIONS_TOLD]
+
+
+def decisions_named(
+    request: str, fragments: Iterable[Document], *, session_id: str | None = None
+) -> list[Document]:
+    """Of ``fragments``, the confirmed live decisions about code the request names (a
+    decision is about the code names it writes: ``derive/names.py``), at most
+    ``DECISIONS_TOLD``: those naming the most of it first, then the newest. Never one the
+    asking session made. A long request (a build log) weighs a decision's name no more
+    than its hundreds of other words, so the relevance floor misses what naming it says."""
+    names = Names(request)
+    found = []
+    for document in fragments:
+        meta = document.meta
+        if (
+            "decision" not in (meta.get("tags") or [])
+            or float(meta.get("confidence") or 0) < CONFIRMED
+            or retired_mark(document.summary) is not None
+            or (session_id and meta.get("source") == f"session {session_id}")
+        ):
+            continue
+        named = sum(names.names(name) for name in code_names(document.summary))
+        if named:
+            found.append((named, document.updated_at, document))
+    found.sort(key=lambda item: item[:2], reverse=True)
+    return [document for _, _, document in found[:DECISIONS_TOLD]]
 
 
 # Observations that are the session's bookkeeping rather than its work: a session starting

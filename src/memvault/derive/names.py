@@ -1,0 +1,75 @@
+"""Names in text: whether a text names something as a whole word (``Names``), and the code
+names a sentence writes (``code_names``), which is what a decision is about.
+
+A code name is a name written as code: called (``foo()``), dotted (``Path.GetRandomFileName``,
+``xterm.js``), or shaped like an identifier: a capital inside it after a small letter
+(``CommandLineParser``), an underscore inside it (``retry_after``), a digit between letters
+(``libgit2sharp``). Plain words are not, nor is a library written as one ("use httpx"):
+"cache", "Python" and "httpx" look alike, and a request that said "cache" would find every
+decision that did.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memvault.derive.code import calls
+from memvault.graph.model import NAME_LIMIT
+
+MAX_NAMES = 8  # code names read from one sentence
+
+_WORD = re.compile(r"@?[A-Za-z0-9_./-]+")
+_NAME = re.compile(r"@?[A-Za-z_$][\w$]*(?:[./-][A-Za-z0-9_$]+)*")
+_SHAPED = re.compile(r"[a-z][A-Z]|[A-Za-z0-9]_[A-Za-z0-9]|[A-Za-z]\d+[A-Za-z]|\w\w\.[A-Za-z]{2}")
+_VERSION = re.compile(r"v?\d+(?:\.\d+)+")
+
+
+class Names:
+    """What a text names, read once: every word made of path characters (ASCII letters,
+    digits, ``_ . / -``, a leading ``@``), and each word's beginning up to a dot. Other
+    text (CJK, spaces, punctuation, a backslash) separates names: ``决定改用httpx替换requests``
+    names httpx, and ``packages\\commandlineparser\\2.9.1`` names commandlineparser."""
+
+    __slots__ = ("_lowered", "text", "words")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._lowered = text.lower()
+        words = set(_WORD.findall(self._lowered))
+        for word in [w for w in words if "." in w]:
+            dot = word.find(".", 1)
+            while 0 < dot <= NAME_LIMIT:  # no name is longer
+                words.add(word[:dot])
+                dot = word.find(".", dot + 1)
+        self.words = words
+
+    def names(self, name: str) -> bool:
+        """Whether the text names ``name`` as a whole word (case aside)."""
+        if len(name) < 2:
+            return False
+        if _WORD.fullmatch(name):
+            return name.lower() in self.words
+        # A name with other characters (a space, a non-ASCII letter): looked for in full.
+        if name.lower() not in self._lowered:
+            return False
+        pattern = rf"(?<![A-Za-z0-9_/.-]){re.escape(name)}(?![A-Za-z0-9_/-])"
+        return re.search(pattern, self.text, re.IGNORECASE) is not None
+
+
+def code_names(sentence: str) -> list[str]:
+    """The code names ``sentence`` writes, each once, in the order written, at most
+    ``MAX_NAMES``; a dotted name also by its last part when that is code-shaped itself
+    (``Path.GetRandomFileName`` gives ``GetRandomFileName``)."""
+    found = [*calls(sentence), *(w for w in _NAME.findall(sentence) if _code_shaped(w))]
+    names: list[str] = []
+    for name in found:
+        name = name.lstrip("@").rstrip(".-/")
+        last = name.rsplit(".", 1)[-1]
+        for each in (name, last) if last != name and _SHAPED.search(last) else (name,):
+            if len(each) >= 3 and each.casefold() not in {n.casefold() for n in names}:
+                names.append(each)
+    return names[:MAX_NAMES]
+
+
+def _code_shaped(word: str) -> bool:
+    return bool(_SHAPED.search(word)) and not _VERSION.fullmatch(word.lstrip("@"))

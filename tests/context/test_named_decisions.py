@@ -1,0 +1,169 @@
+"""A prompt block tells of the decisions about code the request names: the user chose a
+library, and a later build log that names it among hundreds of other words gets the
+decision's line, which the relevance floor alone would not give it."""
+
+from __future__ import annotations
+
+import pytest
+
+from memvault import Memory
+from memvault.domain import Document
+from memvault.memory import telling
+from memvault.memory.telling import DECISIONS_TOLD, decisions_named
+
+CHOICE = "can we please use the CommandLineParser library for cli handling?"
+
+BUILD_LOG = "\n".join(
+    [
+        "Restore complete (0.6s)",
+        r"  Blast.Core succeeded (0.5s) → Blast.Core\bin\Debug\net9.0\Blast.Core.dll",
+        r'07:36:27.005  3>C:\Program Files\dotnet\dotnet.exe exec "C:\Program Files\dotnet'
+        r'\sdk\9.0.301\Roslyn\bincore\csc.dll" /noconfig /unsafe- /checked- '
+        "/nowarn:CA1724,CA1034,CA1000,CA2260,CA1515,CS1591,CA2225,IDE0022,IDE0058 /fullpaths",
+        *(
+            rf"/reference:C:\Users\runner\.nuget\packages\{package}\lib\net6.0\{dll}.dll"
+            for package, dll in [
+                ("castle.core", "Castle.Core"),
+                ("commandlineparser", "CommandLine"),
+                ("diffplex", "DiffPlex"),
+                ("spectre.console", "Spectre.Console"),
+                ("testableio.system.io.abstractions", "TestableIO.System.IO.Abstractions"),
+            ]
+        ),
+        r"Error: D:\a\Blast\Blast.Test\BatchManagerTests.cs(33,21): error CS0117: "
+        "'BlastAppData' does not contain a definition for 'ResetForTesting'",
+        "Build FAILED. 1 Warning(s) 1 Error(s) Time Elapsed 00:00:03.71",
+    ]
+)
+
+
+def event(session: str, n: int, hook: str, data: dict) -> dict:
+    return {
+        "hookType": hook,
+        "sessionId": session,
+        "eventId": f"{session}:{n}",
+        "project": "blast",
+        "cwd": "/src/blast",
+        "timestamp": f"2026-11-{20 + n // 60:02d}T10:00:{n % 60:02d}.000Z",
+        "data": data,
+    }
+
+
+def said(session: str, prompt: str, reply: str, path: str) -> list[dict]:
+    return [
+        event(session, 0, "prompt_submit", {"prompt": prompt}),
+        event(session, 1, "assistant_response", {"assistantResponse": reply}),
+        event(
+            session,
+            2,
+            "post_tool_use",
+            {"tool_name": "Edit", "tool_input": {"file_path": path}, "tool_output": "ok"},
+        ),
+    ]
+
+
+@pytest.fixture
+def memory(tmp_path):
+    with Memory.open(home=tmp_path / "home") as opened:
+        sessions = {
+            "cli": said(
+                "cli",
+                CHOICE,
+                "Switched the argument handling in Program.cs over to CommandLineParser "
+                "verbs and options.",
+                "/src/blast/Blast.ConsoleApp/Program.cs",
+            ),
+            "menu": said(
+                "menu",
+                "add a back option to every menu so the user can return where they were",
+                "Every menu handler now offers Back, and the navigation keeps a stack.",
+                "/src/blast/Blast.ConsoleApp/Menus/MenuHandler.cs",
+            ),
+            "pack": said(
+                "pack",
+                "publish the console app to winget from the release workflow",
+                "The release workflow now builds the winget manifest after the NuGet push.",
+                "/src/blast/.github/workflows/release.yml",
+            ),
+        }
+        for session, events in sessions.items():
+            opened.capture.observe_many(events)
+            opened.pipeline.extract_session(session)
+        opened.index.index_now()
+        yield opened
+
+
+def test_a_build_log_naming_the_library_a_decision_chose_gets_the_decision(memory):
+    packed = memory.context.context(project="blast", query=BUILD_LOG)
+    assert CHOICE in packed.text
+    (decision,) = [
+        b for b in packed.blocks if b["kind"] == "fragment" and "CommandLineParser" in b["text"]
+    ]
+    assert "decision" in decision["text"]
+
+
+def test_without_the_named_decisions_the_floor_alone_misses_it(memory, monkeypatch):
+    """The case the named decisions are for: the same block, read by the floor alone."""
+    monkeypatch.setattr(telling, "DECISIONS_TOLD", 0)
+    assert CHOICE not in memory.context.context(project="blast", query=BUILD_LOG).text
+
+
+def test_a_request_naming_none_of_its_code_gets_no_decision(memory):
+    log = BUILD_LOG.replace("commandlineparser", "mono.options").replace("CommandLine", "Mono")
+    assert CHOICE not in memory.context.context(project="blast", query=log).text
+
+
+def test_a_decision_is_told_once_per_session_and_never_in_another_project(memory):
+    started = memory.context.start_session(
+        {"sessionId": "later", "project": "blast", "cwd": "/src/blast"}
+    )
+    blocks = [started.context] + [
+        memory.context.context(project="blast", query=BUILD_LOG, session_id="later").text
+        for _ in range(2)
+    ]
+    assert sum(CHOICE in block for block in blocks) == 1
+    assert CHOICE not in memory.context.context(project="other", query=BUILD_LOG).text
+
+
+# -- which decisions are in force --------------------------------------------------------
+
+
+def fragment(
+    n: int,
+    summary: str,
+    *,
+    confidence: float = 0.9,
+    tags: tuple[str, ...] = ("agent-memory", "decision"),
+    updated: str = "2026-11-20T10:00:00.000Z",
+    source: str = "session s1",
+) -> Document:
+    meta = {"tags": list(tags), "confidence": confidence, "source": source}
+    body = f"- decision: {summary}"
+    return Document(
+        n, "fragment", f"fragments/f{n}.md", "blast", None, f"f{n}", summary, body,
+        0.8, updated, None, [], False, meta, 0, None,
+    )  # fmt: skip
+
+
+def test_only_confirmed_live_decisions_of_other_sessions_are_in_force():
+    request = "the ParallelBatchProcessor and CommandLineParser both fail to build"
+    fragments = [
+        fragment(1, "Use the CommandLineParser library for cli handling."),
+        # An agent's passing "instead of", said once: not confirmed.
+        fragment(2, "The app now uses ParallelBatchProcessor instead.", confidence=0.7),
+        fragment(3, "Use ParallelBatchProcessor for hashing.", tags=("agent-memory", "lesson")),
+        fragment(4, "[superseded] Use ParallelBatchProcessor for hashing."),
+        fragment(5, "Keep ParallelBatchProcessor for hashing.", source="session asking"),
+    ]
+    named = decisions_named(request, fragments, session_id="asking")
+    assert [d.id for d in named] == [1]
+
+
+def test_the_decisions_naming_the_most_come_first_then_the_newest():
+    request = "retry_after in fetchUser is ignored by loadUser"
+    fragments = [
+        fragment(1, "Use fetchUser everywhere.", updated="2026-11-20T10:00:00.000Z"),
+        fragment(2, "Call loadUser only from fetchUser.", updated="2026-11-19T10:00:00.000Z"),
+        fragment(3, "Read retry_after in the client.", updated="2026-11-21T10:00:00.000Z"),
+    ]
+    assert [d.id for d in decisions_named(request, fragments)] == [2, 3][:DECISIONS_TOLD]

@@ -1,0 +1,63 @@
+"""What a sentence names as code, and whether a text names a name (derive/names.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memvault.derive.names import MAX_NAMES, Names, code_names
+
+
+@pytest.mark.parametrize(
+    ("sentence", "names"),
+    [
+        (
+            "Use 'Path.GetRandomFileName()' instead. but also address collision potential.",
+            ["Path.GetRandomFileName", "GetRandomFileName"],
+        ),
+        (
+            "can we please use the CommandLineParser library for cli handling?",
+            ["CommandLineParser"],
+        ),
+        ("@dotnet.yml try to integrate it with my existing build", ["dotnet.yml"]),
+        ("replace our bespoke diffing with the libgit2sharp library", ["libgit2sharp"]),
+        ("set retry_after on the client and call os.path.join()", ["os.path.join", "retry_after"]),
+        ("决定改用 fetchUser 替换 loadUser", ["fetchUser", "loadUser"]),
+    ],
+)
+def test_a_decision_is_about_the_code_names_it_writes(sentence, names):
+    assert code_names(sentence) == names
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Use Python and JSON for the cache, e.g. with a file per day.",
+        "Bump the version to v1.2.3 and 2.0.1 next.",
+        "决定改用httpx替换requests",  # a library written as a plain word is not told apart
+        "The properties should be initialized to empty collections instead of null.",
+    ],
+)
+def test_plain_words_numbers_and_versions_are_not_code_names(sentence):
+    assert code_names(sentence) == []
+
+
+def test_a_sentence_gives_each_name_once_and_at_most_a_few():
+    sentence = " ".join(f"useName{n} and UseName{n}" for n in range(20))
+    names = code_names(sentence)
+    assert len(names) == MAX_NAMES
+    assert len({n.casefold() for n in names}) == MAX_NAMES
+
+
+def test_a_text_names_a_name_as_a_whole_word_whatever_separates_it():
+    log = (
+        r"/reference:C:\Users\runner\.nuget\packages\commandlineparser\2.9.1\lib\CommandLine.dll"
+        "\n   at ktsu.Core.Services.SecureTempFileHelper.CreateTempDirectory() in Helper.cs"
+    )
+    names = Names(log)
+    assert names.names("CommandLineParser")
+    assert names.names("CommandLine.dll")
+    assert names.names("CommandLine")  # a dotted word's beginning
+    assert names.names("ktsu.Core")
+    assert not names.names("LineParser")  # only a part of a word
+    assert not names.names("Services.SecureTempFileHelper")
+    assert not names.names("x")
