@@ -5,7 +5,8 @@ default; with ``--postgres``, a throwaway PostgreSQL cluster started for the run
 the offline pipeline, lexical, indexed; then each of the 88 requests is searched as a
 prompt block searches it (``Searcher.find`` with the block's quotas), ``--rounds`` times.
 Prints the median, p95 and max over the requests of each request's median time, and the
-same for weighing each request's words for the relevance floor with nothing counted yet:
+same for weighing each request's words for the relevance floor with nothing counted yet,
+and for reading the project's decisions the request names:
 
     .venv/bin/python bench/context_search.py [--rounds 3] [--postgres]
 
@@ -64,6 +65,27 @@ def weighed_cold(memory: Memory, requests: list[tuple[str, str]], rounds: int) -
     return [statistics.median(times) for times in spent]
 
 
+def decisions_read(memory: Memory, requests: list[tuple[str, str]], rounds: int) -> list[float]:
+    """Each request's median time to find the project's decisions it names (the project's
+    newest fragments read and each confirmed decision's code names looked for), in
+    milliseconds."""
+    context = memory.context
+    spent: list[list[float]] = [[] for _ in requests]
+    for _ in range(rounds):
+        for i, (project, text) in enumerate(requests):
+            began = time.perf_counter()
+            context._decisions(text, project, None, [])
+            spent[i].append((time.perf_counter() - began) * 1000)
+    return [statistics.median(times) for times in spent]
+
+
+def spread(name: str, times: list[float]) -> str:
+    return (
+        f"{name}: p50 {statistics.median(times):.1f} ms,"
+        f" p95 {statistics.quantiles(times, n=20)[18]:.1f} ms, max {max(times):.1f} ms"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=real_sessions.DATA)
@@ -96,20 +118,16 @@ def main() -> None:
             built = time.perf_counter() - began
             per = timed(memory, requests, args.rounds)
             weighing = weighed_cold(memory, requests, args.rounds)
+            decisions = decisions_read(memory, requests, args.rounds)
     finally:
         if cluster is not None:
             cluster.stop()
     engine = "PostgreSQL" if args.postgres else "SQLite"
     print(f"context search on the real sessions ({engine}) — {machine()}")
     print(f"store built in {built:.0f} s; {len(requests)} requests, {args.rounds} rounds")
-    print(
-        f"find: p50 {statistics.median(per):.1f} ms, p95"
-        f" {statistics.quantiles(per, n=20)[18]:.1f} ms, max {max(per):.1f} ms"
-    )
-    print(
-        f"the floor's weighing, nothing counted yet: p50 {statistics.median(weighing):.1f} ms,"
-        f" p95 {statistics.quantiles(weighing, n=20)[18]:.1f} ms, max {max(weighing):.1f} ms"
-    )
+    print(spread("find", per))
+    print(spread("the floor's weighing, nothing counted yet", weighing))
+    print(spread("the decisions the request names", decisions))
 
 
 if __name__ == "__main__":
