@@ -4,7 +4,8 @@ Every history session of ``../shared/bench/coding-sessions`` goes into one store
 default; with ``--postgres``, a throwaway PostgreSQL cluster started for the run) through
 the offline pipeline, lexical, indexed; then each of the 88 requests is searched as a
 prompt block searches it (``Searcher.find`` with the block's quotas), ``--rounds`` times.
-Prints the median, p95 and max over the requests of each request's median time, and the
+Prints the median, p95 and max over the requests of each request's median time (with the
+counts of its words kept from the round before, and with nothing counted yet), and the
 same for weighing each request's words for the relevance floor with nothing counted yet,
 and for reading the project's decisions the request names:
 
@@ -35,14 +36,19 @@ from memvault.memory.context import CONTEXT_QUOTAS
 from memvault.search.query import parse
 
 
-def timed(memory: Memory, requests: list[tuple[str, str]], rounds: int) -> list[float]:
-    """Each request's median time over ``rounds``, in milliseconds."""
+def timed(
+    memory: Memory, requests: list[tuple[str, str]], rounds: int, *, cold: bool = False
+) -> list[float]:
+    """Each request's median time over ``rounds``, in milliseconds; ``cold``: with no word
+    counted yet (a new request's words are new to the counts)."""
     searcher = memory.index.searcher
     for project, text in requests[:10]:
         searcher.find(text, CONTEXT_QUOTAS, project=project)
     spent: list[list[float]] = [[] for _ in requests]
     for _ in range(rounds):
         for i, (project, text) in enumerate(requests):
+            if cold:
+                searcher.counts.clear()
             began = time.perf_counter()
             searcher.find(text, CONTEXT_QUOTAS, project=project)
             spent[i].append((time.perf_counter() - began) * 1000)
@@ -117,6 +123,7 @@ def main() -> None:
             floors.ingest(memory, [s["events"] for s in ordered], pipeline=True)
             built = time.perf_counter() - began
             per = timed(memory, requests, args.rounds)
+            per_cold = timed(memory, requests, args.rounds, cold=True)
             weighing = weighed_cold(memory, requests, args.rounds)
             decisions = decisions_read(memory, requests, args.rounds)
     finally:
@@ -126,6 +133,7 @@ def main() -> None:
     print(f"context search on the real sessions ({engine}) — {machine()}")
     print(f"store built in {built:.0f} s; {len(requests)} requests, {args.rounds} rounds")
     print(spread("find", per))
+    print(spread("find, nothing counted yet", per_cold))
     print(spread("the floor's weighing, nothing counted yet", weighing))
     print(spread("the decisions the request names", decisions))
 

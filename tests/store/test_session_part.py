@@ -83,6 +83,13 @@ def test_a_sessions_score_does_not_move_with_the_events_beside_it(open_store):
     assert kinds == {"session", "observation"}
     assert store.document_count() == 212
     assert store.term_counts(["pgpool"], cap=1000) == {"pgpool": 2 + 20}
+    # Counted part after part as far as the cap: a cap one part reaches, one both do.
+    assert store.term_counts(["pgpool", "linter"], cap=1) == {"pgpool": 2, "linter": 2}
+    assert store.term_counts(["pgpool", "PgPool", "absent"], cap=20) == {
+        "pgpool": 21,
+        "PgPool": 21,
+        "absent": 0,
+    }
     # Each part counted alone: what a search weighs a part's words by.
     assert store.document_count([SESSION_PART]) == 12
     assert store.document_count([REST_PART]) == 200

@@ -34,6 +34,7 @@ from memvault.store.postgres.bm25 import (
     query_tokens,
     scope_length,
     terms_table,
+    token_counts_sql,
     tokenize,
 )
 
@@ -275,13 +276,28 @@ class PostgresSearchIndex(SearchIndex):
     def term_counts(
         self, terms: Sequence[str], *, cap: int, parts: Sequence[str] = LEXICAL_PARTS
     ) -> dict[str, int]:
+        fields = field_numbers(FIELDS)
+
         def op(conn) -> dict[str, int]:
             no_jit(conn)
-            found = {}
-            for term in terms:
-                phrase = Phrase(query_tokens(term), False, field_numbers(FIELDS))
-                if not phrase.tokens:
-                    found[term] = 0
+            phrases = {term: Phrase(query_tokens(term), False, fields) for term in terms}
+            found = {term: 0 for term in phrases}
+            # Words of one token (nearly all): one statement per part for all of them, each
+            # counted up to the cap; a part after the first only for those under it. The
+            # sum over the parts, cut at cap + 1, is what counting part after part as far
+            # as the cap gives.
+            single = [term for term, phrase in phrases.items() if len(phrase.tokens) == 1]
+            for table in (TERMS[part] for part in parts):
+                single = [term for term in single if found[term] <= cap]
+                if not single:
+                    break
+                tokens = [phrases[term].tokens[0] for term in single]
+                rows = conn.execute(token_counts_sql(table), (list(fields), cap + 1, tokens))
+                for place, count in rows.fetchall():
+                    term = single[place - 1]
+                    found[term] = min(found[term] + count, cap + 1)
+            for term, phrase in phrases.items():
+                if len(phrase.tokens) < 2:
                     continue
                 count = 0
                 for table in (TERMS[part] for part in parts):  # as far as the cap
