@@ -80,7 +80,7 @@ def decisions_read(memory: Memory, requests: list[tuple[str, str]], rounds: int)
     for _ in range(rounds):
         for i, (project, text) in enumerate(requests):
             began = time.perf_counter()
-            context._decisions(text, project, None, [])
+            context._decisions(text, project, None, set())
             spent[i].append((time.perf_counter() - began) * 1000)
     return [statistics.median(times) for times in spent]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memvault.derive.names import MAX_NAMES, Names, code_names
+from memvault.derive.names import MAX_NAMES, Names, code_names, same_name
 
 
 @pytest.mark.parametrize(
@@ -25,7 +25,7 @@ from memvault.derive.names import MAX_NAMES, Names, code_names
     ],
 )
 def test_a_decision_is_about_the_code_names_it_writes(sentence, names):
-    assert code_names(sentence) == names
+    assert list(code_names(sentence)) == names
 
 
 @pytest.mark.parametrize(
@@ -35,10 +35,11 @@ def test_a_decision_is_about_the_code_names_it_writes(sentence, names):
         "Bump the version to v1.2.3 and 2.0.1 next.",
         "决定改用httpx替换requests",  # a library written as a plain word is not told apart
         "The properties should be initialized to empty collections instead of null.",
+        "Always call reset() before each test and save() after it.",  # plain words called
     ],
 )
 def test_plain_words_numbers_and_versions_are_not_code_names(sentence):
-    assert code_names(sentence) == []
+    assert code_names(sentence) == ()
 
 
 def test_a_sentence_gives_each_name_once_and_at_most_a_few():
@@ -61,3 +62,20 @@ def test_a_text_names_a_name_as_a_whole_word_whatever_separates_it():
     assert not names.names("LineParser")  # only a part of a word
     assert not names.names("Services.SecureTempFileHelper")
     assert not names.names("x")
+
+
+def test_a_request_names_the_parts_of_its_paths_an_entity_is_named_by_whole():
+    log = "/home/runner/.nuget/packages/commandlineparser/2.9.1/lib/CommandLine.dll"
+    assert Names(log, parts=True).names("CommandLineParser")
+    assert Names("see src/utils/retry_after.py", parts=True).names("retry_after")
+    assert Names("at Blast.Core.ParallelHasher.Run()", parts=True).names("ParallelHasher")
+    assert not Names("at Blast.Core.ParallelHasher.Run()").names("ParallelHasher")
+    # An entity's file is named by its whole path, never by a part of another one.
+    assert not Names(log).names("CommandLineParser")
+    assert not Names("/code/app/src/login.py", parts=True).names("src/login.py")
+
+
+def test_a_name_is_the_same_whatever_separates_and_cases_its_words():
+    assert same_name("BlastMerge", "blastmerge")
+    assert same_name("twat_search", "twat-search")
+    assert not same_name("BlastMergeCore", "blastmerge")

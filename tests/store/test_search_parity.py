@@ -258,6 +258,7 @@ def test_field_weights_and_the_newest_window_rank_alike(engines):
 def test_term_counts_and_the_document_count_are_the_same(engines):
     sqlite, postgres = engines
     asked = ["pool", "timeout", "连接", "接池", "fetchuserrow", "don't", "2026", "absent", "a_b"]
+    asked += ["POOL", "!!!", "pool"]  # one token twice, none at all, one term twice
     for cap in (0, 1, 3, 100):
         assert postgres.term_counts(asked, cap=cap) == sqlite.term_counts(asked, cap=cap)
     assert postgres.document_count() == sqlite.document_count() == len(CORPUS)

@@ -11,6 +11,7 @@ decision that did.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from memvault.derive.code import calls
@@ -28,14 +29,20 @@ class Names:
     """What a text names, read once: every word made of path characters (ASCII letters,
     digits, ``_ . / -``, a leading ``@``), and each word's beginning up to a dot. Other
     text (CJK, spaces, punctuation, a backslash) separates names: ``决定改用httpx替换requests``
-    names httpx, and ``packages\\commandlineparser\\2.9.1`` names commandlineparser."""
+    names httpx, and ``packages\\commandlineparser\\2.9.1`` names commandlineparser. With
+    ``parts``, each part of a path or a dotted name names too (``packages/commandlineparser``
+    names commandlineparser, ``at Blast.Core.ParallelHasher.Run()`` names ParallelHasher):
+    what a request names, where an entity's file is named by its whole path."""
 
     __slots__ = ("_lowered", "text", "words")
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, *, parts: bool = False) -> None:
         self.text = text
         self._lowered = text.lower()
         words = set(_WORD.findall(self._lowered))
+        if parts:
+            split = [p for w in words if "/" in w or "." in w for p in re.split(r"[/.]", w)]
+            words.update(p for p in split if p)
         for word in [w for w in words if "." in w]:
             dot = word.find(".", 1)
             while 0 < dot <= NAME_LIMIT:  # no name is longer
@@ -56,11 +63,13 @@ class Names:
         return re.search(pattern, self.text, re.IGNORECASE) is not None
 
 
-def code_names(sentence: str) -> list[str]:
+@functools.lru_cache(maxsize=4096)
+def code_names(sentence: str) -> tuple[str, ...]:
     """The code names ``sentence`` writes, each once, in the order written, at most
     ``MAX_NAMES``; a dotted name also by its last part when that is code-shaped itself
-    (``Path.GetRandomFileName`` gives ``GetRandomFileName``)."""
-    found = [*calls(sentence), *(w for w in _NAME.findall(sentence) if _code_shaped(w))]
+    (``Path.GetRandomFileName`` gives ``GetRandomFileName``). A call is one when its name
+    is (``reset()`` is a plain word called)."""
+    found = [w for w in [*calls(sentence), *_NAME.findall(sentence)] if _code_shaped(w)]
     names: list[str] = []
     for name in found:
         name = name.lstrip("@").rstrip(".-/")
@@ -68,7 +77,17 @@ def code_names(sentence: str) -> list[str]:
         for each in (name, last) if last != name and _SHAPED.search(last) else (name,):
             if len(each) >= 3 and each.casefold() not in {n.casefold() for n in names}:
                 names.append(each)
-    return names[:MAX_NAMES]
+    return tuple(names[:MAX_NAMES])
+
+
+def same_name(a: str, b: str) -> bool:
+    """Whether two names are one whatever separates their words and however they are
+    cased (``twat_search``, ``twat-search``, ``TwatSearch``)."""
+    return _bare(a) == _bare(b)
+
+
+def _bare(name: str) -> str:
+    return re.sub(r"[\W_]+", "", name).casefold()
 
 
 def _code_shaped(word: str) -> bool:

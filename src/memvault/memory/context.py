@@ -135,6 +135,7 @@ class Context:
         asked = bool(query and query.strip())
         terms: tuple[str, ...] = ()
         own_row = self._own_row(session_id)
+        given = self.store.injected(session_id) if session_id else set()
         if asked:
             assert query is not None
             found = self.index.searcher.find(query, CONTEXT_QUOTAS, project=project)
@@ -153,7 +154,8 @@ class Context:
                     else focus.SESSION_FLOOR_WITH_VECTORS
                 ),
             )
-            fragments = [*self._decisions(query, project, session_id, fragments), *fragments]
+            shown = given | {(h.document.kind, h.document.key) for h in fragments}
+            fragments = [*self._decisions(query, project, session_id, shown), *fragments]
         else:
             fragments = self._standing(project, "fragment", STANDING_FRAGMENTS)
             told = functools.partial(tellable_summary, own_row=own_row, session_id=session_id)
@@ -166,7 +168,6 @@ class Context:
         fragments, summaries = (
             self.files.weigh(current(hits), folder, project) for hits in (fragments, summaries)
         )
-        given = self.store.injected(session_id) if session_id else set()
         found = len(fragments)
         if given:
             fragments, summaries, observations = (
@@ -287,21 +288,26 @@ class Context:
         return {board: host for board, (host, _) in self.store.board_links().items()}
 
     def _decisions(
-        self, query: str, project: str | None, session_id: str | None, shown: list[Hit]
+        self,
+        query: str,
+        project: str | None,
+        session_id: str | None,
+        shown: set[tuple[str, str]],
     ) -> list[Hit]:
         """The project's confirmed decisions about code the request names
-        (``telling.decisions_named``), those not among ``shown`` already."""
+        (``telling.decisions_named``) but those ``shown`` (kind, key): passed by the floor,
+        or given to the session already. They go before the floor's fragments: the block's
+        budget keeps them first."""
         if project is None:
             return []
-        shown_keys = {hit.document.key for hit in shown}
         fragments = [
             document
             for document in self.store.list_documents(
                 "fragment", project=project, limit=DECISIONS_READ
             )
-            if document.key not in shown_keys
+            if (document.kind, document.key) not in shown
         ]
-        named = decisions_named(query, fragments, session_id=session_id)
+        named = decisions_named(query, fragments, project=project, session_id=session_id)
         return [Hit(document, 1.0, 0.0, document.importance, 0.0) for document in named]
 
     def _standing(
