@@ -4,12 +4,17 @@ decision's line, which the relevance floor alone would not give it."""
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 
 from memvault import Memory
+from memvault.analyzer import tokens
 from memvault.domain import Document
 from memvault.memory import telling
 from memvault.memory.telling import DECISIONS_TOLD, decisions_named
+from memvault.search import context as packing
+from memvault.search.engine import Hit
 
 CHOICE = "can we please use the CommandLineParser library for cli handling?"
 HASHING = "can we please use the ParallelHasher for every hash?"
@@ -203,3 +208,19 @@ def test_the_decisions_naming_the_most_come_first_then_the_newest():
         fragment(3, "Read retry_after in the client.", updated="2026-11-21T10:00:00.000Z"),
     ]
     assert [d.id for d in decisions_named(request, fragments)] == [2, 3][:DECISIONS_TOLD]
+
+
+def test_a_session_line_does_not_quote_a_decision_a_fragment_above_it_says():
+    session = Document(
+        9, "session", "cli", PROJECT, "cli", "cli handling", "parse the arguments", "",
+        0.5, "2026-11-20T10:00:00.000Z", None, [], False,
+        {"files": ["Program.cs"], "decisions": [CHOICE[0].upper() + CHOICE[1:-1] + "."]}, 0, None,
+    )  # fmt: skip
+    hit = functools.partial(Hit, score=1.0, relevance=1.0, importance=0.8, recency=0.0)
+    terms = tuple(tokens(CHOICE))
+    alone = packing.pack([], [hit(session)], [], budget=1500, terms=terms)
+    assert "decided: Can we please use the CommandLineParser library" in alone.text
+    both = packing.pack([hit(fragment(1, CHOICE))], [hit(session)], [], budget=1500, terms=terms)
+    (told,) = [b["text"] for b in both.blocks if b["kind"] == "session"]
+    assert told.endswith("\n- [2026-11-20] parse the arguments (files: Program.cs)")
+    assert any(CHOICE in b["text"] for b in both.blocks if b["kind"] == "fragment")

@@ -260,6 +260,7 @@ def pack(
         add(words.heading_fragments, "heading", "fragments")
         for hit in kept:
             add(_fragment_block(hit), "fragment", hit.document.key)
+    said = frozenset(_sentence(hit.document.summary) for hit in kept)
     if project_summary:
         add(
             f"{words.heading_project}\n{project_summary.strip()}",
@@ -270,7 +271,7 @@ def pack(
         add,
         words.heading_sessions,
         "summaries",
-        [(told(h.document, terms), h.document.kind, h.document.key) for h in summaries],
+        [(told(h.document, terms, said), h.document.kind, h.document.key) for h in summaries],
     )
     _section(
         add,
@@ -291,17 +292,20 @@ def pack(
     return out
 
 
-def told(document: Document, terms: Iterable[str] = ()) -> str:
+def told(document: Document, terms: Iterable[str] = (), said: frozenset[str] = frozenset()) -> str:
     """A session as one line: its board row's topic and summary, or, for a session with no
     row, what it was asked and the files it touched, and under it the decision it made
-    that shares the most of the request's ``terms`` (when one shares any)."""
+    that shares the most of the request's ``terms`` (when one shares any), unless a
+    fragment above says it (``said``: their summaries, as ``_sentence`` reads them)."""
     if document.kind != "session":
         return f"- {document.title}: {document.summary}".rstrip(": ")
     files = ", ".join(document.meta.get("files", [])[:SESSION_FILES])
     line = f"- [{document.updated_at[:10]}] {_clip(document.summary, 160)}"
     line = f"{line} (files: {files})" if files else line
     decision = decision_about(document, terms)
-    return f"{line}\n  - decided: {decision}" if decision else line
+    if decision and _sentence(decision) not in said:
+        return f"{line}\n  - decided: {decision}"
+    return line
 
 
 def decision_about(document: Document, terms: Iterable[str]) -> str | None:
@@ -346,6 +350,11 @@ def _section(add, heading: str, name: str, items: list[tuple[str, str, str]]) ->
 def _short_title(title: str) -> str:
     """A fragment's description: its file name without the project and date."""
     return _NAME_PREFIX.sub("", title)
+
+
+def _sentence(text: str) -> str:
+    """A sentence as two places saying it compare: case, spacing and end punctuation aside."""
+    return " ".join(text.casefold().split()).rstrip(".。!！?？ ")
 
 
 def _clip(text: str, limit: int) -> str:
