@@ -11,10 +11,12 @@ import pytest
 from memvault import Memory
 from memvault.analyzer import tokens
 from memvault.domain import Document
+from memvault.memory import context as context_module
 from memvault.memory import telling
 from memvault.memory.telling import DECISIONS_TOLD, decisions_named
 from memvault.search import context as packing
 from memvault.search.engine import Hit
+from memvault.vault.remember import Draft
 
 CHOICE = "can we please use the CommandLineParser library for cli handling?"
 HASHING = "can we please use the ParallelHasher for every hash?"
@@ -149,6 +151,26 @@ def test_a_decision_is_told_once_per_session_and_the_next_one_named_after_it(mem
     told = [[c for c in (CHOICE, HASHING, DIFFING) if c in block] for block in blocks]
     assert [len(t) for t in told] == [2, 1, 0]
     assert sorted(told[0] + told[1]) == sorted([CHOICE, HASHING, DIFFING])
+
+
+def test_an_old_decision_is_read_behind_many_newer_fragments_of_other_kinds(memory, monkeypatch):
+    """The project's newest decisions are read, not its newest fragments: a long history's
+    lessons and findings do not push its decisions out of reach."""
+    monkeypatch.setattr(context_module, "DECISIONS_READ", 2)
+    for n, lesson in enumerate(
+        [
+            "The release workflow needs its tag pushed before the winget manifest.",
+            "Menu handlers must return to the menu that opened them.",
+            "Hashing large trees is faster with one worker per core.",
+        ]
+    ):
+        draft = Draft(PROJECT, lesson, [f"lesson: {lesson}"], tags=["lesson"])
+        draft.date = f"2026-11-2{n + 1}"
+        memory.fragments.remember(draft)
+    memory.index.index_now()
+    newest = memory.store.list_documents("fragment", project=PROJECT, limit=2)
+    assert all("decision" not in d.meta.get("tags", []) for d in newest)
+    assert CHOICE in memory.context.context(project=PROJECT, query=BUILD_LOG).text
 
 
 def test_the_projects_own_name_is_not_what_a_decision_is_about(memory):

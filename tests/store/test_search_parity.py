@@ -292,6 +292,27 @@ def test_documents_read_back_the_same(engines):
     assert postgres.cursor("never") == sqlite.cursor("never") == 0
 
 
+def test_a_listing_keeps_the_documents_whose_meta_holds_a_value(engines):
+    """A whole JSON string, ASCII case aside; LIKE's wildcards are plain characters."""
+    listed = {}
+    for store in engines:
+
+        def keys(value, store=store):
+            found = store.list_documents(
+                "fragment", meta_holds=value, include_archived=True, limit=50
+            )
+            return [d.key for d in found]
+
+        everything = keys(None)
+        assert len(everything) > 2
+        assert keys("pool") == keys("POOL") == ["pool"]  # not "pool-2"
+        assert keys("值") == keys("词") == everything  # non-ASCII, a key as well
+        assert keys("po%") == keys("po_l") == keys("pool-") == []
+        listed[type(store).__name__] = [keys(v) for v in (None, "pool", "值", "snake")]
+    sqlite, postgres = listed.values()
+    assert sqlite == postgres
+
+
 def test_revisions_and_vectors_follow_as_on_sqlite(engines):
     sqlite, postgres = engines
     for after in (0, 5, 20):

@@ -51,7 +51,7 @@ PROMPT_HOOK = "prompt_submit"
 # tokens a start, 4 % of them from a session the first request was about).
 STANDING_FRAGMENTS = 5
 STANDING_SESSIONS = 3
-# The project's newest fragments read for the decisions a request names.
+# The project's newest decision fragments read for those a request names.
 DECISIONS_READ = 500
 ENRICH_LIMIT = 8
 ENRICH_QUOTAS = {"fragment": 5, "observation": ENRICH_LIMIT * 4}
@@ -303,7 +303,7 @@ class Context:
         fragments = [
             document
             for document in self.store.list_documents(
-                "fragment", project=project, limit=DECISIONS_READ
+                "fragment", project=project, limit=DECISIONS_READ, meta_holds="decision"
             )
             if (document.kind, document.key) not in shown
         ]

@@ -9,6 +9,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from memvault import jsontext
 from memvault.domain import Document, DocumentDraft
 from memvault.store.engine import Engine
 
@@ -218,12 +219,18 @@ class SearchIndex(Engine, ABC):
         include_archived: bool = False,
         limit: int = 50,
         offset: int = 0,
+        meta_holds: str | None = None,
     ) -> list[Document]:
-        """Most recently updated first."""
+        """Most recently updated first. ``meta_holds``: only those whose meta holds this
+        string whole (ASCII case aside), as a value or a key anywhere in it: a filter for a
+        tag, say, whose caller reads the meta again to know where it stands."""
         where, params = ["d.kind = ?"], [kind]
         if project is not None:
             where.append("d.project = ?")
             params.append(project)
+        if meta_holds is not None:
+            where.append("lower(d.meta) LIKE ? ESCAPE '\\'")
+            params.append(f"%{_like_escaped(jsontext.dumps(meta_holds).lower())}%")
         if not include_archived:
             where.append("d.archived = FALSE")
         rows = self._select(
@@ -334,3 +341,8 @@ class SearchIndex(Engine, ABC):
         )
         counts = {bool(archived): count for archived, count in rows}
         return counts.get(False, 0), counts.get(True, 0)
+
+
+def _like_escaped(text: str) -> str:
+    """``text`` as a LIKE pattern matches it, with ``\\`` as the escape."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
