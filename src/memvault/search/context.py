@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from memvault import analyzer
 from memvault.analyzer import CJK_CHAR, estimate_tokens, kept_tokens, tokens
+from memvault.derive.text import same
 from memvault.domain import Document
 from memvault.language import Strings, strings
 from memvault.search.engine import Hit
@@ -260,7 +261,7 @@ def pack(
         add(words.heading_fragments, "heading", "fragments")
         for hit in kept:
             add(_fragment_block(hit), "fragment", hit.document.key)
-    said = frozenset(_sentence(hit.document.summary) for hit in kept)
+    said = [hit.document.summary for hit in kept]
     if project_summary:
         add(
             f"{words.heading_project}\n{project_summary.strip()}",
@@ -292,18 +293,18 @@ def pack(
     return out
 
 
-def told(document: Document, terms: Iterable[str] = (), said: frozenset[str] = frozenset()) -> str:
+def told(document: Document, terms: Iterable[str] = (), said: Sequence[str] = ()) -> str:
     """A session as one line: its board row's topic and summary, or, for a session with no
     row, what it was asked and the files it touched, and under it the decision it made
     that shares the most of the request's ``terms`` (when one shares any), unless a
-    fragment above says it (``said``: their summaries, as ``_sentence`` reads them)."""
+    fragment above says it (``said``: their summaries; ``derive.text.same``)."""
     if document.kind != "session":
         return f"- {document.title}: {document.summary}".rstrip(": ")
     files = ", ".join(document.meta.get("files", [])[:SESSION_FILES])
     line = f"- [{document.updated_at[:10]}] {_clip(document.summary, 160)}"
     line = f"{line} (files: {files})" if files else line
     decision = decision_about(document, terms)
-    if decision and _sentence(decision) not in said:
+    if decision and not any(same(decision, summary) for summary in said):
         return f"{line}\n  - decided: {decision}"
     return line
 
@@ -350,11 +351,6 @@ def _section(add, heading: str, name: str, items: list[tuple[str, str, str]]) ->
 def _short_title(title: str) -> str:
     """A fragment's description: its file name without the project and date."""
     return _NAME_PREFIX.sub("", title)
-
-
-def _sentence(text: str) -> str:
-    """A sentence as two places saying it compare: case, spacing and end punctuation aside."""
-    return " ".join(text.casefold().split()).rstrip(".。!！?？ ")
 
 
 def _clip(text: str, limit: int) -> str:

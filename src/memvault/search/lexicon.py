@@ -17,7 +17,7 @@ import functools
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 
 from memvault.analyzer import tokens
@@ -105,16 +105,18 @@ class Concept:
     said: tuple[str, ...]
     other: tuple[tuple[str, ...], ...]
     spellings: tuple[tuple[str, ...], ...]
+    # Every way a memory may hold it but the request's own: read for every candidate the
+    # floor weighs, so made once.
+    others: tuple[tuple[str, ...], ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        ways = dict.fromkeys([*self.other, *self.spellings])
+        object.__setattr__(self, "others", tuple(p for p in ways if p != self.said))
 
     @property
     def words(self) -> tuple[tuple[str, ...], ...]:
         """Every way a memory may hold it, the request's own first."""
         return (self.said, *self.others)
-
-    @property
-    def others(self) -> tuple[tuple[str, ...], ...]:
-        """Every way a memory may hold it but the request's own."""
-        return tuple(p for p in dict.fromkeys([*self.other, *self.spellings]) if p != self.said)
 
 
 class Lexicon:
