@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from memvault.pipeline import extraction
 from memvault.vault.fragments import Fragment
+from memvault.vault.remember import Draft
 from tests.pipeline.sessions import ROOT, conversation, edit, prompt, reply
 
 
@@ -59,3 +61,33 @@ def test_a_decision_on_another_subject_leaves_the_earlier_one_alone(memory):
     _session(memory, "s-redis", 2, "We decided to store sessions in Redis.", "memory", "redis")
     _session(memory, "s-log", 20, "We decided to log every cache miss.", "redis", "redis+log")
     assert all("superseded_by" not in f.properties for f in _decisions(memory).values())
+
+
+def test_an_older_decision_behind_many_newer_fragments_of_other_kinds_is_superseded(
+    memory, monkeypatch
+):
+    """The project's newest decisions are read for those a new one replaces, not its newest
+    fragments of any kind: a long history's lessons do not hide the decision it revisits."""
+    monkeypatch.setattr(extraction, "DECISIONS_READ", 2)
+    _session(memory, "s-redis", 2, "We decided to store sessions in Redis.", "memory", "redis")
+    ((older_id, _),) = _decisions(memory).items()
+    for day, lesson in [
+        (10, "The release workflow needs its tag pushed before the manifest is built."),
+        (11, "Menu handlers must return to the menu that opened them."),
+    ]:
+        memory.fragments.remember(
+            Draft("demo-app", lesson, [f"lesson: {lesson}"], tags=["lesson"], date=f"2026-11-{day}")
+        )
+    memory.index.index_now()
+    newest = memory.store.list_documents("fragment", project="demo-app", limit=2)
+    assert all("decision" not in d.meta.get("tags", []) for d in newest)
+
+    _session(
+        memory,
+        "s-postgres",
+        20,
+        "We decided to store sessions in Postgres instead of Redis.",
+        "redis",
+        "postgres",
+    )
+    assert _decisions(memory)[older_id].properties["superseded_by"]

@@ -27,6 +27,10 @@ from memvault.vault.remember import Draft
 SUMMARY_LIMIT = 200
 VALUE_LIMIT = 200
 MAX_PER_KIND = 3
+# How sure a statement is: confirmed when the user said it, or the user and the agent both
+# did; unconfirmed when only the agent said it, once.
+CONFIRMED = 0.9
+UNCONFIRMED = 0.7
 # Tools that read memory back (memvault's, agentmemory's): what they return was learned before.
 _MEMORY_TOOL = re.compile(r"memvault|agentmemory|(?:^|_)memory_|(?:^|_)recall$", re.IGNORECASE)
 # "3 * 0.008 = 0.024": working shown on the way to an answer, not the answer.
@@ -259,7 +263,7 @@ def _draft(candidate: _Candidate, project: str) -> Draft:
         summary=summary,
         facts=[clip(_plain(fact), VALUE_LIMIT + 40) for fact in candidate.facts],
         importance=round(_IMPORTANCE[candidate.kind] + (0.1 if candidate.from_user else 0), 2),
-        confidence=0.9 if confirmed else 0.7,
+        confidence=CONFIRMED if confirmed else UNCONFIRMED,
         source=f"session {first.session_id}",
         tags=list(_TAGS[candidate.kind]),
         date=first.occurred_at[:10],

@@ -13,6 +13,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from memvault.config import Settings
+from memvault.derive.supersede import DECISION_TAG
 from memvault.domain import Document, Session, iso, utc_now
 from memvault.errors import InvalidInput, VaultUnwritable
 from memvault.ingest import Envelope, Redactor, prepare
@@ -303,7 +304,7 @@ class Context:
         fragments = [
             document
             for document in self.store.list_documents(
-                "fragment", project=project, limit=DECISIONS_READ, meta_holds="decision"
+                "fragment", project=project, limit=DECISIONS_READ, meta_holds=DECISION_TAG
             )
             if (document.kind, document.key) not in shown
         ]

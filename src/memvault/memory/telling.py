@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
+from memvault.derive.fragments import UNCONFIRMED
 from memvault.derive.names import Names, code_names, same_name
+from memvault.derive.supersede import DECISION_TAG
 from memvault.domain import Document
 from memvault.language import placeholder_summaries, placeholder_topics
 from memvault.memory.reading import INJECTION_HOOK
@@ -20,11 +22,11 @@ from memvault.vault.fragments import retired_mark
 SESSIONS_TOLD = 5
 OBSERVATIONS_TOLD = 10
 # Decisions a prompt block tells of because the request names what they are about; a
-# decision is in force once confirmed: the user said it, or both said it, or an LLM made
-# it, or a person wrote it (an agent's passing "instead of", said once, is 0.7 and stays
-# out: on the real sessions, 13 of the 14 lines such decisions would add were noise).
+# decision is in force unless held no surer than an agent's passing "instead of", said
+# once (``derive.fragments.UNCONFIRMED``): the user said it, or both did, or an LLM made it,
+# or a person wrote it. On the real sessions, 13 of the 14 lines the unconfirmed ones would
+# add were noise.
 DECISIONS_TOLD = 2
-CONFIRMED = 0.8
 
 
 def prompt_hits(
@@ -97,9 +99,9 @@ def decisions_named(
         meta = document.meta
         confidence = meta.get("confidence")
         if (
-            "decision" not in (meta.get("tags") or [])
+            DECISION_TAG not in (meta.get("tags") or [])
             # None: written by a person (a file of their own, a remember call).
-            or (confidence is not None and float(confidence) < CONFIRMED)
+            or (confidence is not None and float(confidence) <= UNCONFIRMED)
             or retired_mark(document.summary) is not None
             or (session_id and meta.get("source") == f"session {session_id}")
         ):

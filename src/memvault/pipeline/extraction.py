@@ -37,6 +37,8 @@ from memvault.vault.remember import (
 )
 
 log = logging.getLogger(__name__)
+# The project's newest decisions a new one is weighed against for what it replaces.
+DECISIONS_READ = 500
 
 
 @dataclass
@@ -161,7 +163,9 @@ class Extraction:
         )
         older = [
             self._decision(document)
-            for document in self.store.list_documents("fragment", project=draft.project, limit=500)
+            for document in self.store.list_documents(
+                "fragment", project=draft.project, limit=DECISIONS_READ, meta_holds=DECISION_TAG
+            )
             if DECISION_TAG in (document.meta.get("tags") or [])
         ]
         for older_id in superseded(newer, [d for d in older if d is not None]):
