@@ -16,6 +16,12 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 
+def like_literal(text: str) -> str:
+    """``text`` as a LIKE pattern that matches it as written (``ESCAPE '\\'``): its ``%``
+    and ``_`` are plain characters, not wildcards."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
 class Engine:
     """The engine's side of the shared parts (a mixin of each store)."""
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from memvault import jsontext
 from memvault.domain import Document, DocumentDraft
-from memvault.store.engine import Engine
+from memvault.store.engine import Engine, like_literal
 
 # The fields of a document the lexical index matches, in the order of its column weights.
 FIELDS = ("title", "body", "context", "dates")
@@ -230,7 +230,7 @@ class SearchIndex(Engine, ABC):
             params.append(project)
         if meta_holds is not None:
             where.append("lower(d.meta) LIKE ? ESCAPE '\\'")
-            params.append(f"%{_like_escaped(jsontext.dumps(meta_holds).lower())}%")
+            params.append(f"%{like_literal(jsontext.dumps(meta_holds).lower())}%")
         if not include_archived:
             where.append("d.archived = FALSE")
         rows = self._select(
@@ -341,8 +341,3 @@ class SearchIndex(Engine, ABC):
         )
         counts = {bool(archived): count for archived, count in rows}
         return counts.get(False, 0), counts.get(True, 0)
-
-
-def _like_escaped(text: str) -> str:
-    """``text`` as a LIKE pattern matches it, with ``\\`` as the escape."""
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 from memvault.domain import DocumentDraft
 from memvault.store.contract import FIELDS, REST_PART, SESSION_PART, LexicalQuery, part_of
+from memvault.store.engine import like_literal
 
 K1 = 1.2
 B = 0.75
@@ -177,16 +178,11 @@ def expression(query: LexicalQuery) -> Expression:
     return Expression(phrases, required, [] if required else optional)
 
 
-def _like(start: str) -> str:
-    escaped = start.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return escaped + "%"
-
-
 def _token_rows(
     token: str, prefix: bool, fields: tuple[int, ...], table: str = "document_terms"
 ) -> tuple[str, list]:
     where = f"{table}.term LIKE %s" if prefix else f"{table}.term = %s"
-    value = _like(token) if prefix else token
+    value = like_literal(token) + "%" if prefix else token
     return f"{where} AND {table}.field = ANY(%s::smallint[])", [value, list(fields)]
 
 

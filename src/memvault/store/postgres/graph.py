@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from memvault.store.engine import like_literal
 from memvault.store.graph_dialect import EDGE, NODE, GraphDialect
 
 if TYPE_CHECKING:
@@ -111,7 +112,7 @@ class PostgresGraph(GraphDialect):
     def name_needle(self, folded: str) -> str:
         # As the SQLite engine asks FTS5, which reads a NUL as the end of its query.
         needle = folded.replace("\x00", " ")
-        return "%" + needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        return "%" + like_literal(needle) + "%"
 
     def nodes_by_id(self, conn, ids: Sequence[int]) -> list[tuple]:
         return conn.execute(
