@@ -1,7 +1,7 @@
 """What weighing a request without its own session's prompts costs a prompt block.
 
 A prompt block weighs the request's words as if the asking session's requests were not in
-the index (``memory/context.py``, ``_own_texts``): it reads the session's newest
+the index (``memory/context.py``, ``_own_terms``): it reads the session's newest
 documents and the words of its prompts. This script makes one session of ``--turns``
 turns, each a prompt and a reply of ``--chars`` characters of real coding-session text
 (``../shared/bench/coding-sessions``, never committed; random words of its own without

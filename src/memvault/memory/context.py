@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
+from memvault.analyzer import kept_tokens
 from memvault.config import Settings
 from memvault.derive.supersede import DECISION_TAG
 from memvault.domain import Document, Session, iso, utc_now
@@ -233,9 +234,9 @@ class Context:
         self, query: Query, session_id: str | None = None
     ) -> tuple[dict[str, float], Callable[[Hit], frozenset[str]]]:
         """``query``'s terms weighed by their rarity in the index (without the asking
-        session's own requests, ``_own_texts``), and what the floor reads of a hit
+        session's own requests, ``_own_terms``), and what the floor reads of a hit
         (``packing.holding``), read once per document."""
-        own = self._own_texts(session_id)
+        own = self._own_terms(session_id)
         counts, total = self._counts(query.terms, own)
         # The other ways to say a lexicon word of the request weigh it only where no
         # document holds it as the request says it: only those are counted.
@@ -253,24 +254,26 @@ class Context:
 
         return weights, held
 
-    def _counts(self, terms: Sequence[str], own: Sequence[str]) -> tuple[dict[str, int], int]:
+    def _counts(
+        self, terms: Sequence[str], own: Sequence[frozenset[str]]
+    ) -> tuple[dict[str, int], int]:
         """How many documents hold each of ``terms``, and how many there are, as if the
-        documents whose texts are ``own`` were not among them."""
+        documents whose terms are ``own`` were not among them."""
         counts, total = self.index.searcher.term_frequencies(terms)
         return packing.uncounted(terms, counts, total, own)
 
-    def _own_texts(self, session_id: str | None) -> list[str]:
+    def _own_terms(self, session_id: str | None) -> list[frozenset[str]]:
         """The asking session's requests, to be left out of its request's term counts. A
         host stores the prompt before it asks for the prompt's block, and the prompt may be
         indexed by then or not: counted, a word only the prompt holds (a Chinese pair
         spanning two of its words) would weigh as a word memory holds, and whether a
         session passes the focus would turn on that race. The session's prompts among its
         newest ``OWN_DOCUMENTS`` documents, and its own document (which lists its
-        requests), by the words of their title and body; read once per block."""
+        requests), by the terms of their title and body; read and tokenized once per block."""
         if not session_id:
             return []
         return [
-            f"{d.title}\n{d.body}"
+            frozenset(kept_tokens(f"{d.title}\n{d.body}"))
             for d in self.store.session_documents(
                 session_id, kinds=("observation", "session"), limit=OWN_DOCUMENTS
             )

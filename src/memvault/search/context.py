@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from memvault import analyzer
-from memvault.analyzer import CJK_CHAR, estimate_tokens, kept_tokens, tokens
+from memvault.analyzer import CJK_CHAR, estimate_tokens, tokens
 from memvault.derive.text import same
 from memvault.domain import Document
 from memvault.language import Strings, strings
@@ -144,15 +144,15 @@ def holding(own: Iterable[str], concepts: Sequence[Concept]) -> frozenset[str]:
 
 
 def uncounted(
-    terms: Iterable[str], counts: Mapping[str, int], total: int, texts: Sequence[str]
+    terms: Iterable[str], counts: Mapping[str, int], total: int, held: Sequence[frozenset[str]]
 ) -> tuple[dict[str, int], int]:
-    """``counts`` of ``total`` documents as if the documents whose ``texts`` are given were
-    not among them: each term less the texts that hold it."""
-    if not texts:
+    """``counts`` of ``total`` documents as if the documents whose terms are ``held`` were
+    not among them: each term less the documents that hold it."""
+    if not held:
         return dict(counts), total
     wanted = set(terms)
-    holding = Counter(term for text in texts for term in wanted.intersection(kept_tokens(text)))
-    return {t: max(c - holding[t], 0) for t, c in counts.items()}, max(total - len(texts), 0)
+    holding = Counter(term for own in held for term in wanted.intersection(own))
+    return {t: max(c - holding[t], 0) for t, c in counts.items()}, max(total - len(held), 0)
 
 
 def matched(weights: Mapping[str, float], document: Document) -> float:
