@@ -136,7 +136,8 @@ class Context:
         self.index.fresh()
         asked = bool(query and query.strip())
         terms: tuple[str, ...] = ()
-        own_row = self._own_row(session_id)
+        session = self.store.get_session(session_id) if session_id else None
+        own_row = session.board_session_id if session is not None else None
         given = self.store.injected(session_id) if session_id else set()
         if asked:
             assert query is not None
@@ -166,7 +167,7 @@ class Context:
         project_summary = (
             maintain.read_summary(self.settings.fragments_path, project) if project else None
         )
-        folder = project_folder(self.store, session_id)  # retired out, gone files marked
+        folder = project_folder(session)  # retired out, gone files marked
         fragments, summaries = (
             self.files.weigh(current(hits), folder, project) for hits in (fragments, summaries)
         )
@@ -196,24 +197,25 @@ class Context:
             # standing block is the same few fragments every time: not a sign of use.)
             shown = {block["id"] for block in packed.blocks if block["kind"] == "fragment"}
             self.recall.accessed([hit.document for hit in fragments if hit.document.key in shown])
-        return self._given(packed, session_id, given, answering=answering, query=query)
+        return self._given(packed, session, given, answering=answering, query=query)
 
     def _given(
         self,
         packed: packing.Packed,
-        session_id: str | None,
+        session: Session | None,
         given: set[tuple[str, str]],
         *,
         answering: str | None,
         query: str | None = None,
     ) -> packing.Packed:
         """The block as the session gets it: nothing when it holds nothing new (the
-        session has its report line already), and recorded when it holds anything."""
-        if not session_id:
+        session has its report line already), and recorded when it holds anything. A
+        session memvault does not know (no event yet) gets the whole block, unrecorded."""
+        if session is None:
             return packed
         if not packed.items() and given:
             return packing.Packed(text="", tokens=0, budget=packed.budget)
-        self.record_injection(session_id, packed, answering=answering, query=query)
+        self.record_injection(session, packed, answering=answering, query=query)
         return packed
 
     @property
@@ -279,13 +281,6 @@ class Context:
             )
             if d.kind == "session" or d.meta.get("hookType") == PROMPT_HOOK
         ]
-
-    def _own_row(self, session_id: str | None) -> str | None:
-        """The asking session's board row, which no block of it tells of."""
-        if not session_id:
-            return None
-        session = self.store.get_session(session_id)
-        return session.board_session_id if session is not None else None
 
     def _links(self) -> dict[str, str]:
         """Board row → its host session, for every tied session."""
@@ -364,8 +359,8 @@ class Context:
             if hit.document.meta.get("type") == "error"
             and tellable_observation(hit.document, session_id)
         ]
-        folder = project_folder(self.store, session_id)
-        fragments = self.files.weigh(current(fragments), folder, project)
+        session = self.store.get_session(session_id) if session_id else None
+        fragments = self.files.weigh(current(fragments), project_folder(session), project)
         given = self.store.injected(session_id) if session_id else set()
         if given:
             fragments, errors = (
@@ -380,11 +375,11 @@ class Context:
             words=self.words,
             searched=True,
         )
-        return self._given(packed, session_id, given, answering=answering, query=found.query.text)
+        return self._given(packed, session, given, answering=answering, query=found.query.text)
 
     def record_injection(
         self,
-        session_id: str,
+        session: Session,
         packed: packing.Packed,
         *,
         answering: str | None,
@@ -395,9 +390,7 @@ class Context:
         told, for `memvault session show` and the session's events), unless the block
         was only the report line. The event is bookkeeping: it is never injected,
         summarized or learned from."""
-        session = self.store.get_session(session_id)
-        if session is None:
-            return  # no events yet: a block asked for a session memvault does not know
+        session_id = session.id
         now = iso(utc_now())
         items = [(b["kind"], b["id"]) for b in packed.blocks if b["kind"] in INJECTED_KINDS]
         self.store.record_injected(session_id, items, now)

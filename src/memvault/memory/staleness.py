@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from memvault.domain import Document
+from memvault.domain import Document, Session
 from memvault.search.engine import Hit
 from memvault.store import Store
 from memvault.vault.fragments import retired_mark
@@ -80,11 +80,8 @@ def _paths(items: Iterable[str]) -> list[str]:
     return paths
 
 
-def project_folder(store: Store, session_id: str | None) -> Path | None:
+def project_folder(session: Session | None) -> Path | None:
     """The folder the asking session works in, when this machine sees it as a folder."""
-    if not session_id:
-        return None
-    session = store.get_session(session_id)
     if session is None or not session.cwd or not os.path.isabs(session.cwd):
         return None
     folder = Path(session.cwd)
