@@ -7,7 +7,8 @@ prompt block searches it (``Searcher.find`` with the block's quotas), ``--rounds
 Prints the median, p95 and max over the requests of each request's median time (with the
 counts of its words kept from the round before, and with nothing counted yet), and the
 same for weighing each request's words for the relevance floor with nothing counted yet,
-and for reading the project's decisions the request names:
+and for finding the project's decisions the request names (read again, and kept from the
+request before):
 
     .venv/bin/python bench/context_search.py [--rounds 3] [--postgres]
 
@@ -22,6 +23,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -37,52 +39,54 @@ from memvault.search.query import parse
 
 
 def timed(
-    memory: Memory, requests: list[tuple[str, str]], rounds: int, *, cold: bool = False
+    requests: list[tuple[str, str]],
+    rounds: int,
+    call: Callable[[str, str], object],
+    *,
+    before: Callable[[], object] = lambda: None,
 ) -> list[float]:
-    """Each request's median time over ``rounds``, in milliseconds; ``cold``: with no word
-    counted yet (a new request's words are new to the counts)."""
-    searcher = memory.index.searcher
-    for project, text in requests[:10]:
-        searcher.find(text, CONTEXT_QUOTAS, project=project)
+    """Each request's median time over ``rounds`` of ``call(project, text)``, in
+    milliseconds; ``before`` runs ahead of each call, untimed (a cache cleared: a new
+    request's words are new to the counts)."""
     spent: list[list[float]] = [[] for _ in requests]
     for _ in range(rounds):
         for i, (project, text) in enumerate(requests):
-            if cold:
-                searcher.counts.clear()
+            before()
             began = time.perf_counter()
-            searcher.find(text, CONTEXT_QUOTAS, project=project)
+            call(project, text)
             spent[i].append((time.perf_counter() - began) * 1000)
     return [statistics.median(times) for times in spent]
 
 
-def weighed_cold(memory: Memory, requests: list[tuple[str, str]], rounds: int) -> list[float]:
-    """Each request's median time to weigh its words for the relevance floor (counting
-    them, and the other spellings of its lexicon words where needed) with nothing counted
-    yet, in milliseconds."""
+def measured(memory: Memory, requests: list[tuple[str, str]], rounds: int) -> dict[str, list]:
+    """What a context request spends where: the search (its words counted already, and
+    with nothing counted yet), the floor's weighing of the request's words with nothing
+    counted yet, and finding the project's decisions it names (read again, and kept)."""
     searcher, context = memory.index.searcher, memory.context
-    spent: list[list[float]] = [[] for _ in requests]
-    for _ in range(rounds):
-        for i, (_, text) in enumerate(requests):
-            query = parse(text)
-            searcher.counts.clear()
-            began = time.perf_counter()
-            context._reading(query)
-            spent[i].append((time.perf_counter() - began) * 1000)
-    return [statistics.median(times) for times in spent]
+    parsed = {text: parse(text) for _, text in requests}
 
+    def find(project: str, text: str) -> None:
+        searcher.find(text, CONTEXT_QUOTAS, project=project)
 
-def decisions_read(memory: Memory, requests: list[tuple[str, str]], rounds: int) -> list[float]:
-    """Each request's median time to find the project's decisions it names (the project's
-    newest fragments read and each confirmed decision's code names looked for), in
-    milliseconds."""
-    context = memory.context
-    spent: list[list[float]] = [[] for _ in requests]
-    for _ in range(rounds):
-        for i, (project, text) in enumerate(requests):
-            began = time.perf_counter()
-            context._decisions(text, project, None, set())
-            spent[i].append((time.perf_counter() - began) * 1000)
-    return [statistics.median(times) for times in spent]
+    def decisions(project: str, text: str) -> None:
+        context._decisions(text, project, None, set())
+
+    for project, text in requests[:10]:  # warm the caches
+        find(project, text)
+    return {
+        "find": timed(requests, rounds, find),
+        "find, nothing counted yet": timed(requests, rounds, find, before=searcher.counts.clear),
+        "the floor's weighing, nothing counted yet": timed(
+            requests,
+            rounds,
+            lambda _, text: context._reading(parsed[text]),
+            before=searcher.counts.clear,
+        ),
+        "the decisions the request names, read again": timed(
+            requests, rounds, decisions, before=context._decisions_kept.clear
+        ),
+        "the decisions the request names, kept": timed(requests, rounds, decisions),
+    }
 
 
 def spread(name: str, times: list[float]) -> str:
@@ -122,20 +126,15 @@ def main() -> None:
             began = time.perf_counter()
             floors.ingest(memory, [s["events"] for s in ordered], pipeline=True)
             built = time.perf_counter() - began
-            per = timed(memory, requests, args.rounds)
-            per_cold = timed(memory, requests, args.rounds, cold=True)
-            weighing = weighed_cold(memory, requests, args.rounds)
-            decisions = decisions_read(memory, requests, args.rounds)
+            figures = measured(memory, requests, args.rounds)
     finally:
         if cluster is not None:
             cluster.stop()
     engine = "PostgreSQL" if args.postgres else "SQLite"
     print(f"context search on the real sessions ({engine}) — {machine()}")
     print(f"store built in {built:.0f} s; {len(requests)} requests, {args.rounds} rounds")
-    print(spread("find", per))
-    print(spread("find, nothing counted yet", per_cold))
-    print(spread("the floor's weighing, nothing counted yet", weighing))
-    print(spread("the decisions the request names", decisions))
+    for name, times in figures.items():
+        print(spread(name, times))
 
 
 if __name__ == "__main__":

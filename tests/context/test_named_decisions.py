@@ -246,3 +246,21 @@ def test_a_session_line_does_not_quote_a_decision_a_fragment_above_it_says():
     (told,) = [b["text"] for b in both.blocks if b["kind"] == "session"]
     assert told.endswith("\n- [2026-11-20] parse the arguments (files: Program.cs)")
     assert any(CHOICE in b["text"] for b in both.blocks if b["kind"] == "fragment")
+
+
+def test_the_decisions_kept_between_requests_follow_the_projects_fragments(memory):
+    """Read once and kept while the project's fragments stay the same: a decision made or
+    forgotten since the last request is seen by the next one."""
+    assert CHOICE in memory.context.context(project=PROJECT, query=BUILD_LOG).text
+    log = BUILD_LOG + "\n  at Blast.Core.ParallelHasher.Run()"
+    assert HASHING not in memory.context.context(project=PROJECT, query=log).text
+    memory.capture.observe_many(said("hash", HASHING, "Done.", "/src/blast/Blast.Core/Hasher.cs"))
+    memory.pipeline.extract_session("hash")
+    memory.index.index_now()
+    assert HASHING in memory.context.context(project=PROJECT, query=log).text
+    (choice,) = [
+        d for d in memory.store.list_documents("fragment", project=PROJECT) if d.summary == CHOICE
+    ]
+    memory.fragments.forget(memory.recall.public_id(choice))
+    memory.index.index_now()
+    assert CHOICE not in memory.context.context(project=PROJECT, query=BUILD_LOG).text

@@ -81,6 +81,10 @@ class Context:
     board: Board
     redactor: Redactor
     files: FileCheck = field(default_factory=FileCheck)
+    # Each project's decisions as last read, with the stamp of its fragments then.
+    _decisions_kept: dict[str, tuple[tuple[int, int], list[Document]]] = field(
+        default_factory=dict, init=False, repr=False
+    )
 
     def start_session(self, request: SessionStart | Mapping[str, Any]) -> StartedSession:
         """A host starts a session: make sure it exists (its first event would create it
@@ -299,15 +303,23 @@ class Context:
         budget keeps them first."""
         if project is None:
             return []
-        fragments = [
-            document
-            for document in self.store.list_documents(
-                "fragment", project=project, limit=DECISIONS_READ, meta_holds=DECISION_TAG
-            )
-            if (document.kind, document.key) not in shown
-        ]
+        fragments = [d for d in self._project_decisions(project) if (d.kind, d.key) not in shown]
         named = decisions_named(query, fragments, project=project, session_id=session_id)
         return [Hit(document, 1.0, 0.0, document.importance, 0.0) for document in named]
+
+    def _project_decisions(self, project: str) -> list[Document]:
+        """The project's newest ``DECISIONS_READ`` decision fragments, read again only when
+        its fragments changed (``Store.kind_stamp``): every prompt asks for them, and a
+        project's decisions change far more rarely than it asks."""
+        stamp = self.store.kind_stamp("fragment", project)
+        kept = self._decisions_kept.get(project)
+        if kept is not None and kept[0] == stamp:
+            return kept[1]
+        decisions = self.store.list_documents(
+            "fragment", project=project, limit=DECISIONS_READ, meta_holds=DECISION_TAG
+        )
+        self._decisions_kept[project] = (stamp, decisions)
+        return decisions
 
     def _standing(
         self, project: str | None, kind: str, limit: int, keep: Callable[[Document], bool] = bool

@@ -240,6 +240,19 @@ class SearchIndex(Engine, ABC):
         )
         return [to_document(row) for row in rows]
 
+    def kind_stamp(self, kind: str, project: str | None) -> tuple[int, int]:
+        """How many documents of ``kind`` the project holds (archived too) and the newest
+        revision among them: it changes whenever one of them is written or deleted, so a
+        copy of them read with it is current while it stays the same."""
+        where, params = "d.kind = ?", [kind]
+        if project is not None:
+            where, params = f"d.project = ? AND {where}", [project, kind]
+        row = self._select_one(
+            f"SELECT count(*), coalesce(max(d.revision), 0) FROM documents d WHERE {where}",
+            tuple(params),
+        )
+        return (row[0], row[1]) if row else (0, 0)
+
     def session_documents(
         self, session_id: str, *, kinds: Sequence[str], limit: int
     ) -> list[Document]:
