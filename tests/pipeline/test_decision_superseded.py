@@ -22,6 +22,12 @@ def _session(memory, session: str, day: int, statement: str, old: str, new: str)
     memory.pipeline.extract_session(session)
 
 
+def _decide_postgres(memory) -> None:
+    """A later session that decides against the Redis one."""
+    statement = "We decided to store sessions in Postgres instead of Redis."
+    _session(memory, "s-postgres", 20, statement, "redis", "postgres")
+
+
 def _decisions(memory) -> dict[str, Fragment]:
     found = {}
     for path in memory.settings.fragments_path.glob("*.md"):
@@ -36,14 +42,7 @@ def test_a_later_decision_against_an_earlier_one_marks_it_superseded(memory):
     ((older_id, older),) = _decisions(memory).items()
     assert "superseded_by" not in older.properties
 
-    _session(
-        memory,
-        "s-postgres",
-        20,
-        "We decided to store sessions in Postgres instead of Redis.",
-        "redis",
-        "postgres",
-    )
+    _decide_postgres(memory)
     decisions = _decisions(memory)
     assert len(decisions) == 2, decisions
     newer_id = next(name for name in decisions if name != older_id)
@@ -82,12 +81,5 @@ def test_an_older_decision_behind_many_newer_fragments_of_other_kinds_is_superse
     newest = memory.store.list_documents("fragment", project="demo-app", limit=2)
     assert all("decision" not in d.meta.get("tags", []) for d in newest)
 
-    _session(
-        memory,
-        "s-postgres",
-        20,
-        "We decided to store sessions in Postgres instead of Redis.",
-        "redis",
-        "postgres",
-    )
+    _decide_postgres(memory)
     assert _decisions(memory)[older_id].properties["superseded_by"]
