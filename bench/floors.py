@@ -29,8 +29,10 @@ kept is the best on all three that lowers no data set's utility:
 block's activity lines may be before the second is not told (``packing.SAME_LINE``).
 ``--rivals`` does the same for how many sessions holding a request about as fully as the
 best placed one, and how much less of it, make the request single none out
-(``focus.RIVALS``, ``focus.RIVAL_GAP``). Each mode is run apart (``--hybrid``); a constant
-both modes share is kept where it lowers none of the six utilities.
+(``focus.RIVALS``, ``focus.RIVAL_GAP``); ``--close-rivals --hybrid`` for how many sessions
+with a hit close in meaning do (``focus.CLOSE_RIVALS``). Each mode is run apart
+(``--hybrid``); a constant both modes share is kept where it lowers none of the six
+utilities.
 """
 
 from __future__ import annotations
@@ -77,6 +79,7 @@ class Setting(NamedTuple):
     same: float = packing.SAME_LINE  # activity lines this alike are told once (inf: off)
     rivals: int = focus.RIVALS  # sessions holding a request alike: none is told (0: off)
     gap: float = focus.RIVAL_GAP  # how much less of it a rival may hold
+    close_rivals: int = focus.CLOSE_RIVALS  # sessions close in meaning: none is told (0: off)
 
     def describe(self) -> str:
         focus_part = f"{self.most} sessions from {self.session:g}" if self.most else "no focus"
@@ -135,6 +138,7 @@ def block(asked: Asked, setting: Setting) -> list[set[str]]:
             same=setting.same,
             rivals=setting.rivals or sys.maxsize,
             rival_gap=setting.gap,
+            close_rivals=setting.close_rivals or sys.maxsize,
         )
     else:  # as the block was made before the focus: every list held to the floor
         fragments, summaries, sessions, observations = (
@@ -464,6 +468,23 @@ def tried(sets: dict[str, list[Asked]], options, setting, off, named) -> dict:
     return scored
 
 
+def kept_lowering_none(scored: dict[str, dict], options, off) -> None:
+    """Print the option (of ``options``, keys of each set's ``scored``) best on all the
+    sets among those that lower no set's utility against ``off``, with its intervals."""
+    lowering_none = [
+        o
+        for o in options
+        if all(scored[n][o].utility() >= scored[n][off].utility() - 1e-9 for n in scored)
+    ]
+    kept = max(
+        lowering_none, key=lambda o: statistics.fmean(scored[n][o].utility() for n in scored)
+    )
+    print(f"kept (best on all three, lowering none): {kept}")
+    for name in scored:
+        low, high = paired_interval(scored[name][off], scored[name][kept])
+        print(f"  {show(name, scored[name][kept])} (95 % {low:+.3f} … {high:+.3f})")
+
+
 RIVALS = (2, 3, 4, 5)
 RIVAL_GAPS = (0.0, 0.05, 0.1, 0.15, 0.2)
 
@@ -490,16 +511,36 @@ def rivals(sets: dict[str, list[Asked]], *, hybrid: bool = False) -> None:
         off,
         lambda o: "no rival test" if o == off else f"{o[0]} rivals within {o[1]:g}",
     )
-    lowering_none = [
-        o
-        for o in options
-        if all(scored[n][o].utility() >= scored[n][off].utility() - 1e-9 for n in sets)
-    ]
-    kept = max(lowering_none, key=lambda o: statistics.fmean(scored[n][o].utility() for n in sets))
-    print(f"kept (best on all three, lowering none): {kept}")
-    for name in sets:
-        low, high = paired_interval(scored[name][off], scored[name][kept])
-        print(f"  {show(name, scored[name][kept])} (95 % {low:+.3f} … {high:+.3f})")
+    kept_lowering_none(scored, options, off)
+
+
+CLOSE_RIVALS = (2, 3, 4, 5)
+
+
+def close_rivals(sets: dict[str, list[Asked]]) -> None:
+    """``focus.CLOSE_RIVALS`` (how many sessions with a hit close in meaning make a request
+    single none out when the session it would tell of is close in meaning alone),
+    cross-validated as the constants above are, against no such test. Only vectors make a
+    hit close: run with ``--hybrid``."""
+
+    def setting(most: int) -> Setting:
+        return Setting(
+            packing.MATCHED_FLOOR,
+            focus.FOCUS_SESSIONS,
+            focus.SESSION_FLOOR_WITH_VECTORS,
+            focus.COSINE,
+            close_rivals=most,
+        )
+
+    options = (0, *CLOSE_RIVALS)
+    scored = tried(
+        sets,
+        options,
+        setting,
+        0,
+        lambda o: "no test in meaning" if o == 0 else f"{o} sessions close in meaning",
+    )
+    kept_lowering_none(scored, options, 0)
 
 
 def main() -> None:
@@ -523,7 +564,14 @@ def main() -> None:
         action="store_true",
         help="cross-validate only how many sessions alike make a request single none out",
     )
+    parser.add_argument(
+        "--close-rivals",
+        action="store_true",
+        help="cross-validate only how many sessions close in meaning single none out (--hybrid)",
+    )
     args = parser.parse_args()
+    if args.close_rivals and not args.hybrid:
+        parser.error("--close-rivals needs --hybrid: only vectors make a hit close in meaning")
     args.embeddings = "local" if args.hybrid else "none"
     for path in (args.real, args.locomo):
         if not path.exists():
@@ -535,6 +583,9 @@ def main() -> None:
         return
     if args.rivals:
         rivals(collect(args), hybrid=args.hybrid)
+        return
+    if args.close_rivals:
+        close_rivals(collect(args))
         return
     report = cross_validate(collect(args), hybrid=args.hybrid)
     for fold in report["folds"]:

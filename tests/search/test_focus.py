@@ -99,6 +99,32 @@ def test_a_session_close_in_meaning_is_told_whatever_its_rivals_in_words():
     assert [h.document.session_id for h in kept] == ["c"]
 
 
+def test_a_request_many_sessions_are_close_to_in_meaning_alone_singles_none_out():
+    """A build log pasted as a request is close in meaning to every build log pasted
+    before, whatever it is about: the one that ranks first is no answer."""
+    hits = [
+        hit(1, "a", "restore complete", semantic=0.82),
+        hit(2, "b", "build succeeded", semantic=0.76),
+        hit(3, "c", "restore complete", semantic=0.72),
+        hit(4, "d", "pool", semantic=0.3),
+    ]
+    assert focused([hits], held, WEIGHTS, {}, close=close, floor=0.7, close_rivals=3) == [[]]
+    # Two close are not yet many: the closer is told.
+    (kept,) = focused([hits[:2]], held, WEIGHTS, {}, close=close, floor=0.7, close_rivals=3)
+    assert [h.document.session_id for h in kept] == ["a"]
+
+
+def test_a_session_chosen_by_its_words_is_not_judged_by_rivals_in_meaning():
+    hits = [
+        hit(1, "a", "pool leak connect load"),
+        hit(2, "b", "build succeeded", semantic=0.8),
+        hit(3, "c", "restore complete", semantic=0.8),
+        hit(4, "d", "restore complete", semantic=0.8),
+    ]
+    (kept,) = focused([hits], held, WEIGHTS, {}, close=close, floor=0.7, close_rivals=3)
+    assert [h.document.session_id for h in kept] == ["a"]
+
+
 def test_a_session_close_in_meaning_that_holds_the_words_is_judged_by_its_rivals():
     """The near-identical prompts a host pastes are close to one another too: meaning
     singles none of them out either."""

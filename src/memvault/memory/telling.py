@@ -44,6 +44,7 @@ def prompt_hits(
     same: float = packing.SAME_LINE,
     rivals: int = focus.RIVALS,
     rival_gap: float = focus.RIVAL_GAP,
+    close_rivals: int = focus.CLOSE_RIVALS,
 ) -> tuple[list[Hit], list[Hit], list[Hit]]:
     """What a prompt block may tell of, from a search's fragments, board rows, sessions and
     observations (``CONTEXT_QUOTAS``' order): the fragments that pass the relevance floor,
@@ -74,6 +75,7 @@ def prompt_hits(
         floor=session_floor,
         rivals=rivals,
         gap=rival_gap,
+        close_rivals=close_rivals,
     )
     # A session is told once: by its board row or by its own document.
     told = one_per_session(sorted([*summaries, *sessions], key=lambda h: h.score, reverse=True))

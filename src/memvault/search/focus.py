@@ -39,6 +39,10 @@ RRF_K = 5  # reciprocal-rank fusion's constant: rank 1 counts 1/6, rank 5 1/10
 # every session touches. No session's lines are told then; fragments pass their floor.
 RIVALS = 3
 RIVAL_GAP = 0.1
+# A request to which this many earlier sessions each hold a hit close in meaning names none
+# of them in meaning either (a build log is close to every build log pasted before): a
+# session that is a candidate by a close hit alone is then not told.
+CLOSE_RIVALS = 3
 
 
 def session_of(hit: Hit, links: Mapping[str, str]) -> str | None:
@@ -95,15 +99,17 @@ def focused(
     floor: float = SESSION_FLOOR,
     rivals: int = RIVALS,
     gap: float = RIVAL_GAP,
+    close_rivals: int = CLOSE_RIVALS,
 ) -> list[list[Hit]]:
     """Each list held to the ``most`` sessions the request is most about, and to their
     hits that hold one of its terms (or are ``close`` in meaning). A session is a candidate
     when its hits together hold at least ``floor`` of the request's weighed terms, or one
     of them is close; candidates are ranked by ``evidence`` times that share. When
     ``rivals`` sessions hold the request within ``gap`` of the best placed one's share,
-    it singles none out and no session is kept (``ambiguous``), unless the best placed
-    one is a candidate only by a close hit. Hits of no one session (fragments) are left as
-    they are."""
+    it singles none out and no session is kept (``ambiguous``); when the best placed one
+    is a candidate only by a close hit, its rivals are the sessions with a close hit, and
+    ``close_rivals`` of them single none out. Hits of no one session (fragments) are left
+    as they are."""
     covers = coverage(lists, held, weights, links)
     eligible = {s for s, share in covers.items() if share >= floor}
     near = {s for hits in lists for h in hits if close(h) and (s := session_of(h, links))}
@@ -118,11 +124,16 @@ def focused(
 
     ranked = sorted(eligible, key=weight, reverse=True)
     # Rivals in words judge a session chosen by its words. One that is a candidate only by
-    # a hit close in meaning (its words below the floor) is not judged by them. One close
-    # in meaning that holds the words too is: the near-identical prompts a host pastes are
-    # close to one another as well, and meaning singles none of them out either.
+    # a hit close in meaning (its words below the floor) is not judged by them but by its
+    # rivals in meaning: on the real sessions, build logs pasted as requests were each
+    # close to three or four earlier build logs, and the one told was never the relevant
+    # session. One close in meaning that holds the words too is judged by its words: the
+    # near-identical prompts a host pastes are close to one another as well.
     by_words = bool(ranked) and covers.get(ranked[0], 0.0) >= floor
-    alike = by_words and ambiguous(ranked, covers, rivals, gap)
+    if by_words:
+        alike = ambiguous(ranked, covers, rivals, gap)
+    else:  # chosen by meaning (or nothing): judged by the sessions alike in meaning
+        alike = bool(ranked) and len(near) >= close_rivals
     kept = set() if alike else set(ranked[:most])
 
     def told(hit: Hit) -> bool:
