@@ -45,43 +45,6 @@ def test_not_decisions(sentence):
 
 
 @pytest.mark.parametrize(
-    "sentence",
-    [
-        "I'll use the refresh-token flow instead of forcing a new login.",
-        "Instead of this complex algorithm, let me use a simpler approach.",
-        "Rather than replacing the custom diffing, I recommend a hybrid approach.",
-        "Update the dictionary to use underscores instead of hyphens in keys.",
-        "I've refactored the menu handling to use dictionaries instead of switch statements.",
-        "使用 get() 方法替代直接访问，键不存在时返回默认值而不是抛出错误。",
-        "We decided to use bcrypt instead of md5.",
-    ],
-)
-def test_an_agents_comparison_with_a_choice_is_a_decision(sentence):
-    assert cues.is_decision(sentence, reply=True)
-
-
-@pytest.mark.parametrize(
-    "sentence",
-    [
-        "The test is failing because it reads real files instead of the mock filesystem.",
-        "I can see the diff is showing raw formatting codes instead of applying the colors.",
-        "You're only getting one result per engine instead of 5.",
-        "运行测试时，Python 会在 project_root 中查找 app 包，而不是在其父目录中查找。",
-        "现在我看到代码正在使用 content 作为字段名而不是使用 text_content。",
-    ],
-)
-def test_an_agents_comparison_describing_what_it_sees_is_no_decision(sentence):
-    """On real coding sessions most of the agents' sentences holding "instead of" alone
-    described a bug; the same words from a person choose."""
-    assert not cues.is_decision(sentence, reply=True)
-    assert cues.is_decision(sentence)
-
-
-def test_decision_making_is_no_decision():
-    assert not cues.is_decision("It only stops for patterns that need human decision-making.")
-
-
-@pytest.mark.parametrize(
     "sentence", ["Is the cache still needed?", "是否需要保留缓存", "要不要加索引", "这样可以吗"]
 )
 def test_questions(sentence):

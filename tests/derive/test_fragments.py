@@ -109,31 +109,6 @@ def test_a_question_that_directs_nothing_is_no_decision(ingest):
     assert by_tag(extract_fragments(*ingest(envelopes), project="demo-app"), "decision") == []
 
 
-def test_an_agents_comparison_describing_a_bug_is_no_decision(ingest):
-    """A real agent's diagnosis: "instead of" describes what the code does wrong. The
-    same words from the user choose, and the agent's own choice is one too."""
-    diagnosis = (
-        "The test is failing because CalculateFileSimilarity reads real files instead of "
-        "the mock filesystem."
-    )
-    envelopes = conversation(
-        "diagnosis",
-        [prompt("it doesnt seem like its properly fixed, can you look again?"), reply(diagnosis)],
-    )
-    assert by_tag(extract_fragments(*ingest(envelopes), project="demo-app"), "decision") == []
-
-    chosen = (
-        "Instead of reading from disk, we'll have CalculateFileSimilarity read the mock filesystem."
-    )
-    envelopes = conversation(
-        "choice",
-        [prompt("it doesnt seem like its properly fixed, can you look again?"), reply(chosen)],
-    )
-    (decision,) = by_tag(extract_fragments(*ingest(envelopes), project="demo-app"), "decision")
-    assert decision.summary == chosen
-    assert decision.confidence == 0.7  # the agent's alone: unconfirmed
-
-
 def test_a_decision_the_user_states_and_the_agent_confirms(ingest, fixtures):
     session = cursor_session(fixtures)
     drafts = extract_fragments(*ingest(session), project="demo-app")

@@ -20,31 +20,13 @@ _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|#+)\s+")
 _SPLIT = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])|\n+")
 
 DECISION = re.compile(
-    r"\b(?:decided|decide to|decision(?!-making)|we(?:'ll| will) (?:use|go|keep|switch|stick)|"
-    r"let's (?:go with|use|keep|stick with|switch)|going with|go with|"
+    r"\b(?:decided|decide to|decision|we(?:'ll| will) (?:use|go|keep|switch|stick)|"
+    r"let's (?:go with|use|keep|stick with|switch)|going with|go with|instead of|"
     r"switch(?:ed)? to|chose|choose to|opt(?:ed)? for|settled on|agreed|"
-    r"standardi[sz]e on|from now on|always use|never use)\b"
+    r"standardi[sz]e on|from now on|always use|never use|rather than)\b"
     r"|决定|決定|决策|決策|改用|采用|採用|选用|選用|结论|結論|统一用|統一用|统一使用|統一使用|"
-    r"一律|以后都|以後都|就用|确定用|確定用|定为|定為|不再用|弃用|棄用|换成|換成|取代",
+    r"一律|以后都|以後都|就用|确定用|確定用|定为|定為|不再用|弃用|棄用|换成|換成|而不是|取代",
     re.IGNORECASE,
-)
-# A comparison: a decision when a person says it ("X rather than Y"), but also how an agent
-# describes what it sees ("the test reads real files instead of the mock filesystem",
-# "Python 在 project_root 中查找，而不是在父目录"). In a reply it decides only with a
-# choice the agent makes or puts forward (``CHOICE``: in the first person, as an
-# instruction, or a Chinese verb of changing to), and not in what it observes
-# (``OBSERVING``): on real coding sessions, two in three of the agents' sentences holding
-# one alone described a bug or what the code does ("使用的是模拟数据而不是真实的 API").
-COMPARISON = re.compile(r"\b(?:instead of|rather than)\b|而不是", re.IGNORECASE)
-CHOICE = re.compile(
-    r"\b(?:i(?:'ll| will|'ve| have| need to| recommend| suggest|'d| should| use)|let(?:'s| me| us)|"
-    r"we(?:'ll| will|'ve| have| should| can| need to)|you should)\b"
-    r"|^(?:now,? |so,? |ok(?:ay)?,? )?(?:use|update|replace|switch|change|move|prefer|make|keep)\b"
-    r"|^使用|改用|换成|換成|改为|改為|改成|替代|应该用|應該用|建议|建議|解决方法是|解決方法是",
-    re.IGNORECASE,
-)
-OBSERVING = re.compile(
-    r"\bi (?:can )?see\b|\bi notice|看到|看出|发现|發現|看起来|看起來", re.IGNORECASE
 )
 # A choice the speaker directs, said as an instruction or a polite question: "Use
 # ``Path.GetRandomFileName()`` instead.", "can we please use the CommandLineParser library
@@ -287,18 +269,12 @@ def own_words(text: str) -> str:
     return "\n".join(kept)
 
 
-def is_decision(sentence: str, *, reply: bool = False) -> bool:
-    """Whether a sentence makes a decision; a ``reply``'s (the agent's) comparison only
-    with a choice it makes or puts forward (``COMPARISON``)."""
+def is_decision(sentence: str) -> bool:
     if DIRECTION.match(sentence):
         return not is_recall(sentence)
-    if is_question(sentence) or REPORT.match(sentence) or is_recall(sentence):
-        return False
-    if DECISION.search(sentence):
-        return True
-    if not COMPARISON.search(sentence):
-        return False
-    return not reply or (bool(CHOICE.search(sentence)) and not OBSERVING.search(sentence))
+    return bool(DECISION.search(sentence)) and not (
+        is_question(sentence) or REPORT.match(sentence) or is_recall(sentence)
+    )
 
 
 def is_recall(sentence: str) -> bool:

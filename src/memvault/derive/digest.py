@@ -64,13 +64,9 @@ def digest(events: Sequence[Event], observations: Sequence[Observation]) -> Dige
     said = dict.fromkeys(s.text for s in texts if s.role == RESPONSE)
     replies = _within(list(said), REPLY_CHARS)
     decisions: list[str] = []
-    for text, reply in [*((t, False) for t in requests), *((t, True) for t in replies)]:
+    for text in (*requests, *replies):
         for sentence in sentences(clean(text)):
-            if (
-                len(decisions) < DECISIONS
-                and is_decision(sentence, reply=reply)
-                and sentence not in decisions
-            ):
+            if len(decisions) < DECISIONS and is_decision(sentence) and sentence not in decisions:
                 decisions.append(sentence)
     files: Counter[str] = Counter()
     commands: list[str] = []

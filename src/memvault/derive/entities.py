@@ -232,7 +232,7 @@ def _decisions(step: Step) -> list[str]:
     for sentence in cues.sentences(step.text):
         if cues.is_question(sentence) or (step.role == RESPONSE and cues.is_narration(sentence)):
             continue
-        if cues.is_decision(sentence, reply=step.role == RESPONSE):
+        if cues.is_decision(sentence):
             found.append(clip(cues.statement(sentence), DECISION_LIMIT))
     return found
 

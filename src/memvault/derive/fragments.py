@@ -129,7 +129,7 @@ def _kind(sentence: str, role: str) -> str | None:
         return None
     if cues.is_recall(sentence):
         return None  # said before, and learned then: recalling it is not learning it again
-    if cues.is_decision(sentence, reply=role == RESPONSE):
+    if cues.is_decision(sentence):
         # A question only when it directs a choice ("can we please use X?"): the cue
         # tells that from one that asks ("should we use X?").
         return "decision"

@@ -161,7 +161,7 @@ def _digest(session: list[Step], count: int) -> _Digest:
         later = conversation[index + 1 :]
         for sentence in cues.sentences(cues.own_words(step.text)):
             narrated = step.role == RESPONSE and cues.is_narration(sentence)
-            if cues.is_decision(sentence, reply=step.role == RESPONSE) and not narrated:
+            if cues.is_decision(sentence) and not narrated:
                 digest.decisions.append(_item(cues.statement(sentence)))
             elif _open(sentence, narrated) and _unanswered(step, later):
                 digest.questions.append(_item(sentence))
