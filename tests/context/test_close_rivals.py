@@ -12,6 +12,7 @@ import pytest
 
 from memvault import Memory
 from memvault.search import focus
+from tests.context.test_focus import told_sessions as told
 from tests.embeddings.conftest import EmbeddingServer
 
 # What every build log says, and what says which failure it is.
@@ -52,16 +53,6 @@ def remembered(tmp_path, server, sessions: list[str]) -> Memory:
     memory.index.semantic.warm()
     memory.index.index_now()
     return memory
-
-
-def told(memory: Memory, packed) -> set[str]:
-    sessions = set()
-    for block in packed.items():
-        if block["kind"] == "session":
-            sessions.add(block["id"])
-        elif block["kind"] == "observation":
-            sessions.add(memory.store.document("observation", block["id"]).session_id)
-    return sessions
 
 
 def test_a_request_close_in_meaning_to_many_sessions_alone_is_told_none_of_them(tmp_path, server):
