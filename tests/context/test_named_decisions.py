@@ -5,6 +5,7 @@ decision's line, which the relevance floor alone would not give it."""
 from __future__ import annotations
 
 import functools
+import os
 
 import pytest
 
@@ -264,3 +265,32 @@ def test_the_decisions_kept_between_requests_follow_the_projects_fragments(memor
     memory.fragments.forget(memory.recall.public_id(choice))
     memory.index.index_now()
     assert CHOICE not in memory.context.context(project=PROJECT, query=BUILD_LOG).text
+
+
+def test_a_decision_confirmed_in_its_file_is_told_with_the_next_request(memory):
+    """Confirming rewrites the fragment's properties and keeps its text (the text embedded
+    is the same): the kept decisions still follow."""
+    memory.capture.observe_many(
+        said(
+            "hash",
+            "hashing the trees is slow, make it faster",
+            "We'll use the ParallelHasher instead of the serial loop.",
+            "/src/blast/Blast.Core/Hasher.cs",
+        )
+    )
+    memory.pipeline.extract_session("hash")
+    memory.index.index_now()
+    log = BUILD_LOG + "\n  at Blast.Core.ParallelHasher.Run()"
+    assert "ParallelHasher instead" not in memory.context.context(project=PROJECT, query=log).text
+    (agents,) = [
+        d
+        for d in memory.store.list_documents("fragment", project=PROJECT)
+        if "ParallelHasher" in d.summary
+    ]
+    assert agents.meta["confidence"] == 0.7  # the agent's alone: not in force yet
+    path = memory.settings.vault_path / agents.key
+    path.write_text(path.read_text().replace("confidence: 0.7", "confidence: 0.9"))
+    later = path.stat().st_mtime + 10
+    os.utime(path, (later, later))
+    memory.index.index_now()
+    assert "ParallelHasher instead" in memory.context.context(project=PROJECT, query=log).text

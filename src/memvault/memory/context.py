@@ -37,7 +37,7 @@ from memvault.search.context import MEMORY_KINDS
 from memvault.search.engine import Hit
 from memvault.search.query import Query, parse
 from memvault.search.ranking import recency
-from memvault.store import Store
+from memvault.store import KindStamp, Store
 from memvault.vault import maintain
 from memvault.vault.lifecycle import Report
 
@@ -82,7 +82,7 @@ class Context:
     redactor: Redactor
     files: FileCheck = field(default_factory=FileCheck)
     # Each project's decisions as last read, with the stamp of its fragments then.
-    _decisions_kept: dict[str, tuple[tuple[int, int], list[Document]]] = field(
+    _decisions_kept: dict[str, tuple[KindStamp, list[Document]]] = field(
         default_factory=dict, init=False, repr=False
     )
 

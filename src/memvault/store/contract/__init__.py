@@ -21,6 +21,7 @@ from memvault.store.contract.index import LEXICAL_PARTS as LEXICAL_PARTS
 from memvault.store.contract.index import OWN_TEXT as OWN_TEXT
 from memvault.store.contract.index import REST_PART as REST_PART
 from memvault.store.contract.index import SESSION_PART as SESSION_PART
+from memvault.store.contract.index import KindStamp as KindStamp
 from memvault.store.contract.index import LexicalQuery as LexicalQuery
 from memvault.store.contract.index import SearchIndex as SearchIndex
 from memvault.store.contract.index import part_of as part_of

@@ -8,10 +8,21 @@ import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from memvault import jsontext
 from memvault.domain import Document, DocumentDraft
 from memvault.store.engine import Engine, like_literal
+
+
+class KindStamp(NamedTuple):
+    """``SearchIndex.kind_stamp``: what a project's documents of one kind are now."""
+
+    count: int
+    revision: int
+    mtimes: float
+    archived: int
+
 
 # The fields of a document the lexical index matches, in the order of its column weights.
 FIELDS = ("title", "body", "context", "dates")
@@ -240,18 +251,24 @@ class SearchIndex(Engine, ABC):
         )
         return [to_document(row) for row in rows]
 
-    def kind_stamp(self, kind: str, project: str | None) -> tuple[int, int]:
-        """How many documents of ``kind`` the project holds (archived too) and the newest
-        revision among them: it changes whenever one of them is written or deleted, so a
-        copy of them read with it is current while it stays the same."""
+    def kind_stamp(self, kind: str, project: str | None) -> KindStamp:
+        """What the project's documents of ``kind`` are now, in four numbers: how many
+        (archived too), the newest revision, the sum of their file times and how many are
+        archived. It moves whenever one of them is written or deleted, so a copy of them
+        read with it is current while it stays the same. The revision alone would not do:
+        it moves only with the text embedded, and a fragment file rewritten with new
+        properties and the same text (a merge that confirms a decision), or archived, keeps
+        it; a file written again gets a new time."""
         where, params = "d.kind = ?", [kind]
         if project is not None:
             where, params = f"d.project = ? AND {where}", [project, kind]
         row = self._select_one(
-            f"SELECT count(*), coalesce(max(d.revision), 0) FROM documents d WHERE {where}",
+            "SELECT count(*), coalesce(max(d.revision), 0), coalesce(sum(d.mtime), 0),"
+            " coalesce(sum(CASE WHEN d.archived THEN 1 ELSE 0 END), 0)"
+            f" FROM documents d WHERE {where}",
             tuple(params),
         )
-        return (row[0], row[1]) if row else (0, 0)
+        return KindStamp(*row) if row else KindStamp(0, 0, 0.0, 0)
 
     def session_documents(
         self, session_id: str, *, kinds: Sequence[str], limit: int
