@@ -125,6 +125,22 @@ def test_a_session_chosen_by_its_words_is_not_judged_by_rivals_in_meaning():
     assert [h.document.session_id for h in kept] == ["a"]
 
 
+def test_sessions_alike_in_meaning_leave_the_one_chosen_by_its_words():
+    """A session close in meaning alone may rank above one whose words pass the floor (its
+    hits rank higher): when meaning singles none out, the one chosen by its words is told."""
+    hits = [
+        hit(1, "a", "pool leak", semantic=0.8),
+        hit(2, "a", "pool", semantic=0.8),
+        hit(3, "a", "leak", semantic=0.8),
+        hit(4, "c", "restore complete", semantic=0.8),
+        hit(5, "d", "restore complete", semantic=0.8),
+        hit(6, "e", "nothing"),
+        hit(7, "b", "pool leak connect"),
+    ]
+    (kept,) = focused([hits], held, WEIGHTS, {}, close=close, floor=0.7, close_rivals=3)
+    assert {h.document.session_id for h in kept} == {"b"}
+
+
 def test_a_session_close_in_meaning_that_holds_the_words_is_judged_by_its_rivals():
     """The near-identical prompts a host pastes are close to one another too: meaning
     singles none of them out either."""

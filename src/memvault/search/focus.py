@@ -106,10 +106,10 @@ def focused(
     when its hits together hold at least ``floor`` of the request's weighed terms, or one
     of them is close; candidates are ranked by ``evidence`` times that share. When
     ``rivals`` sessions hold the request within ``gap`` of the best placed one's share,
-    it singles none out and no session is kept (``ambiguous``); when the best placed one
-    is a candidate only by a close hit, its rivals are the sessions with a close hit, and
-    ``close_rivals`` of them single none out. Hits of no one session (fragments) are left
-    as they are."""
+    it singles none out and no session is kept (``ambiguous``). When the best placed one
+    is a candidate only by a close hit and ``close_rivals`` sessions have one, meaning
+    singles none out either: only the candidates by their words are left. Hits of no one
+    session (fragments) are left as they are."""
     covers = coverage(lists, held, weights, links)
     eligible = {s for s, share in covers.items() if share >= floor}
     near = {s for hits in lists for h in hits if close(h) and (s := session_of(h, links))}
@@ -123,17 +123,16 @@ def focused(
         return (rank * covers.get(session, 0.0), rank, session)
 
     ranked = sorted(eligible, key=weight, reverse=True)
-    # Rivals in words judge a session chosen by its words. One that is a candidate only by
-    # a hit close in meaning (its words below the floor) is not judged by them but by its
-    # rivals in meaning: on the real sessions, build logs pasted as requests were each
-    # close to three or four earlier build logs, and the one told was never the relevant
-    # session. One close in meaning that holds the words too is judged by its words: the
-    # near-identical prompts a host pastes are close to one another as well.
+    # A session that is a candidate only by a hit close in meaning (its words below the
+    # floor) is judged by its rivals in meaning: on the real sessions, build logs pasted as
+    # requests were each close to three or four earlier build logs, and the one told was
+    # never the relevant session. Rivals in words judge a session chosen by its words, one
+    # close in meaning too: the near-identical prompts a host pastes are close to one
+    # another as well.
+    if ranked and covers.get(ranked[0], 0.0) < floor and len(near) >= close_rivals:
+        ranked = [s for s in ranked if covers.get(s, 0.0) >= floor]
     by_words = bool(ranked) and covers.get(ranked[0], 0.0) >= floor
-    if by_words:
-        alike = ambiguous(ranked, covers, rivals, gap)
-    else:  # chosen by meaning (or nothing): judged by the sessions alike in meaning
-        alike = bool(ranked) and len(near) >= close_rivals
+    alike = by_words and ambiguous(ranked, covers, rivals, gap)
     kept = set() if alike else set(ranked[:most])
 
     def told(hit: Hit) -> bool:
