@@ -14,7 +14,6 @@ from typing import Any
 
 from memvault.analyzer import kept_tokens
 from memvault.config import Settings
-from memvault.derive.supersede import DECISION_TAG
 from memvault.domain import Document, Session, iso, utc_now
 from memvault.errors import InvalidInput, VaultUnwritable
 from memvault.ingest import Envelope, Redactor, prepare
@@ -26,7 +25,8 @@ from memvault.memory.reading import INJECTION_HOOK, recent_injections
 from memvault.memory.recall import Recall
 from memvault.memory.staleness import FileCheck, current, project_folder, retired_mark
 from memvault.memory.telling import (
-    decisions_named,
+    in_force,
+    named_among,
     prompt_hits,
     tellable_observation,
     tellable_summary,
@@ -34,6 +34,7 @@ from memvault.memory.telling import (
 from memvault.search import context as packing
 from memvault.search import focus
 from memvault.search.context import MEMORY_KINDS
+from memvault.search.documents import DECISIONS_READ, decisions
 from memvault.search.engine import Hit
 from memvault.search.query import Query, parse
 from memvault.search.ranking import recency
@@ -53,8 +54,6 @@ PROMPT_HOOK = "prompt_submit"
 # tokens a start, 4 % of them from a session the first request was about).
 STANDING_FRAGMENTS = 5
 STANDING_SESSIONS = 3
-# The project's newest decision fragments read for those a request names.
-DECISIONS_READ = 500
 ENRICH_LIMIT = 8
 ENRICH_QUOTAS = {"fragment": 5, "observation": ENRICH_LIMIT * 4}
 # What an injection record lists: the memories given, and the report line.
@@ -81,8 +80,8 @@ class Context:
     board: Board
     redactor: Redactor
     files: FileCheck = field(default_factory=FileCheck)
-    # Each project's decisions as last read, with the stamp of its fragments then.
-    _decisions_kept: dict[str, tuple[KindStamp, list[Document]]] = field(
+    # Each project's decisions in force as last read, with the stamp of its fragments then.
+    _decisions_kept: dict[str, tuple[KindStamp, list[tuple[Document, tuple[str, ...]]]]] = field(
         default_factory=dict, init=False, repr=False
     )
 
@@ -303,23 +302,22 @@ class Context:
         budget keeps them first."""
         if project is None:
             return []
-        fragments = [d for d in self._project_decisions(project) if (d.kind, d.key) not in shown]
-        named = decisions_named(query, fragments, project=project, session_id=session_id)
+        kept = [d for d in self._in_force(project) if (d[0].kind, d[0].key) not in shown]
+        named = named_among(query, kept, session_id)
         return [Hit(document, 1.0, 0.0, document.importance, 0.0) for document in named]
 
-    def _project_decisions(self, project: str) -> list[Document]:
-        """The project's newest ``DECISIONS_READ`` decision fragments, read again only when
-        its fragments changed (``Store.kind_stamp``): every prompt asks for them, and a
-        project's decisions change far more rarely than it asks."""
+    def _in_force(self, project: str) -> list[tuple[Document, tuple[str, ...]]]:
+        """The project's decisions in force, each with what it is about
+        (``telling.in_force``), of its newest ``DECISIONS_READ`` decision fragments; read
+        again only when its fragments changed (``Store.kind_stamp``): every prompt asks for
+        them, and a project's decisions change far more rarely than it asks."""
         stamp = self.store.kind_stamp("fragment", project)
         kept = self._decisions_kept.get(project)
         if kept is not None and kept[0] == stamp:
             return kept[1]
-        decisions = self.store.list_documents(
-            "fragment", project=project, limit=DECISIONS_READ, meta_holds=DECISION_TAG
-        )
-        self._decisions_kept[project] = (stamp, decisions)
-        return decisions
+        found = in_force(decisions(self.store, project, DECISIONS_READ), project)
+        self._decisions_kept[project] = (stamp, found)
+        return found
 
     def _standing(
         self, project: str | None, kind: str, limit: int, keep: Callable[[Document], bool] = bool

@@ -95,7 +95,15 @@ def decisions_named(
     then the newest. Never one the asking session made. A long request (a build log) weighs
     a decision's name no more than its hundreds of other words, so the relevance floor
     misses what naming it says."""
-    names = Names(request, parts=True)
+    return named_among(request, in_force(fragments, project), session_id)
+
+
+def in_force(
+    fragments: Iterable[Document], project: str | None
+) -> list[tuple[Document, tuple[str, ...]]]:
+    """The confirmed live decisions among ``fragments``, each with the code names it is
+    about: what ``decisions_named`` reads of a project's decisions whatever the request,
+    so a caller that keeps them works it out once."""
     found = []
     for document in fragments:
         meta = document.meta
@@ -105,10 +113,30 @@ def decisions_named(
             # None: written by a person (a file of their own, a remember call).
             or (confidence is not None and float(confidence) <= UNCONFIRMED)
             or retired_mark(document.summary) is not None
-            or (session_id and meta.get("source") == f"session {session_id}")
         ):
             continue
-        about = [n for n in code_names(document.summary) if not (project and same_name(n, project))]
+        about = tuple(
+            n for n in code_names(document.summary) if not (project and same_name(n, project))
+        )
+        if about:
+            found.append((document, about))
+    return found
+
+
+def named_among(
+    request: str,
+    decisions: Sequence[tuple[Document, tuple[str, ...]]],
+    session_id: str | None = None,
+) -> list[Document]:
+    """Of ``decisions`` (``in_force``), those the request names, as ``decisions_named``
+    tells them: never one the asking session made."""
+    if not decisions:
+        return []
+    names = Names(request, parts=True)
+    found = []
+    for document, about in decisions:
+        if session_id and document.meta.get("source") == f"session {session_id}":
+            continue
         named = sum(names.names(name) for name in about)
         if named:
             found.append((named, document.updated_at, document))

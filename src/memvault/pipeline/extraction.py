@@ -25,6 +25,7 @@ from memvault.llm.budget import estimate_tokens
 from memvault.pipeline.jobs import EXTRACT, MAX_EVENTS
 from memvault.pipeline.llm_tasks import FRAGMENT_SYSTEM, llm_fragments
 from memvault.pipeline.window import Window
+from memvault.search.documents import DECISIONS_READ, decisions
 from memvault.store import Store
 from memvault.vault.fragments import retired_mark
 from memvault.vault.remember import (
@@ -37,8 +38,6 @@ from memvault.vault.remember import (
 )
 
 log = logging.getLogger(__name__)
-# The project's newest decisions a new one is weighed against for what it replaces.
-DECISIONS_READ = 500
 
 
 @dataclass
@@ -161,13 +160,7 @@ class Extraction:
         newer = Decision(
             newer_id, draft.project, draft.date, draft.summary, tuple(draft.facts), (DECISION_TAG,)
         )
-        older = [
-            self._decision(document)
-            for document in self.store.list_documents(
-                "fragment", project=draft.project, limit=DECISIONS_READ, meta_holds=DECISION_TAG
-            )
-            if DECISION_TAG in (document.meta.get("tags") or [])
-        ]
+        older = [self._decision(d) for d in decisions(self.store, draft.project, DECISIONS_READ)]
         for older_id in superseded(newer, [d for d in older if d is not None]):
             self.supersede(older_id, newer_id)
             log.info("fragment %s superseded by %s", older_id, newer_id)

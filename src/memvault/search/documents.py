@@ -17,12 +17,24 @@ from typing import Any
 
 from memvault.analyzer import kept_tokens, tokens
 from memvault.derive.digest import Digest
-from memvault.domain import BoardRow, DocumentDraft, Observation, Session, parse_timestamp
+from memvault.derive.supersede import DECISION_TAG
+from memvault.domain import (
+    BoardRow,
+    Document,
+    DocumentDraft,
+    Observation,
+    Session,
+    parse_timestamp,
+)
 from memvault.embeddings.window import head
+from memvault.store import SearchIndex
 from memvault.vault.fragments import Fragment
 from memvault.vault.remember import facts_from
 
 SUMMARY_LIMIT = 240
+# A project's newest decision fragments read at once: those a new decision may replace, and
+# those a request may name (``decisions``).
+DECISIONS_READ = 500
 TITLE_LIMIT = 80
 SESSION_FILES = 10  # files a session's result lists
 DECISION_LIMIT = 300  # characters of a decision a session's document keeps to show
@@ -346,3 +358,11 @@ def _day(value: Any) -> str | None:
 def _board_time(value: str) -> str:
     """Board times are local ``YYYY-MM-DD HH:MM``; recency needs only the day."""
     return _day(value) or "1970-01-01T00:00:00.000Z"
+
+
+def decisions(index: SearchIndex, project: str, limit: int = DECISIONS_READ) -> list[Document]:
+    """The project's newest ``limit`` decision fragments, found by their tag, so a long
+    history's other fragments do not push its decisions out of reach (the filter finds the
+    tag's string anywhere in a document's meta: its tags are read again here)."""
+    found = index.list_documents("fragment", project=project, limit=limit, meta_holds=DECISION_TAG)
+    return [d for d in found if DECISION_TAG in (d.meta.get("tags") or [])]
