@@ -4,6 +4,8 @@ leaves alone a refinement, another subject, other files, an older date, another 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from memvault.derive.supersede import Decision, superseded, supersedes
@@ -106,3 +108,49 @@ def test_only_decisions_are_superseded_and_superseded_lists_the_ids():
     lesson = Decision("lesson", "shop", "2026-11-01", REDIS.summary, REDIS.facts, ("lesson",))
     older = decision("2026-11-02", REDIS.summary, "src/session/store.ts", id="old")
     assert superseded(newer, [older, lesson, TOKENS]) == ["old"]
+
+
+def test_two_decisions_that_each_replace_something_are_not_one_subject_for_that():
+    """Seen on real sessions: a user's "Use 'Path.GetRandomFileName()' instead." was retired
+    by an agent's later "Search Paths: … (instead of just the single directory parameter)",
+    the two sharing no more than "path" and "instead"."""
+    older = decision("2025-06-05", "Use 'Path.GetRandomFileName()' instead.")
+    newer = decision(
+        "2025-06-06",
+        "**Search Paths**: Collections of directories to search in (instead of just the"
+        " single directory parameter).",
+    )
+    assert supersedes(newer, older) is None
+    # The same choice said again in other words with what it replaces still does.
+    again = decision(
+        "2025-06-06", "Use Path.GetTempFileName() instead of Path.GetRandomFileName()."
+    )
+    assert supersedes(again, older) == "replaces"
+
+
+@pytest.mark.parametrize(
+    ("newer_confidence", "older_confidence", "retired"),
+    [
+        (0.7, 0.9, False),  # an agent's passing "instead of" and what the user said
+        (0.7, None, False),  # … and what a person wrote
+        (0.7, 0.8, False),  # … and what an LLM made
+        (0.7, 0.7, True),
+        (0.9, 0.7, True),
+        (None, 0.9, True),
+        (0.8, 0.9, True),
+    ],
+)
+def test_a_decision_not_in_force_retires_none_that_is(newer_confidence, older_confidence, retired):
+    """An unconfirmed decision (``derive.fragments.UNCONFIRMED``) is never told to agents:
+    it must not retire one that is, as an agent's "Search Paths … (instead of …)" retired the
+    user's "Use 'Path.GetRandomFileName()' instead." on real sessions."""
+    older = replace(REDIS, confidence=older_confidence)
+    newer = replace(
+        decision(
+            "2026-11-20",
+            "Decided to store sessions in Postgres instead of Redis.",
+            "src/session/store.ts",
+        ),
+        confidence=newer_confidence,
+    )
+    assert (supersedes(newer, older) is not None) is retired

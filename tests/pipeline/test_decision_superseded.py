@@ -83,3 +83,26 @@ def test_an_older_decision_behind_many_newer_fragments_of_other_kinds_is_superse
 
     _decide_postgres(memory)
     assert _decisions(memory)[older_id].properties["superseded_by"]
+
+
+def test_an_agents_passing_instead_of_leaves_the_users_decision_in_force(memory):
+    """What the user decided stays told until something as sure replaces it: an agent's
+    "instead of", said once, is a decision held too loosely to tell, and retires nothing."""
+    steps = [
+        prompt(
+            "Rework how the session layer keeps its sessions: we decided to store them in Redis."
+        ),
+        edit(f"{ROOT}/src/session/store.ts", "memory", "redis"),
+        reply("Done, the store now writes to Redis."),
+    ]
+    start = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
+    assert memory.observe_many(conversation("s-user", steps, start=start)).failed == 0
+    memory.pipeline.extract_session("s-user")
+    ((older_id, _),) = _decisions(memory).items()
+
+    _decide_postgres(memory)  # the agent's own words, said once
+    decisions = _decisions(memory)
+    assert len(decisions) == 2, decisions
+    assert "superseded_by" not in decisions[older_id].properties
+    block = memory.context.context(project="demo-app", query="how are sessions stored in Redis")
+    assert "Redis" in block.text

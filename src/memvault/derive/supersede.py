@@ -7,8 +7,13 @@ only when all of these hold:
 
 - both are decisions (tagged ``decision``) of the same project, and the newer one's day
   is later;
+- the newer one is in force if the older one is: an agent's passing "instead of", said
+  once and never confirmed (``derive.fragments.UNCONFIRMED``), is not told to agents, and
+  it retires nothing the user said, nor an LLM's or a person's decision;
 - they are about the same thing: most of the words of the shorter summary are in the
-  other one (the words any decision has, "decided", "use", "we", left out), and the files
+  other one (the words any decision has, "decided", "use", "we", left out, and the words
+  that say one thing replaces another, "instead", "no longer", "改用": two decisions that
+  each replace something are not about the same thing for that), and the files
   they were made over are mostly the same (both name none, and then the words must
   overlap more, or their ``files:`` share at least half);
 - the newer one says something else: another number or version, a negation the other
@@ -23,6 +28,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from memvault.analyzer import tokens
+from memvault.derive.fragments import UNCONFIRMED
 from memvault.vault.likeness import conflict
 
 DECISION_TAG = "decision"
@@ -35,6 +41,15 @@ _DECISION_WORDS = frozenset(
     tokens(
         "decide decided decision decisions we will we'll let's lets use using go going with "
         "should must the a an to of in for on and from we're going 决定 決定 决策 我们 我們 使用"
+    )
+)
+# Words that say one thing replaces another: what the newer decision must say (``_REPLACES``),
+# never what two decisions are about ("Use X instead." and "Y instead of Z" share one).
+_REPLACING_WORDS = frozenset(
+    tokens(
+        "instead rather than no longer not anymore switch switched switching over replace "
+        "replaced replacing revert reverted reverting drop dropped dropping moved away "
+        "supersede superseded 改用 改成 改为 改為 换成 換成 不再 取代 替换 替換 弃用 棄用"
     )
 )
 _REPLACES = re.compile(
@@ -59,6 +74,11 @@ class Decision:
     summary: str
     facts: tuple[str, ...]
     tags: tuple[str, ...]
+    confidence: float | None = None  # None: written by a person
+
+    @property
+    def in_force(self) -> bool:
+        return self.confidence is None or self.confidence > UNCONFIRMED
 
     @property
     def files(self) -> frozenset[str]:
@@ -75,6 +95,8 @@ def supersedes(newer: Decision, older: Decision) -> str | None:
     if newer.id == older.id or DECISION_TAG not in newer.tags or DECISION_TAG not in older.tags:
         return None
     if newer.project.strip() != older.project.strip() or not newer.day > older.day:
+        return None
+    if older.in_force and not newer.in_force:
         return None
     mine, theirs = _subject(newer.summary), _subject(older.summary)
     shared = mine & theirs
@@ -105,7 +127,7 @@ def superseded(newer: Decision, older: list[Decision]) -> list[str]:
 
 
 def _subject(summary: str) -> set[str]:
-    return set(tokens(_DECIDED.sub(" ", _normal(summary)))) - _DECISION_WORDS
+    return set(tokens(_DECIDED.sub(" ", _normal(summary)))) - _DECISION_WORDS - _REPLACING_WORDS
 
 
 def _normal(text: str) -> str:

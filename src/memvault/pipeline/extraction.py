@@ -158,7 +158,13 @@ class Extraction:
         if self.supersede is None or draft.date is None:
             return
         newer = Decision(
-            newer_id, draft.project, draft.date, draft.summary, tuple(draft.facts), (DECISION_TAG,)
+            newer_id,
+            draft.project,
+            draft.date,
+            draft.summary,
+            tuple(draft.facts),
+            (DECISION_TAG,),
+            draft.confidence,
         )
         older = [self._decision(d) for d in decisions(self.store, draft.project, DECISIONS_READ)]
         for older_id in superseded(newer, [d for d in older if d is not None]):
@@ -168,6 +174,8 @@ class Extraction:
     def _decision(self, document: Document) -> Decision | None:
         if retired_mark(document.summary) is not None or not document.meta.get("date"):
             return None
+        confidence = document.meta.get("confidence")
+        confidence = None if confidence is None else float(confidence)
         return Decision(
             self._fragment_id(document.key),
             document.project or "",
@@ -175,6 +183,7 @@ class Extraction:
             document.summary,
             tuple(facts_from(document.body)),
             tuple(str(tag) for tag in document.meta.get("tags") or []),
+            confidence,
         )
 
     def _fragment_id(self, key: str) -> str:
