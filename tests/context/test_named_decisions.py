@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import os
+from dataclasses import replace
 
 import pytest
 
@@ -294,3 +295,51 @@ def test_a_decision_confirmed_in_its_file_is_told_with_the_next_request(memory):
     os.utime(path, (later, later))
     memory.index.index_now()
     assert "ParallelHasher instead" in memory.context.context(project=PROJECT, query=log).text
+
+
+TEMP_FILES = "Use random file names instead, and handle the collisions."
+TEST_LOG = "\n".join(
+    [
+        "Blast.Test test failed with 33 error(s) (3.7s)",
+        r"  C:\dev\blast\Blast.Core\Services\SecureTempFiles.cs(165): error test failed:",
+        "    SaveBatch_ValidBatch_SavesSuccessfully (265ms): Initialization method threw",
+        "    System.IO.IOException: Unable to create a unique temporary directory.",
+    ]
+)
+
+
+def test_a_request_naming_a_file_the_decisions_turn_changed_gets_the_decision(memory):
+    """A decision is about the files the turn it was made in changed: a later failure in one
+    of them names no word of the decision, and gets it all the same."""
+    memory.capture.observe_many(
+        said(
+            "temp",
+            "'Path.GetTempFileName()' is insecure. " + TEMP_FILES,
+            "Temporary files now come from one helper that retries on a clash.",
+            "/src/blast/Blast.Core/Services/SecureTempFiles.cs",
+        )
+    )
+    memory.pipeline.extract_session("temp")
+    memory.index.index_now()
+    (decision,) = [
+        d
+        for d in memory.store.list_documents("fragment", project=PROJECT)
+        if d.summary == TEMP_FILES
+    ]
+    assert "files: Blast.Core/Services/SecureTempFiles.cs" in decision.body
+    assert TEMP_FILES in memory.context.context(project=PROJECT, query=TEST_LOG).text
+    other = TEST_LOG.replace("SecureTempFiles.cs", "BatchManager.cs")
+    assert TEMP_FILES not in memory.context.context(project=PROJECT, query=other).text
+
+
+def test_a_file_with_a_plain_name_is_named_with_its_folder():
+    """ "store.ts" is in many folders: a request names the one a decision is about by its
+    folder as well."""
+    store = replace(
+        fragment(1, "Keep sessions in one table."),
+        body="- decision: Keep sessions in one table.\n- files: src/session/store.ts",
+    )
+    assert decisions_named("src/session/store.ts throws on empty keys", [store]) == [store]
+    assert decisions_named(r"C:\app\src\session\store.ts(3): error", [store]) == [store]
+    assert decisions_named("store.ts throws on empty keys", [store]) == []
+    assert decisions_named("src/cache/store.ts throws on empty keys", [store]) == []

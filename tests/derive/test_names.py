@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memvault.derive.names import MAX_NAMES, Names, code_names, same_name
+from memvault.derive.names import MAX_NAMES, Names, code_names, file_names, same_name
 
 
 @pytest.mark.parametrize(
@@ -72,7 +72,23 @@ def test_a_request_names_the_parts_of_its_paths_an_entity_is_named_by_whole():
     assert not Names("at Blast.Core.ParallelHasher.Run()").names("ParallelHasher")
     # An entity's file is named by its whole path, never by a part of another one.
     assert not Names(log).names("CommandLineParser")
-    assert not Names("/code/app/src/login.py", parts=True).names("src/login.py")
+    # A request's path names its file, alone and with the folder it is in, not other
+    # stretches of the path; with backslashes as well.
+    path = Names("/code/app/src/login.py", parts=True)
+    assert path.names("login.py") and path.names("src/login.py")
+    assert not path.names("app/src") and not path.names("app/src/login.py")
+    windows = Names(r"C:\dev\Blast\Blast.Core\Services\TempFiles.cs(165): error", parts=True)
+    assert windows.names("Services/TempFiles.cs") and windows.names("Blast.Core")
+
+
+def test_a_file_is_named_by_its_own_name_when_that_is_code_shaped_else_with_its_folder():
+    assert file_names("BlastMerge.Core/Services/SecureTempFileHelper.cs") == (
+        "SecureTempFileHelper.cs",
+    )
+    assert file_names("app/crawlers/eastmoney_strategy.py") == ("eastmoney_strategy.py",)
+    assert file_names("src/session/store.ts") == ("session/store.ts",)
+    assert file_names(r"web\src\index.ts") == ("src/index.ts",)
+    assert file_names("README.md") == ()
 
 
 def test_a_name_is_the_same_whatever_separates_and_cases_its_words():

@@ -32,17 +32,23 @@ class Names:
     names httpx, and ``packages\\commandlineparser\\2.9.1`` names commandlineparser. With
     ``parts``, each part of a path or a dotted name names too (``packages/commandlineparser``
     names commandlineparser, ``at Blast.Core.ParallelHasher.Run()`` names ParallelHasher):
-    what a request names, where an entity's file is named by its whole path."""
+    what a request names, where an entity's file is named by its whole path; a path also
+    names each folder and its file, and its file with the folder it is in
+    (``src/session/store.ts`` names ``store.ts`` and ``session/store.ts``), written with
+    backslashes as well."""
 
     __slots__ = ("_lowered", "text", "words")
 
     def __init__(self, text: str, *, parts: bool = False) -> None:
         self.text = text
         self._lowered = text.lower()
-        words = set(_WORD.findall(self._lowered))
+        words = set(_WORD.findall(self._lowered.replace("\\", "/") if parts else self._lowered))
         if parts:
             split = [p for w in words if "/" in w or "." in w for p in re.split(r"[/.]", w)]
             words.update(p for p in split if p)
+            paths = [[p for p in w.split("/") if p] for w in words if "/" in w]
+            words.update(p for path in paths for p in path)  # each folder and the file
+            words.update("/".join(path[-2:]) for path in paths if len(path) > 1)
         for word in [w for w in words if "." in w]:
             dot = word.find(".", 1)
             while 0 < dot <= NAME_LIMIT:  # no name is longer
@@ -78,6 +84,20 @@ def code_names(sentence: str) -> tuple[str, ...]:
             if len(each) >= 3 and each.casefold() not in {n.casefold() for n in names}:
                 names.append(each)
     return tuple(names[:MAX_NAMES])
+
+
+def file_names(path: str) -> tuple[str, ...]:
+    """The name a request names a file by: its own name when that is code-shaped
+    (``SecureTempFileHelper.cs``, ``eastmoney_strategy.py``), else its name with its folder
+    (``session/store.ts``), since "store.ts", "index.ts" and "README.md" are in many
+    folders; nothing for such a name with no folder."""
+    found = [p for p in re.split(r"[/\\]+", path.strip().strip("`")) if p not in ("", ".")]
+    if not found:
+        return ()
+    name = found[-1]
+    if _SHAPED.search(name.rsplit(".", 1)[0]):
+        return (name,)
+    return ("/".join(found[-2:]),) if len(found) > 1 else ()
 
 
 def same_name(a: str, b: str) -> bool:

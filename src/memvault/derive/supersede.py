@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from memvault.analyzer import tokens
@@ -82,12 +83,17 @@ class Decision:
 
     @property
     def files(self) -> frozenset[str]:
-        found = set()
-        for fact in self.facts:
-            named = _FILE_FACT.match(fact.strip())
-            if named:
-                found |= {f.strip().strip("`") for f in named["files"].split(",") if f.strip()}
-        return frozenset(found)
+        return frozenset(files_in(self.facts))
+
+
+def files_in(facts: Iterable[str]) -> list[str]:
+    """The files a fragment's ``files:`` facts name: those its turn changed."""
+    found: list[str] = []
+    for fact in facts:
+        named = _FILE_FACT.match(fact.strip())
+        if named:
+            found += [f.strip().strip("`") for f in named["files"].split(",") if f.strip()]
+    return list(dict.fromkeys(found))
 
 
 def supersedes(newer: Decision, older: Decision) -> str | None:

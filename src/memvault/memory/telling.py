@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from memvault.derive.fragments import UNCONFIRMED
-from memvault.derive.names import Names, code_names, same_name
-from memvault.derive.supersede import DECISION_TAG
+from memvault.derive.names import Names, code_names, file_names, same_name
+from memvault.derive.supersede import DECISION_TAG, files_in
 from memvault.domain import Document
 from memvault.language import placeholder_summaries, placeholder_topics
 from memvault.memory.reading import INJECTION_HOOK
@@ -16,6 +16,7 @@ from memvault.search import context as packing
 from memvault.search import focus
 from memvault.search.engine import Hit, one_per_session
 from memvault.vault.fragments import retired_mark
+from memvault.vault.remember import facts_from
 
 # Sessions a prompt block tells of (by their board row or their own document), and its
 # activity lines (which sessions they may come from: search/focus.py).
@@ -101,9 +102,10 @@ def decisions_named(
 def in_force(
     fragments: Iterable[Document], project: str | None
 ) -> list[tuple[Document, tuple[str, ...]]]:
-    """The confirmed live decisions among ``fragments``, each with the code names it is
-    about: what ``decisions_named`` reads of a project's decisions whatever the request,
-    so a caller that keeps them works it out once."""
+    """The confirmed live decisions among ``fragments``, each with what it is about: the code
+    names it writes and the files the turn it was made in changed (``derive.names.
+    file_names``). What ``decisions_named`` reads of a project's decisions whatever the
+    request, so a caller that keeps them works it out once."""
     found = []
     for document in fragments:
         meta = document.meta
@@ -115,9 +117,11 @@ def in_force(
             or retired_mark(document.summary) is not None
         ):
             continue
-        about = tuple(
+        written = [
             n for n in code_names(document.summary) if not (project and same_name(n, project))
-        )
+        ]
+        changed = [n for path in files_in(facts_from(document.body)) for n in file_names(path)]
+        about = tuple(dict.fromkeys([*written, *changed]))
         if about:
             found.append((document, about))
     return found
