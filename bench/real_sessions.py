@@ -506,6 +506,7 @@ def summarize(questions: list[dict], scored: dict[str, list[dict]], runs: dict) 
                     figures[key] = sum(p[key] for p in picked)
             cells[system] = figures
         table[name] = cells
+    table["requests"] = requests_once(questions, runs)
     modes = {}
     for mode, run in runs.items():
         context = [r["context_ms"] for r in run["rows"]]
@@ -532,6 +533,27 @@ def summarize(questions: list[dict], scored: dict[str, list[dict]], runs: dict) 
             "embedder": run["health"]["embedder"],
         }
     return {"groups": table, "modes": modes}
+
+
+def requests_once(questions: list[dict], runs: dict) -> dict:
+    """The prompt block's line precision over the labelled requests each counted once: a
+    request labelled twice (a ``files`` and a ``decision`` question asking the same opening
+    request) gets one block, and its lines are from a relevant session when from one that
+    either label names."""
+    asked_once: dict[tuple[str, int], list[int]] = defaultdict(list)
+    for i, q in enumerate(questions):
+        if q["set"] != "control":
+            asked_once[(q["session"], q["turn"])].append(i)
+    cells: dict = {"n": len(asked_once)}
+    for mode, run in runs.items():
+        lines = hits = 0
+        for members in asked_once.values():
+            relevant = {s for i in members for s in questions[i]["relevant"]}
+            prompt = run["rows"][members[0]]["prompt"]
+            lines += len(prompt)
+            hits += sum(bool(set(sources) & relevant) for sources in prompt)
+        cells[mode] = {"prompt_precision": hits / lines if lines else None, "prompt_lines": lines}
+    return cells
 
 
 def _s(seconds: float | None) -> str:
@@ -565,7 +587,7 @@ def show(figures: dict, systems: list[str]) -> None:
     print("\nsearch: recall@5 / recall@10 / hit@5 of the relevant sessions")
     print(f"{'questions':12} {'n':>3}  " + "".join(f"{s:>19}" for s in systems))
     for name, cells in table.items():
-        if name == "control":
+        if name in ("control", "requests"):
             continue
         line = "".join(
             "  " + " ".join(_f(cells[s][k]) for k in ("R@5", "R@10", "hit@5")) for s in systems
@@ -577,7 +599,7 @@ def show(figures: dict, systems: list[str]) -> None:
         " relevant session (lines) / the same for the SessionStart block"
     )
     for name, cells in table.items():
-        if name == "control":
+        if name in ("control", "requests"):
             continue
         line = "".join(
             f"  {s}: {_f(cells[s]['prompt_recall'])} {_f(cells[s]['prompt_precision'])}"
@@ -586,6 +608,16 @@ def show(figures: dict, systems: list[str]) -> None:
             for s in mine
         )
         print(f"{name:12} {cells['n']:>3}{line}")
+    if "requests" in table:
+        cells = table["requests"]
+        once = "".join(
+            f"  {s}: {_f(cells[s]['prompt_precision'])} ({cells[s]['prompt_lines']:>3})"
+            for s in mine
+        )
+        print(
+            f"labelled requests each once, their lines from a session any label names"
+            f" (n={cells['n']}):{once}"
+        )
     if "control" in table:
         cells = table["control"]
         silent = "  ".join(f"{s} {cells[s]['silent']:.2f}" for s in mine)

@@ -15,8 +15,7 @@ from tests.helpers import shared_dir
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 
-@pytest.mark.parametrize("script", sorted(p.name for p in BENCH.glob("*.py")))
-def test_each_bench_script_imports(script, monkeypatch):
+def _imported(script: str, monkeypatch):
     monkeypatch.syspath_prepend(str(BENCH))
     name = f"bench_{script[:-3]}"
     spec = importlib.util.spec_from_file_location(name, BENCH / script)
@@ -24,7 +23,27 @@ def test_each_bench_script_imports(script, monkeypatch):
     # As an import does: a dataclass looks its module up while the class is made.
     monkeypatch.setitem(sys.modules, name, module)
     spec.loader.exec_module(module)
-    assert module.__doc__, f"{script} says what it measures"
+    return module
+
+
+@pytest.mark.parametrize("script", sorted(p.name for p in BENCH.glob("*.py")))
+def test_each_bench_script_imports(script, monkeypatch):
+    assert _imported(script, monkeypatch).__doc__, f"{script} says what it measures"
+
+
+def test_a_request_labelled_twice_is_one_block_judged_by_both_labels(monkeypatch):
+    real_sessions = _imported("real_sessions.py", monkeypatch)
+    asked = {"session": "s9", "turn": 0}
+    questions = [
+        {**asked, "set": "files", "relevant": ["s1"]},
+        {**asked, "set": "decision", "relevant": ["s2"]},
+        {"session": "s8", "turn": 1, "set": "files", "relevant": ["s3"]},
+        {"session": "s7", "turn": 0, "set": "control", "relevant": []},
+    ]
+    block = [["s1"], ["s2"], ["s4"]]  # one line of each label's session, one of neither
+    rows = [{"prompt": block}, {"prompt": block}, {"prompt": [["s3"]]}, {"prompt": [["s1"]]}]
+    once = real_sessions.requests_once(questions, {"default": {"rows": rows}})
+    assert once == {"n": 2, "default": {"prompt_precision": 3 / 4, "prompt_lines": 4}}
 
 
 def _run(script: str, *args: str) -> str:
@@ -309,3 +328,4 @@ def test_real_sessions_bench_runs_on_a_tiny_dataset(tmp_path):
     assert report["modes"]["lexical"]["caught_up_s"] is not None
     assert report["modes"]["lexical"]["start_block_checked"] == 3
     assert 0 <= report["groups"]["control"]["lexical"]["silent"] <= 1
+    assert report["groups"]["requests"]["n"] == 2 and "labelled requests each once" in out
