@@ -78,32 +78,9 @@ def prompt_hits(
         gap=rival_gap,
         close_rivals=close_rivals,
     )
-    # What an agent said once in passing is that session's, not the project's: told with
-    # the session when the request is about it, never alone.
-    about = {
-        session
-        for hits in (summaries, sessions, observations)
-        for hit in hits
-        if (session := focus.session_of(hit, links))
-    }
-    fragments = [h for h in fragments if confirmed(h.document) or source_of(h.document) in about]
     # A session is told once: by its board row or by its own document.
     told = one_per_session(sorted([*summaries, *sessions], key=lambda h: h.score, reverse=True))
     return fragments, told[:SESSIONS_TOLD], packing.distinct(observations, same)[:OBSERVATIONS_TOLD]
-
-
-def confirmed(document: Document) -> bool:
-    """Whether a fragment is held surer than an agent's passing statement, said once
-    (``derive.fragments.UNCONFIRMED``): the user said it, or both did, or an LLM made it,
-    or a person wrote it (no confidence of its own)."""
-    confidence = document.meta.get("confidence")
-    return confidence is None or float(confidence) > UNCONFIRMED
-
-
-def source_of(document: Document) -> str | None:
-    """The host session a fragment was drawn from, when one session made it."""
-    source = str(document.meta.get("source") or "")
-    return source.removeprefix("session ") if source.startswith("session ") else None
 
 
 def decisions_named(
