@@ -701,6 +701,14 @@ def main() -> None:
                 "turn": q["turn"],
                 **{system: scored[system][i] for system in scored},
                 **{f"{mode} ranked": runs[mode]["rows"][i]["ranked"][:10] for mode in runs},
+                # The prompt block as injected, and the sessions each of its lines came from.
+                **{
+                    f"{mode} prompt": {
+                        "text": runs[mode]["rows"][i]["prompt_text"],
+                        "sources": runs[mode]["rows"][i]["prompt"],
+                    }
+                    for mode in runs
+                },
             }
             for i, q in enumerate(questions)
         ]

@@ -329,3 +329,8 @@ def test_real_sessions_bench_runs_on_a_tiny_dataset(tmp_path):
     assert report["modes"]["lexical"]["start_block_checked"] == 3
     assert 0 <= report["groups"]["control"]["lexical"]["silent"] <= 1
     assert report["groups"]["requests"]["n"] == 2 and "labelled requests each once" in out
+    (files_question, *_) = report["questions"]
+    block = files_question["lexical prompt"]
+    assert len(block["sources"]) == files_question["lexical"]["prompt_items"]
+    assert all(set(sources) <= {f"demo-{n}" for n in range(5)} for sources in block["sources"])
+    assert bool(block["text"]) == bool(block["sources"])
