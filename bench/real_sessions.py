@@ -26,7 +26,7 @@ ranked by its best event), in the same run.
 
     .venv/bin/python bench/real_sessions.py [--data DIR] [--lexical-only | --default-only]
         [--projects blastmerge,docgen] [--limit N] [--wait SECONDS] [--ask-when-indexed]
-        [--json PATH]
+        [--json PATH] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -382,9 +382,14 @@ def run_mode(
     *,
     when_indexed: bool = False,
     stored: bool = False,
+    keep: Path | None = None,
 ) -> dict:
+    env = dict(MODES[mode])
+    if keep is not None:  # the server's home (store, vault) kept for reading afterwards
+        (keep / mode).mkdir(parents=True)
+        env["MEMVAULT_HOME"] = str(keep / mode)
     try:
-        with running_server(**MODES[mode]) as url:
+        with running_server(**env) as url:
             wait_embedder(url)
             began = time.perf_counter()
             events = ingest(url, history)
@@ -653,6 +658,11 @@ def main() -> None:
         help="store and index each request as the hook does before asking for its block",
     )
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        help="keep each mode's server home (store and vault) in DIR/<mode> (new folders)",
+    )
     args = parser.parse_args()
     chosen = set(args.projects.split(",")) if args.projects else None
     history, questions = load(args.data, chosen)
@@ -678,6 +688,7 @@ def main() -> None:
             args.wait,
             when_indexed=args.ask_when_indexed,
             stored=args.prompt_stored,
+            keep=args.keep,
         )
         scored[mode] = [score(q, r) for q, r in zip(questions, runs[mode]["rows"], strict=True)]
         print(
