@@ -31,6 +31,15 @@ MAX_PER_KIND = 3
 # did; unconfirmed when only the agent said it, once.
 CONFIRMED = 0.9
 UNCONFIRMED = 0.7
+
+
+def in_force(confidence: float | str | None) -> bool:
+    """Whether a memory held this surely is told to agents: not an agent's passing
+    statement, said once (``UNCONFIRMED``). The user said it, or both did, or an LLM made
+    it, or a person wrote it (no confidence of its own: ``None``)."""
+    return confidence is None or float(confidence) > UNCONFIRMED
+
+
 # Tools that read memory back (memvault's, agentmemory's): what they return was learned before.
 _MEMORY_TOOL = re.compile(r"memvault|agentmemory|(?:^|_)memory_|(?:^|_)recall$", re.IGNORECASE)
 # "3 * 0.008 = 0.024": working shown on the way to an answer, not the answer.

@@ -29,7 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from memvault.analyzer import tokens
-from memvault.derive.fragments import UNCONFIRMED
+from memvault.derive import fragments
 from memvault.vault.likeness import conflict
 
 DECISION_TAG = "decision"
@@ -79,7 +79,7 @@ class Decision:
 
     @property
     def in_force(self) -> bool:
-        return self.confidence is None or self.confidence > UNCONFIRMED
+        return fragments.in_force(self.confidence)
 
     @property
     def files(self) -> frozenset[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from memvault.derive.fragments import UNCONFIRMED
+from memvault.derive.fragments import in_force as held_in_force
 from memvault.derive.names import Names, code_names, file_names, same_name
 from memvault.derive.supersede import DECISION_TAG, files_in
 from memvault.domain import Document
@@ -103,17 +103,15 @@ def in_force(
     fragments: Iterable[Document], project: str | None
 ) -> list[tuple[Document, tuple[str, ...]]]:
     """The confirmed live decisions among ``fragments``, each with what it is about: the code
-    names it writes and the files the turn it was made in changed (``derive.names.
-    file_names``). What ``decisions_named`` reads of a project's decisions whatever the
-    request, so a caller that keeps them works it out once."""
+    names it writes and the files the turn it was made in changed (by the names
+    ``derive.names.file_names`` gives). What ``decisions_named`` reads of a project's
+    decisions whatever the request, so a caller that keeps them works it out once."""
     found = []
     for document in fragments:
         meta = document.meta
-        confidence = meta.get("confidence")
         if (
             DECISION_TAG not in (meta.get("tags") or [])
-            # None: written by a person (a file of their own, a remember call).
-            or (confidence is not None and float(confidence) <= UNCONFIRMED)
+            or not held_in_force(meta.get("confidence"))
             or retired_mark(document.summary) is not None
         ):
             continue
