@@ -386,7 +386,7 @@ def run_mode(
 ) -> dict:
     env = dict(MODES[mode])
     if keep is not None:  # the server's home (store, vault) kept for reading afterwards
-        (keep / mode).mkdir(parents=True)
+        (keep / mode).mkdir(parents=True, exist_ok=True)
         env["MEMVAULT_HOME"] = str(keep / mode)
     try:
         with running_server(**env) as url:
@@ -664,6 +664,8 @@ def main() -> None:
         help="keep each mode's server home (store and vault) in DIR/<mode> (new folders)",
     )
     args = parser.parse_args()
+    if args.keep is not None and any((args.keep / mode).exists() for mode in MODES):
+        parser.error(f"--keep {args.keep}: a mode's folder is there already; give a new one")
     chosen = set(args.projects.split(",")) if args.projects else None
     history, questions = load(args.data, chosen)
     questions = limited(questions, args.limit)

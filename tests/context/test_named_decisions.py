@@ -343,3 +343,20 @@ def test_a_file_with_a_plain_name_is_named_with_its_folder():
     assert decisions_named(r"C:\app\src\session\store.ts(3): error", [store]) == [store]
     assert decisions_named("store.ts throws on empty keys", [store]) == []
     assert decisions_named("src/cache/store.ts throws on empty keys", [store]) == []
+
+
+def test_a_file_its_sentence_names_already_is_one_thing_it_is_about():
+    """``SecureTempFiles`` in the sentence and ``SecureTempFiles.cs`` in the files it changed
+    are one name: a decision naming two things the request names comes first."""
+    helper = replace(
+        fragment(
+            1, "Keep SecureTempFiles for every temp file.", updated="2026-11-21T10:00:00.000Z"
+        ),
+        body="- decision: Keep SecureTempFiles for every temp file.\n"
+        "- files: Core/Services/SecureTempFiles.cs",
+    )
+    hasher = fragment(
+        2, "Call ParallelHasher from BatchRunner.", updated="2026-11-20T10:00:00.000Z"
+    )
+    request = r"C:\dev\Core\Services\SecureTempFiles.cs(3): ParallelHasher in BatchRunner failed"
+    assert decisions_named(request, [helper, hasher]) == [hasher, helper][:DECISIONS_TOLD]

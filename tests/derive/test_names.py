@@ -72,22 +72,32 @@ def test_a_request_names_the_parts_of_its_paths_an_entity_is_named_by_whole():
     assert not Names("at Blast.Core.ParallelHasher.Run()").names("ParallelHasher")
     # An entity's file is named by its whole path, never by a part of another one.
     assert not Names(log).names("CommandLineParser")
-    # A request's path names its file, alone and with the folder it is in, not other
-    # stretches of the path; with backslashes as well.
+    # A request's path names its file and every tail of it, not other stretches of it;
+    # written with backslashes as well.
     path = Names("/code/app/src/login.py", parts=True)
     assert path.names("login.py") and path.names("src/login.py")
-    assert not path.names("app/src") and not path.names("app/src/login.py")
+    assert path.names("app/src/login.py") and path.names("code/app/src/login.py")
+    assert not path.names("app/src") and not path.names("code/app")
     windows = Names(r"C:\dev\Blast\Blast.Core\Services\TempFiles.cs(165): error", parts=True)
-    assert windows.names("Services/TempFiles.cs") and windows.names("Blast.Core")
+    assert windows.names("Blast.Core/Services/TempFiles.cs")
+    assert not Names(r"C:\dev\Blast\Blast.Core\Services\TempFiles.cs").names(
+        "Services/TempFiles.cs"
+    )
+    # A file name no word can hold (a ``+``, a space) is found as a path's tail as well.
+    svelte = Names(r"src\routes\blog\+page.svelte:12 fails", parts=True)
+    assert svelte.names("routes/blog/+page.svelte") and not svelte.names("blog/page.svelte")
 
 
-def test_a_file_is_named_by_its_own_name_when_that_is_code_shaped_else_with_its_folder():
+def test_a_file_is_named_by_its_own_name_when_that_is_code_shaped_else_by_its_path():
     assert file_names("BlastMerge.Core/Services/SecureTempFileHelper.cs") == (
         "SecureTempFileHelper.cs",
     )
     assert file_names("app/crawlers/eastmoney_strategy.py") == ("eastmoney_strategy.py",)
-    assert file_names("src/session/store.ts") == ("session/store.ts",)
-    assert file_names(r"web\src\index.ts") == ("src/index.ts",)
+    # Names in many folders: by the whole path the fact holds.
+    assert file_names("src/session/store.ts") == ("src/session/store.ts",)
+    assert file_names(r"web\src\index.ts") == ("web/src/index.ts",)
+    assert file_names("web/src/index.test.ts") == ("web/src/index.test.ts",)
+    assert file_names("vite.config.ts") == ()
     assert file_names("README.md") == ()
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from memvault.derive.fragments import UNCONFIRMED
 from memvault.pipeline import extraction
 from memvault.vault.fragments import Fragment
 from memvault.vault.remember import Draft
@@ -85,9 +86,7 @@ def test_an_older_decision_behind_many_newer_fragments_of_other_kinds_is_superse
     assert _decisions(memory)[older_id].properties["superseded_by"]
 
 
-def test_an_agents_passing_instead_of_leaves_the_users_decision_in_force(memory):
-    """What the user decided stays told until something as sure replaces it: an agent's
-    "instead of", said once, is a decision held too loosely to tell, and retires nothing."""
+def _users_redis(memory) -> tuple[str, Fragment]:
     steps = [
         prompt(
             "Rework how the session layer keeps its sessions: we decided to store them in Redis."
@@ -98,11 +97,39 @@ def test_an_agents_passing_instead_of_leaves_the_users_decision_in_force(memory)
     start = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
     assert memory.observe_many(conversation("s-user", steps, start=start)).failed == 0
     memory.pipeline.extract_session("s-user")
-    ((older_id, _),) = _decisions(memory).items()
+    ((older_id, older),) = _decisions(memory).items()
+    assert older.properties["confidence"] > UNCONFIRMED  # the user's own words
+    return older_id, older
 
+
+def test_an_agents_passing_instead_of_leaves_the_users_decision_in_force(memory):
+    """What the user decided stays told until something as sure replaces it: an agent's
+    "instead of", said once, is a decision held too loosely to tell, and retires nothing."""
+    older_id, older = _users_redis(memory)
     _decide_postgres(memory)  # the agent's own words, said once
     decisions = _decisions(memory)
     assert len(decisions) == 2, decisions
     assert "superseded_by" not in decisions[older_id].properties
     block = memory.context.context(project="demo-app", query="how are sessions stored in Redis")
-    assert "Redis" in block.text
+    assert older.summary in block.text
+
+
+def test_the_agents_decision_confirmed_later_retires_the_users_older_one(memory):
+    """Said again by the user in a later session, the agent's decision is merged into its
+    fragment, held as sure as the user's, and then replaces it."""
+    older_id, _ = _users_redis(memory)
+    _decide_postgres(memory)
+    assert "superseded_by" not in _decisions(memory)[older_id].properties
+    steps = [
+        prompt("We decided to store sessions in Postgres instead of Redis."),
+        edit(f"{ROOT}/src/session/store.ts", "redis", "postgres"),
+        reply("The session store writes to Postgres now."),
+    ]
+    start = datetime(2026, 11, 25, 9, 0, tzinfo=UTC)
+    assert memory.observe_many(conversation("s-again", steps, start=start)).failed == 0
+    memory.pipeline.extract_session("s-again")
+    decisions = _decisions(memory)
+    assert len(decisions) == 2, decisions  # merged into the agent's, not a third
+    newer_id = next(name for name in decisions if name != older_id)
+    assert decisions[newer_id].properties["confidence"] > UNCONFIRMED
+    assert decisions[older_id].properties["superseded_by"] == newer_id

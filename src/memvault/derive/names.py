@@ -32,23 +32,24 @@ class Names:
     names httpx, and ``packages\\commandlineparser\\2.9.1`` names commandlineparser. With
     ``parts``, each part of a path or a dotted name names too (``packages/commandlineparser``
     names commandlineparser, ``at Blast.Core.ParallelHasher.Run()`` names ParallelHasher):
-    what a request names, where an entity's file is named by its whole path; a path also
-    names each folder and its file, and its file with the folder it is in
-    (``src/session/store.ts`` names ``store.ts`` and ``session/store.ts``), written with
-    backslashes as well."""
+    what a request names, where an entity's file is named by its whole path; a path, written
+    with slashes or backslashes, also names each of its folders and every tail of it
+    (``C:\\app\\src\\session\\store.ts`` names ``store.ts``, ``session/store.ts`` and
+    ``src/session/store.ts``)."""
 
-    __slots__ = ("_lowered", "text", "words")
+    __slots__ = ("_lowered", "parts", "text", "words")
 
     def __init__(self, text: str, *, parts: bool = False) -> None:
         self.text = text
-        self._lowered = text.lower()
-        words = set(_WORD.findall(self._lowered.replace("\\", "/") if parts else self._lowered))
+        self.parts = parts
+        self._lowered = text.lower().replace("\\", "/") if parts else text.lower()
+        words = set(_WORD.findall(self._lowered))
         if parts:
             split = [p for w in words if "/" in w or "." in w for p in re.split(r"[/.]", w)]
             words.update(p for p in split if p)
             paths = [[p for p in w.split("/") if p] for w in words if "/" in w]
             words.update(p for path in paths for p in path)  # each folder and the file
-            words.update("/".join(path[-2:]) for path in paths if len(path) > 1)
+            words.update("/".join(path[-k:]) for path in paths for k in range(2, len(path) + 1))
         for word in [w for w in words if "." in w]:
             dot = word.find(".", 1)
             while 0 < dot <= NAME_LIMIT:  # no name is longer
@@ -62,11 +63,13 @@ class Names:
             return False
         if _WORD.fullmatch(name):
             return name.lower() in self.words
-        # A name with other characters (a space, a non-ASCII letter): looked for in full.
+        # A name with other characters (a space, a non-ASCII letter): looked for in full;
+        # with ``parts``, as the tail of a path too.
         if name.lower() not in self._lowered:
             return False
-        pattern = rf"(?<![A-Za-z0-9_/.-]){re.escape(name)}(?![A-Za-z0-9_/-])"
-        return re.search(pattern, self.text, re.IGNORECASE) is not None
+        before = "A-Za-z0-9_.-" if self.parts else "A-Za-z0-9_/.-"
+        pattern = rf"(?<![{before}]){re.escape(name.lower())}(?![A-Za-z0-9_/-])"
+        return re.search(pattern, self._lowered) is not None
 
 
 @functools.lru_cache(maxsize=4096)
@@ -87,17 +90,17 @@ def code_names(sentence: str) -> tuple[str, ...]:
 
 
 def file_names(path: str) -> tuple[str, ...]:
-    """The name a request names a file by: its own name when that is code-shaped
-    (``SecureTempFileHelper.cs``, ``eastmoney_strategy.py``), else its name with its folder
-    (``session/store.ts``), since "store.ts", "index.ts" and "README.md" are in many
-    folders; nothing for such a name with no folder."""
+    """The name a request names a file by: its own name when what comes before its first
+    dot is code-shaped (``SecureTempFileHelper.cs``, ``eastmoney_strategy.py``), else its
+    whole path (``src/session/store.ts``), since "store.ts", "index.test.ts" and
+    "vite.config.ts" are in many folders; nothing for such a name with no folder."""
     found = [p for p in re.split(r"[/\\]+", path.strip().strip("`")) if p not in ("", ".")]
     if not found:
         return ()
     name = found[-1]
-    if _SHAPED.search(name.rsplit(".", 1)[0]):
+    if _SHAPED.search(name.split(".", 1)[0]):
         return (name,)
-    return ("/".join(found[-2:]),) if len(found) > 1 else ()
+    return ("/".join(found),) if len(found) > 1 else ()
 
 
 def same_name(a: str, b: str) -> bool:

@@ -118,7 +118,15 @@ def in_force(
         written = [
             n for n in code_names(document.summary) if not (project and same_name(n, project))
         ]
-        changed = [n for path in files_in(facts_from(document.body)) for n in file_names(path)]
+        # A file its sentence names already (``SecureTempFileHelper`` and its ``.cs``) is
+        # one thing it is about, not two: a request naming it counts once.
+        stems = {n.casefold() for n in written}
+        changed = [
+            n
+            for path in files_in(facts_from(document.body))
+            for n in file_names(path)
+            if n.rsplit("/", 1)[-1].split(".", 1)[0].casefold() not in stems
+        ]
         about = tuple(dict.fromkeys([*written, *changed]))
         if about:
             found.append((document, about))

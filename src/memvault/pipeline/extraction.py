@@ -16,7 +16,7 @@ from pathlib import PurePosixPath
 
 from memvault.config import Settings
 from memvault.derive import cues
-from memvault.derive.fragments import extract_fragments, own_steps
+from memvault.derive.fragments import extract_fragments, in_force, own_steps
 from memvault.derive.supersede import DECISION_TAG, Decision, superseded
 from memvault.derive.text import substantive
 from memvault.domain import Document, Event, Observation, Session, Watermark
@@ -149,7 +149,11 @@ class Extraction:
             self.store.record_pipeline_fragment(relative, written.after)
         else:
             self.store.forget_pipeline_fragments([relative])
-        if written.action == "created" and DECISION_TAG in draft.tags:
+        # A decision is checked against the older ones when it is made, and again when a
+        # later session confirms it (merged in, held surer): an agent's passing decision
+        # retires nothing in force until then.
+        confirms = written.action == "merged" and in_force(draft.confidence)
+        if DECISION_TAG in draft.tags and (written.action == "created" or confirms):
             self._supersede_older(draft, self._fragment_id(relative))
         return Remembered(written.action, self.settings.vault_path / relative, written.similarity)
 
