@@ -44,15 +44,8 @@ _DECISION_WORDS = frozenset(
         "should must the a an to of in for on and from we're going 决定 決定 决策 我们 我們 使用"
     )
 )
-# Words that say one thing replaces another: what the newer decision must say (``_REPLACES``),
-# never what two decisions are about ("Use X instead." and "Y instead of Z" share one).
-_REPLACING_WORDS = frozenset(
-    tokens(
-        "instead rather than no longer not anymore switch switched switching over replace "
-        "replaced replacing revert reverted reverting drop dropped dropping moved away "
-        "supersede superseded 改用 改成 改为 改為 换成 換成 不再 取代 替换 替換 弃用 棄用"
-    )
-)
+# Saying one thing replaces another: what the newer decision must say, never what two
+# decisions are about ("Use X instead." and "Y instead of Z" share only that).
 _REPLACES = re.compile(
     r"\b(?:instead(?: of)?|no longer|not anymore|switch(?:ed|ing)? (?:to|from|over)|"
     r"replac(?:e|es|ed|ing)|rather than|moved? (?:away )?from|drop(?:ped|ping)?|"
@@ -133,7 +126,8 @@ def superseded(newer: Decision, older: list[Decision]) -> list[str]:
 
 
 def _subject(summary: str) -> set[str]:
-    return set(tokens(_DECIDED.sub(" ", _normal(summary)))) - _DECISION_WORDS - _REPLACING_WORDS
+    said = _REPLACES.sub(" ", _DECIDED.sub(" ", _normal(summary)))
+    return set(tokens(said)) - _DECISION_WORDS
 
 
 def _normal(text: str) -> str:
