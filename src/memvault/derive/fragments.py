@@ -33,7 +33,7 @@ CONFIRMED = 0.9
 UNCONFIRMED = 0.7
 
 
-def in_force(confidence: float | None) -> bool:
+def confirmed(confidence: float | None) -> bool:
     """Whether a memory held this surely is told to agents: not an agent's passing
     statement, said once (``UNCONFIRMED``). The user said it, or both did, or an LLM made
     it, or a person wrote it (no confidence of its own: ``None``)."""

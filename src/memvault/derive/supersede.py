@@ -72,7 +72,7 @@ class Decision:
 
     @property
     def in_force(self) -> bool:
-        return fragments.in_force(self.confidence)
+        return fragments.confirmed(self.confidence)
 
     @property
     def files(self) -> frozenset[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from memvault.derive.fragments import in_force as held_in_force
+from memvault.derive.fragments import confirmed
 from memvault.derive.names import Names, code_names, file_names, same_name
 from memvault.derive.supersede import DECISION_TAG, files_in
 from memvault.domain import Document
@@ -111,7 +111,7 @@ def in_force(
         meta = document.meta
         if (
             DECISION_TAG not in (meta.get("tags") or [])
-            or not held_in_force(meta.get("confidence"))
+            or not confirmed(meta.get("confidence"))
             or retired_mark(document.summary) is not None
         ):
             continue

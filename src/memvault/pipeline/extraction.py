@@ -16,7 +16,7 @@ from pathlib import PurePosixPath
 
 from memvault.config import Settings
 from memvault.derive import cues
-from memvault.derive.fragments import extract_fragments, in_force, own_steps
+from memvault.derive.fragments import confirmed, extract_fragments, own_steps
 from memvault.derive.supersede import DECISION_TAG, Decision, superseded
 from memvault.derive.text import substantive
 from memvault.domain import Document, Event, Observation, Session, Watermark
@@ -152,7 +152,7 @@ class Extraction:
         # A decision is checked against the older ones when it is made, and again when a
         # later session confirms it (merged in, held surer): an agent's passing decision
         # retires nothing in force until then.
-        confirms = written.action == "merged" and in_force(draft.confidence)
+        confirms = written.action == "merged" and confirmed(draft.confidence)
         if DECISION_TAG in draft.tags and (written.action == "created" or confirms):
             self._supersede_older(draft, self._fragment_id(relative))
         return Remembered(written.action, self.settings.vault_path / relative, written.similarity)
@@ -178,8 +178,6 @@ class Extraction:
     def _decision(self, document: Document) -> Decision | None:
         if retired_mark(document.summary) is not None or not document.meta.get("date"):
             return None
-        confidence = document.meta.get("confidence")
-        confidence = None if confidence is None else float(confidence)
         return Decision(
             self._fragment_id(document.key),
             document.project or "",
@@ -187,7 +185,7 @@ class Extraction:
             document.summary,
             tuple(facts_from(document.body)),
             tuple(str(tag) for tag in document.meta.get("tags") or []),
-            confidence,
+            document.meta.get("confidence"),  # a number or None, as the index reads it
         )
 
     def _fragment_id(self, key: str) -> str:
