@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memvault.derive.fragments import extract_fragments
+from memvault.derive.fragments import CONFIRMED, DECLARED, UNCONFIRMED, extract_fragments
 from memvault.vault.fragments import Fragment
 from memvault.vault.remember import check_draft, remember
 from tests.derive.test_summarize import cursor_session
@@ -228,3 +228,33 @@ def test_a_finding_that_only_announces_itself_is_not_kept(ingest):
         ),
     ]
     assert drafts[1].description == "There's version mismatch between TestingHelpers 18"
+
+
+@pytest.mark.parametrize(
+    ("said", "confidence"),
+    [
+        # Declared as a decision made: the agent writes it down for what comes.
+        ("Decision: the auth package reads time through ledger.clock only.", DECLARED),
+        ("**Decided:** access tokens live 15 minutes.", DECLARED),
+        ("We decided to keep the theme in a cookie instead of localStorage.", DECLARED),
+        ("We'll stream the export rows from now on, not load them all.", DECLARED),
+        ("决定：卡号在日志里一律只保留后四位。", DECLARED),
+        # A choice stated in passing, on the way to something else.
+        ("The handler takes the callbacks instead of five separate parameters.", UNCONFIRMED),
+        ("运行测试时，Python 会在项目根目录中查找 app 包，而不是在其父目录中查找。", UNCONFIRMED),
+    ],
+)
+def test_how_sure_an_agents_decision_said_once_is_held(ingest, said, confidence):
+    """Said once by the agent alone, a decision it declares as one is held surer than one it
+    states in passing (an "instead of" on the way), and less sure than the user's."""
+    envelopes = conversation(
+        "held",
+        [
+            prompt("Rework the handler, please."),
+            edit(f"{ROOT}/src/handler.ts", "a", "b"),
+            reply(said),
+        ],
+    )
+    (decision,) = by_tag(extract_fragments(*ingest(envelopes), project="demo-app"), "decision")
+    assert decision.confidence == confidence
+    assert UNCONFIRMED < DECLARED < CONFIRMED

@@ -29,6 +29,11 @@ def _decide_postgres(memory) -> None:
     _session(memory, "s-postgres", 20, statement, "redis", "postgres")
 
 
+# An agent's statement of a choice in passing: not declared as a decision made ("we
+# decided …", "Decision: …"), so held no surer than ``UNCONFIRMED`` when said once.
+PASSING = "The session layer now keeps its sessions in Postgres instead of Redis."
+
+
 def _decisions(memory) -> dict[str, Fragment]:
     found = {}
     for path in memory.settings.fragments_path.glob("*.md"):
@@ -106,7 +111,7 @@ def test_an_agents_passing_instead_of_leaves_the_users_decision_in_force(memory)
     """What the user decided stays told until something as sure replaces it: an agent's
     "instead of", said once, is a decision held too loosely to tell, and retires nothing."""
     older_id, older = _users_redis(memory)
-    _decide_postgres(memory)  # the agent's own words, said once
+    _session(memory, "s-postgres", 20, PASSING, "redis", "postgres")  # the agent's, once
     decisions = _decisions(memory)
     assert len(decisions) == 2, decisions
     assert "superseded_by" not in decisions[older_id].properties
@@ -118,10 +123,10 @@ def test_the_agents_decision_confirmed_later_retires_the_users_older_one(memory)
     """Said again by the user in a later session, the agent's decision is merged into its
     fragment, held as sure as the user's, and then replaces it."""
     older_id, _ = _users_redis(memory)
-    _decide_postgres(memory)
+    _session(memory, "s-postgres", 20, PASSING, "redis", "postgres")
     assert "superseded_by" not in _decisions(memory)[older_id].properties
     steps = [
-        prompt("We decided to store sessions in Postgres instead of Redis."),
+        prompt(PASSING),
         edit(f"{ROOT}/src/session/store.ts", "redis", "postgres"),
         reply("The session store writes to Postgres now."),
     ]

@@ -41,6 +41,16 @@ DIRECTION = re.compile(
     r"|^(?:能不能|能否|可不可以|可以)(?:改用|换成|換成|换用|換用)",
     re.IGNORECASE,
 )
+# A decision declared as one, not a choice described in passing ("…, instead of …"): opened
+# by a decision label ("Decision: …", "**Decided:** …", "决定：…"), or said as made for what
+# comes ("we decided …", "from now on …", "我们决定…", "以后一律…").
+DECLARED = re.compile(
+    r"^[*_\s]*(?:(?:design |final )?decision(?: recorded| made)?|decided|we decided)[*_\s]*[:：]"
+    r"|\bwe decided\b|\b(?:from now on|going forward)\b"
+    r"|^[*_\s]*(?:决定|決定|决策|決策)[^:：]{0,6}[:：]|我们决定|我們決定|从现在起|從現在起|今后|今後"
+    r"|以后都|以後都|一律",
+    re.IGNORECASE,
+)
 QUESTION = re.compile(
     r"[?？]\s*$|^(?:should (?:we|i)|do we|can we|how (?:do|should|can)|what if|whether)\b"
     r"|^(?:what|which|why|where|when|who|how) (?:did|do|does|was|were|is|are|have|has)\b"
@@ -275,6 +285,11 @@ def is_decision(sentence: str) -> bool:
     return bool(DECISION.search(sentence)) and not (
         is_question(sentence) or REPORT.match(sentence) or is_recall(sentence)
     )
+
+
+def is_declared(sentence: str) -> bool:
+    """Whether a sentence declares a decision, rather than stating one in passing."""
+    return is_decision(sentence) and bool(DECLARED.search(sentence))
 
 
 def is_recall(sentence: str) -> bool:

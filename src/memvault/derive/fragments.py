@@ -28,8 +28,10 @@ SUMMARY_LIMIT = 200
 VALUE_LIMIT = 200
 MAX_PER_KIND = 3
 # How sure a statement is: confirmed when the user said it, or the user and the agent both
-# did; unconfirmed when only the agent said it, once.
+# did; declared when only the agent said it, once, but as a decision made ("Decision: …",
+# "we decided …"); unconfirmed when only the agent said it, once, in passing.
 CONFIRMED = 0.9
+DECLARED = 0.8
 UNCONFIRMED = 0.7
 
 
@@ -62,6 +64,7 @@ class _Candidate:
     steps: list[Step]
     facts: list[str] = field(default_factory=list)
     from_user: bool = False
+    declared: bool = False  # a decision declared as one (``cues.is_declared``)
     title: str | None = None  # what it is about, for its file name (a pitfall's subject)
 
 
@@ -126,8 +129,15 @@ def _statements(session: list[Step], taken: list[str]) -> dict[str, list[_Candid
             if known is not None:
                 known.steps.append(step)
                 known.from_user = known.from_user or step.role == PROMPT
+                known.declared = known.declared or cues.is_declared(sentence)
                 continue
-            candidate = _Candidate(kind, statement, [step], from_user=step.role == PROMPT)
+            candidate = _Candidate(
+                kind,
+                statement,
+                [step],
+                from_user=step.role == PROMPT,
+                declared=cues.is_declared(sentence),
+            )
             candidate.facts = [f"{kind}: {statement}", *_context_facts(session, step, kind)]
             found[kind].append(candidate)
     return {kind: items[:MAX_PER_KIND] for kind, items in found.items()}
@@ -272,7 +282,7 @@ def _draft(candidate: _Candidate, project: str) -> Draft:
         summary=summary,
         facts=[clip(_plain(fact), VALUE_LIMIT + 40) for fact in candidate.facts],
         importance=round(_IMPORTANCE[candidate.kind] + (0.1 if candidate.from_user else 0), 2),
-        confidence=CONFIRMED if confirmed else UNCONFIRMED,
+        confidence=CONFIRMED if confirmed else DECLARED if candidate.declared else UNCONFIRMED,
         source=f"session {first.session_id}",
         tags=list(_TAGS[candidate.kind]),
         date=first.occurred_at[:10],

@@ -46,12 +46,15 @@ def prompt_hits(
     rivals: int = focus.RIVALS,
     rival_gap: float = focus.RIVAL_GAP,
     close_rivals: int = focus.CLOSE_RIVALS,
+    passing: bool = True,
 ) -> tuple[list[Hit], list[Hit], list[Hit]]:
     """What a prompt block may tell of, from a search's fragments, board rows, sessions and
     observations (``CONTEXT_QUOTAS``' order): the fragments that pass the relevance floor,
     and the sessions the request is most about (``focus.focused``) with their lines, each
-    session and each line told once (``packing.distinct``). Nothing of the asking session
-    (``session_id``, its board row ``own_row``), nor its bookkeeping."""
+    session and each line told once (``packing.distinct``). A fragment an agent said once
+    in passing (held no surer than ``derive.fragments.UNCONFIRMED``) is told only with a
+    session it came from (``passing``; off, as any other fragment). Nothing of the asking
+    session (``session_id``, its board row ``own_row``), nor its bookkeeping."""
     fragments, summaries, sessions, observations = found
 
     def share(hit: Hit) -> float:
@@ -78,9 +81,35 @@ def prompt_hits(
         gap=rival_gap,
         close_rivals=close_rivals,
     )
+    # What an agent said once in passing is that session's, not the project's: told with
+    # the session when the request is about it, never alone.
+    about = {
+        session
+        for hits in (summaries, sessions, observations)
+        for hit in hits
+        if (session := focus.session_of(hit, links))
+    }
+    fragments = [
+        h
+        for h in fragments
+        if not passing
+        or confirmed(h.document.meta.get("confidence"))
+        or drawn_from(h.document) & about
+    ]
     # A session is told once: by its board row or by its own document.
     told = one_per_session(sorted([*summaries, *sessions], key=lambda h: h.score, reverse=True))
     return fragments, told[:SESSIONS_TOLD], packing.distinct(observations, same)[:OBSERVATIONS_TOLD]
+
+
+def drawn_from(document: Document) -> set[str]:
+    """The host sessions a fragment was learned from (its ``source`` and every source
+    merged into it, each "session <id>")."""
+    named = [document.meta.get("source"), *(document.meta.get("sources") or ())]
+    return {
+        str(source).removeprefix("session ")
+        for source in named
+        if str(source or "").startswith("session ")
+    }
 
 
 def decisions_named(

@@ -274,6 +274,7 @@ def fragment_document(
             "date": day,
             "confidence": _unit(props.get("confidence"), None),
             "source": props.get("source"),
+            "sources": _strings(props.get("sources")),
         },
     )
 
