@@ -7,8 +7,8 @@ prompt block searches it (``Searcher.find`` with the block's quotas), ``--rounds
 Prints the median, p95 and max over the requests of each request's median time (with the
 counts of its words kept from the round before, and with nothing counted yet), and the
 same for weighing each request's words for the relevance floor with nothing counted yet,
-and for finding the project's decisions the request names (read again, and kept from the
-request before):
+for finding the project's decisions the request names (read again, and kept from the
+request before), and for the whole prompt block (``Context.context``):
 
     .venv/bin/python bench/context_search.py [--rounds 3] [--postgres]
 
@@ -61,7 +61,8 @@ def timed(
 def measured(memory: Memory, requests: list[tuple[str, str]], rounds: int) -> dict[str, list]:
     """What a context request spends where: the search (its words counted already, and
     with nothing counted yet), the floor's weighing of the request's words with nothing
-    counted yet, and finding the project's decisions it names (read again, and kept)."""
+    counted yet, finding the project's decisions it names (read again, and kept), and the
+    whole block."""
     searcher, context = memory.index.searcher, memory.context
     parsed = {text: parse(text) for _, text in requests}
 
@@ -70,6 +71,9 @@ def measured(memory: Memory, requests: list[tuple[str, str]], rounds: int) -> di
 
     def decisions(project: str, text: str) -> None:
         context._decisions(text, project, None, set())
+
+    def block(project: str, text: str) -> None:
+        context.context(project=project, query=text)
 
     for project, text in requests[:10]:  # warm the caches
         find(project, text)
@@ -86,6 +90,7 @@ def measured(memory: Memory, requests: list[tuple[str, str]], rounds: int) -> di
             requests, rounds, decisions, before=context._decisions_kept.clear
         ),
         "the decisions the request names, kept": timed(requests, rounds, decisions),
+        "the whole prompt block (search, floor, focus, packing)": timed(requests, rounds, block),
     }
 
 

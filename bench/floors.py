@@ -30,9 +30,11 @@ block's activity lines may be before the second is not told (``packing.SAME_LINE
 ``--rivals`` does the same for how many sessions holding a request about as fully as the
 best placed one, and how much less of it, make the request single none out
 (``focus.RIVALS``, ``focus.RIVAL_GAP``); ``--close-rivals --hybrid`` for how many sessions
-with a hit close in meaning do (``focus.CLOSE_RIVALS``). Each mode is run apart
-(``--hybrid``); a constant both modes share is kept where it lowers none of the six
-utilities.
+with a hit close in meaning do (``focus.CLOSE_RIVALS``). ``--rules`` tries two rules on and
+off: a fragment an agent said once in passing told only with a session it came from, and a
+session writing the request's code names whole counted for more in the focus.
+Each mode is run apart (``--hybrid``); a constant both modes share is kept where it lowers
+none of the six utilities.
 """
 
 from __future__ import annotations
@@ -80,6 +82,8 @@ class Setting(NamedTuple):
     rivals: int = focus.RIVALS  # sessions holding a request alike: none is told (0: off)
     gap: float = focus.RIVAL_GAP  # how much less of it a rival may hold
     close_rivals: int = focus.CLOSE_RIVALS  # sessions close in meaning: none is told (0: off)
+    passing: bool = True  # an agent's passing statement told only with its session
+    names: bool = True  # a session writing the request's code names whole counts more
 
     def describe(self) -> str:
         focus_part = f"{self.most} sessions from {self.session:g}" if self.most else "no focus"
@@ -101,6 +105,7 @@ class Asked:
     sources: dict[int, set[str]] = field(default_factory=dict)  # document id → host sessions
     weights: dict[str, float] = field(default_factory=dict)  # the request's terms, weighed
     held: dict[int, frozenset[str]] = field(default_factory=dict)  # document id → its terms
+    request: str = ""
 
 
 def candidates(memory: Memory, project: str, query: str, trace) -> Asked:
@@ -119,6 +124,7 @@ def candidates(memory: Memory, project: str, query: str, trace) -> Asked:
         {hit.document.id: trace(hit.document, links) for hit in every},
         weights,
         {hit.document.id: held(hit) for hit in every},
+        query,
     )
 
 
@@ -139,6 +145,8 @@ def block(asked: Asked, setting: Setting) -> list[set[str]]:
             rivals=setting.rivals or sys.maxsize,
             rival_gap=setting.gap,
             close_rivals=setting.close_rivals or sys.maxsize,
+            passing=setting.passing,
+            request=asked.request if setting.names else "",
         )
     else:  # as the block was made before the focus: every list held to the floor
         fragments, summaries, sessions, observations = (
@@ -543,6 +551,39 @@ def close_rivals(sets: dict[str, list[Asked]]) -> None:
     kept_lowering_none(scored, options, 0)
 
 
+def rules(sets: dict[str, list[Asked]], *, hybrid: bool = False) -> None:
+    """Two rules of the focus, each on and off (the focus as it is kept otherwise): a
+    fragment an agent said once in passing (``derive.fragments.UNCONFIRMED``) told only with
+    a session it came from, or as any other fragment; a session whose hits write the
+    request's code names whole counted for more when sessions are ranked, or ranked by its
+    hits and their share alone."""
+    session = focus.SESSION_FLOOR_WITH_VECTORS if hybrid else focus.SESSION_FLOOR
+    cosine = focus.COSINE if hybrid else packing.SEMANTIC_FLOOR
+
+    def setting(option: tuple[bool, bool]) -> Setting:
+        with_session, whole = option
+        return Setting(
+            packing.MATCHED_FLOOR,
+            focus.FOCUS_SESSIONS,
+            session,
+            cosine,
+            passing=with_session,
+            names=whole,
+        )
+
+    def named(option: tuple[bool, bool]) -> str:
+        with_session, whole = option
+        return (
+            f"passing statements {'with their session' if with_session else 'as any fragment'},"
+            f" code names {'counted' if whole else 'not counted'}"
+        )
+
+    off = (False, False)
+    options = (off, (True, False), (False, True), (True, True))
+    scored = tried(sets, options, setting, off, named)
+    kept_lowering_none(scored, options, off)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--real", type=Path, default=real_sessions.DATA)
@@ -569,6 +610,11 @@ def main() -> None:
         action="store_true",
         help="cross-validate only how many sessions close in meaning single none out (--hybrid)",
     )
+    parser.add_argument(
+        "--rules",
+        action="store_true",
+        help="an agent's passing statements with their session; code names written whole",
+    )
     args = parser.parse_args()
     if args.close_rivals and not args.hybrid:
         parser.error("--close-rivals needs --hybrid: only vectors make a hit close in meaning")
@@ -586,6 +632,9 @@ def main() -> None:
         return
     if args.close_rivals:
         close_rivals(collect(args))
+        return
+    if args.rules:
+        rules(collect(args), hybrid=args.hybrid)
         return
     report = cross_validate(collect(args), hybrid=args.hybrid)
     for fold in report["folds"]:

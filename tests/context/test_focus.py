@@ -186,3 +186,26 @@ def test_the_asking_prompt_weighs_the_same_whether_it_is_indexed_yet_or_not(memo
     after = memory.context.context(project="shop", query=request, session_id="ask")
     assert told_sessions(memory, before) == {"pool-zh"}
     assert told_sessions(memory, after) == {"pool-zh"}
+
+
+def test_a_request_naming_a_test_is_told_of_the_session_that_wrote_its_name(memory):
+    """To the index ``test_refresh_token_rotation`` is four words, and a session about how
+    refresh tokens rotate holds them all, ranked higher; the session that wrote the test's
+    name whole is the one a request naming it is about."""
+    memory.capture.observe_many(
+        [
+            asked("design", 0, "design how refresh tokens rotate: each refresh token is used once"),
+            said("design", 1, "Rotation test: a reused refresh token fails with 401."),
+            asked("flaky", 0, "test_refresh_token_rotation fails one run in five, never locally"),
+            said(
+                "flaky", 1, "The frozen clock does not reach TokenService: slow runners expire it."
+            ),
+            asked("deploy", 0, "the staging deploy fails on the health check"),
+        ]
+    )
+    memory.index.index_now()
+    text = memory.context.context(
+        project="shop", query="why does test_refresh_token_rotation fail"
+    ).text
+    assert "The frozen clock does not reach TokenService" in text
+    assert "design how refresh tokens rotate" not in text

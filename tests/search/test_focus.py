@@ -150,3 +150,28 @@ def test_a_session_close_in_meaning_that_holds_the_words_is_judged_by_its_rivals
         hit(3, "c", "pool leak connect load", semantic=0.8),
     ]
     assert focused([hits], held, WEIGHTS, {}, close=close, floor=0.7, rivals=3, gap=0.1) == [[]]
+
+
+def test_a_session_writing_the_requests_code_name_whole_is_told_before_one_holding_its_parts():
+    """ "test_refresh_token_rotation" is four words to the index, and a session about
+    refresh-token rotation holds them all, ranked higher; the session that wrote the test's
+    name whole is the one the request is about."""
+    weights = {"test": 0.4, "refresh": 1.5, "token": 1.3, "rotat": 2.0, "fail": 1.0}
+    hits = [
+        hit(1, "design", "refresh token rotat test fail"),
+        hit(2, "flaky", "test_refresh_token_rotation fail"),
+        hit(3, "other", "nothing"),
+    ]
+
+    def terms(h: Hit) -> set[str]:
+        return {w for part in h.document.summary.split() for w in part.split("_")} | {
+            "rotat" for part in h.document.summary.split() if "rotation" in part
+        }
+
+    def named(h: Hit) -> tuple[str, ...]:
+        return ("test_refresh_token_rotation",) if "test_refresh" in h.document.summary else ()
+
+    (kept,) = focused([hits], terms, weights, {}, floor=0.5, most=1)
+    assert {h.document.session_id for h in kept} == {"design"}  # by rank and share alone
+    (kept,) = focused([hits], terms, weights, {}, named=named, names=1, floor=0.5, most=1)
+    assert {h.document.session_id for h in kept} == {"flaky"}

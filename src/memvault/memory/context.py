@@ -154,6 +154,7 @@ class Context:
                 self._links(),
                 session_id=session_id,
                 own_row=own_row,
+                request=query,
                 session_floor=(
                     focus.SESSION_FLOOR
                     if self.index.semantic is None

@@ -47,14 +47,17 @@ def prompt_hits(
     rival_gap: float = focus.RIVAL_GAP,
     close_rivals: int = focus.CLOSE_RIVALS,
     passing: bool = True,
+    request: str = "",
 ) -> tuple[list[Hit], list[Hit], list[Hit]]:
     """What a prompt block may tell of, from a search's fragments, board rows, sessions and
     observations (``CONTEXT_QUOTAS``' order): the fragments that pass the relevance floor,
     and the sessions the request is most about (``focus.focused``) with their lines, each
-    session and each line told once (``packing.distinct``). A fragment an agent said once
-    in passing (held no surer than ``derive.fragments.UNCONFIRMED``) is told only with a
-    session it came from (``passing``; off, as any other fragment). Nothing of the asking
-    session (``session_id``, its board row ``own_row``), nor its bookkeeping."""
+    session and each line told once (``packing.distinct``); the sessions that write the
+    ``request``'s code names whole (``derive.names.code_names``: its first few) count for
+    more. A fragment an agent said once in passing (held no surer than
+    ``derive.fragments.UNCONFIRMED``) is told only with a session it came from
+    (``passing``; off, as any other fragment). Nothing of the asking session
+    (``session_id``, its board row ``own_row``), nor its bookkeeping."""
     fragments, summaries, sessions, observations = found
 
     def share(hit: Hit) -> float:
@@ -69,12 +72,28 @@ def prompt_hits(
         for hits in (summaries, sessions)
     )
     observations = [h for h in observations if tellable_observation(h.document, session_id)]
+    wanted = code_names(request)
+    written: dict[int, tuple[str, ...]] = {}
+
+    def named(hit: Hit) -> tuple[str, ...]:
+        key = hit.document.id
+        if key not in written:
+            document = hit.document
+            text = f"{document.title}\n{document.summary}\n{document.body}"
+            lowered = text.lower().replace("\\", "/")
+            maybe = [name for name in wanted if name.lower() in lowered]  # read as words next
+            names = Names(text, parts=True) if maybe else None
+            written[key] = tuple(name for name in maybe if names and names.names(name))
+        return written[key]
+
     summaries, sessions, observations = focus.focused(
         [summaries, sessions, observations],
         held,
         weights,
         links,
         close=close,
+        named=named,
+        names=len(wanted),
         most=most,
         floor=session_floor,
         rivals=rivals,

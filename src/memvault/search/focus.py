@@ -9,8 +9,10 @@ a candidate when its hits *together* hold at least ``SESSION_FLOOR`` of the requ
 weighed terms (``coverage``), or one of them is close in meaning; candidates are ranked by
 how high their hits rank in every list (``evidence``, reciprocal ranks) times that share;
 the best ``FOCUS_SESSIONS`` keep their lines, and of those only the lines that hold one of
-the request's terms. Fragments are the project's distilled memory, not one session's: the
-floor decides them alone.
+the request's terms. A request's code names (``test_refresh_token_rotation``) are its
+parts to the index, which a session about refresh tokens holds as well: a session whose
+hits write them whole counts up to twice. Fragments are the project's distilled memory,
+not one session's: the floor decides them alone.
 
 The constants were chosen by cross-validation across the real coding sessions,
 ``bench/coding.py`` and LoCoMo (``bench/floors.py``; the folds, the bootstrap intervals
@@ -88,6 +90,22 @@ def coverage(
     return {session: covered(weights, words) for session, words in terms.items()}
 
 
+def naming(
+    lists: Sequence[Sequence[Hit]],
+    named: Callable[[Hit], Iterable[str]],
+    links: Mapping[str, str],
+) -> dict[str, int]:
+    """Per host session, how many of the request's code names its hits write whole
+    (``named``: those one hit writes)."""
+    names: dict[str, set[str]] = defaultdict(set)
+    for hits in lists:
+        for hit in hits:
+            session = session_of(hit, links)
+            if session is not None:
+                names[session].update(named(hit))
+    return {session: len(found) for session, found in names.items()}
+
+
 def focused(
     lists: Sequence[list[Hit]],
     held: Callable[[Hit], Iterable[str]],
@@ -95,6 +113,8 @@ def focused(
     links: Mapping[str, str],
     *,
     close: Callable[[Hit], bool] = lambda hit: False,
+    named: Callable[[Hit], Iterable[str]] = lambda hit: (),
+    names: int = 0,
     most: int = FOCUS_SESSIONS,
     floor: float = SESSION_FLOOR,
     rivals: int = RIVALS,
@@ -104,7 +124,9 @@ def focused(
     """Each list held to the ``most`` sessions the request is most about, and to their
     hits that hold one of its terms (or are ``close`` in meaning). A session is a candidate
     when its hits together hold at least ``floor`` of the request's weighed terms, or one
-    of them is close; candidates are ranked by ``evidence`` times that share. When
+    of them is close; candidates are ranked by ``evidence`` times that share, times one
+    and the share of the request's ``names`` code names its hits write whole (``named``:
+    those one hit writes). When
     ``rivals`` sessions hold the request within ``gap`` of the best placed one's share,
     it singles none out and no session is kept (``ambiguous``). When the best placed one
     is a candidate only by a close hit and ``close_rivals`` sessions have one, meaning
@@ -115,12 +137,15 @@ def focused(
     near = {s for hits in lists for h in hits if close(h) and (s := session_of(h, links))}
     eligible |= near
     weighed = evidence(lists, links)
+    writes = naming(lists, named, links) if names else {}
 
     def weight(session: str) -> tuple[float, float, str]:
         # A session admitted by a close hit alone holds none of the words: its evidence
         # then orders it, and its id settles ties, so a block is the same in every process.
+        # One that writes the request's code names whole counts up to twice.
         rank = weighed.get(session, 0.0)
-        return (rank * covers.get(session, 0.0), rank, session)
+        whole = 1 + writes.get(session, 0) / names if names else 1.0
+        return (rank * covers.get(session, 0.0) * whole, rank, session)
 
     ranked = sorted(eligible, key=weight, reverse=True)
     # A session that is a candidate only by a hit close in meaning (its words below the
