@@ -1,9 +1,9 @@
 """What an agent said once in passing (a finding, an "instead of" it never repeated, no
 word of the user's) is that session's, not the project's: a prompt block tells it with its
 session when the request is about that session, never alone. On the real coding sessions
-such fragments told alone were 9 of 11 wrong, and the only memory given to requests from
-other projects. A decision the agent declares as one ("Decision: …") is the project's, as
-the user's own is."""
+(default mode) 11 of the 13 such lines the blocks told came from no relevant session, 4 of
+them given to requests from other projects. A decision the agent declares as one
+("Decision: …") is the project's, as the user's own is."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import pytest
 
 from memvault import Memory
 from memvault.derive.fragments import DECLARED, UNCONFIRMED
+from memvault.vault.remember import Draft
 
 FINDING = "I found that the retry loop ignores the Retry-After header of the payments API."
 DECIDED = "We decided the retry loop of the payments API gives up after five attempts."
@@ -119,3 +120,24 @@ def test_a_decision_the_agent_declares_is_told_alone(told, memory):
     )
     assert "now waits as long as Retry-After says" in text  # the session the request is about
     assert "logs a 429 as a warning, with no stack trace" in text
+
+
+def test_a_fragment_saved_by_a_tool_is_told_alone_however_loosely_held(told, memory):
+    """The rule reads where a fragment came from: one saved through MCP, REST or the CLI
+    (no session it was drawn from) is told on its own, whatever confidence it was given."""
+    saved = "The payments API answers 429 with a Retry-After header in seconds."
+    memory.fragments.remember(
+        Draft("shop", saved, [f"finding: {saved}"], confidence=0.5, source="conversation")
+    )
+    conversation(
+        memory,
+        "retries",
+        (
+            "rework the retry loop of the payments API: honour the Retry-After header",
+            "The retry loop of the payments API now waits as long as Retry-After says.",
+        ),
+    )
+    memory.index.index_now()
+    text = told("rework the retry loop of the payments API to honour Retry-After in seconds")
+    assert "now waits as long as Retry-After says" in text  # the session the request is about
+    assert saved in text

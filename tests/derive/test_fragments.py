@@ -237,11 +237,17 @@ def test_a_finding_that_only_announces_itself_is_not_kept(ingest):
         ("Decision: the auth package reads time through ledger.clock only.", DECLARED),
         ("**Decided:** access tokens live 15 minutes.", DECLARED),
         ("We decided to keep the theme in a cookie instead of localStorage.", DECLARED),
-        ("We'll stream the export rows from now on, not load them all.", DECLARED),
+        ("Key decision: the handler retries twice, never more.", DECLARED),
+        ("We'll use one callbacks object for every handler from now on, not five.", DECLARED),
         ("决定：卡号在日志里一律只保留后四位。", DECLARED),
+        ("我们决定把重试次数定为三次。", DECLARED),
         # A choice stated in passing, on the way to something else.
         ("The handler takes the callbacks instead of five separate parameters.", UNCONFIRMED),
         ("运行测试时，Python 会在项目根目录中查找 app 包，而不是在其父目录中查找。", UNCONFIRMED),
+        # Rule words, or a label that only starts with the word, declare nothing.
+        ("From now on handlers take their callbacks as one object.", UNCONFIRMED),
+        ("今后可能需要改用 httpx。", UNCONFIRMED),
+        ("决定因素：改用 httpx 的性能更好。", UNCONFIRMED),
     ],
 )
 def test_how_sure_an_agents_decision_said_once_is_held(ingest, said, confidence):
@@ -257,4 +263,7 @@ def test_how_sure_an_agents_decision_said_once_is_held(ingest, said, confidence)
     )
     (decision,) = by_tag(extract_fragments(*ingest(envelopes), project="demo-app"), "decision")
     assert decision.confidence == confidence
+
+
+def test_a_declared_decision_is_held_between_the_agents_passing_word_and_the_users():
     assert UNCONFIRMED < DECLARED < CONFIRMED

@@ -22,6 +22,9 @@ from memvault.derive.names import MAX_NAMES, Names, code_names, file_names, same
         ("replace our bespoke diffing with the libgit2sharp library", ["libgit2sharp"]),
         ("set retry_after on the client and call os.path.join()", ["os.path.join", "retry_after"]),
         ("决定改用 fetchUser 替换 loadUser", ["fetchUser", "loadUser"]),
+        # Chinese written right after a name ends it: no space is needed.
+        ("为什么test_refresh_token_rotation失败", ["test_refresh_token_rotation"]),
+        ("决定改用fetchUser替换loadUser", ["fetchUser", "loadUser"]),
     ],
 )
 def test_a_decision_is_about_the_code_names_it_writes(sentence, names):

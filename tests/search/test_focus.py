@@ -173,5 +173,34 @@ def test_a_session_writing_the_requests_code_name_whole_is_told_before_one_holdi
 
     (kept,) = focused([hits], terms, weights, {}, floor=0.5, most=1)
     assert {h.document.session_id for h in kept} == {"design"}  # by rank and share alone
-    (kept,) = focused([hits], terms, weights, {}, named=named, names=1, floor=0.5, most=1)
+    (kept,) = focused(
+        [hits],
+        terms,
+        weights,
+        {},
+        named=named,
+        names=("test_refresh_token_rotation",),
+        floor=0.5,
+        most=1,
+    )
     assert {h.document.session_id for h in kept} == {"flaky"}
+
+
+def test_the_one_session_writing_the_requests_code_name_is_singled_out_among_rivals():
+    """Three sessions holding the request's words about alike single none out; the one of
+    them that alone writes the request's code name whole is the one it is about."""
+    hits = [
+        hit(1, "a", "pool leak connect"),
+        hit(2, "b", "pool leak connect"),
+        hit(3, "c", "pool leak connect PgPool_release"),
+        hit(4, "d", "nothing"),
+    ]
+
+    def named(h: Hit) -> tuple[str, ...]:
+        return ("PgPool_release",) if "PgPool_release" in h.document.summary else ()
+
+    assert focused([hits], held, WEIGHTS, {}, floor=0.5, rivals=3, gap=0.1) == [[]]
+    (kept,) = focused(
+        [hits], held, WEIGHTS, {}, named=named, names=("PgPool_release",), floor=0.5, rivals=3
+    )
+    assert {h.document.session_id for h in kept} == {"c"}

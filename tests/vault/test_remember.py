@@ -92,6 +92,15 @@ def test_a_lower_importance_never_lowers_the_stored_one(tmp_path):
     assert frontmatter.read(first.path.read_text(encoding="utf-8"))["importance"] == 0.9
 
 
+def test_a_fragment_with_no_confidence_keeps_none_when_a_surer_or_looser_one_merges(tmp_path):
+    """No confidence is a person's word, held as sure as can be: an agent's passing
+    statement merged in (0.7) does not make it one to tell only with its session."""
+    first = remember(tmp_path, draft(source=None))
+    remember(tmp_path, draft(confidence=0.7, source="session s1"))
+    props = frontmatter.read(first.path.read_text(encoding="utf-8"))
+    assert "confidence" not in props and props["sources"] == ["session s1"]
+
+
 def test_another_projects_fragment_and_the_archive_are_never_merged_into(tmp_path):
     remember(tmp_path, draft(project="other-app"))
     archived = tmp_path / "_archive"

@@ -42,13 +42,16 @@ DIRECTION = re.compile(
     re.IGNORECASE,
 )
 # A decision declared as one, not a choice described in passing ("…, instead of …"): opened
-# by a decision label ("Decision: …", "**Decided:** …", "决定：…"), or said as made for what
-# comes ("we decided …", "from now on …", "我们决定…", "以后一律…").
-DECLARED = re.compile(
-    r"^[*_\s]*(?:(?:design |final )?decision(?: recorded| made)?|decided|we decided)[*_\s]*[:：]"
-    r"|\bwe decided\b|\b(?:from now on|going forward)\b"
-    r"|^[*_\s]*(?:决定|決定|决策|決策)[^:：]{0,6}[:：]|我们决定|我們決定|从现在起|從現在起|今后|今後"
-    r"|以后都|以後都|一律",
+# by a decision label ("Decision: …", "**Decided:** …", "决定：…") or said as made ("we
+# decided …", "we'll use X from now on", "我们决定…"). Rule words alone ("from now on",
+# "一律") do not declare: "the test should pass from now on" states no decision made.
+_CHOICE = r"we(?:'ll| will)? (?:use|keep|go with|stick with|switch to)\b"
+DECLARATION = re.compile(
+    r"^[*_\s]*(?:(?:design |final |key )?decisions?(?: recorded| made)?|decided)[*_\s]*[:：]"
+    r"|\bwe decided\b"
+    rf"|\b{_CHOICE}[^.;]*\b(?:from now on|going forward)\b"
+    rf"|\b(?:from now on|going forward),? {_CHOICE}"
+    r"|^[*_\s]*(?:决定|決定|决策|決策)(?:如下)?[*_\s]*[:：]|我们决定|我們決定",
     re.IGNORECASE,
 )
 QUESTION = re.compile(
@@ -289,7 +292,7 @@ def is_decision(sentence: str) -> bool:
 
 def is_declared(sentence: str) -> bool:
     """Whether a sentence declares a decision, rather than stating one in passing."""
-    return is_decision(sentence) and bool(DECLARED.search(sentence))
+    return is_decision(sentence) and bool(DECLARATION.search(sentence))
 
 
 def is_recall(sentence: str) -> bool:

@@ -37,8 +37,9 @@ UNCONFIRMED = 0.7
 
 def confirmed(confidence: float | None) -> bool:
     """Whether a memory held this surely is told to agents: not an agent's passing
-    statement, said once (``UNCONFIRMED``). The user said it, or both did, or an LLM made
-    it, or a person wrote it (no confidence of its own: ``None``)."""
+    statement, said once (``UNCONFIRMED``). The user said it, or both did, or the agent
+    declared it as a decision made (``DECLARED``), or an LLM made it, or a person wrote it
+    (no confidence of its own: ``None``)."""
     return confidence is None or float(confidence) > UNCONFIRMED
 
 

@@ -20,7 +20,7 @@ from memvault.graph.model import NAME_LIMIT
 MAX_NAMES = 8  # code names read from one sentence
 
 _WORD = re.compile(r"@?[A-Za-z0-9_./-]+")
-_NAME = re.compile(r"@?[A-Za-z_$][\w$]*(?:[./-][A-Za-z0-9_$]+)*")
+_NAME = re.compile(r"@?[A-Za-z_$][A-Za-z0-9_$]*(?:[./-][A-Za-z0-9_$]+)*")  # ASCII: 中文 ends a name
 _SHAPED = re.compile(r"[a-z][A-Z]|[A-Za-z0-9]_[A-Za-z0-9]|[A-Za-z]\d+[A-Za-z]|\w\w\.[A-Za-z]{2}")
 _VERSION = re.compile(r"v?\d+(?:\.\d+)+")
 

@@ -24,8 +24,9 @@ SESSIONS_TOLD = 5
 OBSERVATIONS_TOLD = 10
 # Decisions a prompt block tells of because the request names what they are about; a
 # decision is in force unless held no surer than an agent's passing "instead of", said
-# once (``derive.fragments.UNCONFIRMED``): the user said it, or both did, or an LLM made it,
-# or a person wrote it. On the real sessions, 13 of the 14 lines the unconfirmed ones would
+# once (``derive.fragments.UNCONFIRMED``): the user said it, or both did, or the agent
+# declared it as a decision made, or an LLM made it, or a person wrote it. On the real
+# sessions, 13 of the 14 lines the unconfirmed ones would
 # add were noise.
 DECISIONS_TOLD = 2
 
@@ -80,8 +81,10 @@ def prompt_hits(
         if key not in written:
             document = hit.document
             text = f"{document.title}\n{document.summary}\n{document.body}"
-            lowered = text.lower().replace("\\", "/")
-            maybe = [name for name in wanted if name.lower() in lowered]  # read as words next
+            # A name is only where its last part is (a path's file name may follow doubled
+            # or escaped separators): read as words next.
+            lowered = text.lower()
+            maybe = [n for n in wanted if n.lower().rsplit("/", 1)[-1] in lowered]
             names = Names(text, parts=True) if maybe else None
             written[key] = tuple(name for name in maybe if names and names.names(name))
         return written[key]
@@ -93,7 +96,7 @@ def prompt_hits(
         links,
         close=close,
         named=named,
-        names=len(wanted),
+        names=wanted,
         most=most,
         floor=session_floor,
         rivals=rivals,
@@ -113,7 +116,8 @@ def prompt_hits(
         for h in fragments
         if not passing
         or confirmed(h.document.meta.get("confidence"))
-        or drawn_from(h.document) & about
+        or not (sessions_of := drawn_from(h.document))  # saved by hand or a tool: told
+        or sessions_of & about
     ]
     # A session is told once: by its board row or by its own document.
     told = one_per_session(sorted([*summaries, *sessions], key=lambda h: h.score, reverse=True))
@@ -123,10 +127,10 @@ def prompt_hits(
 def drawn_from(document: Document) -> set[str]:
     """The host sessions a fragment was learned from (its ``source`` and every source
     merged into it, each "session <id>")."""
-    named = [document.meta.get("source"), *(document.meta.get("sources") or ())]
+    given = [document.meta.get("source"), *(document.meta.get("sources") or ())]
     return {
         str(source).removeprefix("session ")
-        for source in named
+        for source in given
         if str(source or "").startswith("session ")
     }
 

@@ -12,7 +12,8 @@ the best ``FOCUS_SESSIONS`` keep their lines, and of those only the lines that h
 the request's terms. A request's code names (``test_refresh_token_rotation``) are its
 parts to the index, which a session about refresh tokens holds as well: a session whose
 hits write them whole counts up to twice. Fragments are the project's distilled memory,
-not one session's: the floor decides them alone.
+not one session's: the floor decides them, save what an agent said once in passing, which
+is told only with its session (``memory.telling.prompt_hits``).
 
 The constants were chosen by cross-validation across the real coding sessions,
 ``bench/coding.py`` and LoCoMo (``bench/floors.py``; the folds, the bootstrap intervals
@@ -114,7 +115,7 @@ def focused(
     *,
     close: Callable[[Hit], bool] = lambda hit: False,
     named: Callable[[Hit], Iterable[str]] = lambda hit: (),
-    names: int = 0,
+    names: Sequence[str] = (),
     most: int = FOCUS_SESSIONS,
     floor: float = SESSION_FLOOR,
     rivals: int = RIVALS,
@@ -125,10 +126,11 @@ def focused(
     hits that hold one of its terms (or are ``close`` in meaning). A session is a candidate
     when its hits together hold at least ``floor`` of the request's weighed terms, or one
     of them is close; candidates are ranked by ``evidence`` times that share, times one
-    and the share of the request's ``names`` code names its hits write whole (``named``:
-    those one hit writes). When
-    ``rivals`` sessions hold the request within ``gap`` of the best placed one's share,
-    it singles none out and no session is kept (``ambiguous``). When the best placed one
+    and the share of the request's code names (``names``) its hits write whole
+    (``named``: those one hit writes). When ``rivals`` sessions hold the request within
+    ``gap`` of the best placed one's share, it singles none out and no session is kept
+    (``ambiguous``), unless the best placed one alone writes the most of its code names.
+    When the best placed one
     is a candidate only by a close hit and ``close_rivals`` sessions have one, meaning
     singles none out either: only the candidates by their words are left. Hits of no one
     session (fragments) are left as they are."""
@@ -144,7 +146,7 @@ def focused(
         # then orders it, and its id settles ties, so a block is the same in every process.
         # One that writes the request's code names whole counts up to twice.
         rank = weighed.get(session, 0.0)
-        whole = 1 + writes.get(session, 0) / names if names else 1.0
+        whole = 1 + min(writes.get(session, 0), len(names)) / len(names) if names else 1.0
         return (rank * covers.get(session, 0.0) * whole, rank, session)
 
     ranked = sorted(eligible, key=weight, reverse=True)
@@ -157,7 +159,12 @@ def focused(
     if ranked and covers.get(ranked[0], 0.0) < floor and len(near) >= close_rivals:
         ranked = [s for s in ranked if covers.get(s, 0.0) >= floor]
     by_words = bool(ranked) and covers.get(ranked[0], 0.0) >= floor
-    alike = by_words and ambiguous(ranked, covers, rivals, gap)
+    # The one session that writes the most of the request's code names is singled out by
+    # them, however many others hold its words alike.
+    by_name = bool(ranked) and writes.get(ranked[0], 0) > max(
+        (writes.get(s, 0) for s in covers if s != ranked[0]), default=0
+    )
+    alike = by_words and not by_name and ambiguous(ranked, covers, rivals, gap)
     kept = set() if alike else set(ranked[:most])
 
     def told(hit: Hit) -> bool:

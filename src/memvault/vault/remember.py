@@ -317,6 +317,8 @@ def _merge_into(fragment: Fragment, draft: Draft, date: str) -> None:
         changes["tags"] = [*tags, *new_tags]
     for name in ("importance", "confidence"):
         mine, theirs = getattr(draft, name), props.get(name)
+        if name == "confidence" and theirs is None:
+            continue  # a fragment with no confidence is held as sure as can be (a person's)
         if mine is not None and (not isinstance(theirs, int | float) or mine > theirs):
             changes[name] = mine
     # Provenance: `source` stays as written; `sources` lists every source merged in.
