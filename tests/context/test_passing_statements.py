@@ -12,38 +12,32 @@ import pytest
 from memvault import Memory
 from memvault.derive.fragments import DECLARED, UNCONFIRMED
 from memvault.vault.remember import Draft
+from tests.context.test_focus import asked, said
 
 FINDING = "I found that the retry loop ignores the Retry-After header of the payments API."
 DECIDED = "We decided the retry loop of the payments API gives up after five attempts."
 ANNOUNCED = "Decision: the payments API client logs a 429 as a warning, with no stack trace."
 
 
-@pytest.fixture
-def memory(tmp_path):
-    with Memory.open(home=tmp_path / "home", embeddings="none", llm="none") as opened:
-        yield opened
-
-
-def event(session: str, n: int, hook: str, data: dict) -> dict:
-    return {
-        "hookType": hook,
-        "sessionId": session,
-        "eventId": f"{session}:{n}",
-        "project": "shop",
-        "cwd": "/src/shop",
-        "timestamp": f"2026-11-{10 + n // 60:02d}T10:00:{n % 60:02d}.000Z",
-        "data": data,
-    }
-
-
 def conversation(memory: Memory, session: str, *turns: tuple[str, str]) -> None:
     events = []
     for prompt, reply in turns:
-        n = len(events)
-        events.append(event(session, n, "prompt_submit", {"prompt": prompt}))
-        events.append(event(session, n + 1, "assistant_response", {"assistantResponse": reply}))
+        events += [asked(session, len(events), prompt), said(session, len(events) + 1, reply)]
     assert memory.capture.observe_many(events).failed == 0
     memory.pipeline.extract_session(session)
+
+
+def retries(memory: Memory) -> None:
+    """A later session that reworked the retry loop: what the requests below are about."""
+    conversation(
+        memory,
+        "retries",
+        (
+            "rework the retry loop of the payments API: honour the Retry-After header",
+            "The retry loop of the payments API now waits as long as Retry-After says.",
+        ),
+    )
+    memory.index.index_now()
 
 
 def fragment(memory: Memory, summary: str):
@@ -81,15 +75,7 @@ def test_a_passing_finding_is_told_with_its_session(told):
 def test_a_passing_finding_is_not_told_when_the_request_is_about_another_session(told, memory):
     """The request's words are the finding's, but the session it is about is another:
     the one where the retry loop was reworked. The user's decision stands alone."""
-    conversation(
-        memory,
-        "retries",
-        (
-            "rework the retry loop of the payments API: honour the Retry-After header",
-            "The retry loop of the payments API now waits as long as Retry-After says.",
-        ),
-    )
-    memory.index.index_now()
+    retries(memory)
     text = told("rework the retry loop of the payments API to honour the Retry-After header")
     assert "now waits as long as Retry-After says" in text  # the session the request is about
     assert FINDING not in text
@@ -106,15 +92,7 @@ def test_a_decision_the_agent_declares_is_told_alone(told, memory):
     )
     memory.index.index_now()
     assert fragment(memory, ANNOUNCED.removeprefix("Decision: ")).meta["confidence"] == DECLARED
-    conversation(
-        memory,
-        "retries",
-        (
-            "rework the retry loop of the payments API: honour the Retry-After header",
-            "The retry loop of the payments API now waits as long as Retry-After says.",
-        ),
-    )
-    memory.index.index_now()
+    retries(memory)
     text = told(
         "rework the retry loop of the payments API to honour Retry-After; log each 429 as a warning"
     )
@@ -129,15 +107,7 @@ def test_a_fragment_saved_by_a_tool_is_told_alone_however_loosely_held(told, mem
     memory.fragments.remember(
         Draft("shop", saved, [f"finding: {saved}"], confidence=0.5, source="conversation")
     )
-    conversation(
-        memory,
-        "retries",
-        (
-            "rework the retry loop of the payments API: honour the Retry-After header",
-            "The retry loop of the payments API now waits as long as Retry-After says.",
-        ),
-    )
-    memory.index.index_now()
+    retries(memory)
     text = told("rework the retry loop of the payments API to honour Retry-After in seconds")
     assert "now waits as long as Retry-After says" in text  # the session the request is about
     assert saved in text

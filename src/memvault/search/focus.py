@@ -82,12 +82,7 @@ def coverage(
 ) -> dict[str, float]:
     """Per host session, the weighed share of the request's terms its hits hold together
     (``held``: the terms the floor reads of one hit)."""
-    terms: dict[str, set[str]] = defaultdict(set)
-    for hits in lists:
-        for hit in hits:
-            session = session_of(hit, links)
-            if session is not None:
-                terms[session].update(held(hit))
+    terms = per_session(lists, held, links)
     return {session: covered(weights, words) for session, words in terms.items()}
 
 
@@ -98,13 +93,22 @@ def naming(
 ) -> dict[str, int]:
     """Per host session, how many of the request's code names its hits write whole
     (``named``: those one hit writes)."""
-    names: dict[str, set[str]] = defaultdict(set)
+    return {session: len(names) for session, names in per_session(lists, named, links).items()}
+
+
+def per_session(
+    lists: Sequence[Sequence[Hit]],
+    read: Callable[[Hit], Iterable[str]],
+    links: Mapping[str, str],
+) -> dict[str, set[str]]:
+    """Per host session, what ``read`` reads of each of its hits, together."""
+    found: dict[str, set[str]] = defaultdict(set)
     for hits in lists:
         for hit in hits:
             session = session_of(hit, links)
             if session is not None:
-                names[session].update(named(hit))
-    return {session: len(found) for session, found in names.items()}
+                found[session].update(read(hit))
+    return found
 
 
 def focused(
