@@ -239,6 +239,7 @@ def test_a_finding_that_only_announces_itself_is_not_kept(ingest):
         ("We decided to keep the theme in a cookie instead of localStorage.", DECLARED),
         ("Key decision: the handler retries twice, never more.", DECLARED),
         ("We'll use one callbacks object for every handler from now on, not five.", DECLARED),
+        ("We'll use one callbacks object for every handler from now on.", DECLARED),
         ("决定：卡号在日志里一律只保留后四位。", DECLARED),
         ("我们决定把重试次数定为三次。", DECLARED),
         # A choice stated in passing, on the way to something else.

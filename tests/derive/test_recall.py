@@ -154,6 +154,8 @@ def test_a_degenerate_extraction_is_never_written(ingest, answer):
         "API 命名统一用 fetch 前缀",
         "我们决定改用 scp 上传构建产物，而不是在镜像里额外安装 rsync",
         "快取統一用 Redis。",
+        "We'll use httpx from now on.",
+        "Lint, format, type-check and so on",
     ],
 )
 def test_real_statements_are_substantive(text):
@@ -174,6 +176,7 @@ def test_real_statements_are_substantive(text):
         "用）。",
         "改用",
         "是的",
+        "The retry loop now depends on.",
     ],
 )
 def test_degenerate_statements_are_not(text):

@@ -15,9 +15,11 @@ SAME_ITEM = 0.6  # lexical similarity above which two items say the same thing
 MIN_WORDS = 2  # English: words the analyzer keeps (not stop words, not single letters)
 MIN_IDEOGRAPHS = 4  # Chinese: ideographs, about two words
 _PAIRS = (("(", ")"), ("[", "]"), ("{", "}"), ("（", "）"), ("「", "」"), ("【", "】"), ("“", "”"))
-# A statement that stops at a word which needs another after it ("We decided to use").
+# A statement that stops at a word which needs another after it ("We decided to use"); "from
+# now on" and "and so on" end where they stop.
 _DANGLING = re.compile(
-    r"(?:\b(?:a|an|the|to|of|for|with|and|or|but|in|on|at|by|from|into|than|instead of|"
+    r"(?:\b(?:a|an|the|to|of|for|with|and|or|but|in|(?<!now )(?<!so )on|at|by|from|into|than|"
+    r"instead of|"
     r"rather than|use|using|is|are|be)|[用和與与或把將将為为])\W*$",
     re.IGNORECASE,
 )
