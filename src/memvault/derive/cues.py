@@ -290,9 +290,10 @@ def is_decision(sentence: str) -> bool:
     )
 
 
-def is_declared(sentence: str) -> bool:
-    """Whether a sentence declares a decision, rather than stating one in passing."""
-    return is_decision(sentence) and bool(DECLARATION.search(sentence))
+def declares(decision: str) -> bool:
+    """Whether a sentence ``is_decision`` reads as a decision declares it as one, rather
+    than stating it in passing."""
+    return bool(DECLARATION.search(decision))
 
 
 def is_recall(sentence: str) -> bool:

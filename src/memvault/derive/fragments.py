@@ -65,7 +65,7 @@ class _Candidate:
     steps: list[Step]
     facts: list[str] = field(default_factory=list)
     from_user: bool = False
-    declared: bool = False  # a decision declared as one (``cues.is_declared``)
+    declared: bool = False  # a decision declared as one (``cues.declares``)
     title: str | None = None  # what it is about, for its file name (a pitfall's subject)
 
 
@@ -126,18 +126,15 @@ def _statements(session: list[Step], taken: list[str]) -> dict[str, list[_Candid
                 continue  # "The issue is clear now.", "…, it means:" (a list it does not carry)
             if any(same(statement, fact.split(": ", 1)[-1]) for fact in taken):
                 continue
+            declared = kind == "decision" and cues.declares(sentence)
             known = next((c for c in found[kind] if same(c.statement, statement)), None)
             if known is not None:
                 known.steps.append(step)
                 known.from_user = known.from_user or step.role == PROMPT
-                known.declared = known.declared or cues.is_declared(sentence)
+                known.declared = known.declared or declared
                 continue
             candidate = _Candidate(
-                kind,
-                statement,
-                [step],
-                from_user=step.role == PROMPT,
-                declared=cues.is_declared(sentence),
+                kind, statement, [step], from_user=step.role == PROMPT, declared=declared
             )
             candidate.facts = [f"{kind}: {statement}", *_context_facts(session, step, kind)]
             found[kind].append(candidate)

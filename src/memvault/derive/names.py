@@ -74,10 +74,17 @@ class Names:
 
 @functools.lru_cache(maxsize=4096)
 def code_names(sentence: str) -> tuple[str, ...]:
+    """``written_names`` of a decision's sentence, kept: a project's decisions are read
+    again whenever one of its fragments changes."""
+    return written_names(sentence)
+
+
+def written_names(sentence: str) -> tuple[str, ...]:
     """The code names ``sentence`` writes, each once, in the order written, at most
     ``MAX_NAMES``; a dotted name also by its last part when that is code-shaped itself
     (``Path.GetRandomFileName`` gives ``GetRandomFileName``). A call is one when its name
-    is (``reset()`` is a plain word called)."""
+    is (``reset()`` is a plain word called). Read afresh each time: a request, read once,
+    is not kept."""
     found = [w for w in [*calls(sentence), *_NAME.findall(sentence)] if _code_shaped(w)]
     names: list[str] = []
     for name in found:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from memvault.derive.fragments import confirmed
-from memvault.derive.names import Names, code_names, file_names, same_name
+from memvault.derive.names import Names, code_names, file_names, same_name, written_names
 from memvault.derive.supersede import DECISION_TAG, files_in
 from memvault.domain import Document
 from memvault.language import placeholder_summaries, placeholder_topics
@@ -26,8 +26,7 @@ OBSERVATIONS_TOLD = 10
 # decision is in force unless held no surer than an agent's passing "instead of", said
 # once (``derive.fragments.UNCONFIRMED``): the user said it, or both did, or the agent
 # declared it as a decision made, or an LLM made it, or a person wrote it. On the real
-# sessions, 13 of the 14 lines the unconfirmed ones would
-# add were noise.
+# sessions, 13 of the 14 lines the unconfirmed ones would add were noise.
 DECISIONS_TOLD = 2
 
 
@@ -54,7 +53,7 @@ def prompt_hits(
     observations (``CONTEXT_QUOTAS``' order): the fragments that pass the relevance floor,
     and the sessions the request is most about (``focus.focused``) with their lines, each
     session and each line told once (``packing.distinct``); the sessions that write the
-    ``request``'s code names whole (``derive.names.code_names``: its first few) count for
+    ``request``'s code names whole (``derive.names.written_names``: its first few) count for
     more. A fragment an agent said once in passing (held no surer than
     ``derive.fragments.UNCONFIRMED``) is told only with a session it came from
     (``passing``; off, as any other fragment). Nothing of the asking session
@@ -73,7 +72,7 @@ def prompt_hits(
         for hits in (summaries, sessions)
     )
     observations = [h for h in observations if tellable_observation(h.document, session_id)]
-    wanted = code_names(request)
+    wanted = written_names(request)
     written: dict[int, tuple[str, ...]] = {}
 
     def named(hit: Hit) -> tuple[str, ...]:
@@ -197,7 +196,7 @@ def named_among(
     names = Names(request, parts=True)
     found = []
     for document, about in decisions:
-        if session_id and document.meta.get("source") == f"session {session_id}":
+        if session_id and session_id in drawn_from(document):
             continue
         named = sum(names.names(name) for name in about)
         if named:

@@ -134,10 +134,9 @@ def focused(
     (``named``: those one hit writes). When ``rivals`` sessions hold the request within
     ``gap`` of the best placed one's share, it singles none out and no session is kept
     (``ambiguous``), unless the best placed one alone writes the most of its code names.
-    When the best placed one
-    is a candidate only by a close hit and ``close_rivals`` sessions have one, meaning
-    singles none out either: only the candidates by their words are left. Hits of no one
-    session (fragments) are left as they are."""
+    When the best placed one is a candidate only by a close hit and ``close_rivals``
+    sessions have one, meaning singles none out either: only the candidates by their words
+    are left. Hits of no one session (fragments) are left as they are."""
     covers = coverage(lists, held, weights, links)
     eligible = {s for s, share in covers.items() if share >= floor}
     near = {s for hits in lists for h in hits if close(h) and (s := session_of(h, links))}
