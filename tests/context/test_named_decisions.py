@@ -332,6 +332,55 @@ def test_a_request_naming_a_file_the_decisions_turn_changed_gets_the_decision(me
     assert TEMP_FILES not in memory.context.context(project=PROJECT, query=other).text
 
 
+def test_a_history_without_its_edits_gives_the_files_the_agents_report_names(memory):
+    """A chat exported without its edits (a Cursor history): the turn's reads and the
+    agent's closing report are all there is of what it changed, and the decision is about
+    the files the report names, by the paths the turn read or wrote them by."""
+    session = "temp-export"
+    memory.capture.observe_many(
+        [
+            event(session, 0, "prompt_submit", {"prompt": TEMP_FILES}),
+            event(
+                session,
+                1,
+                "post_tool_use",
+                {
+                    "tool_name": "Read",
+                    "tool_input": {"file_path": "Blast.Core/Services/FileDiffer.cs"},
+                    "tool_output": "Read file: Blast.Core/Services/FileDiffer.cs",
+                },
+            ),
+            event(
+                session,
+                2,
+                "assistant_response",
+                {
+                    "assistantResponse": "## Summary of Changes\n"
+                    "### 1. Created SecureTempFiles.cs\n"
+                    "- **Location**: `Blast.Core/Services/SecureTempFiles.cs`\n"
+                    "### 2. Updated the services\n"
+                    "- **FileDiffer.cs**: replaced both temporary files\n"
+                    "- Looked at BatchManager.cs for the same pattern."
+                },
+            ),
+        ]
+    )
+    memory.pipeline.extract_session(session)
+    memory.index.index_now()
+    (decision,) = [
+        d
+        for d in memory.store.list_documents("fragment", project=PROJECT)
+        if d.summary == TEMP_FILES
+    ]
+    assert (
+        "files: Blast.Core/Services/SecureTempFiles.cs, Blast.Core/Services/FileDiffer.cs"
+        in decision.body
+    )
+    assert TEMP_FILES in memory.context.context(project=PROJECT, query=TEST_LOG).text
+    other = TEST_LOG.replace("SecureTempFiles.cs", "BatchManager.cs")
+    assert TEMP_FILES not in memory.context.context(project=PROJECT, query=other).text
+
+
 def test_a_file_with_a_plain_name_is_named_with_its_folder():
     """ "store.ts" is in many folders: a request names the one a decision is about by its
     folder as well."""

@@ -20,6 +20,7 @@ from tests.pipeline.sessions import (
     conversation,
     edit,
     prompt,
+    read,
     reply,
 )
 
@@ -74,6 +75,28 @@ def test_a_decision_is_a_decision_fragment(ingest):
     ]
     assert decision.properties == {"events": ["en-3"]}
     assert len(drafts) == 2  # the decision and the lesson; the fix report is neither
+
+
+def test_a_turn_without_recorded_edits_is_about_the_files_its_report_names(ingest):
+    """A history kept without its edits: the agent's report says which files changed, by
+    the paths the turn read them by. Where the tools recorded edits, those alone count."""
+    said = [
+        prompt("The login test is failing, can you fix it?"),
+        reply("We'll use the refresh-token flow instead of forcing a new login."),
+        read(f"{ROOT}/src/auth.ts"),
+        read(f"{ROOT}/src/api.ts"),
+        reply("Updated auth.ts: fetchUser refreshes an expired token. api.ts needed nothing."),
+    ]
+    (reported,) = by_tag(
+        extract_fragments(*ingest(conversation("export", said)), project="demo-app"), "decision"
+    )
+    assert reported.facts[-1] == "files: src/auth.ts"
+
+    edited = [*said[:4], edit(f"{ROOT}/src/api.ts", "a", "b"), said[4]]
+    (recorded,) = by_tag(
+        extract_fragments(*ingest(conversation("live", edited)), project="demo-app"), "decision"
+    )
+    assert recorded.facts[-1] == "files: src/api.ts"
 
 
 @pytest.mark.parametrize(

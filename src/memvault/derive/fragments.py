@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from memvault.derive import cues
 from memvault.derive.activity import FAILURE, PROMPT, RESPONSE, TOOL, Step, command_key, steps
 from memvault.derive.describe import describe
+from memvault.derive.reported import reported_changes
 from memvault.derive.text import clip, close, same, substantive
 from memvault.domain import Event, Observation
 from memvault.vault.remember import Draft
@@ -185,14 +186,18 @@ def _is_task(step: Step) -> bool:
 
 
 def _turn_files(session: list[Step], step: Step) -> list[str]:
-    """Files changed in the turn around ``step`` (from its prompt to the next one)."""
+    """Files changed in the turn around ``step`` (from its prompt to the next one), as its
+    tools recorded them; in a turn that recorded no change (a history exported without its
+    edits), as its replies report them (``reported.reported_changes``)."""
     start = max((s.seq for s in session if _is_task(s) and s.seq <= step.seq), default=-1)
     end = min((s.seq for s in session if _is_task(s) and s.seq > step.seq), default=None)
-    changed: list[str] = []
-    for other in session:
-        if other.seq >= start and (end is None or other.seq < end) and other.changes_files:
-            changed += [f for f in other.files if f not in changed]
-    return changed
+    turn = [s for s in session if s.seq >= start and (end is None or s.seq < end)]
+    changed = list(dict.fromkeys(f for s in turn if s.changes_files for f in s.files))
+    if changed:
+        return changed
+    return reported_changes(
+        (s.text for s in turn if s.role == RESPONSE), (f for s in turn for f in s.files)
+    )
 
 
 def _fixed_failures(session: list[Step], chinese: bool) -> list[_Candidate]:
