@@ -353,14 +353,24 @@ def test_a_history_without_its_edits_gives_the_files_the_agents_report_names(mem
             event(
                 session,
                 2,
+                "post_tool_use",
+                {
+                    "tool_name": "Read",
+                    "tool_input": {"file_path": "Blast.Core/Services/BatchManager.cs"},
+                    "tool_output": "Read file: Blast.Core/Services/BatchManager.cs",
+                },
+            ),
+            event(
+                session,
+                3,
                 "assistant_response",
                 {
                     "assistantResponse": "## Summary of Changes\n"
                     "### 1. Created SecureTempFiles.cs\n"
                     "- **Location**: `Blast.Core/Services/SecureTempFiles.cs`\n"
                     "### 2. Updated the services\n"
-                    "- **FileDiffer.cs**: replaced both temporary files\n"
-                    "- Looked at BatchManager.cs for the same pattern."
+                    "- **FileDiffer.cs**: replaced both temporary files\n\n"
+                    "BatchManager.cs did not need to be changed."
                 },
             ),
         ]

@@ -99,6 +99,54 @@ def test_a_turn_without_recorded_edits_is_about_the_files_its_report_names(inges
     assert recorded.facts[-1] == "files: src/api.ts"
 
 
+def test_a_session_that_records_its_edits_changed_nothing_its_tools_did_not(ingest):
+    """A live session records every edit, failed or refused ones too: a turn of it with
+    none changed nothing, whatever its replies say or offer."""
+    decided = [
+        prompt("The login test is failing, can you fix it?"),
+        reply("We'll use the refresh-token flow instead of forcing a new login."),
+        read(f"{ROOT}/src/auth.ts"),
+        reply("Updated auth.ts: fetchUser refreshes an expired token."),
+    ]
+    later = [prompt("Now make the logout button red."), edit(f"{ROOT}/src/ui.ts", "a", "b")]
+    (decision,) = by_tag(
+        extract_fragments(*ingest(conversation("read-only", decided + later)), project="demo-app"),
+        "decision",
+    )
+    assert not any(f.startswith("files:") for f in decision.facts)
+
+    failed = (
+        "post_tool_failure",
+        {
+            "tool_name": "Edit",
+            "tool_input": {"file_path": f"{ROOT}/src/auth.ts"},
+            "error": "String to replace not found in file.",
+        },
+    )
+    (decision,) = by_tag(
+        extract_fragments(
+            *ingest(conversation("failed", [*decided[:3], failed, decided[3]])), project="demo-app"
+        ),
+        "decision",
+    )
+    assert not any(f.startswith("files:") for f in decision.facts)
+
+
+def test_a_turns_report_gives_the_files_of_that_turn_only(ingest):
+    said = [
+        prompt("The login test is failing, can you fix it?"),
+        reply("We'll use the refresh-token flow instead of forcing a new login."),
+        read(f"{ROOT}/src/auth.ts"),
+        prompt("Now make the logout button red, please."),
+        read(f"{ROOT}/src/ui.ts"),
+        reply("Updated ui.ts and auth.ts: the button is red."),
+    ]
+    (decision,) = by_tag(
+        extract_fragments(*ingest(conversation("turns", said)), project="demo-app"), "decision"
+    )
+    assert not any(f.startswith("files:") for f in decision.facts)
+
+
 @pytest.mark.parametrize(
     "request_text",
     [

@@ -64,10 +64,47 @@ def test_a_name_two_folders_hold_is_left_out_and_one_path_written_twice_is_one()
         "It works without editing src/app.py.",
         "src/app.py doesn't need to be updated.",
         "src/app.py 未修改。",
+        "src/app.py needed nothing.",
+        "src/app.py should be updated as well.",
+        "Now let me update src/app.py:",
+        "You could add a retry to src/app.py.",
+        "Would you like me to also update src/app.py?",
+        "Shall I keep src/app.py as it was, or is it fixed?",
+        "## Next steps\n- src/app.py",
+        "需要修改 src/app.py",
     ],
 )
-def test_a_line_that_denies_a_change_reports_none(line):
+def test_a_clause_that_denies_foresees_offers_or_asks_a_change_reports_none(line):
     assert changed_files(line) == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Fixed src/app.py so it doesn't crash.",
+        "Updated `src/app.py` so that no retries happen on 4xx.",
+        "Fixed the 'not found' error in src/app.py.",
+        "修复了 src/app.py 中未处理的异常",
+    ],
+)
+def test_a_negation_about_something_else_leaves_the_report(line):
+    assert changed_files(line) == ["src/app.py"]
+
+
+def test_a_denial_holds_for_its_own_clause_only():
+    assert changed_files("Updated src/auth.ts, left src/api.ts untouched.") == ["src/auth.ts"]
+    assert changed_files("已修改 `src/auth.ts`。`src/api.ts` 无需修改。") == ["src/auth.ts"]
+
+
+def test_a_list_counts_under_the_heading_that_reports_it_and_no_further():
+    text = "### Updated services\n- `src/a.py`\n- src/b.py\n\nSee src/c.py for the rest."
+    assert changed_files(text) == ["src/a.py", "src/b.py"]
+    assert changed_files("## Files read\n- src/a.py") == []
+
+
+def test_a_path_with_a_space_or_glued_to_chinese_is_not_cut_into_another():
+    assert written_files("Updated `src/My Folder/app.py` and `src/b.py`") == ["src/b.py"]
+    assert written_files("修改了src/app.py，完成") == ["src/app.py"]
 
 
 @pytest.mark.parametrize(
@@ -76,7 +113,9 @@ def test_a_line_that_denies_a_change_reports_none(line):
         "已修改 `src/app.py`，加上了重试。",
         r"Rewrote C:\dev\shop\src\app.py" + "\n",
         "- `src/app.py`: fixed the retry loop",
-        "Now let me update src/app.py:",
+        "修改了src/app.py，加上了重试",
+        "## Files modified\n\n- `src/app.py`\n",
+        "**Changed files:**\n1. ./src/app.py",
     ],
 )
 def test_a_change_is_read_in_chinese_in_windows_paths_and_in_list_items(text):
@@ -91,6 +130,20 @@ def test_what_a_code_block_shows_is_not_reported():
 def test_a_url_a_version_and_an_absolute_path_are_no_files_the_turn_knows():
     text = "Updated https://example.com/docs/page.html, bumped to 1.2.3, edited /etc/hosts.conf"
     assert reported_changes([text], []) == []
+
+
+def test_a_path_the_tools_named_wins_over_one_written_deeper_elsewhere():
+    """A reply may write a path from another root (a link, "was shop/src/app.py"): the
+    path the turn's tools used is the one the project's folder holds."""
+    replies = [
+        "Updated app.py; see github.com/acme/shop/blob/main/src/app.py (was shop/src/app.py)"
+    ]
+    assert reported_changes(replies, ["src/app.py"]) == ["src/app.py"]
+    assert reported_changes(["Fixed Core/Services/X.cs"], ["Services/X.cs"]) == ["Services/X.cs"]
+
+
+def test_a_path_outside_the_project_is_never_kept():
+    assert reported_changes(["Updated ../other/app.py"], ["../other/app.py"]) == []
 
 
 def test_a_path_written_from_the_root_is_the_known_path_it_ends_in():

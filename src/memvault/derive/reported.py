@@ -4,91 +4,166 @@ A live hook sees every edit as a tool call. A conversation exported from a chat 
 Cursor or Copilot history) often keeps the agent's words and its reads but not its edits,
 and its reply is then the only account of what the turn changed: "### Created
 SecureTempFileHelper.cs", "- **FileDiffer.cs**: replaced 2 instances", "已修改
-`src/app.py`". A line, or a sentence of one, counts when it names a file and a change
-("created", "updated", "修改"…) and denies none ("did not change", "without editing",
-"未修改"); code blocks are what the agent showed, not what it reports.
+`src/app.py`", or a list under "**Modified files:**". A clause counts when it reports a
+change made ("created", "updated", "修改了", "已修改"…: a past form, so an offer or a plan,
+"let me update", "you could add", "需要修改", is none) and neither denies it ("did not
+change", "unchanged", "未修改"), foresees it ("should be updated") nor asks it; so does a
+list item under a heading or a label that reports one. Code blocks are what the agent
+showed, not what it reports.
 
-A file is kept by a path the turn knows it by, never by a bare name alone: a name a tool of
-the turn read or searched (``FileDiffer.cs`` → ``BlastMerge.Core/Services/FileDiffer.cs``)
-or that the turn's replies wrote with its folder. A bare name that no such path ends in, or
-that two do, is left out: a fragment cites files that a check against the project's folder
-must find.
+A file is kept by a path the turn's tools named it by (``FileDiffer.cs`` →
+``BlastMerge.Core/Services/FileDiffer.cs``, ``C:\\dev\\shop\\src\\app.py`` → ``src/app.py``),
+else by one its replies wrote with its folder; never by a bare name alone, nor by a name
+two paths end in. A fragment's files are checked against the project's folder: a name
+alone would be looked for at its root and found gone.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 _FENCE = re.compile(r"```.*?(?:```|$)|~~~.*?(?:~~~|$)", re.DOTALL)
-_CHANGE = re.compile(
-    r"\b(?:creat(?:e|ed|es|ing)|add(?:ed|s|ing)?|updat(?:e|ed|es|ing)|modif(?:y|ied|ies|ying)|"
-    r"chang(?:e|ed|es|ing)|replac(?:e|ed|es|ing)|remov(?:e|ed|es|ing)|delet(?:e|ed|es|ing)|"
-    r"edit(?:ed|s|ing)?|rewr(?:ite|ote|itten|ites|iting)|refactor(?:ed|s|ing)?|"
-    r"fix(?:ed|es|ing)?|renam(?:e|ed|es|ing)|mov(?:e|ed|es|ing)|implement(?:ed|s|ing)?|"
-    r"wr(?:ote|itten)|migrat(?:e|ed|es|ing)|extract(?:ed|s|ing)?)\b"
-    r"|修改|创建|創建|新建|更新|添加|新增|删除|刪除|重构|重構|替换|替換|重写|重寫|修复|修復|"
-    r"改为|改為|改成|编辑|編輯",
+# What a report says was done: past forms, and Chinese marked done (了 after, 已 before).
+_CHINESE_CHANGES = (
+    "修改|更改|改动|改動|创建|創建|新建|更新|添加|新增|删除|刪除|重构|重構|替换|替換|重写|重寫|"
+    "修复|修復|编辑|編輯"
+)
+_CHANGED = re.compile(
+    r"\b(?:created|added|updated|modified|changed|replaced|removed|deleted|edited|rewr(?:ote|itten)|"
+    r"refactored|fixed|renamed|moved|implemented|wr(?:ote|itten)|migrated|extracted|"
+    r"(?:files?|changes?) (?:changed|modified|touched|created|updated|edited)|"
+    r"(?:modified|changed|updated|new|created|edited|touched) files?)\b"
+    rf"|(?:已经?|已經)(?:{_CHINESE_CHANGES})|(?:{_CHINESE_CHANGES})了"
+    rf"|(?:修改|变更|變更|新增|新建)的?文件",
     re.IGNORECASE,
 )
-_DENIED = re.compile(
-    r"\b(?:not|never|without|no|nothing)\b|n't\b|未|没有|沒有|无需|無需|不需要|不用",
+# A change denied, or only foreseen ("should be updated"): no report of one made. Offers
+# and plans ("let me update", "you could add") say no past form, and are not read at all.
+_NOT_MADE = re.compile(
+    r"(?:\b(?:not|never|no|nothing|without)|n't)(?:\W+\w+){0,3}?\W+(?:been\s+)?"
+    r"(?:chang|modif|updat|edit|touch|creat|add|fix|need|requir)\w*"
+    r"|\b(?:unchanged|untouched|as is|no (?:changes?|edits?)|need(?:s|ed)? nothing)\b"
+    r"|\b(?:should|could|would|must|will|might|may|can|needs? to|ha(?:s|ve) to)\s+"
+    r"(?:also\s+|now\s+|still\s+)?(?:be|have been)\b"
+    r"|未(?:修改|更改|改动|改動|变|變)|无需|無需|不需要|没有(?:修改|更改|改动)|沒有(?:修改|更改|改動)",
     re.IGNORECASE,
 )
+# A line, a sentence of one, and a clause of that (at a comma or semicolon): a denial
+# ("api.ts needed no change") is read where it is said.
+_CLAUSE = re.compile(r"\n|(?<=[.!?])\s+|(?<=[。！？；，、;])|,\s+")
+_QUESTION = re.compile(r"[?？]\s*$")
+# A heading or a label that opens a list: "## Files modified", "**Modified files:**".
+_OPENS = re.compile(r"^\s*(?:#{1,6}\s.*|.*[:：]\**\s*)$")
+_ITEM = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
 # A file as written: an optional folder path (``/`` or ``\``), a name, a dot and an
-# extension of letters and digits; not a call (``Path.Combine(``) nor part of a URL.
+# extension of letters and digits; not a call (``Path.Combine(``) nor part of a URL. ASCII
+# only: Chinese written up against a path (``修改了src/app.py``) is not part of it.
 _FILE = re.compile(
-    r"(?<![\w./\\:@-])((?:[A-Za-z]:)?[/\\]?(?:[\w.@+-]+[/\\])*[\w@+-][\w.@+-]*"
-    r"\.[A-Za-z][A-Za-z0-9]{0,7})(?![\w(/\\-]|\.[A-Za-z0-9])"
+    r"(?<![\w./\\:@+-])((?:[A-Za-z]:)?[/\\]?(?:[\w.@+-]+[/\\])*[\w@+-][\w.@+-]*"
+    r"\.[A-Za-z][A-Za-z0-9]{0,7})(?![\w(/\\-]|\.[A-Za-z0-9])",
+    re.ASCII,
 )
-# A line, or a sentence of one: a denial ("api.ts needed nothing") is read where it is said.
-_SAID = re.compile(r"\n|(?<=[.!?。！？；])\s+")
+# Code between backticks, paired from the left: a path with a space is written so, and none
+# of it is a file this reader takes.
+_CODE = re.compile(r"`([^`\n]*)`")
 _ABSOLUTE = re.compile(r"^(?:[A-Za-z]:)?/")
 
 
 def written_files(text: str) -> list[str]:
-    """The files ``text`` writes, each once, with ``/`` between folders."""
-    found = (m.replace("\\", "/") for m in _FILE.findall(_FENCE.sub(" ", text)))
-    return list(dict.fromkeys(found))
+    """The files ``text`` writes, each once, with ``/`` between folders and no leading
+    ``./``."""
+    found = _FILE.findall(_CODE.sub(_unspaced, _FENCE.sub(" ", text)))
+    return list(dict.fromkeys(_plain(f) for f in found))
 
 
 def changed_files(text: str) -> list[str]:
-    """The files ``text`` names in a line or sentence that reports a change and denies
-    none."""
+    """The files ``text`` reports changing: named in a clause that reports a change made,
+    or in a list item under a heading or a label that does."""
     found: list[str] = []
-    for said in _SAID.split(_FENCE.sub(" ", text)):
-        if _CHANGE.search(said) and not _DENIED.search(said):
-            found += written_files(said)
+    opened = False  # under a heading or label that reports a change
+    for line in _FENCE.sub(" ", text).split("\n"):
+        if _ITEM.match(line) and opened:
+            found += [
+                f
+                for clause in _CLAUSE.split(line)
+                if _not_denied(clause)
+                for f in written_files(clause)
+            ]
+            continue
+        if _OPENS.match(line):
+            opened = _reports(line)
+        elif line.strip() and not _ITEM.match(line):
+            opened = False
+        found += [
+            f for clause in _CLAUSE.split(line) if _reports(clause) for f in written_files(clause)
+        ]
     return list(dict.fromkeys(found))
 
 
 def reported_changes(replies: Iterable[str], known: Iterable[str]) -> list[str]:
     """The files ``replies`` (a turn's) report changing, each by a path the turn knows:
-    ``known`` (the files its tools named) or written with a folder in its replies. A path
-    written from the root (``C:\\dev\\shop\\src\\app.py``) is the known path it ends in."""
-    replies, known = list(replies), list(known)
-    written = (f for r in replies for f in written_files(r) if "/" in f)
-    paths = [
-        p
-        for p in dict.fromkeys([*known, *written])
-        if ".." not in p.split("/") and not _ABSOLUTE.match(p)
+    ``known`` (the files its tools named), else one its replies wrote with a folder."""
+    replies = list(replies)
+    known = _usable(known)
+    written = _usable(f for r in replies for f in written_files(r) if "/" in f)
+    found = [
+        path
+        for name in (f for r in replies for f in changed_files(r))
+        if (path := _resolved(name, known, written)) is not None
     ]
-    found: list[str] = []
-    for name in (f.casefold() for r in replies for f in changed_files(r)):
-        if _ABSOLUTE.match(name):
-            ends = [p for p in paths if name.endswith("/" + p.casefold())]
-        else:  # a path a tool named as written is that file, not one in a folder below
-            ends = [p for p in known if p.casefold() == name] or [
-                p for p in paths if _ends(p, name)
-            ]
-        # The same file written deeper and shallower ("Services/A.cs", "Core/Services/A.cs")
-        # is the deepest; two files of one name in two folders are two, and neither is kept.
-        deepest = {p for p in ends if not any(o != p and _ends(o, p.casefold()) for o in ends)}
-        if len(deepest) == 1:
-            found.append(deepest.pop())
     return list(dict.fromkeys(found))
 
 
+def _resolved(name: str, known: Sequence[str], written: Sequence[str]) -> str | None:
+    """The path ``name`` is, of those the turn knows: a tool's path written so, or the one
+    tool's path that ends in it, or the one it ends in (written from the root), or else
+    the one written path that ends in it; the deepest of a path written deeper and
+    shallower; None when two paths answer."""
+    wanted = name.casefold()
+    exact = [p for p in known if p.casefold() == wanted]
+    if exact:
+        return exact[0]
+    for pool, matches in (
+        (known, lambda p: _ends(p.casefold(), wanted)),
+        (known, lambda p: _ends(wanted, p.casefold())),
+        (written, lambda p: _ends(p.casefold(), wanted)),
+    ):
+        ends = [p for p in pool if matches(p)]
+        deepest = {
+            p for p in ends if not any(o != p and _ends(o.casefold(), p.casefold()) for o in ends)
+        }
+        if len(deepest) == 1:
+            return deepest.pop()
+        if deepest:
+            return None
+    return None
+
+
+def _unspaced(code: re.Match[str]) -> str:
+    return " " if any(c.isspace() for c in code[1]) else f" {code[1]} "
+
+
+def _reports(clause: str) -> bool:
+    return bool(_CHANGED.search(clause)) and _not_denied(clause)
+
+
+def _not_denied(clause: str) -> bool:
+    return not (_NOT_MADE.search(clause) or _QUESTION.search(clause))
+
+
+def _usable(paths: Iterable[str]) -> list[str]:
+    """Relative paths inside the project, each once: none from the root or above it."""
+    plain = (_plain(p) for p in paths)
+    return [p for p in dict.fromkeys(plain) if not _ABSOLUTE.match(p) and ".." not in p.split("/")]
+
+
+def _plain(path: str) -> str:
+    path = path.replace("\\", "/")
+    while path.startswith("./"):
+        path = path[2:]
+    return path
+
+
 def _ends(path: str, name: str) -> bool:
-    lowered = path.casefold()
-    return lowered == name or lowered.endswith("/" + name)
+    return path == name or path.endswith("/" + name)

@@ -80,7 +80,8 @@ class Decision:
 
 
 def files_in(facts: Iterable[str]) -> list[str]:
-    """The files a fragment's ``files:`` facts name: those its turn changed."""
+    """The files a fragment's ``files:`` facts name: those its turn changed, as its tools
+    recorded them or, in a session that recorded no edit, as its replies reported them."""
     found: list[str] = []
     for fact in facts:
         named = _FILE_FACT.match(fact.strip())
