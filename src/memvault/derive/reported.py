@@ -105,22 +105,25 @@ def reported_changes(replies: Iterable[str], known: Iterable[str]) -> list[str]:
     """The files ``replies`` (a turn's) report changing, each by a path the turn knows:
     ``known`` (the files its tools named), else one its replies wrote with a folder."""
     replies = list(replies)
-    known = _usable(known)
-    written = _usable(f for r in replies for f in written_files(r) if "/" in f)
+    known_by, written_by = (
+        _by_name(known),
+        _by_name(f for r in replies for f in written_files(r) if "/" in f),
+    )
+    names = dict.fromkeys(f.casefold() for r in replies for f in changed_files(r))
     found = [
         path
-        for name in (f for r in replies for f in changed_files(r))
-        if (path := _resolved(name, known, written)) is not None
+        for name in names
+        if (path := _resolved(name, known_by.get(_last(name), []), written_by.get(_last(name), [])))
+        is not None
     ]
     return list(dict.fromkeys(found))
 
 
-def _resolved(name: str, known: Sequence[str], written: Sequence[str]) -> str | None:
-    """The path ``name`` is, of those the turn knows: a tool's path written so, or the one
-    tool's path that ends in it, or the one it ends in (written from the root), or else
-    the one written path that ends in it; the deepest of a path written deeper and
-    shallower; None when two paths answer."""
-    wanted = name.casefold()
+def _resolved(wanted: str, known: Sequence[str], written: Sequence[str]) -> str | None:
+    """The path ``wanted`` (casefolded) is, of those the turn knows by its file's name: a
+    tool's path written so, or the one tool's path that ends in it, or the one it ends in
+    (written from the root), or else the one written path that ends in it; the deepest of
+    a path written deeper and shallower; None when two paths answer."""
     exact = [p for p in known if p.casefold() == wanted]
     if exact:
         return exact[0]
@@ -152,10 +155,18 @@ def _not_denied(clause: str) -> bool:
     return not (_NOT_MADE.search(clause) or _QUESTION.search(clause))
 
 
-def _usable(paths: Iterable[str]) -> list[str]:
-    """Relative paths inside the project, each once: none from the root or above it."""
-    plain = (_plain(p) for p in paths)
-    return [p for p in dict.fromkeys(plain) if not _ABSOLUTE.match(p) and ".." not in p.split("/")]
+def _by_name(paths: Iterable[str]) -> dict[str, list[str]]:
+    """Relative paths inside the project, each once, by their file's name (casefolded):
+    none from the root or above it."""
+    found: dict[str, list[str]] = {}
+    for path in dict.fromkeys(_plain(p) for p in paths):
+        if not _ABSOLUTE.match(path) and ".." not in path.split("/"):
+            found.setdefault(_last(path.casefold()), []).append(path)
+    return found
+
+
+def _last(path: str) -> str:
+    return path.rsplit("/", 1)[-1]
 
 
 def _plain(path: str) -> str:
