@@ -106,6 +106,7 @@ class Asked:
     weights: dict[str, float] = field(default_factory=dict)  # the request's terms, weighed
     held: dict[int, frozenset[str]] = field(default_factory=dict)  # document id → its terms
     request: str = ""
+    project: str | None = None
 
 
 def candidates(memory: Memory, project: str, query: str, trace) -> Asked:
@@ -125,6 +126,7 @@ def candidates(memory: Memory, project: str, query: str, trace) -> Asked:
         weights,
         {hit.document.id: held(hit) for hit in every},
         query,
+        project,
     )
 
 
@@ -147,6 +149,7 @@ def block(asked: Asked, setting: Setting) -> list[set[str]]:
             close_rivals=setting.close_rivals or sys.maxsize,
             passing=setting.passing,
             request=asked.request if setting.names else "",
+            project=asked.project,
         )
     else:  # as the block was made before the focus: every list held to the floor
         fragments, summaries, sessions, observations = (

@@ -224,6 +224,16 @@ def test_only_confirmed_live_decisions_of_other_sessions_are_in_force():
     assert [d.id for d in named] == [6, 1]
 
 
+def test_the_projects_own_assemblies_are_not_what_a_decision_is_about():
+    """A build log names ``BlastMerge.Core`` whatever failed: a decision that names it is
+    not about what the log is about, while one naming a class in it is."""
+    log = r"BlastMerge.Core succeeded → bin\ktsu.BlastMerge.Core.dll; ParallelHasher.cs(3): error"
+    own = fragment(1, "Log through the BlastMerge.Core logger only.")
+    hasher = fragment(2, "Call ParallelHasher from the batch runner.")
+    assert decisions_named(log, [own, hasher], project="blastmerge") == [hasher]
+    assert decisions_named(log, [own, hasher]) == [own, hasher][:DECISIONS_TOLD]
+
+
 def test_the_decisions_naming_the_most_come_first_then_the_newest():
     request = "retry_after in fetchUser is ignored by loadUser"
     fragments = [

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from memvault.derive.names import MAX_NAMES, Names, code_names, file_names, same_name
+from memvault.derive.names import (
+    MAX_NAMES,
+    Names,
+    code_names,
+    file_names,
+    of_project,
+    same_name,
+    written_names,
+)
 
 
 @pytest.mark.parametrize(
@@ -108,3 +116,23 @@ def test_a_name_is_the_same_whatever_separates_and_cases_its_words():
     assert same_name("BlastMerge", "blastmerge")
     assert same_name("twat_search", "twat-search")
     assert not same_name("BlastMergeCore", "blastmerge")
+
+
+def test_the_projects_own_names_are_not_what_a_request_names():
+    """A build log writes the project's assemblies whatever failed: those are no names to
+    find a session by, and they take none of the few places a request's names have."""
+    assert of_project("BlastMerge", "blastmerge")
+    assert of_project("BlastMerge.Core", "blastmerge")
+    assert of_project("ktsu.BlastMerge.Test.dll", "blastmerge")
+    assert of_project("twat_search", "twat-search")
+    assert not of_project("BlastMerge.Core/Services/SecureTempFileHelper.cs", "blastmerge")
+    assert not of_project("BlastMergeCore", "blastmerge")
+    log = (
+        "BlastMerge.Core succeeded → ktsu.BlastMerge.Core.dll BlastMerge.ConsoleApp succeeded "
+        "BlastMerge.Test failed: AppDataBatchManagerTests.cs(171) GetAllBatches_ReturnsAll "
+        + " ".join(f"Helper{n}.Run" for n in range(MAX_NAMES))
+    )
+    assert written_names(log)[:2] == ("BlastMerge.Core", "ktsu.BlastMerge.Core.dll")
+    found = written_names(log, besides="blastmerge")
+    assert found[:3] == ("ConsoleApp", "AppDataBatchManagerTests.cs", "GetAllBatches_ReturnsAll")
+    assert len(found) == MAX_NAMES

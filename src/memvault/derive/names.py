@@ -79,21 +79,36 @@ def code_names(sentence: str) -> tuple[str, ...]:
     return written_names(sentence)
 
 
-def written_names(sentence: str) -> tuple[str, ...]:
+def written_names(sentence: str, *, besides: str | None = None) -> tuple[str, ...]:
     """The code names ``sentence`` writes, each once, in the order written, at most
     ``MAX_NAMES``; a dotted name also by its last part when that is code-shaped itself
     (``Path.GetRandomFileName`` gives ``GetRandomFileName``). A call is one when its name
-    is (``reset()`` is a plain word called). Read afresh each time: a request, read once,
-    is not kept."""
+    is (``reset()`` is a plain word called). With ``besides`` (a project), none that is
+    that project's own (``of_project``) counts. Read afresh each time: a request, read
+    once, is not kept."""
     found = [w for w in [*calls(sentence), *_NAME.findall(sentence)] if _code_shaped(w)]
     names: list[str] = []
     for name in found:
         name = name.lstrip("@").rstrip(".-/")
         last = name.rsplit(".", 1)[-1]
         for each in (name, last) if last != name and _SHAPED.search(last) else (name,):
+            if besides and of_project(each, besides):
+                continue
             if len(each) >= 3 and each.casefold() not in {n.casefold() for n in names}:
                 names.append(each)
+        if len(names) >= MAX_NAMES:
+            break
     return tuple(names[:MAX_NAMES])
+
+
+def of_project(name: str, project: str) -> bool:
+    """Whether ``name`` is the project's own rather than something in it: the project's
+    name (``BlastMerge``, ``blast_merge``), or a dotted name one of whose parts is
+    (``BlastMerge.Core``, ``ktsu.BlastMerge.Test.dll``: a build log writes them, whatever
+    failed). A path is read by its file's name (``BlastMerge.Core/Services/Helper.cs`` is
+    ``Helper.cs``'s)."""
+    own = name.rsplit("/", 1)[-1]
+    return any(same_name(part, project) for part in (own, *own.split(".")) if part)
 
 
 def file_names(path: str) -> tuple[str, ...]:

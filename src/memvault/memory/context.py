@@ -155,6 +155,7 @@ class Context:
                 session_id=session_id,
                 own_row=own_row,
                 request=query,
+                project=project,
                 session_floor=(
                     focus.SESSION_FLOOR
                     if self.index.semantic is None

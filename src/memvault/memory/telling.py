@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from memvault.derive.fragments import confirmed
-from memvault.derive.names import Names, code_names, file_names, same_name, written_names
+from memvault.derive.names import Names, code_names, file_names, of_project, written_names
 from memvault.derive.supersede import DECISION_TAG, files_in
 from memvault.domain import Document
 from memvault.language import placeholder_summaries, placeholder_topics
@@ -48,13 +48,14 @@ def prompt_hits(
     close_rivals: int = focus.CLOSE_RIVALS,
     passing: bool = True,
     request: str = "",
+    project: str | None = None,
 ) -> tuple[list[Hit], list[Hit], list[Hit]]:
     """What a prompt block may tell of, from a search's fragments, board rows, sessions and
     observations (``CONTEXT_QUOTAS``' order): the fragments that pass the relevance floor,
     and the sessions the request is most about (``focus.focused``) with their lines, each
     session and each line told once (``packing.distinct``); the sessions that write the
-    ``request``'s code names whole (``derive.names.written_names``: its first few) count for
-    more. A fragment an agent said once in passing (held no surer than
+    ``request``'s code names whole (``derive.names.written_names``: its first few, none the
+    ``project``'s own) count for more. A fragment an agent said once in passing (held no surer than
     ``derive.fragments.UNCONFIRMED``) is told only with a session it came from
     (``passing``; off, as any other fragment). Nothing of the asking session
     (``session_id``, its board row ``own_row``), nor its bookkeeping."""
@@ -72,7 +73,7 @@ def prompt_hits(
         for hits in (summaries, sessions)
     )
     observations = [h for h in observations if tellable_observation(h.document, session_id)]
-    wanted = written_names(request)
+    wanted = written_names(request, besides=project)
     written: dict[int, tuple[str, ...]] = {}
 
     def named(hit: Hit) -> tuple[str, ...]:
@@ -167,7 +168,7 @@ def in_force(
         ):
             continue
         written = [
-            n for n in code_names(document.summary) if not (project and same_name(n, project))
+            n for n in code_names(document.summary) if not (project and of_project(n, project))
         ]
         # A file its sentence names already (``SecureTempFileHelper`` and its ``.cs``) is
         # one thing it is about, not two: a request naming it counts once.
