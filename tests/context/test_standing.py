@@ -82,3 +82,30 @@ def test_a_superseded_fragment_leaves_the_standing_block_and_a_live_one_takes_it
     ]
     assert len(told) == STANDING_FRAGMENTS  # five, all live
     assert not any("Redis" in t for t in told) and "Postgres" in told[0]
+
+
+def test_what_an_agent_said_once_in_passing_is_not_the_projects_standing_memory(memory):
+    """A session starts with the project's memory: what the user said or confirmed, what an
+    agent declared as a decision, what a person or a tool saved. An agent's remark, said once
+    in a session, is that session's: the prompt block tells it with the session."""
+    saved = [
+        ("The user chose argon2id for passwords.", 0.9, "session s1"),
+        ("Decided: access tokens are JWTs.", 0.8, "session s2"),
+        ("Deploys wait for the health check.", None, None),
+        ("The API pool holds 20 connections.", 0.7, None),  # saved through a tool, no session
+        ("The config loader reads the env first.", 0.7, "session s3"),
+    ]
+    for summary, confidence, source in saved:
+        memory.remember(
+            Draft(
+                project="demo-app",
+                summary=summary,
+                facts=[f"finding: {summary}"],
+                importance=0.8,
+                confidence=confidence,
+                source=source,
+            )
+        )
+    text = memory.context.context(project="demo-app").text
+    for summary, _, source in saved:
+        assert (summary in text) == (source != "session s3"), summary

@@ -26,6 +26,7 @@ from memvault.memory.recall import Recall
 from memvault.memory.staleness import FileCheck, current, project_folder, retired_mark
 from memvault.memory.telling import (
     in_force,
+    in_passing,
     named_among,
     prompt_hits,
     tellable_observation,
@@ -165,7 +166,11 @@ class Context:
             shown = given | {(h.document.kind, h.document.key) for h in fragments}
             fragments = [*self._decisions(query, project, session_id, shown), *fragments]
         else:
-            fragments = self._standing(project, "fragment", STANDING_FRAGMENTS)
+            # The project's standing memory: what an agent said once in passing is its
+            # session's, told with that session when a request is about it.
+            fragments = self._standing(
+                project, "fragment", STANDING_FRAGMENTS, keep=lambda d: not in_passing(d)
+            )
             told = functools.partial(tellable_summary, own_row=own_row, session_id=session_id)
             summaries = self._standing(project, "summary", STANDING_SESSIONS, keep=told)
             observations = []

@@ -55,9 +55,9 @@ def prompt_hits(
     and the sessions the request is most about (``focus.focused``) with their lines, each
     session and each line told once (``packing.distinct``); the sessions that write the
     ``request``'s code names whole (``derive.names.written_names``: its first few, none the
-    ``project``'s own) count for more. A fragment an agent said once in passing (held no surer than
-    ``derive.fragments.UNCONFIRMED``) is told only with a session it came from
-    (``passing``; off, as any other fragment). Nothing of the asking session
+    ``project``'s own) count for more. A fragment an agent said once in passing
+    (``in_passing``) is told only with a session it came from (``passing``; off, as any
+    other fragment). Nothing of the asking session
     (``session_id``, its board row ``own_row``), nor its bookkeeping."""
     fragments, summaries, sessions, observations = found
 
@@ -114,14 +114,19 @@ def prompt_hits(
     fragments = [
         h
         for h in fragments
-        if not passing
-        or confirmed(h.document.meta.get("confidence"))
-        or not (sessions_of := drawn_from(h.document))  # saved by hand or a tool: told
-        or sessions_of & about
+        if not passing or not in_passing(h.document) or drawn_from(h.document) & about
     ]
     # A session is told once: by its board row or by its own document.
     told = one_per_session(sorted([*summaries, *sessions], key=lambda h: h.score, reverse=True))
     return fragments, told[:SESSIONS_TOLD], packing.distinct(observations, same)[:OBSERVATIONS_TOLD]
+
+
+def in_passing(document: Document) -> bool:
+    """Whether a fragment is what an agent said once in passing in a session (held no surer
+    than ``derive.fragments.UNCONFIRMED``, drawn from a session): that session's, not the
+    project's. One saved by hand or through a tool (no session it came from) is the
+    project's, however sure it is held."""
+    return not confirmed(document.meta.get("confidence")) and bool(drawn_from(document))
 
 
 def drawn_from(document: Document) -> set[str]:
