@@ -162,3 +162,30 @@ def test_open_store_refuses_an_engine_it_does_not_have(tmp_path):
     store = open_store(f"sqlite:///{tmp_path / 'x.db'}")
     assert store.engine == "sqlite"
     store.close()
+
+
+def test_stats_count_a_log_file_gone_between_listing_and_reading_as_empty(tmp_path, monkeypatch):
+    """The write-ahead log goes when its last connection closes, which may fall between
+    finding it and reading its size: health must still answer, not fail on the race."""
+    store = SQLiteStore(tmp_path / "m.db")
+    try:
+        wal = tmp_path / "m.db-wal"
+        assert wal.exists()
+        real_stat = type(wal).stat
+
+        seen = []
+
+        def vanished(path, *args, **kwargs):
+            if path == wal:  # there when looked for, gone when read
+                seen.append(path)
+                if len(seen) > 1:
+                    raise FileNotFoundError(2, "No such file or directory", str(path))
+            return real_stat(path, *args, **kwargs)
+
+        monkeypatch.setattr(type(wal), "stat", vanished)
+        stats = store.stats()
+        assert stats.events == 0
+        assert stats.size_bytes >= real_stat(tmp_path / "m.db").st_size > 0
+    finally:
+        monkeypatch.undo()
+        store.close()

@@ -173,11 +173,8 @@ class SQLiteStore(
     # -- what every engine has ------------------------------------------------------------
 
     def stats(self) -> StoreStats:
-        size = sum(
-            p.stat().st_size
-            for p in (self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm"))
-            if p.exists()
-        )
+        files = (self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm"))
+        size = sum(_size(p) for p in files)
         return store_stats(self._reader(), self.engine, str(self.path), size)
 
     @property
@@ -230,3 +227,12 @@ def _identity(path: Path) -> tuple[int, int] | None:
     except FileNotFoundError:
         return None
     return found.st_dev, found.st_ino
+
+
+def _size(path: Path) -> int:
+    """A file's size; 0 when it is not there, or went between two reads (the write-ahead
+    log and its index go when their last connection closes)."""
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return 0
