@@ -34,7 +34,7 @@ class Strings:
     report: str  # the report line: {n} fragments read, {listed} what they are
     relevant: str  # a fragment judged relevant to the request
     standing: str  # a fragment of the project's standing block (no request to judge by)
-    nothing_yet: str  # the project has no memory at all
+    nothing_yet: str  # no fragment for the standing block: none yet, or only passing remarks
     nothing_relevant: str  # memory was searched; nothing passed the relevance floor
     nothing_new: str  # what passed it, the session was given before
     heading_fragments: str

@@ -3,6 +3,7 @@ once."""
 
 from __future__ import annotations
 
+from memvault.memory import context as context_module
 from memvault.memory.context import STANDING_FRAGMENTS, STANDING_SESSIONS
 from memvault.vault.remember import Draft
 
@@ -109,3 +110,23 @@ def test_what_an_agent_said_once_in_passing_is_not_the_projects_standing_memory(
     text = memory.context.context(project="demo-app").text
     for summary, _, source in saved:
         assert (summary in text) == (source != "session s3"), summary
+
+
+def test_a_confirmed_fragment_behind_many_newer_passing_remarks_is_still_told(memory, monkeypatch):
+    """The block ranks a window of the project's newest fragments: one of the user's is
+    found behind a window's worth of an agent's remarks, which the block leaves out."""
+    monkeypatch.setattr(context_module, "STANDING_READ", 3)
+    memory.remember(
+        Draft(project="demo-app", summary="The user chose argon2id for passwords.",
+              facts=["decision: argon2id"], importance=0.9, confidence=0.9,
+              source="session s1", date="2026-11-01")
+    )  # fmt: skip
+    for n in range(7):
+        memory.remember(
+            Draft(project="demo-app", summary=f"Remark {n}: the cache warms in {n + 2} seconds.",
+                  facts=[f"finding: warms in {n + 2} s"], importance=0.6, confidence=0.7,
+                  source=f"session r{n}", date="2026-11-20")
+        )  # fmt: skip
+    text = memory.context.context(project="demo-app").text
+    assert "argon2id" in text
+    assert "Remark" not in text

@@ -125,8 +125,19 @@ def test_the_projects_own_names_are_not_what_a_request_names():
     assert of_project("BlastMerge.Core", "blastmerge")
     assert of_project("ktsu.BlastMerge.Test.dll", "blastmerge")
     assert of_project("twat_search", "twat-search")
+    assert of_project("BlastMerge.Core.csproj", "blastmerge")
     assert not of_project("BlastMerge.Core/Services/SecureTempFileHelper.cs", "blastmerge")
     assert not of_project("BlastMergeCore", "blastmerge")
+    # Something in the project, though named after it: a module, a source file, a
+    # namespace that ends in the project's name.
+    assert not of_project("memvault.store.sqlite", "memvault")
+    assert not of_project("app.py", "app")
+    assert not of_project("src/App.tsx", "app")
+    assert not of_project("Foo.Core", "core")
+    assert written_names("error in src/app.py: KeyError", besides="app") == (
+        "src/app.py",
+        "KeyError",
+    )
     log = (
         "BlastMerge.Core succeeded → ktsu.BlastMerge.Core.dll BlastMerge.ConsoleApp succeeded "
         "BlastMerge.Test failed: AppDataBatchManagerTests.cs(171) GetAllBatches_ReturnsAll "

@@ -186,6 +186,9 @@ def test_stats_count_a_log_file_gone_between_listing_and_reading_as_empty(tmp_pa
         stats = store.stats()
         assert stats.events == 0
         assert stats.size_bytes >= real_stat(tmp_path / "m.db").st_size > 0
+        # Gone for good: read as empty, however it is looked for.
+        seen.append(wal)
+        assert store.stats().size_bytes >= real_stat(tmp_path / "m.db").st_size
     finally:
         monkeypatch.undo()
         store.close()

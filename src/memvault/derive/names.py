@@ -23,6 +23,8 @@ _WORD = re.compile(r"@?[A-Za-z0-9_./-]+")
 _NAME = re.compile(r"@?[A-Za-z_$][A-Za-z0-9_$]*(?:[./-][A-Za-z0-9_$]+)*")  # ASCII: 中文 ends a name
 _SHAPED = re.compile(r"[a-z][A-Z]|[A-Za-z0-9]_[A-Za-z0-9]|[A-Za-z]\d+[A-Za-z]|\w\w\.[A-Za-z]{2}")
 _VERSION = re.compile(r"v?\d+(?:\.\d+)+")
+# What a build makes or is made from, after an assembly's name (``ktsu.BlastMerge.Core.dll``).
+_BUILT = frozenset({"dll", "exe", "pdb", "xml", "csproj", "fsproj", "vbproj", "sln", "nupkg"})
 
 
 class Names:
@@ -103,12 +105,20 @@ def written_names(sentence: str, *, besides: str | None = None) -> tuple[str, ..
 
 def of_project(name: str, project: str) -> bool:
     """Whether ``name`` is the project's own rather than something in it: the project's
-    name (``BlastMerge``, ``blast_merge``), or a dotted name one of whose parts is
-    (``BlastMerge.Core``, ``ktsu.BlastMerge.Test.dll``: a build log writes them, whatever
-    failed). A path is read by its file's name (``BlastMerge.Core/Services/Helper.cs`` is
-    ``Helper.cs``'s)."""
+    name (``BlastMerge``, ``blast_merge``), or a dotted name whose parts after the
+    project's are its assemblies and their build outputs, as a build log writes them
+    whatever failed (``BlastMerge.Core``, ``ktsu.BlastMerge.Test.dll``,
+    ``BlastMerge.Core.csproj``). A module (``memvault.store.sqlite``), a source file named
+    after the project (``app.py`` in ``app``) or a namespace ending in it (``Foo.Core`` in
+    ``core``) is something in it. A path is read by its file's name."""
     own = name.rsplit("/", 1)[-1]
-    return any(same_name(part, project) for part in (own, *own.split(".")) if part)
+    if same_name(own, project):
+        return True
+    parts = own.split(".")
+    at = next((i for i, part in enumerate(parts) if part and same_name(part, project)), None)
+    if at is None or at == len(parts) - 1:
+        return False
+    return all(p[:1].isupper() or p.lower() in _BUILT for p in parts[at + 1 :])
 
 
 def file_names(path: str) -> tuple[str, ...]:

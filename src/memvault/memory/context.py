@@ -55,6 +55,8 @@ PROMPT_HOOK = "prompt_submit"
 # tokens a start, 4 % of them from a session the first request was about).
 STANDING_FRAGMENTS = 5
 STANDING_SESSIONS = 3
+STANDING_READ = 200  # a project's newest live memories of a kind the standing block ranks
+STANDING_SCANNED = 5000  # at most read for them
 ENRICH_LIMIT = 8
 ENRICH_QUOTAS = {"fragment": 5, "observation": ENRICH_LIMIT * 4}
 # What an injection record lists: the memories given, and the report line.
@@ -330,15 +332,28 @@ class Context:
         self, project: str | None, kind: str, limit: int, keep: Callable[[Document], bool] = bool
     ) -> list[Hit]:
         """Without a query: a project's ``limit`` live memories (not superseded, resolved
-        or done; of those ``keep`` keeps) by importance and recency alone."""
-        documents = [
-            document
-            for document in self.store.list_documents(kind, project=project, limit=200)
-            # Idle board rows are sessions nobody described yet: nothing to tell.
-            if document.meta.get("status") != "idle"
-            and retired_mark(document.summary) is None
-            and keep(document)
-        ]
+        or done; of those ``keep`` keeps) by importance and recency alone, of its newest
+        ``STANDING_READ`` such memories (read past those ``keep`` leaves out, at most
+        ``STANDING_SCANNED`` in all: a project's newest fragments may all be an agent's
+        passing remarks)."""
+        documents: list[Document] = []
+        offset = 0
+        while len(documents) < STANDING_READ and offset < STANDING_SCANNED:
+            batch = self.store.list_documents(
+                kind, project=project, limit=STANDING_READ, offset=offset
+            )
+            offset += len(batch)
+            documents += [
+                document
+                for document in batch
+                # Idle board rows are sessions nobody described yet: nothing to tell.
+                if document.meta.get("status") != "idle"
+                and retired_mark(document.summary) is None
+                and keep(document)
+            ]
+            if len(batch) < STANDING_READ:
+                break
+        documents = documents[:STANDING_READ]
         now, weights = utc_now(), self.index.weights
         hits = []
         for document in documents:

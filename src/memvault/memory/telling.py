@@ -148,11 +148,11 @@ def decisions_named(
     session_id: str | None = None,
 ) -> list[Document]:
     """Of ``fragments``, the confirmed live decisions about code the request names (a
-    decision is about the code names it writes, other than the project's own name:
-    ``derive/names.py``), at most ``DECISIONS_TOLD``: those naming the most of it first,
-    then the newest. Never one the asking session made. A long request (a build log) weighs
-    a decision's name no more than its hundreds of other words, so the relevance floor
-    misses what naming it says."""
+    decision is about the code names it writes and the files its turn changed, other than
+    the project's own names: ``derive.names.of_project``), at most ``DECISIONS_TOLD``:
+    those naming the most of it first, then the newest. Never one the asking session made.
+    A long request (a build log) weighs a decision's name no more than its hundreds of
+    other words, so the relevance floor misses what naming it says."""
     return named_among(request, in_force(fragments, project), session_id)
 
 
@@ -183,6 +183,7 @@ def in_force(
             for path in files_in(facts_from(document.body))
             for n in file_names(path)
             if n.rsplit("/", 1)[-1].split(".", 1)[0].casefold() not in stems
+            and not (project and of_project(n, project))
         ]
         about = tuple(dict.fromkeys([*written, *changed]))
         if about:
