@@ -23,7 +23,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-_FENCE = re.compile(r"```.*?(?:```|$)|~~~.*?(?:~~~|$)", re.DOTALL)
+from memvault.derive.cues import clean
+from memvault.derive.entities import file_name
+
 # What a report says was done: past forms, and Chinese marked done (了 after, 已 before).
 _CHINESE_CHANGES = (
     "修改|更改|改动|改動|创建|創建|新建|更新|添加|新增|删除|刪除|重构|重構|替换|替換|重写|重寫|"
@@ -73,49 +75,51 @@ _ABSOLUTE = re.compile(r"^(?:[A-Za-z]:)?/")
 def written_files(text: str) -> list[str]:
     """The files ``text`` writes, each once, with ``/`` between folders and no leading
     ``./``."""
-    found = _FILE.findall(_CODE.sub(_unspaced, _FENCE.sub(" ", text)))
-    return list(dict.fromkeys(_plain(f) for f in found))
+    return _files(clean(text))
 
 
 def changed_files(text: str) -> list[str]:
     """The files ``text`` reports changing: named in a clause that reports a change made,
     or in a list item under a heading or a label that does."""
-    found: list[str] = []
-    opened = False  # under a heading or label that reports a change
-    for line in _FENCE.sub(" ", text).split("\n"):
-        if _ITEM.match(line) and opened:
-            found += [
-                f
-                for clause in _CLAUSE.split(line)
-                if _not_denied(clause)
-                for f in written_files(clause)
-            ]
-            continue
-        if _OPENS.match(line):
-            opened = _reports(line)
-        elif line.strip() and not _ITEM.match(line):
-            opened = False
-        found += [
-            f for clause in _CLAUSE.split(line) if _reports(clause) for f in written_files(clause)
-        ]
-    return list(dict.fromkeys(found))
+    return _changed(clean(text))
 
 
 def reported_changes(replies: Iterable[str], known: Iterable[str]) -> list[str]:
     """The files ``replies`` (a turn's) report changing, each by a path the turn knows:
     ``known`` (the files its tools named), else one its replies wrote with a folder."""
-    replies = list(replies)
-    known_by, written_by = (
-        _by_name(known),
-        _by_name(f for r in replies for f in written_files(r) if "/" in f),
-    )
-    names = dict.fromkeys(f.casefold() for r in replies for f in changed_files(r))
+    said = [clean(reply) for reply in replies]
+    known_by = _by_name(known)
+    written_by = _by_name(f for text in said for f in _files(text) if "/" in f)
+    names = dict.fromkeys(f.casefold() for text in said for f in _changed(text))
     found = [
         path
         for name in names
         if (path := _resolved(name, known_by.get(_last(name), []), written_by.get(_last(name), [])))
         is not None
     ]
+    return list(dict.fromkeys(found))
+
+
+def _files(text: str) -> list[str]:
+    """``written_files`` of a text already ``clean``."""
+    return list(dict.fromkeys(file_name(f) for f in _FILE.findall(_CODE.sub(_unspaced, text))))
+
+
+def _changed(text: str) -> list[str]:
+    """``changed_files`` of a text already ``clean``."""
+    found: list[str] = []
+    opened = False  # under a heading or label that reports a change
+    for line in text.split("\n"):
+        if _ITEM.match(line) and opened:
+            found += [
+                f for clause in _CLAUSE.split(line) if _not_denied(clause) for f in _files(clause)
+            ]
+            continue
+        if _OPENS.match(line):
+            opened = _reports(line)
+        elif line.strip() and not _ITEM.match(line):
+            opened = False
+        found += [f for clause in _CLAUSE.split(line) if _reports(clause) for f in _files(clause)]
     return list(dict.fromkeys(found))
 
 
@@ -159,7 +163,7 @@ def _by_name(paths: Iterable[str]) -> dict[str, list[str]]:
     """Relative paths inside the project, each once, by their file's name (casefolded):
     none from the root or above it."""
     found: dict[str, list[str]] = {}
-    for path in dict.fromkeys(_plain(p) for p in paths):
+    for path in dict.fromkeys(file_name(p) for p in paths):
         if not _ABSOLUTE.match(path) and ".." not in path.split("/"):
             found.setdefault(_last(path.casefold()), []).append(path)
     return found
@@ -167,13 +171,6 @@ def _by_name(paths: Iterable[str]) -> dict[str, list[str]]:
 
 def _last(path: str) -> str:
     return path.rsplit("/", 1)[-1]
-
-
-def _plain(path: str) -> str:
-    path = path.replace("\\", "/")
-    while path.startswith("./"):
-        path = path[2:]
-    return path
 
 
 def _ends(path: str, name: str) -> bool:
