@@ -121,7 +121,7 @@ def _statements(session: list[Step], taken: list[str]) -> dict[str, list[_Candid
     """Decisions, lessons, findings and data stated in prompts and responses, each said
     once however often it was repeated."""
     found: dict[str, list[_Candidate]] = {k: [] for k in ("decision", "lesson", "finding", "data")}
-    turn_files = _TurnFiles(session)
+    turns = _Turns(session)
     for step in session:
         if step.role == PROMPT and not cues.is_task(step.text):
             continue
@@ -150,7 +150,7 @@ def _statements(session: list[Step], taken: list[str]) -> dict[str, list[_Candid
             )
             candidate.facts = [
                 f"{kind}: {statement}",
-                *_context_facts(session, step, kind, turn_files(step)),
+                *_context_facts(turns, step, kind),
             ]
             found[kind].append(candidate)
     return {kind: items[:MAX_PER_KIND] for kind, items in found.items()}
@@ -176,13 +176,13 @@ def _kind(sentence: str, role: str) -> str | None:
     return None
 
 
-def _context_facts(session: list[Step], step: Step, kind: str, changed: list[str]) -> list[str]:
-    """What the statement was about: the task it was made in, the files that task
-    ``changed``."""
+def _context_facts(turns: _Turns, step: Step, kind: str) -> list[str]:
+    """What the statement was about: the task it was made in, the files that task changed."""
     facts = []
-    task = next((s for s in reversed(session) if s.seq <= step.seq and _is_task(s)), None)
+    task = turns.task(step)
     if task is not None and task is not step and kind != "data" and _asks_for_work(task):
         facts.append(f"task: {clip(cues.sentences(task.text)[0], VALUE_LIMIT)}")
+    changed = turns.files(step)
     if changed:
         facts.append(f"files: {', '.join(changed[:5])}")
     return facts
@@ -199,36 +199,42 @@ def _is_task(step: Step) -> bool:
     return step.role == PROMPT and cues.is_task(step.text) and bool(cues.sentences(step.text))
 
 
-class _TurnFiles:
-    """The files each turn of a session changed (from its prompt to the next one), read
-    once a turn: as its tools recorded them; in a session that recorded no edit at all,
-    not even one that failed (a history exported without its edits), as the turn's replies
-    report them (``reported.reported_changes``). A live session's turn that changed nothing
-    changed nothing, whatever its replies offer."""
+class _Turns:
+    """A session's turns (each from a task prompt to the next), found once: the task a step
+    was made in, and the files its turn changed, read once a turn. Those are what its tools
+    recorded; in a session that recorded no edit at all, not even one that failed (a
+    history exported without its edits), what the turn's replies report
+    (``reported.reported_changes``). A live session's turn that changed nothing changed
+    nothing, whatever its replies offer."""
 
     def __init__(self, session: list[Step]) -> None:
         self.session = session
-        self.starts = [s.seq for s in session if _is_task(s)]
+        self.tasks = [s for s in session if _is_task(s)]
+        self.starts = [s.seq for s in self.tasks]
         self.recorded = any(
             s.changes_files
             or (s.role in (TOOL, FAILURE) and s.type in CHANGE_TYPES)
             or (s.role == FAILURE and s.files)
             for s in session
         )
-        self.read: dict[int, list[str]] = {}
+        self.changed: dict[int, list[str]] = {}
 
-    def __call__(self, step: Step) -> list[str]:
+    def task(self, step: Step) -> Step | None:
+        at = bisect_right(self.starts, step.seq)
+        return self.tasks[at - 1] if at else None
+
+    def files(self, step: Step) -> list[str]:
         at = bisect_right(self.starts, step.seq)
         start = self.starts[at - 1] if at else -1
-        if start not in self.read:
+        if start not in self.changed:
             end = self.starts[at] if at < len(self.starts) else None
             turn = [s for s in self.session if s.seq >= start and (end is None or s.seq < end)]
             changed = list(dict.fromkeys(f for s in turn if s.changes_files for f in s.files))
             if not changed and not self.recorded:
                 replies = (s.text for s in turn if s.role == RESPONSE)
                 changed = reported_changes(replies, (f for s in turn for f in s.files))
-            self.read[start] = changed
-        return self.read[start]
+            self.changed[start] = changed
+        return self.changed[start]
 
 
 def _fixed_failures(session: list[Step], chinese: bool) -> list[_Candidate]:
