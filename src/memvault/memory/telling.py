@@ -172,9 +172,7 @@ def in_force(
             or retired_mark(document.summary) is not None
         ):
             continue
-        written = [
-            n for n in code_names(document.summary) if not (project and of_project(n, project))
-        ]
+        written = code_names(document.summary)
         # A file its sentence names already (``SecureTempFileHelper`` and its ``.cs``) is
         # one thing it is about, not two: a request naming it counts once.
         stems = {n.casefold() for n in written}
@@ -183,9 +181,13 @@ def in_force(
             for path in files_in(facts_from(document.body))
             for n in file_names(path)
             if n.rsplit("/", 1)[-1].split(".", 1)[0].casefold() not in stems
-            and not (project and of_project(n, project))
         ]
-        about = tuple(dict.fromkeys([*written, *changed]))
+        # The project's own names (``BlastMerge.Core``) are in every build log.
+        about = tuple(
+            n
+            for n in dict.fromkeys([*written, *changed])
+            if not (project and of_project(n, project))
+        )
         if about:
             found.append((document, about))
     return found
