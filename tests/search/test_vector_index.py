@@ -115,6 +115,21 @@ def test_allowed_restricts_the_candidates_as_a_mask_or_as_ids(filled, rng, share
     assert_same_hits(index.search(query, 10, allowed=np.array(sorted(allowed))), want)
 
 
+def test_similarities_are_each_asked_documents_cosine_in_the_order_asked(filled, rng):
+    index, stored = filled
+    index.remove([17])
+    query = rng.standard_normal(DIM).astype(np.float32)
+    _, exact = brute_force(stored, query, 1)
+    asked = [2999, 5, 17, 40_000, 5, 1234]  # 17 removed, 40,000 never held, 5 twice
+    got = index.similarities(query, asked)
+    assert [doc_id for doc_id, _ in got] == [2999, 5, 5, 1234]
+    for doc_id, score in got:
+        assert score == pytest.approx(exact[doc_id], abs=ATOL)
+    assert index.similarities(query, []) == []
+    with pytest.raises(ValueError, match="dimension"):
+        index.similarities(np.ones(DIM + 1, dtype=np.float32), [5])
+
+
 def test_a_mask_shorter_than_the_ids_excludes_the_rest(filled, rng):
     index, _ = filled
     mask = np.ones(101, dtype=bool)

@@ -181,6 +181,8 @@ class Searcher:
             lexical = self.lexical.together(query, scope, pool=keep)
         total = keep or sum(pools.values())
         semantic = semantic_future.result()[:total] if semantic_future is not None else []
+        if semantic:
+            semantic += self._likeness(query.text, lexical, semantic)
         documents = self.store.documents(list({doc_id: None for doc_id, _ in lexical + semantic}))
         gone = [doc_id for doc_id, _ in semantic if doc_id not in documents]
         if gone and self.semantic is not None:  # deleted, here or by another process
@@ -246,6 +248,26 @@ class Searcher:
         try:
             return self.semantic.nearest(text, pools, allowed)
         except Exception as exc:  # an embedding endpoint down: search stays lexical
+            self._embedding_failed(exc)
+            return []
+
+    def _likeness(
+        self,
+        text: str,
+        lexical: list[tuple[int, float]],
+        semantic: list[tuple[int, float]],
+    ) -> list[tuple[int, float]]:
+        """(document id, cosine) of the lexical candidates the semantic ones are not, of
+        those that have a vector: each candidate weighed by both retrievers. Outside the
+        nearest ``CANDIDATES`` a document counted as if it had no likeness at all, and a
+        request close in meaning to a hundred other things (a build log pasted whole) lost
+        the session its words named (docs/benchmarks.md)."""
+        assert self.semantic is not None
+        pooled = {doc_id for doc_id, _ in semantic}
+        missing = [doc_id for doc_id, _ in lexical if doc_id not in pooled]
+        try:
+            return self.semantic.likeness(text, missing)
+        except Exception as exc:  # an endpoint that answered just now may fail now
             self._embedding_failed(exc)
             return []
 

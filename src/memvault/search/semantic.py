@@ -308,6 +308,17 @@ class Semantic:
         found.sort(key=lambda hit: hit[1], reverse=True)
         return found
 
+    def likeness(self, text: str, ids: Sequence[int]) -> list[tuple[int, float]]:
+        """(document id, cosine with ``text`` as a query) of those of ``ids`` that have a
+        vector, whatever their rank among all: candidates another retriever found."""
+        if not ids:
+            return []
+        query = self.query_vector(text)
+        found: list[tuple[int, float]] = []
+        for index in self._loaded().values():
+            found += index.similarities(query, ids)
+        return found
+
     def embed_pending(self, *, batch: int = 16) -> int:
         """Embed documents changed since the cursor; returns how many were embedded."""
         self._claim()

@@ -120,10 +120,7 @@ class VectorIndex:
         `allowed` restricts the candidates: either a boolean mask indexed by document id
         (ids past its end are excluded) or an array of document ids.
         """
-        q = np.asarray(query, dtype=np.float32).reshape(1, -1)
-        if q.shape != (1, self.dim):
-            raise ValueError(f"query has dimension {q.shape[1]}, the index {self.dim}")
-        q = (q * _inverse_norms(q))[0]
+        q = self._unit(query)
         with self._lock:
             n = len(self._rows)
             if k <= 0 or n == 0:
@@ -141,6 +138,29 @@ class VectorIndex:
                     scores = self._scores(self._codes[:n], self._scales[:n], q)[rows]
                 candidates = ids[rows]
             return _top(candidates, scores, k)
+
+    def similarities(self, query: np.ndarray, ids: Iterable[int]) -> list[tuple[int, float]]:
+        """The cosine of ``query`` with each of ``ids`` the index holds (the others left
+        out), in the order asked: rows looked up by id, whatever the index's size."""
+        q = self._unit(query)
+        with self._lock:
+            held = [
+                (int(doc_id), row)
+                for doc_id in ids
+                if (row := self._rows.get(int(doc_id))) is not None
+            ]
+            if not held:
+                return []
+            rows = np.fromiter((row for _, row in held), dtype=np.int64, count=len(held))
+            scores = self._scores(self._codes[rows], self._scales[rows], q)
+        return [(doc_id, float(score)) for (doc_id, _), score in zip(held, scores, strict=True)]
+
+    def _unit(self, query: np.ndarray) -> np.ndarray:
+        """``query`` as a unit float32 vector of the index's dimension."""
+        q = np.asarray(query, dtype=np.float32).reshape(1, -1)
+        if q.shape != (1, self.dim):
+            raise ValueError(f"query has dimension {q.shape[1]}, the index {self.dim}")
+        return (q * _inverse_norms(q))[0]
 
     def _scores(self, codes: np.ndarray, scales: np.ndarray, q: np.ndarray) -> np.ndarray:
         """codes·q × scale per row, widening one block of rows at a time (under the lock:
