@@ -271,20 +271,34 @@ def _recall(ranked: list[int], docs: dict, evidence: set[str]) -> tuple[float, f
     return tuple(len(evidence & set(primary[:k])) / len(evidence) for k in KS)
 
 
-def _semantic_candidates(sample: dict, questions: list[dict]) -> list[list[tuple[str, float]]]:
-    """Each question's semantic candidates as (observation key, cosine): they depend on
-    the turn's own text only, so one embedded store serves every lexical variant."""
+def _semantic_candidates(
+    sample: dict, questions: list[dict]
+) -> list[tuple[list[tuple[str, float]], dict[str, float]]]:
+    """Each question's semantic candidates as (observation key, cosine), and every
+    observation's cosine by key (what the searcher looks up for a lexical candidate outside
+    that pool, ``Searcher._likeness``): they depend on the turn's own text only, so one
+    embedded store serves every lexical variant."""
     with tempfile.TemporaryDirectory() as home, Memory.open(home=Path(home)) as memory:
         assert memory.observe_many(events(sample)).failed == 0
         memory.index.semantic.warm()
         memory.index.index_now()
+        scope = candidates.Scope(kinds=["observation"], project=None, include_archived=False)
+        every_id = memory.store.document_ids(
+            kinds=["observation"], project=None, include_archived=False
+        )
+        docs = memory.store.documents(every_id)
         out = []
         for qa in questions:
             found = memory.index.searcher._semantic(
-                qa["question"], ["observation"], None, False, engine.CANDIDATES
+                qa["question"], scope, {"observation": engine.CANDIDATES}
             )
-            docs = memory.store.documents([i for i, _ in found])
-            out.append([(docs[i].key, cosine) for i, cosine in found if i in docs])
+            every = memory.index.semantic.likeness(qa["question"], every_id)
+            out.append(
+                (
+                    [(docs[i].key, cosine) for i, cosine in found if i in docs],
+                    {docs[i].key: cosine for i, cosine in every if i in docs},
+                )
+            )
         return out
 
 
@@ -344,7 +358,17 @@ def _score_index(memory, asked, semantic, modes, window, dated, combos, here) ->
             for mode in modes:
                 found = []
                 if mode == "hybrid":
-                    found = [(doc_id(k), s) for k, s in semantic[n] if doc_id(k) is not None]
+                    pool, every = semantic[n]
+                    found = [(doc_id(k), s) for k, s in pool if doc_id(k) is not None]
+                    # Each lexical candidate weighed by its own cosine, as the searcher does.
+                    pooled = {i for i, _ in found}
+                    outside = [i for i, _ in lexical if i not in pooled]
+                    docs.update(memory.store.documents([i for i in outside if i not in docs]))
+                    found += [
+                        (i, every[docs[i].key])
+                        for i in outside
+                        if i in docs and docs[i].key in every
+                    ]
                 fused, _, _ = ranking.fuse(lexical, found)
                 missing = [i for i in fused if i not in docs]
                 if missing:
