@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memvault import Memory
-from memvault.search.ranking import RELEVANCE_ONLY
+from memvault.search.ranking import RELEVANCE_ONLY, fuse
 
 FILLER = ["Order lunch for the team", "The weather is grey today", "Coffee machine is fixed"]
 
@@ -46,3 +46,12 @@ def test_a_result_is_not_lifted_by_a_better_match_elsewhere_in_its_session(memor
     # Both weak ones have the same text, and the same neighbours as context.
     assert relevance["a-5"] == pytest.approx(relevance["b-4"])
     assert relevance["a-1"] > relevance["a-5"]
+
+
+def test_relevance_stays_within_zero_and_one_whatever_the_retrievers_give():
+    # A cosine from int8 rows may come out a hair past 1, or below 0 for an opposite text.
+    relevance, shares, cosine = fuse([(1, 8.0), (2, 2.0)], [(1, 1.0009), (3, -0.2)])
+    assert shares == {1: 1.0, 2: 0.25} and cosine == {1: 1.0, 3: 0.0}
+    assert relevance == {1: 1.0, 2: 0.125, 3: 0.0}
+    alone, _, _ = fuse([], [(4, 1.0009)])
+    assert alone == {4: 1.0}

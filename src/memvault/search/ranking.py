@@ -90,7 +90,8 @@ def fuse(
     """
     top = max((score for _, score in lexical), default=0.0)
     lexical_norm = {doc_id: score / top for doc_id, score in lexical} if top > 0 else {}
-    cosine = {doc_id: max(score, 0.0) for doc_id, score in semantic}
+    # Rows are stored as int8 codes: a cosine may come out a hair past 1.
+    cosine = {doc_id: min(max(score, 0.0), 1.0) for doc_id, score in semantic}
     if not cosine:
         return dict(lexical_norm), lexical_norm, cosine
     if not lexical_norm:
