@@ -12,11 +12,14 @@ from tests.pipeline.sessions import (
     CHINESE,
     ENGLISH_FIX,
     GREETING,
+    ROOT,
     ROUTINE,
     bash,
     bash_failure,
     conversation,
+    edit,
     prompt,
+    read,
     reply,
 )
 
@@ -275,3 +278,82 @@ def test_a_question_the_agent_leaves_to_the_user_stays_open(ingest):
     assert summarize(*ingest(envelopes)).open_questions == [
         "Should the importer skip rows without an id or fail?"
     ]
+
+
+# A history exported without its edits (Cursor's export keeps the agent's reads only): the
+# reply says what the turn changed.
+EXPORTED = [
+    prompt("Make the temp folder helper safe to call from parallel tests"),
+    read(f"{ROOT}/src/core/temp_helper.py"),
+    read(f"{ROOT}/tests/test_temp.py"),
+    reply(
+        "### Changes\n1. Updated `src/core/temp_helper.py` to use a random folder name.\n"
+        "2. Added a retry to tests/test_temp.py.\nThe other tests were not changed."
+    ),
+]
+
+
+EXPORTED_LATER = [
+    prompt("Now move the folder naming into its own module"),
+    read(f"{ROOT}/src/core/paths.py"),
+    reply("I created `src/core/paths.py` with `random_folder()` and updated the helper."),
+]
+
+
+def test_an_exported_sessions_reported_changes_are_its_edited_files(ingest):
+    summary = summarize(*ingest(conversation("exported", EXPORTED)))
+
+    assert summary.edited_files == ["src/core/temp_helper.py", "tests/test_temp.py"]
+    assert summary.files[:2] == summary.edited_files
+    assert summary.records_changes is False
+    assert has_real_work(summary)  # its board row is not left idle
+
+
+def test_a_session_that_records_its_edits_is_not_read_for_reports(ingest):
+    recorded = [*EXPORTED[:3], edit(f"{ROOT}/docs/notes.md", "a", "b"), EXPORTED[3]]
+    summary = summarize(*ingest(conversation("live", recorded)))
+
+    assert summary.edited_files == ["docs/notes.md"]
+    assert summary.records_changes is True
+
+
+def test_a_failed_edit_is_a_record_too(ingest):
+    failed = (
+        "post_tool_failure",
+        {
+            "tool_name": "Edit",
+            "tool_input": {"file_path": f"{ROOT}/src/core/temp_helper.py"},
+            "error": "old_string not found",
+        },
+    )
+    summary = summarize(*ingest(conversation("failed", [*EXPORTED[:3], failed, EXPORTED[3]])))
+
+    assert summary.edited_files == []
+    assert not has_real_work(summary)
+
+
+def test_a_later_turn_of_a_session_that_recorded_edits_is_not_read_for_reports(ingest):
+    events, observations = ingest(
+        conversation("later", [prompt("tidy the notes"), edit(f"{ROOT}/docs/notes.md", "a", "b")])
+    )
+    first = summarize(events, observations)
+    more, more_observations = ingest(conversation("later-2", EXPORTED))
+
+    merged = summarize(more, more_observations, previous=first)
+
+    assert merged.edited_files == ["docs/notes.md"]
+    # A summary stored before the flag was kept: its edited files were recorded ones.
+    older = Summary(**{**first.__dict__, "records_changes": None})
+    assert summarize(more, more_observations, previous=older).edited_files == ["docs/notes.md"]
+
+
+def test_an_exported_session_split_in_runs_reads_every_runs_reports(ingest):
+    events, observations = ingest(conversation("split", [*EXPORTED, *EXPORTED_LATER]))
+    whole = summarize(events, observations)
+    cut = len(EXPORTED)
+    first = summarize(events[:cut], observations[:cut])
+
+    merged = summarize(events[cut:], observations[cut:], previous=first)
+
+    assert merged.edited_files == whole.edited_files
+    assert "src/core/paths.py" in merged.edited_files

@@ -59,6 +59,19 @@ class Step:
         )
 
 
+def records_changes(session: Sequence[Step]) -> bool:
+    """Whether a session records its changes: any edit, even one that failed or was
+    refused. A history exported without its edits (Cursor's keeps only reads) records
+    none, and what its replies report changing is all there is (``derive.reported``); a
+    session that records them changed nothing its records do not show."""
+    return any(
+        s.changes_files
+        or (s.role in (TOOL, FAILURE) and s.type in CHANGE_TYPES)
+        or (s.role == FAILURE and bool(s.files))
+        for s in session
+    )
+
+
 def steps(events: Sequence[Event], observations: Sequence[Observation]) -> list[Step]:
     """The session's steps in the order things happened."""
     pairs: dict[int, tuple[Event | None, Observation | None]] = {}

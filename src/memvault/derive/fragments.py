@@ -20,13 +20,13 @@ from dataclasses import dataclass, field, replace
 
 from memvault.derive import cues
 from memvault.derive.activity import (
-    CHANGE_TYPES,
     FAILURE,
     PROMPT,
     RESPONSE,
     TOOL,
     Step,
     command_key,
+    records_changes,
     steps,
 )
 from memvault.derive.describe import describe
@@ -211,12 +211,7 @@ class _Turns:
         self.session = session
         self.tasks = [s for s in session if _is_task(s)]
         self.starts = [s.seq for s in self.tasks]
-        self.recorded = any(
-            s.changes_files
-            or (s.role in (TOOL, FAILURE) and s.type in CHANGE_TYPES)
-            or (s.role == FAILURE and s.files)
-            for s in session
-        )
+        self.recorded = records_changes(session)
         self.changed: dict[int, list[str]] = {}
 
     def task(self, step: Step) -> Step | None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, fields
 from memvault.derive import activity, cues
 from memvault.derive.activity import FAILURE, PROMPT, READ_TYPES, RESPONSE, Step, steps
 from memvault.derive.keywords import keywords
+from memvault.derive.reported import reported_changes
 from memvault.derive.text import clip, close, same
 from memvault.domain import Event, Observation
 from memvault.language import placeholder_topics
@@ -61,6 +62,10 @@ class Summary:
     edited_files: list[str] = field(default_factory=list)  # the changed subset of ``files``
     commands: list[str] = field(default_factory=list)  # "npm test", "npm test (failed)"
     derived_by: str = "extractive"  # or "llm:<provider>:<model>"
+    # Whether the session's steps so far record a change (``activity.records_changes``);
+    # where none do, ``edited_files`` are what its replies report. None: stored before this
+    # was kept, when edited files were always recorded ones.
+    records_changes: bool | None = None
 
 
 def summarize(
@@ -69,8 +74,15 @@ def summarize(
     previous: Summary | None = None,
 ) -> Summary:
     """Summarize a session's events, or merge new events into ``previous``."""
-    fresh = _digest(steps(events, observations), len(observations) or len(events))
+    recorded = previous is not None and _recorded(previous)
+    fresh = _digest(steps(events, observations), len(observations) or len(events), recorded)
     return fresh.summary() if previous is None else _merge(previous, fresh)
+
+
+def _recorded(summary: Summary) -> bool:
+    if summary.records_changes is None:
+        return bool(summary.edited_files)
+    return summary.records_changes
 
 
 def stored_summary(stored: dict) -> Summary:
@@ -120,6 +132,7 @@ class _Digest:
     commands: list[str] = field(default_factory=list)
     keywords: list[str] = field(default_factory=list)
     count: int = 0
+    recorded: bool = False  # this run of steps, or an earlier one, records a change
 
     def outcome(self, chinese: bool, *, has_task: bool) -> tuple[str, str]:
         """("Result", the agent's conclusion) or ("Progress", what its tools did). Without
@@ -142,10 +155,15 @@ class _Digest:
             observation_count=self.count,
             edited_files=_unique(self.edited)[: LIMITS["files"]],
             commands=_unique(self.commands)[-LIMITS["commands"] :],
+            records_changes=self.recorded,
         )
 
 
-def _digest(session: list[Step], count: int) -> _Digest:
+def _digest(session: list[Step], count: int, recorded: bool = False) -> _Digest:
+    """What ``session``'s steps say. Where neither they nor the session's earlier steps
+    (``recorded``) record a change (``activity.records_changes``: a history exported
+    without its edits), the files its replies report changing are what it edited
+    (``derive.reported``), by the paths its tools named them by."""
     digest = _Digest(count=count)
     tasks = [s for s in session if s.role == PROMPT and cues.is_task(s.text)]
     conversation = [s for s in session if s.role in (PROMPT, RESPONSE)]
@@ -177,6 +195,10 @@ def _digest(session: list[Step], count: int) -> _Digest:
             digest.commands.append(_ran(step))
             if step.role != FAILURE:
                 digest.passed.add(activity.command_key(step.command))
+    digest.recorded = recorded or activity.records_changes(session)
+    if not digest.recorded:
+        replies = (s.text for s in session if s.role == RESPONSE)
+        digest.edited += reported_changes(replies, (f for s in session for f in s.files))
     responses = [s for s in session if s.role == RESPONSE and tasks]
     digest.keywords = keywords(_keyword_texts(tasks, responses, digest))
     return digest
@@ -320,6 +342,7 @@ def _merge(previous: Summary, fresh: _Digest) -> Summary:
         observation_count=previous.observation_count + fresh.count,
         edited_files=_unique([*previous.edited_files, *fresh.edited])[: LIMITS["files"]],
         commands=_unique([*previous.commands, *fresh.commands])[-LIMITS["commands"] :],
+        records_changes=fresh.recorded,
     )
 
 
