@@ -91,6 +91,37 @@ def test_a_negation_about_something_else_leaves_the_report(line):
     assert changed_files(line) == ["src/app.py"]
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        "The timeout was added in `src/app.py` last month when the retry loop was refactored.",
+        "Git log shows `src/app.py` was modified 3 days ago by Alice.",
+        "If you updated `src/app.py`, restart the server.",
+        "You asked whether `src/app.py` was changed.",
+        "The bug was introduced when `src/app.py` was refactored in #123.",
+        "I can see you've updated src/app.py nicely.",
+        "src/app.py was originally written for Python 2.",
+        "如果修改了 src/app.py，需要重启服务",
+        "你已经修改了 src/app.py",
+    ],
+)
+def test_a_change_told_of_history_a_condition_or_the_users_is_no_report(line):
+    # A session that only reads (a live one, before its first edit) tells of such changes.
+    assert changed_files(line) == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Fixed src/app.py so it doesn't crash when the list is empty.",
+        "Updated src/app.py: it now retries if the server answers 503.",
+        "The file src/app.py has been updated to use the new API.",
+    ],
+)
+def test_a_condition_after_the_change_leaves_the_report(line):
+    assert changed_files(line) == ["src/app.py"]
+
+
 def test_a_denial_holds_for_its_own_clause_only():
     assert changed_files("Updated src/auth.ts, left src/api.ts untouched.") == ["src/auth.ts"]
     assert changed_files("已修改 `src/auth.ts`。`src/api.ts` 无需修改。") == ["src/auth.ts"]

@@ -357,3 +357,52 @@ def test_an_exported_session_split_in_runs_reads_every_runs_reports(ingest):
 
     assert merged.edited_files == whole.edited_files
     assert "src/core/paths.py" in merged.edited_files
+
+
+def test_a_claim_before_the_sessions_first_edit_goes_once_it_records_edits(ingest):
+    # A live session: its first run only reads, and a reply reads as a change made; its
+    # next run records an edit. It is read by its records alone, as it is summarized whole.
+    steps = [*EXPORTED, prompt("now tidy the notes"), edit(f"{ROOT}/docs/notes.md", "a", "b")]
+    events, observations = ingest(conversation("claim", steps))
+    whole = summarize(events, observations)
+    cut = len(EXPORTED)
+    first = summarize(events[:cut], observations[:cut])
+    assert first.edited_files  # read as reported, while nothing was recorded
+
+    merged = summarize(events[cut:], observations[cut:], previous=first)
+
+    assert merged.edited_files == whole.edited_files == ["docs/notes.md"]
+    assert merged.records_changes is True
+
+
+def test_a_later_run_knows_the_paths_earlier_runs_read(ingest):
+    steps = [
+        prompt("Look at the temp folder helper"),
+        read(f"{ROOT}/src/core/temp_helper.py"),
+        reply("It builds the folder name from the clock."),
+        prompt("Make it safe for parallel tests"),
+        reply("### Changes\n- Updated temp_helper.py to use a random folder name."),
+    ]
+    events, observations = ingest(conversation("bare", steps))
+    whole = summarize(events, observations)
+    first = summarize(events[:3], observations[:3])
+
+    merged = summarize(events[3:], observations[3:], previous=first)
+
+    assert merged.edited_files == whole.edited_files == ["src/core/temp_helper.py"]
+
+
+def test_a_session_that_only_reads_and_tells_of_past_changes_stays_idle(ingest):
+    steps = [
+        prompt("Why is the login test flaky?"),
+        read(f"{ROOT}/src/auth/session.py"),
+        read(f"{ROOT}/tests/test_login.py"),
+        reply(
+            "The timeout was added in `src/auth/session.py` last month when the retry loop "
+            "was refactored. If you updated tests/test_login.py since, run it again."
+        ),
+    ]
+    summary = summarize(*ingest(conversation("reads", steps)))
+
+    assert summary.edited_files == []
+    assert not has_real_work(summary)

@@ -51,6 +51,20 @@ _NOT_MADE = re.compile(
     r"|未(?:修改|更改|改动|改動|变|變)|无需|無需|不需要|没有(?:修改|更改|改动)|沒有(?:修改|更改|改動)",
     re.IGNORECASE,
 )
+# A change told of, not reported: one that would be made on a condition or was asked
+# about ("if you updated settings.py", "whether db.py was changed"), said before the change
+# itself; history ("was modified 3 days ago", "last month", "git log shows", "in #123");
+# and what the user did ("you've updated config.py"). A live session with no edit of its
+# own tells of such changes while it only reads.
+_CONDITION = re.compile(r"\b(?:if|when|whenever|unless|whether)\b|如果|假如|是否", re.IGNORECASE)
+_TOLD_OF = re.compile(
+    r"\b(?:ago|previously|originally|yesterday|last (?:week|month|year|time|commit|release))\b"
+    r"|\bgit (?:log|blame|history|show)\b|\bin (?:commit|PR|pull request)\b|#\d+\b"
+    r"|\byou(?:'ve|'d| have| had)?\s+(?:\w+\s+)?(?:created|added|updated|modified|changed|"
+    r"replaced|removed|deleted|edited|refactored|fixed|renamed|moved|made)\b"
+    r"|曾经|曾經|之前|以前|你(?:已经?|已經)?(?:修改|更改|改动|改動|创建|創建|添加|删除|刪除)",
+    re.IGNORECASE,
+)
 # A line, a sentence of one, and a clause of that (at a comma or semicolon): a denial
 # ("api.ts needed no change") is read where it is said.
 _CLAUSE = re.compile(r"\n|(?<=[.!?])\s+|(?<=[。！？；，、;])|,\s+")
@@ -152,7 +166,11 @@ def _unspaced(code: re.Match[str]) -> str:
 
 
 def _reports(clause: str) -> bool:
-    return bool(_CHANGED.search(clause)) and _not_denied(clause)
+    change = _CHANGED.search(clause)
+    if change is None or not _not_denied(clause) or _TOLD_OF.search(clause):
+        return False
+    condition = _CONDITION.search(clause)
+    return condition is None or condition.start() > change.start()
 
 
 def _not_denied(clause: str) -> bool:

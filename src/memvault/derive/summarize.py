@@ -75,7 +75,8 @@ def summarize(
 ) -> Summary:
     """Summarize a session's events, or merge new events into ``previous``."""
     recorded = previous is not None and _recorded(previous)
-    fresh = _digest(steps(events, observations), len(observations) or len(events), recorded)
+    known = previous.files if previous is not None else ()
+    fresh = _digest(steps(events, observations), len(observations) or len(events), recorded, known)
     return fresh.summary() if previous is None else _merge(previous, fresh)
 
 
@@ -159,11 +160,14 @@ class _Digest:
         )
 
 
-def _digest(session: list[Step], count: int, recorded: bool = False) -> _Digest:
+def _digest(
+    session: list[Step], count: int, recorded: bool = False, known: Sequence[str] = ()
+) -> _Digest:
     """What ``session``'s steps say. Where neither they nor the session's earlier steps
     (``recorded``) record a change (``activity.records_changes``: a history exported
     without its edits), the files its replies report changing are what it edited
-    (``derive.reported``), by the paths its tools named them by."""
+    (``derive.reported``), by the paths its tools named them by (these steps' and
+    ``known``, the session's files so far)."""
     digest = _Digest(count=count)
     tasks = [s for s in session if s.role == PROMPT and cues.is_task(s.text)]
     conversation = [s for s in session if s.role in (PROMPT, RESPONSE)]
@@ -198,7 +202,8 @@ def _digest(session: list[Step], count: int, recorded: bool = False) -> _Digest:
     digest.recorded = recorded or activity.records_changes(session)
     if not digest.recorded:
         replies = (s.text for s in session if s.role == RESPONSE)
-        digest.edited += reported_changes(replies, (f for s in session for f in s.files))
+        named = [*known, *(f for s in session for f in s.files)]
+        digest.edited += reported_changes(replies, named)
     responses = [s for s in session if s.role == RESPONSE and tasks]
     digest.keywords = keywords(_keyword_texts(tasks, responses, digest))
     return digest
@@ -318,13 +323,16 @@ def _keyword_texts(
 
 
 def _merge(previous: Summary, fresh: _Digest) -> Summary:
+    # Files earlier replies reported changing, in a session that now records its changes:
+    # it is read by its records alone, as if summarized whole.
+    edited_before = previous.edited_files if fresh.recorded == _recorded(previous) else []
     return Summary(
         topic=fresh.topic if previous.topic.strip() in PLACEHOLDER_TOPICS else previous.topic,
         current_context=_merged_context(previous.current_context, fresh),
         decisions=_bounded([*previous.decisions, *fresh.decisions], LIMITS["decisions"]),
         files=_files(
-            _unique([*previous.edited_files, *fresh.edited]),
-            [f for f in previous.files if f not in previous.edited_files] + fresh.read,
+            _unique([*edited_before, *fresh.edited]),
+            [f for f in previous.files if f not in edited_before] + fresh.read,
         ),
         open_questions=_bounded(
             [*([] if fresh.conversed else previous.open_questions), *fresh.questions],
@@ -340,7 +348,7 @@ def _merge(previous: Summary, fresh: _Digest) -> Summary:
         # A row's keywords should not churn every turn: earlier ones keep their place.
         keywords=_unique([*previous.keywords, *fresh.keywords], key=str.lower)[:8],
         observation_count=previous.observation_count + fresh.count,
-        edited_files=_unique([*previous.edited_files, *fresh.edited])[: LIMITS["files"]],
+        edited_files=_unique([*edited_before, *fresh.edited])[: LIMITS["files"]],
         commands=_unique([*previous.commands, *fresh.commands])[-LIMITS["commands"] :],
         records_changes=fresh.recorded,
     )
