@@ -284,7 +284,7 @@ def _semantic_candidates(
         memory.index.index_now()
         scope = candidates.Scope(kinds=["observation"], project=None, include_archived=False)
         every_id = memory.store.document_ids(
-            kinds=["observation"], project=None, include_archived=False
+            kinds=["observation"], project=sample["sample_id"], include_archived=False
         )
         docs = memory.store.documents(every_id)
         out = []
