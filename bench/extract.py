@@ -1,10 +1,12 @@
-"""Fragment extraction on real coding sessions: how long the offline extractor takes.
+"""Fragment extraction and session summaries on real coding sessions: how long the
+offline pipeline's two readings of a session take.
 
 Every session of the real-session set (``../shared/bench/coding-sessions/``: its history
 and the sessions its questions open) is ingested once into a throwaway SQLite store, then
-``derive.fragments.extract_fragments`` reads each session's events and observations
-``--rounds`` times; prints the drafts made, how many cite files, and the seconds per round
-(median).
+``derive.fragments.extract_fragments`` and ``derive.summarize.summarize`` each read every
+session's events and observations whole, ``--rounds`` times; prints the drafts made, how
+many cite files, the summaries with edited files and with real work, and the seconds per
+round of each (median).
 
     .venv/bin/python bench/extract.py [--rounds 3]
 """
@@ -26,6 +28,7 @@ from real_sessions import DATA
 
 from memvault import Memory
 from memvault.derive.fragments import extract_fragments
+from memvault.derive.summarize import has_real_work, summarize
 
 
 def main() -> None:
@@ -55,12 +58,25 @@ def main() -> None:
             events, seen, project=project
         )]  # fmt: skip
         seconds.append(time.perf_counter() - began)
+    summarized, summaries = [], []
+    for _ in range(args.rounds):
+        began = time.perf_counter()
+        summaries = [summarize(events, seen) for events, seen, _ in read]
+        summarized.append(time.perf_counter() - began)
     citing = sum(any(f.startswith("files:") for f in d.facts) for d in drafts)
-    print(f"fragment extraction: {len(read)} real sessions — {machine()}")
+    edited = sum(bool(s.edited_files) for s in summaries)
+    working = sum(has_real_work(s) for s in summaries)
+    print(f"fragment extraction and summaries: {len(read)} real sessions — {machine()}")
+    print(f"fragments: {len(drafts)} drafts ({citing} cite files); {_rounds(seconds)}")
     print(
-        f"{len(drafts)} drafts ({citing} cite files); seconds per round "
-        f"{', '.join(f'{s:.2f}' for s in seconds)}; median {statistics.median(seconds):.2f}"
+        f"summaries: {len(summaries)} ({edited} with edited files, {working} with real work); "
+        f"{_rounds(summarized)}"
     )
+
+
+def _rounds(seconds: list[float]) -> str:
+    each = ", ".join(f"{s:.2f}" for s in seconds)
+    return f"seconds per round {each}; median {statistics.median(seconds):.2f}"
 
 
 if __name__ == "__main__":

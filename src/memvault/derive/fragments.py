@@ -200,36 +200,40 @@ def _is_task(step: Step) -> bool:
 
 
 class _Turns:
-    """A session's turns (each from a task prompt to the next), found once: the task a step
-    was made in, and the files its turn changed, read once a turn. Those are what its tools
-    recorded; in a session that recorded no edit at all, not even one that failed (a
-    history exported without its edits), what the turn's replies report
-    (``reported.reported_changes``). A live session's turn that changed nothing changed
-    nothing, whatever its replies offer."""
+    """A session's turns (each from a task prompt to the next, in the order things
+    happened), found once: the task a step was made in, and the files its turn changed,
+    read once a turn. Those are what its tools recorded; in a session that recorded no edit
+    at all, not even one that failed (a history exported without its edits), what the
+    turn's replies report (``reported.reported_changes``). A live session's turn that
+    changed nothing changed nothing, whatever its replies offer."""
 
     def __init__(self, session: list[Step]) -> None:
         self.session = session
-        self.tasks = [s for s in session if _is_task(s)]
-        self.starts = [s.seq for s in self.tasks]
+        self.at = {s.seq: i for i, s in enumerate(session)}
+        self.starts = [i for i, s in enumerate(session) if _is_task(s)]  # a turn's first step
         self.recorded = records_changes(session)
         self.changed: dict[int, list[str]] = {}
 
+    def _turn(self, step: Step) -> int:
+        """Which turn ``step`` is in: an index into ``starts``, -1 before the first task."""
+        return bisect_right(self.starts, self.at[step.seq]) - 1
+
     def task(self, step: Step) -> Step | None:
-        at = bisect_right(self.starts, step.seq)
-        return self.tasks[at - 1] if at else None
+        turn = self._turn(step)
+        return self.session[self.starts[turn]] if turn >= 0 else None
 
     def files(self, step: Step) -> list[str]:
-        at = bisect_right(self.starts, step.seq)
-        start = self.starts[at - 1] if at else -1
-        if start not in self.changed:
-            end = self.starts[at] if at < len(self.starts) else None
-            turn = [s for s in self.session if s.seq >= start and (end is None or s.seq < end)]
-            changed = list(dict.fromkeys(f for s in turn if s.changes_files for f in s.files))
+        turn = self._turn(step)
+        if turn not in self.changed:
+            begin = self.starts[turn] if turn >= 0 else 0
+            end = self.starts[turn + 1] if turn + 1 < len(self.starts) else None
+            steps = self.session[begin:end]
+            changed = list(dict.fromkeys(f for s in steps if s.changes_files for f in s.files))
             if not changed and not self.recorded:
-                replies = (s.text for s in turn if s.role == RESPONSE)
-                changed = reported_changes(replies, (f for s in turn for f in s.files))
-            self.changed[start] = changed
-        return self.changed[start]
+                replies = (s.text for s in steps if s.role == RESPONSE)
+                changed = reported_changes(replies, (f for s in steps for f in s.files))
+            self.changed[turn] = changed
+        return self.changed[turn]
 
 
 def _fixed_failures(session: list[Step], chinese: bool) -> list[_Candidate]:

@@ -325,7 +325,7 @@ def _keyword_texts(
 def _merge(previous: Summary, fresh: _Digest) -> Summary:
     # Files earlier replies reported changing, in a session that now records its changes:
     # it is read by its records alone, as if summarized whole.
-    edited_before = previous.edited_files if fresh.recorded == _recorded(previous) else []
+    edited_before = [] if fresh.recorded and not _recorded(previous) else previous.edited_files
     return Summary(
         topic=fresh.topic if previous.topic.strip() in PLACEHOLDER_TOPICS else previous.topic,
         current_context=_merged_context(previous.current_context, fresh),
