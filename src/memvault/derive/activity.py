@@ -61,7 +61,7 @@ class Step:
 
 def records_changes(session: Sequence[Step]) -> bool:
     """Whether a session records its changes: any edit, even one that failed or was
-    refused. A history exported without its edits (Cursor's keeps only reads) records
+    refused. A history exported without its edits (a chat exported as text) records
     none, and what its replies report changing is all there is (``derive.reported``); a
     session that records them changed nothing its records do not show."""
     return any(
