@@ -56,6 +56,17 @@ def test_a_name_two_folders_hold_is_left_out_and_one_path_written_twice_is_one()
     ]
 
 
+def test_a_folder_named_like_a_file_is_no_changed_file():
+    """A project folder with a dot in its name ("BlastMerge.Core") reads like a file: one
+    the turn knows a path in, by its tools or its replies, is not a file it changed."""
+    listed = ["BlastMerge.Core", "BlastMerge.Core/FileDiffer.cs"]
+    report = "Updated BlastMerge.Core and BlastMerge.Core/FileDiffer.cs."
+    assert reported_changes([report], listed) == ["BlastMerge.Core/FileDiffer.cs"]
+    written = "Updated `Shop.Api`, see Shop.Api/Startup.cs and src/Shop.Api/x.cs."
+    assert reported_changes([written], ["Shop.Api"]) == []
+    assert reported_changes(["Updated Shop.Api."], ["Shop.Api"]) == ["Shop.Api"]
+
+
 @pytest.mark.parametrize(
     "line",
     [

@@ -14,8 +14,9 @@ showed, not what it reports.
 A file is kept by a path the turn's tools named it by (``FileDiffer.cs`` →
 ``BlastMerge.Core/Services/FileDiffer.cs``, ``C:\\dev\\shop\\src\\app.py`` → ``src/app.py``),
 else by one its replies wrote with its folder; never by a bare name alone, nor by a name
-two paths end in. A fragment's files are checked against the project's folder: a name
-alone would be looked for at its root and found gone.
+two paths end in, nor by a folder the turn knows a path in ("Updated BlastMerge.Core"). A
+fragment's files are checked against the project's folder: a name alone would be looked
+for at its root and found gone.
 """
 
 from __future__ import annotations
@@ -102,14 +103,20 @@ def reported_changes(replies: Iterable[str], known: Iterable[str]) -> list[str]:
     """The files ``replies`` (a turn's) report changing, each by a path the turn knows:
     ``known`` (the files its tools named), else one its replies wrote with a folder."""
     said = [clean(reply) for reply in replies]
-    known_by = _by_name(known)
-    written_by = _by_name(f for text in said for f in _files(text) if "/" in f)
+    known = list(known)
+    written = [f for text in said for f in _files(text) if "/" in f]
+    known_by, written_by = _by_name(known), _by_name(written)
+    # A name with a dot can be a folder ("BlastMerge.Core"): one the turn knows a path in.
+    folders = {
+        folder.casefold() for path in (*known, *written) for folder in _folders_of(file_name(path))
+    }
     names = dict.fromkeys(f.casefold() for text in said for f in _changed(text))
     found = [
         path
         for name in names
         if (path := _resolved(name, known_by.get(_last(name), []), written_by.get(_last(name), [])))
         is not None
+        and path.casefold() not in folders
     ]
     return list(dict.fromkeys(found))
 
@@ -185,6 +192,12 @@ def _by_name(paths: Iterable[str]) -> dict[str, list[str]]:
         if not _ABSOLUTE.match(path) and ".." not in path.split("/"):
             found.setdefault(_last(path.casefold()), []).append(path)
     return found
+
+
+def _folders_of(path: str) -> list[str]:
+    """``a/b/c.py`` → ``a``, ``a/b``."""
+    parts = path.split("/")[:-1]
+    return ["/".join(parts[: end + 1]) for end in range(len(parts))]
 
 
 def _last(path: str) -> str:
