@@ -65,6 +65,14 @@ def test_a_folder_named_like_a_file_is_no_changed_file():
     written = "Updated `Shop.Api`, see Shop.Api/Startup.cs and src/Shop.Api/x.cs."
     assert reported_changes([written], ["Shop.Api"]) == []
     assert reported_changes(["Updated Shop.Api."], ["Shop.Api"]) == ["Shop.Api"]
+    # The folder's paths written from the root, or deeper, make it no file either.
+    for inside in ("C:\\dev\\shop\\BlastMerge.Core\\x.cs", "src/BlastMerge.Core/x.cs"):
+        assert reported_changes(["Updated BlastMerge.Core."], ["BlastMerge.Core", inside]) == []
+    # A file whose name starts a folder's is still a file.
+    assert reported_changes(["Updated src/a.py."], ["src/a.py", "src/a.py.d/x.py"]) == ["src/a.py"]
+    # A folder named like a file leaves the one file of that name unambiguous.
+    settings = ["a/settings.json", "b/settings.json", "b/settings.json/local.json"]
+    assert reported_changes(["Updated settings.json."], settings) == ["a/settings.json"]
 
 
 @pytest.mark.parametrize(

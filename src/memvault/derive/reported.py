@@ -105,20 +105,35 @@ def reported_changes(replies: Iterable[str], known: Iterable[str]) -> list[str]:
     said = [clean(reply) for reply in replies]
     known = list(known)
     written = [f for text in said for f in _files(text) if "/" in f]
-    known_by, written_by = _by_name(known), _by_name(written)
-    # A name with a dot can be a folder ("BlastMerge.Core"): one the turn knows a path in.
+    # A name with a dot can be a folder ("BlastMerge.Core"): one the turn knows a path in,
+    # however it was written (from the root, deeper), is neither a file nor a candidate.
     folders = {
         folder.casefold() for path in (*known, *written) for folder in _folders_of(file_name(path))
     }
+    ends = {end for folder in folders for end in _ends_of(folder)}
+    known_by = _by_name(p for p in known if not _is_folder(p, folders, ends))
+    written_by = _by_name(p for p in written if not _is_folder(p, folders, ends))
     names = dict.fromkeys(f.casefold() for text in said for f in _changed(text))
     found = [
         path
         for name in names
         if (path := _resolved(name, known_by.get(_last(name), []), written_by.get(_last(name), [])))
         is not None
-        and path.casefold() not in folders
     ]
     return list(dict.fromkeys(found))
+
+
+def _is_folder(path: str, folders: set[str], ends: set[str]) -> bool:
+    """Whether ``path`` is one of ``folders`` (casefolded; ``ends``: their ``_ends_of``),
+    either written deeper."""
+    path = file_name(path).casefold()
+    return path in ends or any(end in folders for end in _ends_of(path))
+
+
+def _ends_of(path: str) -> list[str]:
+    """``a/b/c`` → ``a/b/c``, ``b/c``, ``c``."""
+    parts = path.split("/")
+    return ["/".join(parts[start:]) for start in range(len(parts))]
 
 
 def _files(text: str) -> list[str]:
