@@ -1,23 +1,22 @@
-"""Replayed history and recency: how much of ``real_sessions.py``'s search recall comes
-from session summaries being dated the day the history was replayed.
+"""Replayed history and recency: does the real-session search recall hold when the
+history is ranked as a user living through it would have had it ranked?
 
-``real_sessions.py`` replays weeks of history in minutes. Events, observations and
-fragments keep the dates the events carry, but a session's board row is registered when
-the replay sends it, so its summary document is dated the replay day, and with recency in
-the ranking every summary counts as fresh. This reads the homes a ``real_sessions.py
---keep DIR`` run kept (each mode's folder is copied to a temporary one; the kept one is
-never changed), and asks the labelled questions (not the controls) as that run's
-``/search`` asks them (limit 30, the question's project), three ways:
+``real_sessions.py`` replays weeks of history in minutes, and ranks it as of the day it
+runs. This reads the homes a ``real_sessions.py --keep DIR`` run kept (each mode's folder
+is copied to a temporary one; the kept one is never changed; the copy is brought up to
+date by this tree's indexer first), and asks the labelled questions (not the controls) as
+that run's ``/search`` asks them (limit 30, the question's project), three ways:
 
-- *as replayed*: the store as the run left it, ranked as of now;
-- *as lived*: every summary re-dated to its session's last event, and ranked as of the
-  moment the asking session started, as a user working through those weeks would have
-  asked;
+- *now*: ranked as of now, as the run ranked them;
+- *as lived*: ranked as of the moment the asking session started;
 - *as lived, no recency*: the same, with the recency weight at 0 (relevance 0.5,
   importance 0.3).
 
-Prints recall@5 and @10 of the sessions that touched the request's files and of those
-holding a decision it revisits, per mode.
+Until ``summary_document`` dated a summary by its session's last event, a replayed
+session's summary was dated the day its board row was registered (the replay day), so
+every summary ranked as fresh "now" (``docs/benchmarks.md``). Prints recall@5 and @10 of
+the sessions that touched the request's files and of those holding a decision it
+revisits, per mode, and how many summaries are dated the day of the run.
 
     .venv/bin/python bench/live_dates.py KEPT_DIR [--data DIR] [--modes default,lexical]
 """
@@ -27,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import sqlite3
 import sys
 import tempfile
 from datetime import datetime
@@ -39,22 +37,12 @@ from _server import machine
 from real_sessions import DATA, KS, SEARCH_LIMIT, asked, recall
 
 from memvault import Memory
+from memvault.domain import utc_now
 from memvault.search.ranking import Weights
 
 SETS = ("files", "decision")
-WAYS = ("as replayed", "as lived", "as lived, no recency")
+WAYS = ("now", "as lived", "as lived, no recency")
 NO_RECENCY = Weights(relevance=0.5, importance=0.3, recency=0.0)
-
-# A summary's document is keyed by its board row; its session names that row.
-REDATE_SUMMARIES = """
-    UPDATE documents SET updated_at = (
-        SELECT last_event_at FROM sessions s WHERE s.board_session_id = documents.key
-    )
-    WHERE kind = 'summary' AND EXISTS (
-        SELECT 1 FROM sessions s
-        WHERE s.board_session_id = documents.key AND s.last_event_at IS NOT NULL
-    )
-"""
 
 
 def sessions_of(document) -> list[str]:
@@ -65,25 +53,28 @@ def sessions_of(document) -> list[str]:
     return list(dict.fromkeys(named))
 
 
-def copied(kept: Path, into: Path, *, redate: bool) -> tuple[Path, int]:
+def copied(kept: Path, into: Path) -> Path:
     home = into / kept.name
     shutil.copytree(kept, home, ignore=shutil.ignore_patterns("serving.lock"))
-    if not redate:
-        return home, 0
-    with sqlite3.connect(home / "memvault.db") as db:
-        changed = db.execute(REDATE_SUMMARIES).rowcount
-    return home, changed
+    return home
 
 
-def ask_all(home: Path, mode: str, questions: list[dict], starts: dict, way: str) -> dict:
+def ask_all(
+    home: Path, mode: str, questions: list[dict], starts: dict, way: str
+) -> tuple[dict, int]:
     embeddings = "none" if mode == "lexical" else "local"
     scores: dict[str, dict[int, list[float]]] = {s: {k: [] for k in KS} for s in SETS}
     with Memory.open(home=home, embeddings=embeddings, llm="none") as memory:
         if memory.index.semantic is not None:
             memory.index.semantic.warm(wait=True)
         memory.index.fresh()
+        today = utc_now().date().isoformat()
+        fresh = sum(
+            d.updated_at.startswith(today)
+            for d in memory.store.list_documents("summary", include_archived=True, limit=100_000)
+        )
         for question in questions:
-            lived = way != "as replayed"
+            lived = way != "now"
             hits = memory.index.searcher.search(
                 asked(question),
                 limit=SEARCH_LIMIT,
@@ -94,11 +85,12 @@ def ask_all(home: Path, mode: str, questions: list[dict], starts: dict, way: str
             ranked = list(dict.fromkeys(s for hit in hits for s in sessions_of(hit.document)))
             for k in KS:
                 scores[question["set"]][k].append(recall(ranked, set(question["relevant"]), k))
-    return {
+    figures = {
         s: {k: sum(v) / len(v) for k, v in by_k.items()} | {"n": len(by_k[KS[0]])}
         for s, by_k in scores.items()
         if by_k[KS[0]]
     }
+    return figures, fresh
 
 
 def main() -> None:
@@ -124,9 +116,8 @@ def main() -> None:
             sys.exit(f"{kept}: no kept home (run real_sessions.py --keep {args.kept})")
         for way in WAYS:
             with tempfile.TemporaryDirectory() as into:
-                home, redated = copied(kept, Path(into), redate=way != "as replayed")
-                figures = ask_all(home, mode, questions, starts, way)
-            note = f" ({redated} summaries re-dated)" if redated else ""
+                figures, fresh = ask_all(copied(kept, Path(into)), mode, questions, starts, way)
+            note = f" ({fresh} summaries dated today)"
             cells = "  ".join(
                 f"{s} (n={f['n']}) R@5 {f[5]:.2f} R@10 {f[10]:.2f}" for s, f in figures.items()
             )

@@ -287,9 +287,15 @@ def summary_document(
     project: str | None,
     event_ids: Sequence[str],
     mtime: float | None,
+    worked_at: str | None = None,
 ) -> DocumentDraft:
-    """A board session: its row (topic, summary, keywords) and its snapshot's text."""
+    """A board session: its row (topic, summary, keywords) and its snapshot's text. It is
+    dated, as the session's other memory is, by the day of its host session's last event
+    (``worked_at``); a row no host session is tied to, by its Updated At. A history sent
+    or imported today registers its rows today: by their rows, its summaries would all
+    rank as fresh, above the events, fragments and sessions they summarize."""
     text = "\n".join(part for part in (row.summary, snapshot or "") if part.strip())
+    dated = _day(worked_at) or _board_time(row.updated_at or row.started_at)
     return DocumentDraft(
         kind="summary",
         key=row.session_id,
@@ -300,12 +306,12 @@ def summary_document(
             terms(row.topic),
             terms(text),
             terms(row.keywords),
-            date_terms(_board_time(row.updated_at or row.started_at)),
+            date_terms(dated),
         ),
         embed_text=head(f"{row.topic}\n{row.summary}\n{row.keywords}"),
         importance=SUMMARY_IMPORTANCE,
-        updated_at=_board_time(row.updated_at or row.started_at),
-        content_hash=content_hash(row, snapshot, project, list(event_ids)),
+        updated_at=dated,
+        content_hash=content_hash(row, snapshot, project, list(event_ids), dated),
         project=project,
         session_id=row.session_id,
         path=path,

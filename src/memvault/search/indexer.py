@@ -286,6 +286,7 @@ class Indexer:
             self.refresh_board()  # the board mirror first, so rows edited by hand count
         known = self.store.document_stamps("summary")
         links = self.store.board_links()
+        worked = self.store.board_last_events()
         changed: list[DocumentDraft] = []
         seen: set[str] = set()
         for row in self.store.board_rows(limit=100_000):
@@ -308,6 +309,7 @@ class Indexer:
                 project=link[1] if link else None,
                 event_ids=event_ids,
                 mtime=None,
+                worked_at=worked.get(row.session_id),
             )
             if known.get(row.session_id, (None,))[0] != draft.content_hash:
                 changed.append(draft)

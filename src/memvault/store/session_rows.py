@@ -199,6 +199,13 @@ class BoardRows(Engine):
         )
         return {row[0]: (row[1], row[2]) for row in rows}
 
+    def board_last_events(self) -> dict[str, str]:
+        rows = self._select(
+            "SELECT board_session_id, last_event_at FROM sessions"
+            " WHERE board_session_id IS NOT NULL AND last_event_at IS NOT NULL"
+        )
+        return {row[0]: row[1] for row in rows}
+
     def board_session_taken(self, board_session_id: str) -> bool:
         row = self._select_one(
             "SELECT 1 FROM sessions WHERE board_session_id = ?", (board_session_id,)

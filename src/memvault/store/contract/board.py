@@ -25,6 +25,11 @@ class BoardMirror(ABC):
         """Board Session ID → (host session id, project) for every tied session."""
 
     @abstractmethod
+    def board_last_events(self) -> dict[str, str]:
+        """Board Session ID → when its tied host session's last event happened (ISO time),
+        for every tied session with events."""
+
+    @abstractmethod
     def board_session_taken(self, board_session_id: str) -> bool:
         """Whether a host session is tied to this board Session ID."""
 
