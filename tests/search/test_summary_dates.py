@@ -8,6 +8,7 @@ import pytest
 
 from memvault import Memory
 from memvault.domain import utc_now
+from tests.helpers import envelope
 
 
 @pytest.fixture
@@ -17,16 +18,16 @@ def memory(tmp_path):
 
 
 def event(session: str, n: int, hook: str, data: dict, day: str) -> dict:
-    return {
-        "hookType": hook,
-        "sessionId": session,
-        "eventId": f"{session}:{n}",
-        "project": "blast",
-        "cwd": "/src/blast",
-        "agentId": "cursor",
-        "timestamp": f"{day}T10:00:{n:02d}.000Z",
-        "data": data,
-    }
+    return envelope(
+        session,
+        n,
+        hookType=hook,
+        eventId=f"{session}:{n}",
+        project="blast",
+        agentId="cursor",
+        timestamp=f"{day}T10:00:{n:02d}.000Z",
+        data=data,
+    )
 
 
 def old_session(memory: Memory) -> str:
