@@ -110,6 +110,18 @@ def test_session_times_and_counts_follow_events_in_any_order(store):
     assert session.last_event_at.endswith("10:00:50.000Z")
 
 
+def test_a_tied_board_row_knows_its_sessions_last_event(store):
+    store.append_events([event(n=30), event(n=10), event("s2", 5), event("s3", 7)])
+    assert store.link_board_session("s1", "2026-12-06-1000-cursor-main-agent")
+    assert store.link_board_session("s2", "2026-12-06-1001-cursor-main-agent")
+    store.append_events([event(n=50)])
+    assert store.board_last_events() == {
+        "2026-12-06-1000-cursor-main-agent": store.get_session("s1").last_event_at,
+        "2026-12-06-1001-cursor-main-agent": store.get_session("s2").last_event_at,
+    }
+    assert store.get_session("s1").last_event_at.endswith("10:00:50.000Z")
+
+
 def test_new_sessions_have_empty_watermarks(store):
     store.append_events([event()])
     session = store.get_session("s1")
