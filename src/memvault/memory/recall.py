@@ -16,6 +16,7 @@ from memvault.config import Settings
 from memvault.domain import DOCUMENT_KINDS, Document, iso, utc_now
 from memvault.errors import InvalidInput
 from memvault.memory.index import Index
+from memvault.memory.telling import passed_over
 from memvault.search.engine import Hit
 from memvault.search.ranking import Weights
 from memvault.store import Store
@@ -81,7 +82,9 @@ class Recall:
         include_archived: bool = False,
         weights: Weights | None = None,
     ) -> list[Hit]:
-        """Memory matching ``query``, best first (L0: titles and summaries)."""
+        """Memory matching ``query``, best first (L0: titles and summaries); never the
+        sessions' bookkeeping (``telling.passed_over``: an idle row nobody described, a
+        session starting, what memvault gave an agent)."""
         kinds = _kinds(kinds)
         if not 1 <= limit <= 100:
             raise InvalidInput("limit must be from 1 to 100", fields=["limit"])
@@ -93,6 +96,7 @@ class Recall:
             kinds=kinds,
             include_archived=include_archived,
             weights=weights,
+            admit=lambda document: not passed_over(document),
         )
 
     def public_id(self, document: Document) -> str:

@@ -248,6 +248,13 @@ def is_bookkeeping(document: Document) -> bool:
     return document.kind == "summary" and not tellable_summary(document, None)
 
 
+def passed_over(document: Document) -> bool:
+    """Whether a search passes over a hit: bookkeeping (``is_bookkeeping``), but for a tool
+    about to run, which is work (a command, a file), and the only record of a file Cursor
+    reads (``beforeReadFile``)."""
+    return is_bookkeeping(document) and document.meta.get("hookType") != "pre_tool_use"
+
+
 def tellable_observation(document: Document, session_id: str | None) -> bool:
     """Whether an observation belongs in another block: not the asking session's own (its
     prompt, its steps), not bookkeeping, not the host's own tool calls."""

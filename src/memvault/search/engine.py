@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
@@ -99,8 +99,10 @@ class Searcher:
         include_archived: bool = False,
         weights: Weights | None = None,
         now: datetime | None = None,
+        admit: Callable[[Document], bool] | None = None,
     ) -> list[Hit]:
-        """The ``limit`` best hits among ``kinds``, ranked together."""
+        """The ``limit`` best hits among ``kinds``, ranked together; with ``admit``, of the
+        documents it admits (the others take no place)."""
         kinds = [kind for kind in DOCUMENT_KINDS if kind in kinds]
         if not kinds or limit < 1:
             return []
@@ -111,6 +113,8 @@ class Searcher:
             query, scope, dict.fromkeys(kinds, pool), keep=pool
         )
         hits = self._ranked(query, lexical, semantic, documents, scope, weights, now)
+        if admit is not None:
+            hits = [hit for hit in hits if admit(hit.document)]
         return below_sessions(one_per_session(hits), SESSION_HITS)[:limit]
 
     def find(

@@ -1,0 +1,84 @@
+"""A search (REST ``/search``, MCP, CLI) answers with memory, not bookkeeping: no idle
+board row nobody described yet, no record of what memvault gave an agent, no session
+starting. Fresh and rated like any summary, placeholder rows outranked months of real
+work whose words matched far better."""
+
+from __future__ import annotations
+
+from tests.context.conftest import start
+from tests.helpers import envelope
+
+
+def _worked(memory) -> None:
+    memory.observe(
+        envelope(
+            "old",
+            1,
+            hookType="prompt_submit",
+            timestamp="2025-03-01T10:00:00.000Z",
+            data={"prompt": "rotate the refresh token on every use"},
+        )
+    )
+
+
+def test_a_search_leaves_out_placeholder_rows_and_memvaults_own_records(auth_memory):
+    _worked(auth_memory)
+    for session in ("one", "two", "three"):
+        start(auth_memory, session)  # idle rows with the registration's topic and summary
+    auth_memory.context.context(
+        project="demo-app", query="refresh token", session_id="one", answering="UserPromptSubmit"
+    )
+    auth_memory.index.index_now(vectors=False)
+    searcher = auth_memory.index.searcher
+    indexed = searcher.search("sessionStart registration memory given", limit=50)
+    assert {h.document.kind for h in indexed} >= {"summary", "observation"}  # all indexed
+
+    for query in ("refresh token", "sessionStart registration", "memory given", "session"):
+        hits = auth_memory.search(query, limit=20)
+        for hit in hits:
+            document = hit.document
+            assert not (document.kind == "summary" and document.meta.get("status") == "idle")
+            assert document.meta.get("type") != "host_internal", (query, document.title)
+            assert document.meta.get("hookType") != "session_start", (query, document.title)
+    found = auth_memory.search("refresh token", limit=20)
+    assert any(h.document.session_id == "old" for h in found)
+
+
+def test_a_described_idle_row_is_still_found(auth_memory):
+    start(auth_memory, "one")
+    row = auth_memory.reads.session("one").board_session_id
+    auth_memory.board.update_session(row, None, topic="Token rotation spike")
+    auth_memory.index.index_now(vectors=False)
+    assert any(h.document.key == row for h in auth_memory.search("token rotation spike"))
+
+
+def test_a_search_fills_its_limit_past_the_bookkeeping_it_leaves_out(auth_memory):
+    for n in range(12):
+        start(auth_memory, f"s{n}")
+    for n in range(12):
+        auth_memory.observe(
+            envelope(
+                "work",
+                n,
+                hookType="prompt_submit",
+                timestamp="2025-03-01T10:00:00.000Z",
+                data={"prompt": f"refresh token case {n}"},
+            )
+        )
+    auth_memory.index.index_now(vectors=False)
+    assert len(auth_memory.search("refresh token", limit=10)) == 10
+
+
+def test_a_tool_about_to_run_is_still_found(auth_memory):
+    """Cursor tells of a file read only before it happens (``beforeReadFile``)."""
+    auth_memory.observe(
+        envelope(
+            "reading",
+            1,
+            hookType="pre_tool_use",
+            data={"tool_name": "Read", "tool_input": {"file_path": "src/auth/rotation.py"}},
+        )
+    )
+    auth_memory.index.index_now(vectors=False)
+    hits = auth_memory.search("rotation.py")
+    assert any(h.document.meta.get("hookType") == "pre_tool_use" for h in hits)
