@@ -38,6 +38,7 @@ from real_sessions import DATA, KS, SEARCH_LIMIT, asked, recall
 
 from memvault import Memory
 from memvault.domain import utc_now
+from memvault.memory.telling import passed_over
 from memvault.search.ranking import Weights
 
 SETS = ("files", "decision")
@@ -81,6 +82,7 @@ def ask_all(
                 project=question["project"],
                 now=starts[question["session"]] if lived else None,
                 weights=NO_RECENCY if way == "as lived, no recency" else None,
+                admit=lambda document: not passed_over(document),  # as Recall.search
             )
             ranked = list(dict.fromkeys(s for hit in hits for s in sessions_of(hit.document)))
             for k in KS:
