@@ -69,6 +69,35 @@ def test_a_search_fills_its_limit_past_the_bookkeeping_it_leaves_out(auth_memory
     assert len(auth_memory.search("refresh token", limit=10)) == 10
 
 
+def test_bookkeeping_that_crowds_the_candidates_leaves_the_work_found(memory):
+    """A host's notification in every session, more of them than a search's candidates:
+    the work behind them is still found, its list full."""
+    noise = [
+        envelope(
+            f"s{n}",
+            0,
+            hookType="notification",
+            data={"message": "Claude needs your permission to use Bash"},
+        )
+        for n in range(150)
+    ]
+    work = [
+        envelope(
+            "work",
+            n,
+            hookType="prompt_submit",
+            timestamp="2025-03-01T10:00:00.000Z",
+            data={"prompt": f"ask before any Bash command that needs permission, case {n}"},
+        )
+        for n in range(15)
+    ]
+    assert memory.observe_many(noise + work).failed == 0
+    memory.index.index_now(vectors=False)
+    hits = memory.search("permission to use Bash", limit=10)
+    assert len(hits) == 10
+    assert {h.document.session_id for h in hits} == {"work"}
+
+
 def test_a_tool_about_to_run_is_still_found(auth_memory):
     """Cursor tells of a file read only before it happens (``beforeReadFile``)."""
     auth_memory.observe(
@@ -82,3 +111,18 @@ def test_a_tool_about_to_run_is_still_found(auth_memory):
     auth_memory.index.index_now(vectors=False)
     hits = auth_memory.search("rotation.py")
     assert any(h.document.meta.get("hookType") == "pre_tool_use" for h in hits)
+
+
+def test_the_hosts_own_tool_about_to_run_is_passed_over(auth_memory):
+    """ToolSearch is the host looking for its tools, not the session's work."""
+    auth_memory.observe(
+        envelope(
+            "hosting",
+            1,
+            hookType="pre_tool_use",
+            data={"tool_name": "ToolSearch", "tool_input": {"query": "zebra"}},
+        )
+    )
+    auth_memory.index.index_now(vectors=False)
+    assert auth_memory.index.searcher.search("zebra")  # indexed
+    assert not auth_memory.search("zebra")

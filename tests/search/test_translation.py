@@ -48,7 +48,8 @@ def test_a_chinese_request_finds_an_english_memory_through_its_translation(tmp_p
     with _open(tmp_path / "offline", None) as memory:
         _remember(memory)
         assert "obs_1" not in ids(memory.search(ASKED, kinds=["observation"]))
-    with _open(tmp_path / "online", server) as memory:
+    # Waits for the translation as long as a loaded machine may need (it is quick).
+    with _open(tmp_path / "online", server, translate_wait_seconds=30) as memory:
         _remember(memory)
         assert ids(memory.search(ASKED, kinds=["observation"]))[0] == "obs_1"
     (asked,) = translations(server)
@@ -56,7 +57,7 @@ def test_a_chinese_request_finds_an_english_memory_through_its_translation(tmp_p
 
 
 def test_a_request_is_translated_once(tmp_path, server):
-    with _open(tmp_path / "home", server) as memory:
+    with _open(tmp_path / "home", server, translate_wait_seconds=30) as memory:
         _remember(memory)
         for _ in range(3):
             assert ids(memory.search(ASKED, kinds=["observation"]))[0] == "obs_1"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from memvault.domain import AppendFailure, AppendResult, BoardRow
+from memvault.domain import AppendFailure, AppendResult, BoardRow, iso, utc_now
 from memvault.ingest import prepare
 from memvault.ingest.envelope import Envelope, validate
 from tests.helpers import envelope
@@ -120,6 +120,16 @@ def test_a_tied_board_row_knows_its_sessions_last_event(store):
         "2026-12-06-1001-cursor-main-agent": store.get_session("s2").last_event_at,
     }
     assert store.get_session("s1").last_event_at.endswith("10:00:50.000Z")
+
+
+def test_a_board_rows_last_event_is_never_later_than_it_was_received(store):
+    """A host's clock set ahead: the event is dated when the server got it."""
+    store.append_events([event("ahead", 1, timestamp="2099-01-01T00:00:00.000Z")])
+    assert store.link_board_session("ahead", "2026-12-06-1002-cursor-main-agent")
+    session = store.get_session("ahead")
+    assert session.last_event_at.startswith("2099")
+    dated = store.board_last_events()["2026-12-06-1002-cursor-main-agent"]
+    assert dated <= iso(utc_now())  # received just now
 
 
 def test_new_sessions_have_empty_watermarks(store):

@@ -252,7 +252,9 @@ def passed_over(document: Document) -> bool:
     """Whether a search passes over a hit: bookkeeping (``is_bookkeeping``), but for a tool
     about to run, which is work (a command, a file), and the only record of a file Cursor
     reads (``beforeReadFile``)."""
-    return is_bookkeeping(document) and document.meta.get("hookType") != "pre_tool_use"
+    if document.meta.get("hookType") == "pre_tool_use":
+        return document.meta.get("type") == "host_internal"
+    return is_bookkeeping(document)
 
 
 def tellable_observation(document: Document, session_id: str | None) -> bool:

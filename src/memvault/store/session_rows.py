@@ -200,8 +200,11 @@ class BoardRows(Engine):
         return {row[0]: (row[1], row[2]) for row in rows}
 
     def board_last_events(self) -> dict[str, str]:
+        # An event's time is the host's clock; never later than when it was received.
         rows = self._select(
-            "SELECT board_session_id, last_event_at FROM sessions"
+            "SELECT board_session_id, CASE WHEN last_received_at IS NOT NULL"
+            " AND last_received_at < last_event_at THEN last_received_at"
+            " ELSE last_event_at END FROM sessions"
             " WHERE board_session_id IS NOT NULL AND last_event_at IS NOT NULL"
         )
         return {row[0]: row[1] for row in rows}

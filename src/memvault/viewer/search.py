@@ -9,7 +9,6 @@ from fastapi import APIRouter, Query, Request, Response
 
 from memvault.domain import DOCUMENT_KINDS
 from memvault.errors import InvalidInput
-from memvault.memory.telling import is_bookkeeping
 from memvault.viewer.render import memory_of, obsidian, page
 
 router = APIRouter(include_in_schema=False)
@@ -29,11 +28,11 @@ def search(
     kinds = [kind] if kind in DOCUMENT_KINDS else None
     if q.strip():
         try:
-            found = memory.recall.search(
-                q, limit=2 * HITS, project=project or None, kinds=kinds, include_archived=archived
+            # A search passes over the sessions' bookkeeping (sessions starting and ending,
+            # memvault's own records), as it does for agents: not what a person seeks.
+            hits = memory.recall.search(
+                q, limit=HITS, project=project or None, kinds=kinds, include_archived=archived
             )
-            # Sessions starting and ending, memvault's own records: not what a person seeks.
-            hits = [hit for hit in found if not is_bookkeeping(hit.document)][:HITS]
         except InvalidInput as exc:
             problem = exc.message
     form = {"q": q, "kind": kind if kinds else "", "project": project, "archived": archived}

@@ -26,8 +26,9 @@ class BoardMirror(ABC):
 
     @abstractmethod
     def board_last_events(self) -> dict[str, str]:
-        """Board Session ID → when its tied host session's last event happened (ISO time),
-        for every tied session with events."""
+        """Board Session ID → when its tied host session's last event happened (ISO time;
+        never later than it was received: a host's clock may run ahead), for every tied
+        session with events."""
 
     @abstractmethod
     def board_session_taken(self, board_session_id: str) -> bool:
