@@ -51,6 +51,14 @@ def test_search_leaves_out_bookkeeping(server):
         body = envelope("host-books", n, hookType=hook, data={"source": "startup zebra"})
         body["data"] |= {"message": "zebra waiting", "reason": "zebra exit"}
         assert httpx.post(f"{server.url}/agentmemory/observe", json=body, timeout=10).is_success
+    # A file Cursor reads is told only before it happens: work, and shown.
+    read = envelope(
+        "host-books",
+        8,
+        hookType="pre_tool_use",
+        data={"tool_name": "Read", "tool_input": {"file_path": "src/zebra_reader.py"}},
+    )
+    assert httpx.post(f"{server.url}/agentmemory/observe", json=read, timeout=10).is_success
     worked = envelope("host-books", 9, data={"tool_name": "Bash", "tool_input": "zebra build"})
     assert httpx.post(f"{server.url}/agentmemory/observe", json=worked, timeout=10).is_success
 
@@ -66,7 +74,7 @@ def test_search_leaves_out_bookkeeping(server):
     found = wait_for(indexed, timeout=30)
     titles = [r.get("title") or "" for r in found["results"]]
     page = text(server, "/search?q=zebra")
-    assert "zebra build" in page
+    assert "zebra build" in page and "zebra_reader.py" in page
     for bookkeeping in ("Session started", "Notification:", "Session ended"):
         assert bookkeeping not in page, bookkeeping
         assert not [t for t in titles if bookkeeping in t], bookkeeping
