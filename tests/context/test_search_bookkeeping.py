@@ -98,31 +98,22 @@ def test_bookkeeping_that_crowds_the_candidates_leaves_the_work_found(memory):
     assert {h.document.session_id for h in hits} == {"work"}
 
 
+def _about_to_run(memory, tool: str, given: dict) -> None:
+    memory.observe(
+        envelope("tools", 1, hookType="pre_tool_use", data={"tool_name": tool, "tool_input": given})
+    )
+    memory.index.index_now(vectors=False)
+
+
 def test_a_tool_about_to_run_is_still_found(auth_memory):
     """Cursor tells of a file read only before it happens (``beforeReadFile``)."""
-    auth_memory.observe(
-        envelope(
-            "reading",
-            1,
-            hookType="pre_tool_use",
-            data={"tool_name": "Read", "tool_input": {"file_path": "src/auth/rotation.py"}},
-        )
-    )
-    auth_memory.index.index_now(vectors=False)
+    _about_to_run(auth_memory, "Read", {"file_path": "src/auth/rotation.py"})
     hits = auth_memory.search("rotation.py")
     assert any(h.document.meta.get("hookType") == "pre_tool_use" for h in hits)
 
 
 def test_the_hosts_own_tool_about_to_run_is_passed_over(auth_memory):
     """ToolSearch is the host looking for its tools, not the session's work."""
-    auth_memory.observe(
-        envelope(
-            "hosting",
-            1,
-            hookType="pre_tool_use",
-            data={"tool_name": "ToolSearch", "tool_input": {"query": "zebra"}},
-        )
-    )
-    auth_memory.index.index_now(vectors=False)
+    _about_to_run(auth_memory, "ToolSearch", {"query": "zebra"})
     assert auth_memory.index.searcher.search("zebra")  # indexed
     assert not auth_memory.search("zebra")
