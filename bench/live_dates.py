@@ -34,24 +34,16 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 from _server import machine
-from real_sessions import DATA, KS, SEARCH_LIMIT, asked, recall
+from real_sessions import DATA, KS, SEARCH_LIMIT, asked, recall, sessions_of
 
 from memvault import Memory
 from memvault.domain import utc_now
-from memvault.memory.telling import passed_over
+from memvault.memory.telling import is_bookkeeping
 from memvault.search.ranking import Weights
 
 SETS = ("files", "decision")
 WAYS = ("now", "as lived", "as lived, no recency")
 NO_RECENCY = Weights(relevance=0.5, importance=0.3, recency=0.0)
-
-
-def sessions_of(document) -> list[str]:
-    """The host sessions a hit came from (as ``real_sessions.sessions_of`` reads a view)."""
-    named = [str(e).split(":", 1)[0] for e in document.event_ids or []]
-    if not named and document.session_id:
-        named = [document.session_id]
-    return list(dict.fromkeys(named))
 
 
 def copied(kept: Path, into: Path) -> Path:
@@ -82,9 +74,11 @@ def ask_all(
                 project=question["project"],
                 now=starts[question["session"]] if lived else None,
                 weights=NO_RECENCY if way == "as lived, no recency" else None,
-                admit=lambda document: not passed_over(document),  # as Recall.search
+                admit=lambda document: not is_bookkeeping(document),  # as Recall.search
             )
-            ranked = list(dict.fromkeys(s for hit in hits for s in sessions_of(hit.document)))
+            views = [{"eventIds": h.document.event_ids, "sessionId": h.document.session_id}
+                     for h in hits]  # fmt: skip
+            ranked = list(dict.fromkeys(s for view in views for s in sessions_of(view)))
             for k in KS:
                 scores[question["set"]][k].append(recall(ranked, set(question["relevant"]), k))
     figures = {

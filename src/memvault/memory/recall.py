@@ -16,7 +16,7 @@ from memvault.config import Settings
 from memvault.domain import DOCUMENT_KINDS, Document, iso, utc_now
 from memvault.errors import InvalidInput
 from memvault.memory.index import Index
-from memvault.memory.telling import passed_over
+from memvault.memory.telling import is_bookkeeping
 from memvault.search.engine import Hit
 from memvault.search.ranking import Weights
 from memvault.store import Store
@@ -83,7 +83,7 @@ class Recall:
         weights: Weights | None = None,
     ) -> list[Hit]:
         """Memory matching ``query``, best first (L0: titles and summaries); never the
-        sessions' bookkeeping (``telling.passed_over``: an idle row nobody described, a
+        sessions' bookkeeping (``telling.is_bookkeeping``: an idle row nobody described, a
         session starting, what memvault gave an agent)."""
         kinds = _kinds(kinds)
         if not 1 <= limit <= 100:
@@ -96,7 +96,7 @@ class Recall:
             kinds=kinds,
             include_archived=include_archived,
             weights=weights,
-            admit=lambda document: not passed_over(document),
+            admit=_not_bookkeeping,
         )
 
     def public_id(self, document: Document) -> str:
@@ -187,3 +187,7 @@ def _kinds(kinds: list[str] | tuple[str, ...] | None) -> list[str]:
             f"kinds must be some of {', '.join(DOCUMENT_KINDS)}; got {kinds!r}", fields=["kinds"]
         )
     return list(kinds)
+
+
+def _not_bookkeeping(document: Document) -> bool:
+    return not is_bookkeeping(document)

@@ -231,30 +231,23 @@ _UNTOLD_HOOKS = frozenset(
 )
 
 
-# Of those, what is bookkeeping wherever it shows (the viewer's search too): a turn's end
-# carries the agent's answer, and stays.
-_BOOKKEEPING_HOOKS = _UNTOLD_HOOKS - {"stop"}
+# Of those, what a search passes over wherever it shows (REST, MCP, CLI, the viewer): a
+# turn's end carries the agent's answer, and a tool about to run is work (a command, a
+# file; the only record of a file Cursor reads, ``beforeReadFile``); both stay.
+_BOOKKEEPING_HOOKS = _UNTOLD_HOOKS - {"stop", "pre_tool_use"}
 
 
 def is_bookkeeping(document: Document) -> bool:
-    """Whether a search hit records the session's bookkeeping rather than its work: a
-    session starting or ending, a notification, compaction, a tool about to run, what
-    memvault gave an agent, an idle board row nobody described yet."""
+    """Whether a search hit records the session's bookkeeping rather than its work (a
+    search passes over it): a session starting or ending, a notification, compaction,
+    the host's own tools, what memvault gave an agent, an idle board row nobody
+    described yet."""
     if document.kind == "observation":
         return (
             document.meta.get("type") == "host_internal"
             or document.meta.get("hookType") in _BOOKKEEPING_HOOKS
         )
     return document.kind == "summary" and not tellable_summary(document, None)
-
-
-def passed_over(document: Document) -> bool:
-    """Whether a search passes over a hit: bookkeeping (``is_bookkeeping``), but for a tool
-    about to run, which is work (a command, a file), and the only record of a file Cursor
-    reads (``beforeReadFile``)."""
-    if document.meta.get("hookType") == "pre_tool_use":
-        return document.meta.get("type") == "host_internal"
-    return is_bookkeeping(document)
 
 
 def tellable_observation(document: Document, session_id: str | None) -> bool:
