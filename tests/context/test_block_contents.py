@@ -60,7 +60,8 @@ def test_another_sessions_tool_call_is_its_title_never_its_payload(auth_memory):
 def test_placeholder_board_rows_are_never_given(auth_memory):
     start(auth_memory, "one")  # an idle row, "未設定" with the registration's summary
     auth_memory.index.index_now(vectors=False)
-    assert auth_memory.index.searcher.search("sessionStart", kinds=["summary"])  # indexed
+    assert auth_memory.store.list_documents("summary")  # kept, with no words to match
+    assert not auth_memory.index.searcher.search("sessionStart", kinds=["summary"])
     start(auth_memory, "two")
     for query in (None, "sessionStart 未設定 registration", "refresh token"):
         packed = auth_memory.context.context(project="demo-app", query=query)

@@ -68,7 +68,10 @@ def test_each_block_is_recorded_in_the_session_with_what_it_gave(auth_memory):
 def test_a_record_of_an_injection_is_never_injected(auth_memory):
     start(auth_memory, "one")
     auth_memory.index.index_now(vectors=False)
-    assert auth_memory.index.searcher.search("memory given SessionStart", kinds=["observation"])
+    kept = auth_memory.store.list_documents("observation")
+    assert [d.meta.get("hookType") for d in kept] == ["context_injected"]
+    searched = auth_memory.index.searcher.search("memory given SessionStart", kinds=["observation"])
+    assert not searched  # no words of it indexed
     start(auth_memory, "two")
     packed = _ask(auth_memory, "two", "memory given SessionStart fragments")
     assert "Memory given" not in packed.text

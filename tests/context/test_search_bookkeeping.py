@@ -1,10 +1,12 @@
 """A search (REST ``/search``, MCP, CLI) answers with memory, not bookkeeping: no idle
 board row nobody described yet, no record of what memvault gave an agent, no session
 starting. Fresh and rated like any summary, placeholder rows outranked months of real
-work whose words matched far better."""
+work whose words matched far better. They are kept among their sessions' documents with
+no words in the index, so thousands of them cannot crowd the work out either."""
 
 from __future__ import annotations
 
+from memvault.search.lexical import RARE_DOCUMENTS
 from tests.context.conftest import start
 from tests.helpers import envelope
 
@@ -29,9 +31,17 @@ def test_a_search_leaves_out_placeholder_rows_and_memvaults_own_records(auth_mem
         project="demo-app", query="refresh token", session_id="one", answering="UserPromptSubmit"
     )
     auth_memory.index.index_now(vectors=False)
-    searcher = auth_memory.index.searcher
-    indexed = searcher.search("sessionStart registration memory given", limit=50)
-    assert {h.document.kind for h in indexed} >= {"summary", "observation"}  # all indexed
+    kept = auth_memory.store.list_documents("observation", limit=100)
+    hooks = {document.meta.get("hookType") for document in kept}
+    assert "context_injected" in hooks  # kept among the documents
+    assert len(auth_memory.store.list_documents("summary")) == 3
+    searcher = auth_memory.index.searcher  # which does not know what bookkeeping is
+    indexed = searcher.search(
+        "sessionStart registration memory given refresh token",
+        limit=50,
+        kinds=["observation", "summary"],
+    )
+    assert {h.document.session_id for h in indexed} == {"old"}  # no words of theirs indexed
 
     for query in ("refresh token", "sessionStart registration", "memory given", "session"):
         hits = auth_memory.search(query, limit=20)
@@ -115,5 +125,37 @@ def test_a_tool_about_to_run_is_still_found(auth_memory):
 def test_the_hosts_own_tool_about_to_run_is_passed_over(auth_memory):
     """ToolSearch is the host looking for its tools, not the session's work."""
     _about_to_run(auth_memory, "ToolSearch", {"query": "zebra"})
-    assert auth_memory.index.searcher.search("zebra")  # indexed
+    kept = auth_memory.store.list_documents("observation")
+    assert [d.meta.get("type") for d in kept] == ["host_internal"]
+    assert not auth_memory.index.searcher.search("zebra")
     assert not auth_memory.search("zebra")
+
+
+def test_thousands_of_notices_holding_every_word_leave_the_work_found(memory):
+    """More notices than the index calls a word rare for: every word of the request is
+    common, and the index is asked for the newest documents holding them all. Only the
+    notices did (each says all three words); the work, which says two, was never found."""
+    noise = [
+        envelope(
+            f"s{n}",
+            0,
+            hookType="notification",
+            data={"message": "Claude needs your permission to use Bash"},
+        )
+        for n in range(RARE_DOCUMENTS + 100)
+    ]
+    work = [
+        envelope(
+            "work",
+            n,
+            hookType="prompt_submit",
+            timestamp="2025-03-01T10:00:00.000Z",
+            data={"prompt": f"ask before any Bash command that needs permission, case {n}"},
+        )
+        for n in range(15)
+    ]
+    assert memory.observe_many(noise + work).failed == 0
+    memory.index.index_now(vectors=False)
+    hits = memory.search("permission to use Bash", limit=10)
+    assert len(hits) == 10
+    assert {h.document.session_id for h in hits} == {"work"}

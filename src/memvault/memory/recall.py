@@ -16,7 +16,7 @@ from memvault.config import Settings
 from memvault.domain import DOCUMENT_KINDS, Document, iso, utc_now
 from memvault.errors import InvalidInput
 from memvault.memory.index import Index
-from memvault.memory.telling import is_bookkeeping
+from memvault.search.documents import is_bookkeeping
 from memvault.search.engine import Hit
 from memvault.search.ranking import Weights
 from memvault.store import Store
@@ -83,7 +83,7 @@ class Recall:
         weights: Weights | None = None,
     ) -> list[Hit]:
         """Memory matching ``query``, best first (L0: titles and summaries); never the
-        sessions' bookkeeping (``telling.is_bookkeeping``: an idle row nobody described, a
+        sessions' bookkeeping (``documents.is_bookkeeping``: an idle row nobody described, a
         session starting, what memvault gave an agent)."""
         kinds = _kinds(kinds)
         if not 1 <= limit <= 100:

@@ -10,10 +10,10 @@ from memvault.derive.fragments import confirmed
 from memvault.derive.names import Names, code_names, file_names, of_project, written_names
 from memvault.derive.supersede import DECISION_TAG, files_in
 from memvault.domain import Document
-from memvault.language import placeholder_summaries, placeholder_topics
 from memvault.memory.reading import INJECTION_HOOK
 from memvault.search import context as packing
 from memvault.search import focus
+from memvault.search.documents import BOOKKEEPING_HOOKS, placeholder_row
 from memvault.search.engine import Hit, one_per_session
 from memvault.vault.fragments import retired_mark
 from memvault.vault.remember import facts_from
@@ -214,40 +214,12 @@ def named_among(
     return [document for _, _, document in found[:DECISIONS_TOLD]]
 
 
-# Observations that are the session's bookkeeping rather than its work: a session starting
-# or ending, a turn ending, compaction, notifications, a tool about to run (its result
-# follows), and memvault's own record of what it injected.
-_UNTOLD_HOOKS = frozenset(
-    {
-        "session_start",
-        "session_end",
-        "stop",
-        "pre_compact",
-        "post_compact",
-        "notification",
-        "pre_tool_use",
-        INJECTION_HOOK,
-    }
-)
-
-
-# Of those, what a search passes over wherever it shows (REST, MCP, CLI, the viewer): a
-# turn's end carries the agent's answer, and a tool about to run is work (a command, a
-# file; the only record of a file Cursor reads, ``beforeReadFile``); both stay.
-_BOOKKEEPING_HOOKS = _UNTOLD_HOOKS - {"stop", "pre_tool_use"}
-
-
-def is_bookkeeping(document: Document) -> bool:
-    """Whether a search hit records the session's bookkeeping rather than its work (a
-    search passes over it): a session starting or ending, a notification, compaction,
-    the host's own tools, what memvault gave an agent, an idle board row nobody
-    described yet."""
-    if document.kind == "observation":
-        return (
-            document.meta.get("type") == "host_internal"
-            or document.meta.get("hookType") in _BOOKKEEPING_HOOKS
-        )
-    return document.kind == "summary" and not tellable_summary(document, None)
+# Observations that are not another block's to tell: a session's bookkeeping
+# (``documents.BOOKKEEPING_HOOKS``: a search never finds them), a turn ending, and a tool
+# about to run (its result follows). Those two a search finds: a turn's end carries the
+# agent's answer, and a tool about to run is work (a command, a file; the only record of a
+# file Cursor reads, ``beforeReadFile``).
+_UNTOLD_HOOKS = BOOKKEEPING_HOOKS | {"stop", "pre_tool_use", INJECTION_HOOK}
 
 
 def tellable_observation(document: Document, session_id: str | None) -> bool:
@@ -269,8 +241,4 @@ def tellable_summary(
         return document.key != session_id
     if own_row and document.key == own_row:
         return False
-    if document.meta.get("status") != "idle":
-        return True
-    topic = document.title.strip()
-    unset = topic in placeholder_topics() or topic.lower() == "untitled" or topic == document.key
-    return not (unset or document.summary.strip() in placeholder_summaries())
+    return not placeholder_row(document)

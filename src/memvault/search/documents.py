@@ -9,6 +9,7 @@ the model (``embeddings.window``); the terms hold it whole.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import hashlib
 import re
@@ -27,6 +28,7 @@ from memvault.domain import (
     parse_timestamp,
 )
 from memvault.embeddings.window import head
+from memvault.language import placeholder_summaries, placeholder_topics
 from memvault.store import SearchIndex
 from memvault.vault.fragments import Fragment
 from memvault.vault.remember import facts_from
@@ -44,6 +46,23 @@ UNEMBEDDED_HOOKS = frozenset(
     {
         "pre_tool_use",
         "post_tool_use",
+        "session_start",
+        "session_end",
+        "notification",
+        "pre_compact",
+        "post_compact",
+        "context_injected",
+    }
+)
+# What a session does besides its work: starting and ending, compaction, the host's
+# notices, and memvault's record of what it gave an agent (with the host's own tools,
+# ``type`` host_internal, and an idle board row nobody described: ``is_bookkeeping``).
+# Kept among the session's documents, but with no words in the index and no vector: a
+# search never finds them, and a store of thousands of sessions, each with a notice
+# holding a request's words, cannot crowd the work out of its candidates. Stores from
+# before: migration 0019.
+BOOKKEEPING_HOOKS = frozenset(
+    {
         "session_start",
         "session_end",
         "notification",
@@ -133,7 +152,7 @@ def observation_document(
     the event's whole text, which search reads instead of the clipped narrative."""
     text = observation_text(observation, whole)
     around = "" if says_nothing(observation) else "\n".join(map(observation_text, context))
-    return DocumentDraft(
+    draft = DocumentDraft(
         kind="observation",
         key=observation.id,
         title=observation.title,
@@ -148,6 +167,39 @@ def observation_document(
         session_id=observation.session_id,
         event_ids=(event_id(observation),),
         meta=_observation_meta(observation),
+    )
+    return unsearched(draft) if is_bookkeeping(draft) else draft
+
+
+def is_bookkeeping(document: Document | DocumentDraft) -> bool:
+    """Whether a document records a session's bookkeeping rather than its work: a session
+    starting or ending, a notification, compaction, the host's own tools, what memvault
+    gave an agent, an idle board row nobody described yet."""
+    if document.kind == "observation":
+        return (
+            document.meta.get("type") == "host_internal"
+            or document.meta.get("hookType") in BOOKKEEPING_HOOKS
+        )
+    return document.kind == "summary" and placeholder_row(document)
+
+
+def placeholder_row(document: Document | DocumentDraft) -> bool:
+    """Whether a board row's document is a placeholder: an idle row nobody described yet
+    (its topic and summary are the registration's own, in any language)."""
+    if document.meta.get("status") != "idle":
+        return False
+    topic = document.title.strip()
+    unset = topic in placeholder_topics() or topic.lower() == "untitled" or topic == document.key
+    return unset or document.summary.strip() in placeholder_summaries()
+
+
+def unsearched(draft: DocumentDraft) -> DocumentDraft:
+    """``draft`` with no words for the index and nothing to embed."""
+    return dataclasses.replace(
+        draft,
+        terms=("", "", "", ""),
+        embed_text="",
+        content_hash=content_hash(draft.content_hash, "unsearched"),
     )
 
 
@@ -296,7 +348,7 @@ def summary_document(
     rank as fresh, above the events, fragments and sessions they summarize."""
     text = "\n".join(part for part in (row.summary, snapshot or "") if part.strip())
     dated = _day(worked_at) or _board_time(row.updated_at or row.started_at)
-    return DocumentDraft(
+    draft = DocumentDraft(
         kind="summary",
         key=row.session_id,
         title=row.topic or row.session_id,
@@ -319,6 +371,7 @@ def summary_document(
         mtime=mtime,
         meta={"status": row.status, "agent": row.agent_name, "keywords": row.keywords},
     )
+    return unsearched(draft) if is_bookkeeping(draft) else draft
 
 
 def _observation_meta(observation: Observation) -> dict[str, Any]:

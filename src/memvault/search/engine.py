@@ -31,9 +31,6 @@ log = logging.getLogger(__name__)
 _RETRIEVERS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="memvault-semantic")
 
 CANDIDATES = 100  # per retriever, before fusion
-# The deepest a search with ``admit`` asks each retriever, when what it leaves out filled
-# the places: a store of thousands of sessions each with a few notifications.
-ADMIT_POOL = 3200
 # Boosts, measured on LoCoMo (docs/benchmarks.md): a result whose speaker the query names.
 # Lifting results of a session in which something matched well (SESSION_BOOST × that best
 # score) gained nothing beyond noise when cross-validated, so it is off; the benchmark
@@ -105,28 +102,21 @@ class Searcher:
         admit: Callable[[Document], bool] | None = None,
     ) -> list[Hit]:
         """The ``limit`` best hits among ``kinds``, ranked together; with ``admit``, of the
-        documents it admits (the others take no place)."""
+        documents it admits (a session's bookkeeping is not among the candidates at all: it
+        has no words in the index and no vector, ``documents.is_bookkeeping``)."""
         kinds = [kind for kind in DOCUMENT_KINDS if kind in kinds]
         if not kinds or limit < 1:
             return []
         query = self._parsed(text, wait=self.translate_wait)
         pool = max(CANDIDATES, limit * 3)
         scope = Scope(kinds, project, include_archived)
-        while True:
-            lexical, semantic, documents = self._candidates(
-                query, scope, dict.fromkeys(kinds, pool), keep=pool
-            )
-            hits = self._ranked(query, lexical, semantic, documents, scope, weights, now)
-            if admit is not None:
-                hits = [hit for hit in hits if admit(hit.document)]
-            found = below_sessions(one_per_session(hits), SESSION_HITS)[:limit]
-            # What ``admit`` leaves out takes no place: while it took places and the words
-            # had more candidates, ask again, deeper (bookkeeping has no vectors: it crowds
-            # the lexical candidates only).
-            deeper = admit is not None and len(lexical) >= pool and pool < ADMIT_POOL
-            if len(found) >= limit or not deeper:
-                return found
-            pool = min(pool * 4, ADMIT_POOL)
+        lexical, semantic, documents = self._candidates(
+            query, scope, dict.fromkeys(kinds, pool), keep=pool
+        )
+        hits = self._ranked(query, lexical, semantic, documents, scope, weights, now)
+        if admit is not None:
+            hits = [hit for hit in hits if admit(hit.document)]
+        return below_sessions(one_per_session(hits), SESSION_HITS)[:limit]
 
     def find(
         self,
