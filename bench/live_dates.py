@@ -38,7 +38,7 @@ from real_sessions import DATA, KS, SEARCH_LIMIT, asked, recall, sessions_of
 
 from memvault import Memory
 from memvault.domain import utc_now
-from memvault.memory.telling import is_bookkeeping
+from memvault.search.documents import is_bookkeeping
 from memvault.search.ranking import Weights
 
 SETS = ("files", "decision")
