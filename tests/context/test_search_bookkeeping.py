@@ -6,6 +6,9 @@ no words in the index, so thousands of them cannot crowd the work out either."""
 
 from __future__ import annotations
 
+import dataclasses
+
+from memvault.domain import DocumentDraft
 from memvault.search.lexical import RARE_DOCUMENTS
 from tests.context.conftest import start
 from tests.helpers import envelope
@@ -159,3 +162,55 @@ def test_thousands_of_notices_holding_every_word_leave_the_work_found(memory):
     hits = memory.search("permission to use Bash", limit=10)
     assert len(hits) == 10
     assert {h.document.session_id for h in hits} == {"work"}
+
+
+def test_a_notice_lends_its_words_to_no_neighbour(memory):
+    """A tool call holds its neighbours' words as context; a notice beside it is not one."""
+    session = [
+        envelope(
+            "s",
+            0,
+            hookType="post_tool_use",
+            data={"tool_name": "Bash", "tool_input": {"command": "ls dir"}},
+        ),
+        envelope("s", 1, hookType="notification", data={"message": "Claude needs your permission"}),
+        envelope("s", 2, hookType="prompt_submit", data={"prompt": "rotate the refresh token"}),
+    ]
+    assert memory.observe_many(session).failed == 0
+    memory.index.index_now(vectors=False)
+    assert not memory.index.searcher.search("needs your permission")
+    assert memory.search("rotate the refresh token")  # the work's words are its neighbours'
+
+
+def test_bookkeeping_still_holding_words_is_passed_over(auth_memory):
+    """An idle row is written again only by the vault's next scan: until then it holds its
+    words. What a search finds of such bookkeeping, it passes over, as blocks do."""
+    row = DocumentDraft(
+        kind="summary",
+        key="idle-row",
+        title="Untitled",
+        summary="Registered at sessionStart; no topic yet.",
+        body="Registered at sessionStart; no topic yet. refresh token",
+        terms=("untitl", "regist sessionstart topic yet refresh token", "", ""),
+        embed_text="",
+        importance=0.6,
+        updated_at="2026-12-06T10:00:00.000Z",
+        content_hash="before",
+        project="demo-app",
+        session_id="idle-row",
+        meta={"status": "idle"},
+    )
+    notice = dataclasses.replace(
+        row,
+        kind="observation",
+        key="notice",
+        title="Notification",
+        meta={"type": "notification", "hookType": "notification"},
+    )
+    auth_memory.store.write_documents([row, notice])
+    auth_memory.store.sync()
+    assert len(auth_memory.index.searcher.search("refresh token sessionStart")) >= 2
+    hits = auth_memory.search("refresh token sessionStart", limit=20)
+    assert not {h.document.key for h in hits} & {"idle-row", "notice"}
+    packed = auth_memory.context.context(project="demo-app", query="refresh token sessionStart")
+    assert "sessionStart" not in packed.text and "Notification" not in packed.text

@@ -1,18 +1,23 @@
 """Upgrading a store whose bookkeeping (notifications, session starts, memvault's records
-of what it gave, the host's own tools) was indexed with its words: on every engine those
-documents keep their place among the session's documents and lose their words in place,
-and the index's lengths and totals stay as a fresh write of the same documents makes
-them."""
+of what it gave, the host's own tools) was indexed with its words and vectors: on every
+engine those documents keep their place among the session's documents and lose their
+words and vectors in place, the index's lengths and totals stay as a fresh write of the
+same documents makes them, and each bookkeeping observation is logged as changed, so the
+index re-reads its neighbours (which held its words as context)."""
 
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import pytest
 
 from memvault.analyzer import tokens
-from memvault.search.documents import unsearched
+from memvault.ingest import prepare
+from memvault.ingest.envelope import Envelope, validate
+from memvault.search.documents import BOOKKEEPING_HOOKS, unsearched
 from memvault.store import LexicalQuery, migrations
+from tests.helpers import envelope
 from tests.store.test_across_languages import _draft
 
 QUERY = LexicalQuery(terms=tuple(tokens("permission to use Bash")))
@@ -20,7 +25,7 @@ NOTICE = "Claude needs your permission to use Bash"
 
 
 def kept(key: str, text: str, **meta: str):
-    return dataclasses.replace(_draft(key, text), meta=meta, embed_text="")
+    return dataclasses.replace(_draft(key, text), meta=meta)
 
 
 BOOKKEEPING = [
@@ -47,17 +52,45 @@ def test_bookkeeping_indexed_before_loses_its_words(open_store, monkeypatch):
         before.setattr(migrations, "load", lambda e: [m for m in load(e) if m.version < 19])
         old = open_store()
         old.ensure_session("s1", project="demo", cwd="/src/demo")
+        logged = old.append_events([event(0, "notification"), event(1, "prompt_submit")])
         old.write_documents([*BOOKKEEPING, *WORK, *others])
+        embedded = old.documents_to_embed(0, limit=100)
+        old.write_vectors("m", [(i, rev, bytes(8)) for i, rev, _ in embedded], cursor=("v", 1))
         old.sync()
         assert set(found(old)) == {"notice", "given", "started", "ask", "about"}
+        assert len(old.vectors("m")) == 25
         old.close()
     store = open_store()
     upgraded = found(store)
     assert set(upgraded) == {"ask", "about"}
     assert store.document_count() == 25  # kept, each of them
+    assert len(store.vectors("m")) == 22  # the bookkeeping's are gone
+    to_embed = store.documents([i for i, _, _ in store.documents_to_embed(0, limit=100)])
+    assert len(to_embed) == 22
+    assert not {doc.key for doc in to_embed.values()} & {draft.key for draft in BOOKKEEPING}
+    # The notice is logged as changed: the index reads it again with its neighbours.
+    assert [seq for _, seq in store.observation_changes(0, limit=10)] == [logged[0].event_seq]
     # Written again as the indexer now writes them: the same lengths and totals, so the
     # same scores.
     store.write_documents([unsearched(draft) for draft in BOOKKEEPING])
     store.sync()
     assert found(store) == pytest.approx(upgraded, rel=1e-9)
     assert store.document_count() == 25
+
+
+def event(n: int, hook: str):
+    return prepare(validate(Envelope, envelope("s1", n, hookType=hook, data={"message": NOTICE})))
+
+
+def test_the_upgrade_names_the_hooks_the_indexer_leaves_wordless():
+    """Migration 0019 spells the hooks in SQL: the same as ``BOOKKEEPING_HOOKS`` (a hook
+    added there later needs a migration of its own for the stores before it)."""
+    for engine in ("sqlite", "postgres"):
+        (script,) = [m.sql for m in migrations.load(engine) if m.version == 19]
+        lists = re.findall(r"IN \(([^)]*)\)", script)
+        assert lists, engine
+        for listed in lists:
+            named = set(re.findall(r"'([a-z_]+)'", listed))
+            if named & BOOKKEEPING_HOOKS:
+                assert named == BOOKKEEPING_HOOKS, engine
+        assert script.count("'host_internal'") >= 3, engine

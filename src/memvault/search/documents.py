@@ -151,7 +151,10 @@ def observation_document(
     nothing of its own (a result reading only "Turn ended" answers no search). ``whole``:
     the event's whole text, which search reads instead of the clipped narrative."""
     text = observation_text(observation, whole)
-    around = "" if says_nothing(observation) else "\n".join(map(observation_text, context))
+    # A neighbour that is bookkeeping lends no words either: a notice between two tool
+    # calls would otherwise be found through them.
+    told = [other for other in context if not bookkeeping_observation(other.type, other.hook_type)]
+    around = "" if says_nothing(observation) else "\n".join(map(observation_text, told))
     draft = DocumentDraft(
         kind="observation",
         key=observation.id,
@@ -176,11 +179,14 @@ def is_bookkeeping(document: Document | DocumentDraft) -> bool:
     starting or ending, a notification, compaction, the host's own tools, what memvault
     gave an agent, an idle board row nobody described yet."""
     if document.kind == "observation":
-        return (
-            document.meta.get("type") == "host_internal"
-            or document.meta.get("hookType") in BOOKKEEPING_HOOKS
-        )
+        return bookkeeping_observation(document.meta.get("type"), document.meta.get("hookType"))
     return document.kind == "summary" and placeholder_row(document)
+
+
+def bookkeeping_observation(kind: str | None, hook_type: str | None) -> bool:
+    """Whether an observation of this type and hook is bookkeeping: the host's own tools
+    (``host_internal``) or a hook of ``BOOKKEEPING_HOOKS``."""
+    return kind == "host_internal" or hook_type in BOOKKEEPING_HOOKS
 
 
 def placeholder_row(document: Document | DocumentDraft) -> bool:

@@ -1,10 +1,12 @@
 -- A session's bookkeeping (a session starting or ending, a notification, compaction, the
 -- host's own tools, memvault's record of what it gave an agent) is kept among its
--- documents with no words in the index (search/documents.py, BOOKKEEPING_HOOKS): a search
--- never returns it, and thousands of sessions' notices holding a request's words crowded
--- the work out of its candidates. Those indexed before lose their words here, in place.
--- None of them has a vector (they are never embedded). Idle board rows nobody described
--- are written again by the vault's next scan.
+-- documents with no words in the index and nothing to embed (search/documents.py,
+-- BOOKKEEPING_HOOKS): a search never returns it, and thousands of sessions' notices
+-- holding a request's words crowded the work out of its candidates. Those indexed before
+-- lose their words and any vector here, in place. Their neighbours, which held their
+-- words as context, are re-indexed in the background: each bookkeeping observation is
+-- logged as changed, and the index re-reads it with its neighbours. Idle board rows nobody
+-- described are written again by the vault's next scan.
 UPDATE documents_fts SET title = '', body = '', context = '', dates = ''
 WHERE rowid IN (
     SELECT id FROM documents
@@ -16,3 +18,31 @@ WHERE rowid IN (
         )
     )
 );
+
+DELETE FROM document_vectors WHERE document_id IN (
+    SELECT id FROM documents
+    WHERE kind = 'observation' AND embed_text <> '' AND (
+        json_extract(meta, '$.type') = 'host_internal'
+        OR json_extract(meta, '$.hookType') IN (
+            'session_start', 'session_end', 'notification', 'pre_compact', 'post_compact',
+            'context_injected'
+        )
+    )
+);
+
+UPDATE documents SET embed_text = ''
+WHERE kind = 'observation' AND embed_text <> '' AND (
+    json_extract(meta, '$.type') = 'host_internal'
+    OR json_extract(meta, '$.hookType') IN (
+        'session_start', 'session_end', 'notification', 'pre_compact', 'post_compact',
+        'context_injected'
+    )
+);
+
+INSERT INTO observation_changes (event_seq)
+SELECT event_seq FROM observations
+WHERE type = 'host_internal' OR hook_type IN (
+    'session_start', 'session_end', 'notification', 'pre_compact', 'post_compact',
+    'context_injected'
+)
+ORDER BY event_seq;
