@@ -4,10 +4,12 @@ does it cost?
 A host's notification in every session ("Claude needs your permission to use Bash") holds
 the words of a request about Bash permissions. Bookkeeping is kept with no words in the
 index (``documents.is_bookkeeping``), so it cannot crowd the work out of a search's
-candidates. For stores of ``--sessions`` sessions, each with that notification, and 15
-real requests about the same thing, prints how many of 10 results are those requests and
-the median time of ``Memory.search`` (lexical, in process), against a query no
-notification holds.
+candidates, nor lend them to the tool call beside it. For stores of ``--sessions``
+sessions, each with that notification (alone, or after a tool call), and one session of
+15 real requests about the same thing, prints how many of 10 results are that session's
+(when other sessions match too, four: its document and three of its events come before
+theirs, search step 5), where the first is, and the median time of ``Memory.search``
+(lexical, in process), against a query no notification holds.
 
     .venv/bin/python bench/crowded.py [--sessions 100,1000,5000] [--rounds 20]
 """
@@ -30,6 +32,7 @@ from memvault import Memory
 CROWDED = "permission to use Bash"
 NOTIFICATION = {"message": "Claude needs your permission to use Bash"}
 PLAIN = "rotate the refresh token"
+SHAPES = ("alone", "beside")
 
 
 def envelope(session: str, n: int, hook: str, data: dict) -> dict:
@@ -44,8 +47,15 @@ def envelope(session: str, n: int, hook: str, data: dict) -> dict:
     }
 
 
-def events(sessions: int) -> list[dict]:
-    noise = [envelope(f"s{n}", 0, "notification", NOTIFICATION) for n in range(sessions)]
+def events(sessions: int, shape: str) -> list[dict]:
+    """``alone``: each session a notice; ``beside``: a tool call, then the notice. The
+    work: one session of 15 requests."""
+    noise = []
+    for n in range(sessions):
+        if shape == "beside":
+            ran = {"tool_name": "Bash", "tool_input": {"command": f"ls dir{n}"}}
+            noise.append(envelope(f"s{n}", 0, "post_tool_use", ran))
+        noise.append(envelope(f"s{n}", 1, "notification", NOTIFICATION))
     work = [
         envelope("work", n, "prompt_submit", {"prompt": f"ask before any Bash command that "
                  f"needs permission; rotate the refresh token, case {n}"})
@@ -54,15 +64,16 @@ def events(sessions: int) -> list[dict]:
     return noise + work
 
 
-def timed(memory: Memory, query: str, rounds: int) -> tuple[float, int]:
-    """The median time of a search, and how many of its results are the work's."""
-    times, found = [], 0
+def timed(memory: Memory, query: str, rounds: int) -> tuple[float, int, int | None]:
+    """The median time of a search, how many of its results are the work's, and the place
+    of the first (None: none)."""
+    times, hits = [], []
     for _ in range(rounds):
         began = time.perf_counter()
         hits = memory.search(query, limit=10)
         times.append((time.perf_counter() - began) * 1000)
-        found = sum(hit.document.session_id == "work" for hit in hits)
-    return statistics.median(times), found
+    places = [i for i, hit in enumerate(hits, 1) if hit.document.session_id == "work"]
+    return statistics.median(times), len(places), places[0] if places else None
 
 
 def main() -> None:
@@ -71,20 +82,25 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=20)
     args = parser.parse_args()
     print(f"{machine()}; Memory.search, limit 10, lexical, median of {args.rounds}")
-    for sessions in (int(n) for n in args.sessions.split(",")):
-        with (
-            tempfile.TemporaryDirectory() as home,
-            Memory.open(home=Path(home), embeddings="none", llm="none") as memory,
-        ):
-            assert memory.observe_many(events(sessions)).failed == 0
-            memory.index.index_now(vectors=False)
-            crowded_ms, crowded = timed(memory, CROWDED, args.rounds)
-            plain_ms, plain = timed(memory, PLAIN, args.rounds)
-        print(
-            f"{sessions:>6} notifications: crowded query {crowded}/10 of the work in "
-            f"{crowded_ms:.1f} ms; plain query {plain}/10 of the work in {plain_ms:.1f} ms; "
-            f"ratio {crowded_ms / plain_ms:.2f}"
-        )
+    print("results of the work's session among 10 (its first at), median time")
+    for shape in SHAPES:
+        for sessions in (int(n) for n in args.sessions.split(",")):
+            with (
+                tempfile.TemporaryDirectory() as home,
+                Memory.open(home=Path(home), embeddings="none", llm="none") as memory,
+            ):
+                assert memory.observe_many(events(sessions, shape)).failed == 0
+                memory.index.index_now(vectors=False)
+                crowded = timed(memory, CROWDED, args.rounds)
+                plain = timed(memory, PLAIN, args.rounds)
+            print(
+                f"{shape:6} {sessions:>6} notices: crowded {_cell(crowded)}; plain {_cell(plain)}"
+            )
+
+
+def _cell(timing: tuple[float, int, int | None]) -> str:
+    ms, found, first = timing
+    return f"{found}/10 (first at {first}), {ms:.1f} ms"
 
 
 if __name__ == "__main__":
