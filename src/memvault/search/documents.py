@@ -28,6 +28,7 @@ from memvault.domain import (
     parse_timestamp,
 )
 from memvault.embeddings.window import head
+from memvault.ingest.envelope import NO_WORK_HOOKS
 from memvault.language import placeholder_summaries, placeholder_topics
 from memvault.store import SearchIndex
 from memvault.vault.fragments import Fragment
@@ -54,23 +55,14 @@ UNEMBEDDED_HOOKS = frozenset(
         "context_injected",
     }
 )
-# What a session does besides its work: starting and ending, compaction, the host's
-# notices, and memvault's record of what it gave an agent (with the host's own tools,
-# ``type`` host_internal, and an idle board row nobody described: ``is_bookkeeping``).
-# Kept among the session's documents, but with no words in the index and no vector: a
-# search never finds them, and a store of thousands of sessions, each with a notice
-# holding a request's words, cannot crowd the work out of its candidates. Stores from
-# before: migration 0019.
-BOOKKEEPING_HOOKS = frozenset(
-    {
-        "session_start",
-        "session_end",
-        "notification",
-        "pre_compact",
-        "post_compact",
-        "context_injected",
-    }
-)
+# What a session does besides its work (``ingest.envelope.NO_WORK_HOOKS``: starting and
+# ending, compaction, the host's notices, memvault's record of what it gave an agent; with
+# the host's own tools, ``type`` host_internal, and an idle board row nobody described:
+# ``is_bookkeeping``). Kept among the session's documents, but with no words in the index
+# and no vector: a search never finds them, and a store of thousands of sessions, each
+# with a notice holding a request's words, cannot crowd the work out of its candidates.
+# Stores from before: migration 0019.
+BOOKKEEPING_HOOKS = NO_WORK_HOOKS
 OBSERVATION_IMPORTANCE_SCALE = 10  # observations rate importance 1–10
 SUMMARY_IMPORTANCE = 0.6  # a session summary has none of its own
 _MONTHS = (
