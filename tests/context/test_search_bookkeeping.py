@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from memvault.domain import DocumentDraft
 from memvault.search.lexical import RARE_DOCUMENTS
 from tests.context.conftest import start
@@ -82,9 +84,19 @@ def test_a_search_fills_its_limit_past_the_bookkeeping_it_leaves_out(auth_memory
     assert len(auth_memory.search("refresh token", limit=10)) == 10
 
 
-def test_bookkeeping_that_crowds_the_candidates_leaves_the_work_found(memory):
-    """A host's notification in every session, more of them than a search's candidates:
-    the work behind them is still found, its list full."""
+@pytest.mark.parametrize(
+    "notices",
+    [
+        150,  # more than a search's candidates
+        # More than the index calls a word rare for: every word of the request is common,
+        # and the index is asked for the newest documents holding them all. Only the
+        # notices did (each says all three words); the work, which says two, was not found.
+        RARE_DOCUMENTS + 100,
+    ],
+)
+def test_bookkeeping_that_crowds_the_candidates_leaves_the_work_found(memory, notices):
+    """A host's notification in every session: the work behind them is still found, its
+    list full."""
     noise = [
         envelope(
             f"s{n}",
@@ -92,7 +104,7 @@ def test_bookkeeping_that_crowds_the_candidates_leaves_the_work_found(memory):
             hookType="notification",
             data={"message": "Claude needs your permission to use Bash"},
         )
-        for n in range(150)
+        for n in range(notices)
     ]
     work = [
         envelope(
@@ -132,36 +144,6 @@ def test_the_hosts_own_tool_about_to_run_is_passed_over(auth_memory):
     assert [d.meta.get("type") for d in kept] == ["host_internal"]
     assert not auth_memory.index.searcher.search("zebra")
     assert not auth_memory.search("zebra")
-
-
-def test_thousands_of_notices_holding_every_word_leave_the_work_found(memory):
-    """More notices than the index calls a word rare for: every word of the request is
-    common, and the index is asked for the newest documents holding them all. Only the
-    notices did (each says all three words); the work, which says two, was never found."""
-    noise = [
-        envelope(
-            f"s{n}",
-            0,
-            hookType="notification",
-            data={"message": "Claude needs your permission to use Bash"},
-        )
-        for n in range(RARE_DOCUMENTS + 100)
-    ]
-    work = [
-        envelope(
-            "work",
-            n,
-            hookType="prompt_submit",
-            timestamp="2025-03-01T10:00:00.000Z",
-            data={"prompt": f"ask before any Bash command that needs permission, case {n}"},
-        )
-        for n in range(15)
-    ]
-    assert memory.observe_many(noise + work).failed == 0
-    memory.index.index_now(vectors=False)
-    hits = memory.search("permission to use Bash", limit=10)
-    assert len(hits) == 10
-    assert {h.document.session_id for h in hits} == {"work"}
 
 
 def test_a_notice_lends_its_words_to_no_neighbour(memory):

@@ -8,59 +8,37 @@
 -- re-indexed in the background: each bookkeeping observation is logged as changed, and
 -- the index re-reads it with its neighbours. Idle board rows nobody described are written
 -- again by the vault's next scan.
-UPDATE document_totals SET tokens = tokens - (
-    SELECT coalesce(sum(t.frequency), 0)
-    FROM document_terms t JOIN documents d ON d.id = t.document_id
-    WHERE d.kind = 'observation' AND (
-        d.meta::jsonb ->> 'type' = 'host_internal'
-        OR d.meta::jsonb ->> 'hookType' IN (
-            'session_start', 'session_end', 'notification', 'pre_compact', 'post_compact',
-            'context_injected'
-        )
-    )
-);
-
-UPDATE documents SET length = documents.length - counted.tokens
-FROM (
-    SELECT t.document_id, sum(t.frequency) AS tokens
-    FROM document_terms t JOIN documents d ON d.id = t.document_id
-    WHERE d.kind = 'observation' AND (
-        d.meta::jsonb ->> 'type' = 'host_internal'
-        OR d.meta::jsonb ->> 'hookType' IN (
-            'session_start', 'session_end', 'notification', 'pre_compact', 'post_compact',
-            'context_injected'
-        )
-    )
-    GROUP BY t.document_id
-) counted
-WHERE documents.id = counted.document_id;
-
-DELETE FROM document_terms t USING documents d
-WHERE d.id = t.document_id AND d.kind = 'observation' AND (
-    d.meta::jsonb ->> 'type' = 'host_internal'
-    OR d.meta::jsonb ->> 'hookType' IN (
-        'session_start', 'session_end', 'notification', 'pre_compact', 'post_compact',
-        'context_injected'
-    )
-);
-
-DELETE FROM document_vectors v USING documents d
-WHERE d.id = v.document_id AND d.kind = 'observation' AND (
-    d.meta::jsonb ->> 'type' = 'host_internal'
-    OR d.meta::jsonb ->> 'hookType' IN (
-        'session_start', 'session_end', 'notification', 'pre_compact', 'post_compact',
-        'context_injected'
-    )
-);
-
-UPDATE documents SET embed_text = ''
-WHERE kind = 'observation' AND embed_text <> '' AND (
+CREATE TABLE bookkeeping_0019 AS
+SELECT id FROM documents
+WHERE kind = 'observation' AND (
     meta::jsonb ->> 'type' = 'host_internal'
     OR meta::jsonb ->> 'hookType' IN (
         'session_start', 'session_end', 'notification', 'pre_compact', 'post_compact',
         'context_injected'
     )
 );
+
+UPDATE document_totals SET tokens = tokens - (
+    SELECT coalesce(sum(t.frequency), 0)
+    FROM document_terms t JOIN bookkeeping_0019 b ON b.id = t.document_id
+);
+
+UPDATE documents SET length = documents.length - counted.tokens
+FROM (
+    SELECT t.document_id, sum(t.frequency) AS tokens
+    FROM document_terms t JOIN bookkeeping_0019 b ON b.id = t.document_id
+    GROUP BY t.document_id
+) counted
+WHERE documents.id = counted.document_id;
+
+DELETE FROM document_terms t USING bookkeeping_0019 b WHERE b.id = t.document_id;
+
+DELETE FROM document_vectors v USING bookkeeping_0019 b WHERE b.id = v.document_id;
+
+UPDATE documents SET embed_text = ''
+FROM bookkeeping_0019 b WHERE b.id = documents.id AND documents.embed_text <> '';
+
+DROP TABLE bookkeeping_0019;
 
 -- The change log's ids are drawn as store/postgres/append.py draws them: under its
 -- advisory lock (OBSERVATION_CHANGES_LOCK, 0x6D760002), held to commit, so a follower

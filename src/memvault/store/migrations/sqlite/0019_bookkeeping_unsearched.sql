@@ -7,37 +7,25 @@
 -- words as context, are re-indexed in the background: each bookkeeping observation is
 -- logged as changed, and the index re-reads it with its neighbours. Idle board rows nobody
 -- described are written again by the vault's next scan.
-UPDATE documents_fts SET title = '', body = '', context = '', dates = ''
-WHERE rowid IN (
-    SELECT id FROM documents
-    WHERE kind = 'observation' AND (
-        json_extract(meta, '$.type') = 'host_internal'
-        OR json_extract(meta, '$.hookType') IN (
-            'session_start', 'session_end', 'notification', 'pre_compact', 'post_compact',
-            'context_injected'
-        )
-    )
-);
-
-DELETE FROM document_vectors WHERE document_id IN (
-    SELECT id FROM documents
-    WHERE kind = 'observation' AND embed_text <> '' AND (
-        json_extract(meta, '$.type') = 'host_internal'
-        OR json_extract(meta, '$.hookType') IN (
-            'session_start', 'session_end', 'notification', 'pre_compact', 'post_compact',
-            'context_injected'
-        )
-    )
-);
-
-UPDATE documents SET embed_text = ''
-WHERE kind = 'observation' AND embed_text <> '' AND (
+CREATE TABLE bookkeeping_0019 AS
+SELECT id FROM documents
+WHERE kind = 'observation' AND (
     json_extract(meta, '$.type') = 'host_internal'
     OR json_extract(meta, '$.hookType') IN (
         'session_start', 'session_end', 'notification', 'pre_compact', 'post_compact',
         'context_injected'
     )
 );
+
+UPDATE documents_fts SET title = '', body = '', context = '', dates = ''
+WHERE rowid IN (SELECT id FROM bookkeeping_0019);
+
+DELETE FROM document_vectors WHERE document_id IN (SELECT id FROM bookkeeping_0019);
+
+UPDATE documents SET embed_text = ''
+WHERE embed_text <> '' AND id IN (SELECT id FROM bookkeeping_0019);
+
+DROP TABLE bookkeeping_0019;
 
 INSERT INTO observation_changes (event_seq)
 SELECT event_seq FROM observations
