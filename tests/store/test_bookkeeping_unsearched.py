@@ -17,6 +17,7 @@ from memvault.ingest import prepare
 from memvault.ingest.envelope import Envelope, validate
 from memvault.search.documents import BOOKKEEPING_HOOKS, unsearched
 from memvault.store import LexicalQuery, migrations
+from memvault.store.postgres.append import OBSERVATION_CHANGES_LOCK
 from tests.helpers import envelope
 from tests.store.test_across_languages import _draft
 
@@ -82,15 +83,37 @@ def event(n: int, hook: str):
     return prepare(validate(Envelope, envelope("s1", n, hookType=hook, data={"message": NOTICE})))
 
 
+# The hooks migration 0019 empties, as written when it was: a migration is never edited.
+HOOKS_0019 = {
+    "session_start",
+    "session_end",
+    "notification",
+    "pre_compact",
+    "post_compact",
+    "context_injected",
+}
+
+
 def test_the_upgrade_names_the_hooks_the_indexer_leaves_wordless():
-    """Migration 0019 spells the hooks in SQL: the same as ``BOOKKEEPING_HOOKS`` (a hook
-    added there later needs a migration of its own for the stores before it)."""
+    """Migration 0019 spells the hooks in SQL twice, for the documents and for the change
+    log; whatever ``BOOKKEEPING_HOOKS`` names, some migration upgraded (a hook added
+    later needs a migration of its own for the stores before it)."""
+    covered: dict[str, set[str]] = {}
     for engine in ("sqlite", "postgres"):
-        (script,) = [m.sql for m in migrations.load(engine) if m.version == 19]
-        lists = re.findall(r"IN \(([^)]*)\)", script)
-        assert lists, engine
-        for listed in lists:
-            named = set(re.findall(r"'([a-z_]+)'", listed))
-            if named & BOOKKEEPING_HOOKS:
-                assert named == BOOKKEEPING_HOOKS, engine
-        assert script.count("'host_internal'") == 2, engine
+        scripts = {m.version: m.sql for m in migrations.load(engine) if m.version >= 19}
+        listed = [
+            set(re.findall(r"'([a-z_]+)'", found))
+            for found in re.findall(r"IN \(\s*('[^)]*)\)", scripts[19])
+        ]
+        assert listed == [HOOKS_0019, HOOKS_0019], engine
+        assert scripts[19].count("'host_internal'") == 2, engine
+        covered[engine] = set().union(
+            *(re.findall(r"'([a-z_]+)'", sql) for sql in scripts.values())
+        )
+        assert covered[engine] >= BOOKKEEPING_HOOKS, engine
+
+
+def test_the_upgrade_takes_the_change_logs_lock():
+    """PostgreSQL's 0019 draws change-log ids under the lock the store draws them under."""
+    (script,) = [m.sql for m in migrations.load("postgres") if m.version == 19]
+    assert f"pg_advisory_xact_lock({OBSERVATION_CHANGES_LOCK})" in script

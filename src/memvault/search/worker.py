@@ -92,7 +92,11 @@ class IndexWorker:
                 while self._step(lambda: self.indexer.index_observations(batch=self._batch())):
                     pass
                 while self._step(lambda: self.indexer.index_changes(batch=self._batch())):
-                    pass
+                    # A long log of changes (an upgrade re-reading every notice's
+                    # neighbours) keeps no new event waiting: those that came meanwhile
+                    # are indexed between its batches.
+                    while self._step(lambda: self.indexer.index_observations(batch=self._batch())):
+                        pass
                 while self._step(self.indexer.embed_pending):
                     if self._vault_changed.is_set():
                         break  # a hand edit should not wait for a long embedding backlog

@@ -40,9 +40,9 @@ FROM bookkeeping_0019 b WHERE b.id = documents.id AND documents.embed_text <> ''
 
 DROP TABLE bookkeeping_0019;
 
--- The change log's ids are drawn as store/postgres/append.py draws them: under its
--- advisory lock (OBSERVATION_CHANGES_LOCK, 0x6D760002), held to commit, so a follower
--- never reads past an id committed later.
+-- The change log's ids are drawn as store/postgres/derived.py (_log_changes) draws them:
+-- under its advisory lock (append.OBSERVATION_CHANGES_LOCK, 0x6D760002), held to commit,
+-- so a follower never reads past an id committed later.
 SELECT pg_advisory_xact_lock(1836449794);
 
 WITH chosen AS (
