@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 
 from memvault.domain import AppendFailure, AppendResult, BoardRow, iso, utc_now
@@ -123,8 +124,10 @@ def test_a_tied_board_row_knows_its_sessions_last_event(store):
 
 
 def test_a_board_rows_last_event_is_never_later_than_it_was_received(store):
-    """A host's clock set ahead: the event is dated when the server got it."""
-    store.append_events([event("ahead", 1, timestamp="2099-01-01T00:00:00.000Z")])
+    """An event dated ahead of its arrival (ingest dates none so; a store written before it
+    did may hold them): its board row is dated when the server got it."""
+    ahead = dataclasses.replace(event("ahead", 1), occurred_at="2099-01-01T00:00:00.000Z")
+    store.append_events([ahead])
     assert store.link_board_session("ahead", "2026-12-06-1002-cursor-main-agent")
     session = store.get_session("ahead")
     assert session.last_event_at.startswith("2099")

@@ -32,7 +32,11 @@ def prepare(
     """Redact and compress one envelope. ``received_at`` may be shared by a whole batch;
     ``data_text``, when given, is ``envelope.data`` as JSON text already made."""
     received_at = received_at or iso(utc_now())
-    occurred_at = canonical_time(envelope.timestamp) or received_at
+    # An event happened no later than it arrived: a host whose clock runs ahead does not
+    # date its memory in the future (fresh in every ranking, its session never idle, for
+    # as long). The host's own time stays in ``client_timestamp``.
+    said = canonical_time(envelope.timestamp)
+    occurred_at = min(said, received_at) if said else received_at
     data, payload = redactor.redact_json(envelope.data, data_text)
     return NewEvent(
         session_id=envelope.session_id,
