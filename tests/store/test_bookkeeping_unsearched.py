@@ -14,8 +14,8 @@ import pytest
 
 from memvault.analyzer import tokens
 from memvault.ingest import prepare
-from memvault.ingest.envelope import Envelope, validate
-from memvault.search.documents import BOOKKEEPING_HOOKS, unsearched
+from memvault.ingest.envelope import NO_WORK_HOOKS, Envelope, validate
+from memvault.search.documents import unsearched
 from memvault.store import LexicalQuery, migrations
 from memvault.store.postgres.append import OBSERVATION_CHANGES_LOCK
 from tests.helpers import envelope
@@ -96,7 +96,7 @@ HOOKS_0019 = {
 
 def test_the_upgrade_names_the_hooks_the_indexer_leaves_wordless():
     """Migration 0019 spells the hooks in SQL twice, for the documents and for the change
-    log; whatever ``BOOKKEEPING_HOOKS`` names, some migration upgraded (a hook added
+    log; whatever ``NO_WORK_HOOKS`` names, some migration upgraded (a hook added
     later needs a migration of its own for the stores before it)."""
     covered: dict[str, set[str]] = {}
     for engine in ("sqlite", "postgres"):
@@ -110,7 +110,7 @@ def test_the_upgrade_names_the_hooks_the_indexer_leaves_wordless():
         covered[engine] = set().union(
             *(re.findall(r"'([a-z_]+)'", sql) for sql in scripts.values())
         )
-        assert covered[engine] >= BOOKKEEPING_HOOKS, engine
+        assert covered[engine] >= NO_WORK_HOOKS, engine
 
 
 def test_the_upgrade_takes_the_change_logs_lock():

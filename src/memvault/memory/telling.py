@@ -10,10 +10,9 @@ from memvault.derive.fragments import confirmed
 from memvault.derive.names import Names, code_names, file_names, of_project, written_names
 from memvault.derive.supersede import DECISION_TAG, files_in
 from memvault.domain import Document
-from memvault.memory.reading import INJECTION_HOOK
 from memvault.search import context as packing
 from memvault.search import focus
-from memvault.search.documents import BOOKKEEPING_HOOKS, placeholder_row
+from memvault.search.documents import bookkeeping_observation, placeholder_row
 from memvault.search.engine import Hit, one_per_session
 from memvault.vault.fragments import retired_mark
 from memvault.vault.remember import facts_from
@@ -214,22 +213,20 @@ def named_among(
     return [document for _, _, document in found[:DECISIONS_TOLD]]
 
 
-# Observations that are not another block's to tell: a session's bookkeeping
-# (``documents.BOOKKEEPING_HOOKS``: a search never finds them), a turn ending, and a tool
-# about to run (its result follows). Those two a search finds: a turn's end carries the
-# agent's answer, and a tool about to run is work (a command, a file; the only record of a
-# file Cursor reads, ``beforeReadFile``).
-_UNTOLD_HOOKS = BOOKKEEPING_HOOKS | {"stop", "pre_tool_use", INJECTION_HOOK}
+# Observations a search finds but no block tells of: a turn's end (its answer was the
+# reply before it) and a tool about to run (its result follows). Bookkeeping neither finds.
+_UNTOLD_HOOKS = frozenset({"stop", "pre_tool_use"})
 
 
 def tellable_observation(document: Document, session_id: str | None) -> bool:
     """Whether an observation belongs in another block: not the asking session's own (its
-    prompt, its steps), not bookkeeping, not the host's own tool calls."""
+    prompt, its steps), not bookkeeping (the host's own tool calls among it)."""
     if session_id and document.session_id == session_id:
         return False
-    if document.meta.get("type") == "host_internal":
-        return False
-    return document.meta.get("hookType") not in _UNTOLD_HOOKS
+    hook = document.meta.get("hookType")
+    return not bookkeeping_observation(document.meta.get("type"), hook) and (
+        hook not in _UNTOLD_HOOKS
+    )
 
 
 def tellable_summary(

@@ -42,27 +42,14 @@ TITLE_LIMIT = 80
 SESSION_FILES = 10  # files a session's result lists
 DECISION_LIMIT = 300  # characters of a decision a session's document keeps to show
 SESSION_REQUESTS = 40  # requests a session's result lists
-# Hooks whose observations get no vector (see ``embedded``).
-UNEMBEDDED_HOOKS = frozenset(
-    {
-        "pre_tool_use",
-        "post_tool_use",
-        "session_start",
-        "session_end",
-        "notification",
-        "pre_compact",
-        "post_compact",
-        "context_injected",
-    }
-)
-# What a session does besides its work (``ingest.envelope.NO_WORK_HOOKS``: starting and
-# ending, compaction, the host's notices, memvault's record of what it gave an agent; with
-# the host's own tools, ``type`` host_internal, and an idle board row nobody described:
-# ``is_bookkeeping``). Kept among the session's documents, but with no words in the index
-# and no vector: a search never finds them, and a store of thousands of sessions, each
-# with a notice holding a request's words, cannot crowd the work out of its candidates.
-# Stores from before: migration 0019.
-BOOKKEEPING_HOOKS = NO_WORK_HOOKS
+# A session's bookkeeping (``NO_WORK_HOOKS``: starting and ending, compaction, the host's
+# notices, memvault's record of what it gave an agent; with the host's own tools, ``type``
+# host_internal, and an idle board row nobody described: ``is_bookkeeping``) is kept among
+# the session's documents, but with no words in the index and no vector: a search never
+# finds it, and a store of thousands of sessions, each with a notice holding a request's
+# words, cannot crowd the work out of its candidates. Stores from before: migration 0019.
+# Hooks whose observations get no vector (see ``embedded``): bookkeeping, and tool calls.
+UNEMBEDDED_HOOKS = NO_WORK_HOOKS | {"pre_tool_use", "post_tool_use"}
 OBSERVATION_IMPORTANCE_SCALE = 10  # observations rate importance 1–10
 SUMMARY_IMPORTANCE = 0.6  # a session summary has none of its own
 _MONTHS = (
@@ -177,8 +164,8 @@ def is_bookkeeping(document: Document | DocumentDraft) -> bool:
 
 def bookkeeping_observation(kind: str | None, hook_type: str | None) -> bool:
     """Whether an observation of this type and hook is bookkeeping: the host's own tools
-    (``host_internal``) or a hook of ``BOOKKEEPING_HOOKS``."""
-    return kind == "host_internal" or hook_type in BOOKKEEPING_HOOKS
+    (``host_internal``) or a hook that carries no work (``NO_WORK_HOOKS``)."""
+    return kind == "host_internal" or hook_type in NO_WORK_HOOKS
 
 
 def placeholder_row(document: Document | DocumentDraft) -> bool:

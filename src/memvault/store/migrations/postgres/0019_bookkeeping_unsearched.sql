@@ -1,13 +1,13 @@
 -- A session's bookkeeping (a session starting or ending, a notification, compaction, the
 -- host's own tools, memvault's record of what it gave an agent) is kept among its
--- documents with no words in the index and nothing to embed (search/documents.py,
--- BOOKKEEPING_HOOKS): a search never returns it, and thousands of sessions' notices
--- holding a request's words crowded the work out of its candidates. Those indexed before
--- lose their postings and any vector here, with the tokens they counted in their length
--- and the index's totals. Their neighbours, which held their words as context, are
--- re-indexed in the background: each bookkeeping observation is logged as changed, and
--- the index re-reads it with its neighbours. Idle board rows nobody described are written
--- again by the vault's next scan.
+-- documents with no words in the index and nothing to embed (search/documents.py; the
+-- hooks are ingest/envelope.py's NO_WORK_HOOKS): a search never returns it, and
+-- thousands of sessions' notices holding a request's words crowded the work out of its
+-- candidates. Those indexed before lose their postings and any vector here, with the
+-- tokens they counted in their length and the index's totals. Their neighbours, which
+-- held their words as context, are re-indexed in the background: each bookkeeping
+-- observation is logged as changed, and the index re-reads it with its neighbours. Idle
+-- board rows nobody described are written again by the vault's next scan.
 CREATE TABLE bookkeeping_0019 AS
 SELECT id FROM documents
 WHERE kind = 'observation' AND (
