@@ -89,14 +89,13 @@ class IndexWorker:
                     self._vault_changed.clear()
                     last_scan = time.monotonic()
                     self.indexer.scan_vault()
-                while self._step(lambda: self.indexer.index_observations(batch=self._batch())):
+                # New events first, always: a long log of changes (an upgrade re-reading
+                # every notice's neighbours) keeps none waiting; they are indexed between
+                # its batches.
+                while self._step(
+                    lambda: self.indexer.index_observations(batch=self._batch())
+                ) or self._step(lambda: self.indexer.index_changes(batch=self._batch())):
                     pass
-                while self._step(lambda: self.indexer.index_changes(batch=self._batch())):
-                    # A long log of changes (an upgrade re-reading every notice's
-                    # neighbours) keeps no new event waiting: those that came meanwhile
-                    # are indexed between its batches.
-                    while self._step(lambda: self.indexer.index_observations(batch=self._batch())):
-                        pass
                 while self._step(self.indexer.embed_pending):
                     if self._vault_changed.is_set():
                         break  # a hand edit should not wait for a long embedding backlog
