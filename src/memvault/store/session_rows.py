@@ -200,7 +200,8 @@ class BoardRows(Engine):
         return {row[0]: (row[1], row[2]) for row in rows}
 
     def board_last_events(self) -> dict[str, str]:
-        # An event's time is the host's clock; never later than when it was received.
+        # Never later than it was received: ingest dates events so, and a store written
+        # before it did may hold events dated by a host clock set ahead.
         rows = self._select(
             "SELECT board_session_id, CASE WHEN last_received_at IS NOT NULL"
             " AND last_received_at < last_event_at THEN last_received_at"
