@@ -6,10 +6,12 @@ import pytest
 
 from memvault.derive.names import (
     MAX_NAMES,
+    REQUEST_NAMES,
     Names,
     code_names,
     file_names,
     of_project,
+    request_names,
     same_name,
     written_names,
 )
@@ -147,3 +149,34 @@ def test_the_projects_own_names_are_not_what_a_request_names():
     found = written_names(log, besides="blastmerge")
     assert found[:3] == ("ConsoleApp", "AppDataBatchManagerTests.cs", "GetAllBatches_ReturnsAll")
     assert len(found) == MAX_NAMES
+
+
+@pytest.mark.parametrize(
+    ("request_text", "names"),
+    [
+        # A failing test's file names the test and the code under test.
+        (
+            "C:\\dev\\blast\\Blast.Test\\AppDataBatchManagerTests.cs(171): error test failed",
+            ["AppDataBatchManagerTests", "AppDataBatchManager"],
+        ),
+        ("why does tests/test_store.py fail?", ["test_store", "store"]),
+        ("src/session/store_test.go and web/Button.spec.tsx", ["store_test", "store", "Button"]),
+        # A plain file is named by its stem; a dotted name by its code-shaped parts.
+        ("@notebooks/inference.ipynb what does it take?", ["inference"]),
+        ("vite.config.ts sets the port", ["vite"]),
+        ("Assert.AreEqual failed in Path.GetRandomFileName", ["AreEqual", "GetRandomFileName"]),
+        # Colours, hashes and versions name nothing.
+        ("set the border to #E6A23C and C23A, pin 1.2.3", []),
+    ],
+)
+def test_a_request_names_its_files_code_and_the_code_its_tests_test(request_text, names):
+    assert list(request_names(request_text)) == names
+
+
+def test_a_request_does_not_name_its_own_project_and_names_at_most_a_few():
+    trace = "at ktsu.BlastMerge.Test.dll BlastMerge.Core/BlastMerge.cs " + " ".join(
+        f"Method{n}_Works" for n in range(20)
+    )
+    names = request_names(trace, besides="blastmerge")
+    assert not any(same_name(name, "BlastMerge") for name in names)
+    assert len(names) == REQUEST_NAMES

@@ -74,3 +74,27 @@ def test_a_long_text_is_plain_words_its_quotes_and_stars_its_own():
     assert {"void", "blockmerg", "callback"} <= set(query.terms)
     # A short query keeps its operators.
     assert parse('"block merger" void*').prefixes == (("void",),)
+
+
+def test_its_names_are_asked_as_the_index_holds_them_and_not_the_projects_own():
+    query = parse(
+        "C:\\src\\Blast.Test\\AppDataBatchManagerTests.cs: GetAll_ReturnsAll failed in "
+        "google_scraper.py, see BlastMerge.cs"
+    )
+    assert query.names == (
+        "AppDataBatchManagerTests",
+        "AppDataBatchManager",
+        "GetAll_ReturnsAll",
+        "google_scraper",
+        "BlastMerge",
+    )
+    # A compound is one term of the index (its parts follow it there); a name of plain
+    # words is the phrase of its words.
+    assert query.named("blastmerge") == (
+        ("appdatabatchmanagertest",),
+        ("appdatabatchmanag",),
+        ("getal",),
+        ("returnsal",),
+        ("googl", "scraper"),
+    )
+    assert parse("a plain question about the pool").names == ()

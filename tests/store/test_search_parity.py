@@ -230,6 +230,10 @@ def test_a_query_finds_the_same_documents_in_the_same_order_with_the_same_scores
         LexicalQuery(terms=("pool",), alternatives=(("连接", "接池"), ("pool",))),
         LexicalQuery(phrases=(("connect", "pool"),), alternatives=(("超时",), ("timeout",))),
         LexicalQuery(prefixes=(("deplo",),), alternatives=(("部署",),)),
+        # A request's names, asked of what documents touched (``search/lexical.py``).
+        LexicalQuery(
+            alternatives=(("userrow",), ("users",), ("config", "loader")), fields=("context",)
+        ),
     ],
 )
 def test_structured_queries_match_and_rank_alike(engines, query):

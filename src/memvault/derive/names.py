@@ -18,11 +18,22 @@ from memvault.derive.code import calls
 from memvault.graph.model import NAME_LIMIT
 
 MAX_NAMES = 8  # code names read from one sentence
+REQUEST_NAMES = 8  # names read from one request (``request_names``)
 
 _WORD = re.compile(r"@?[A-Za-z0-9_./-]+")
 _NAME = re.compile(r"@?[A-Za-z_$][A-Za-z0-9_$]*(?:[./-][A-Za-z0-9_$]+)*")  # ASCII: 中文 ends a name
 _SHAPED = re.compile(r"[a-z][A-Z]|[A-Za-z0-9]_[A-Za-z0-9]|[A-Za-z]\d+[A-Za-z]|\w\w\.[A-Za-z]{2}")
 _VERSION = re.compile(r"v?\d+(?:\.\d+)+")
+# A file's name: its stem, a dot, an extension in small letters (``AppDataBatchManagerTests.cs``,
+# ``inference.ipynb``; not ``Path.GetRandomFileName`` nor ``System.IO``).
+_FILE = re.compile(r"(.+?)\.[a-z][a-z0-9]{0,5}")
+_HEX = re.compile(r"[0-9A-Fa-f]+")  # a colour or a hash: written like code, naming nothing
+# A test named after what it tests: ``StoreTests``, ``store_test``, ``test_store``, ``StoreSpec``.
+_TESTED = (
+    re.compile(r"(.{3,}?)(?:Tests?|Specs?)"),
+    re.compile(r"(.{3,}?)[_-](?:tests?|specs?)"),
+    re.compile(r"tests?_(.{3,})"),
+)
 # What a build makes or is made from, after an assembly's name (``ktsu.BlastMerge.Core.dll``).
 _BUILT = frozenset({"dll", "exe", "pdb", "xml", "csproj", "fsproj", "vbproj", "sln", "nupkg"})
 
@@ -101,6 +112,40 @@ def written_names(sentence: str, *, besides: str | None = None) -> tuple[str, ..
         if len(names) >= MAX_NAMES:
             break
     return tuple(names[:MAX_NAMES])
+
+
+def request_names(text: str, *, besides: str | None = None) -> tuple[str, ...]:
+    """The names a request writes that a session's tools would have touched, each once, in
+    the order written, at most ``REQUEST_NAMES``: a file's name without its folders or its
+    extension (``C:\\src\\App.Test\\StoreTests.cs`` gives ``StoreTests``; a plain one too,
+    ``inference.ipynb`` gives ``inference``), each code-shaped part of a dotted name
+    (``Assert.AreEqual`` gives ``AreEqual``), and after a test's name what it tests
+    (``StoreTests`` and ``test_store`` give ``Store`` and ``store``): a test failure is
+    fixed in the code under test. With ``besides`` (a project), none that is that
+    project's own (``of_project``)."""
+    found: list[str] = []
+    for written in _NAME.findall(text.replace("\\", "/")):
+        last = written.lstrip("@").rstrip(".-/").rsplit("/", 1)[-1]
+        file = _FILE.fullmatch(last)
+        parts = (file.group(1) if file else last).split(".")
+        # A file is named by its stem's first part when no later part is code:
+        # ``vite.config.ts`` by vite, ``ktsu.BlastMerge.Test.dll`` by BlastMerge.
+        plain = bool(file) and not any(_code_shaped(part) for part in parts[1:])
+        for i, part in enumerate(parts):
+            if len(part) < 3 or _HEX.fullmatch(part):
+                continue
+            if not (_code_shaped(part) or (plain and i == 0)):
+                continue
+            if besides and of_project(part, besides):
+                continue
+            found.append(part)
+            tested = next((m for pattern in _TESTED if (m := pattern.fullmatch(part))), None)
+            if tested:
+                found.append(tested.group(1))
+    names: dict[str, str] = {}
+    for name in found:
+        names.setdefault(name.casefold(), name)
+    return tuple(names.values())[:REQUEST_NAMES]
 
 
 def of_project(name: str, project: str) -> bool:

@@ -20,6 +20,8 @@ from memvault.search.query import Query
 from memvault.search.ranking import by_part, idf
 from memvault.store import LEXICAL_PARTS, SESSION_PART, LexicalQuery, Store, part_of
 
+SESSION_KINDS = frozenset({"session"})  # the kinds that are host sessions whole
+
 COLUMN_WEIGHTS = (1.0, 1.0, 0.5, 0.5)  # title, body, context, dates
 # In a large index, a query's common terms would make FTS5 read and score most of it. When
 # some terms are rare (in at most RARE_DOCUMENTS documents, or RARE_SHARE of them), only
@@ -38,6 +40,16 @@ ASKED_TERMS = 25
 # The other language's words for a request's (search/lexicon.py) count this much of the
 # request's own: a memory in the request's language that matches as well stays above.
 ALTERNATIVE_WEIGHT = 0.5
+
+# A request's code and file names (``Query.named``) are asked again of the sessions alone,
+# in the column of what each touched: the files its tools read and edited, the commands it
+# ran, what it searched for. A session's share of that ask's best is added, NAMED_WEIGHT
+# times, to its share of the words' best: a request that pastes a failing test's trace
+# (``AppDataBatchManagerTests.cs(171): … Assert.AreEqual failed``) shares its words with
+# every session that pasted a trace, and its names with the few that worked on the code
+# under test. Cross-validated with the other constants (docs/benchmarks.md).
+NAMED_WEIGHT = 1.0
+NAMED_FIELDS = ("context",)
 
 Hits = list[tuple[int, float]]
 # One ask of a part: the match, and the newest documents it searches (None: all of them).
@@ -103,7 +115,10 @@ class LexicalCandidates:
                     break
             alternative = self._alternative_ask(query, part)
             found[part] = own if alternative is None else _added(own, ask(*alternative), pool)
-        return by_part(found)
+        shares = by_part(found)
+        if SESSION_PART in found:
+            shares = _with_named(shares, self._named(query, scope, pool))
+        return shares
 
     def per_kind(self, query: Query, scope: Scope, pools: Mapping[str, int]) -> dict[str, Hits]:
         """BM25 candidates of each kind of ``pools``, that many of it, as shares of that
@@ -132,7 +147,23 @@ class LexicalCandidates:
             else:
                 other = ask(*alternative, mine)
                 found |= {kind: _added(own[kind], other[kind], mine[kind]) for kind in mine}
-        return {kind: by_part({part_of(kind): found[kind]}) for kind in pools}
+        shares = {kind: by_part({part_of(kind): found[kind]}) for kind in pools}
+        for kind in shares.keys() & SESSION_KINDS:
+            shares[kind] = _with_named(shares[kind], self._named(query, scope, pools[kind]))
+        return shares
+
+    def _named(self, query: Query, scope: Scope, pool: int) -> Hits:
+        """The sessions that touched what the request names, by BM25 over those names in
+        what each session touched, best first."""
+        named = query.named(scope.project)
+        if not named or not SESSION_KINDS & set(scope.kinds):
+            return []
+        return self.store.lexical_search(
+            LexicalQuery(alternatives=named, fields=NAMED_FIELDS),
+            kinds=sorted(SESSION_KINDS & set(scope.kinds)),
+            limit=pool,
+            **_filters(scope, None),
+        )
 
     def rare_cap(self, part: str | None = None) -> int:
         """How many documents (of ``part``, or of the whole index) a term may be in and
@@ -194,6 +225,17 @@ def _added(own: Hits, alternative: Hits, pool: int) -> Hits:
     for doc_id, score in alternative:
         scores[doc_id] = scores.get(doc_id, 0.0) + ALTERNATIVE_WEIGHT * score
     return sorted(scores.items(), key=lambda item: item[1], reverse=True)[:pool]
+
+
+def _with_named(shares: Hits, named: Hits) -> Hits:
+    """``shares`` (of the words' best) with each named session's share of ``named``'s best
+    added, NAMED_WEIGHT times, best first."""
+    if not named or named[0][1] <= 0:
+        return shares
+    scores = dict(shares)
+    for doc_id, score in named:
+        scores[doc_id] = scores.get(doc_id, 0.0) + NAMED_WEIGHT * score / named[0][1]
+    return sorted(scores.items(), key=lambda item: item[1], reverse=True)
 
 
 def _filters(scope: Scope, newest: int | None) -> dict:

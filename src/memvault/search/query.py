@@ -7,6 +7,9 @@ goes through the same analyzer as the indexed text, so a query never asks for a 
 indexing could not have produced. The index is asked with a ``LexicalQuery``: plain values,
 which each store engine spells in its own syntax.
 
+A request's code and file names (``derive.names.request_names``) are kept apart as well:
+the searcher asks them of what each session touched (``named``).
+
 A request's words that the code-domain lexicon knows (``search/lexicon.py``) bring the other
 language's words as *alternatives*: asked apart from the request's own words
 (``alternative_match``) so the searcher can count them less.
@@ -21,11 +24,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from memvault.analyzer import CJK_CHAR, stem, tokens
+from memvault.derive.names import of_project, request_names
 from memvault.search.lexicon import MAX_ALTERNATIVES, Concept, alternatives_of, lexicon
 from memvault.store import LexicalQuery
 
 _PART = re.compile(r'"([^"]*)"|(\S+)')
 _PREFIX_WORD = re.compile(r"^[^\W_]+$")
+_PIECE = re.compile(r"[^\W_]+")
 # Quotes and stars are operators in a query of at most this many words (what a person types
 # into a search box); a longer text is read as plain words.
 OPERATOR_WORDS = 12
@@ -45,6 +50,8 @@ class Query:
     # What the request names in the lexicon, each with every way a memory may say it: the
     # relevance floor counts a memory that says it in the other language as holding it.
     concepts: tuple[Concept, ...] = field(default=(), compare=False, hash=False)
+    # The code and file names it writes, as written (``derive.names.request_names``).
+    names: tuple[str, ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -67,6 +74,22 @@ class Query:
             anchor=anchor,
             all_of=all_of,
         )
+
+    def named(self, project: str | None) -> tuple[tuple[str, ...], ...]:
+        """Its names as the index holds them, none of them ``project``'s own: a name of
+        words (``google_scraper``) as the phrase of its words, a compound one
+        (``AppDataBatchManager``, ``GetAll_ReturnsAll``) as each compound's whole term
+        (the index writes a compound's parts after it: ``getal get all``)."""
+        out: list[tuple[str, ...]] = []
+        for name in self.names:
+            if project and of_project(name, project):
+                continue
+            pieces = [found for piece in _PIECE.findall(name) if (found := tokens(piece))]
+            if any(len(found) > 1 for found in pieces):
+                out += [(found[0],) for found in pieces if len(found) > 1]
+            elif pieces:
+                out.append(tuple(found[0] for found in pieces))
+        return tuple(dict.fromkeys(out))
 
     def translated(self, translation: str | None) -> Query:
         """The same query with the words of its translation (by the LLM) among its
@@ -101,7 +124,8 @@ def parse(text: str) -> Query:
         said = Counter(tokens(text))
         terms = tuple(said)
         named = tuple(lexicon().concepts(text, terms))
-        return Query(text, terms, (), (), alternatives_of(named, terms), said, named)
+        alternatives = alternatives_of(named, terms)
+        return Query(text, terms, (), (), alternatives, said, named, request_names(text))
     for quoted, word in parts:
         if quoted:
             words = tuple(tokens(quoted))
@@ -126,7 +150,14 @@ def parse(text: str) -> Query:
     own = tuple(said)
     named = tuple(lexicon().concepts(text, own))
     return Query(
-        text, own, tuple(phrases), tuple(prefixes), alternatives_of(named, own), said, named
+        text,
+        own,
+        tuple(phrases),
+        tuple(prefixes),
+        alternatives_of(named, own),
+        said,
+        named,
+        request_names(text),
     )
 
 

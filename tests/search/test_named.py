@@ -1,0 +1,122 @@
+"""A request that names code finds the sessions that touched it: a pasted test failure
+shares its words with every session that pasted one, and its names with the session that
+worked on the code under test (``search/lexical.py`` NAMED_WEIGHT)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memvault import Memory
+from memvault.search import lexical
+
+TRACE = """C:\\dev\\blast\\Blast.Test\\{test}.cs({line}): error test failed:
+      {method} (12ms): Assert.AreEqual failed. Expected:<2>. Actual:<4>.
+      Stack Trace:
+         at blast.Test.{test}.{method}() in C:\\dev\\blast\\Blast.Test\\{test}.cs:line {line}
+         at System.RuntimeMethodHandle.InvokeMethod(Object target, Void** arguments)
+         at System.Reflection.MethodBaseInvoker.InvokeWithNoArgs(Object obj)"""
+
+TRACED = [  # tests of other code, whose names share the request's words
+    ("BatchProcessorTests", "CreateBatch_MultipleFiles_ReturnsAll"),
+    ("BatchRunnerTests", "RunBatch_MultipleBatches_RunsAll"),
+    ("AppDataStoreTests", "GetAll_MultipleEntries_ReturnsAll"),
+    ("AppDataPathTests", "GetPath_Default_ReturnsAppData"),
+    ("DataManagerTests", "GetAllData_MultipleItems_ReturnsAll"),
+    ("HistoryManagerTests", "GetAllEntries_MultipleBatches_ReturnsAll"),
+    ("BatchConfigurationTests", "Validate_EmptyName_Fails"),
+    ("SettingsManagerTests", "GetAll_MultipleSettings_ReturnsAll"),
+    ("AppDataLoaderTests", "LoadAll_MultipleFiles_ReturnsAll"),
+    ("BatchHistoryTests", "GetAllBatches_Empty_ReturnsNone"),
+    ("FileManagerTests", "GetAllFiles_MultipleFolders_ReturnsAll"),
+    ("ManagerFactoryTests", "Create_BatchManager_ReturnsManager"),
+]
+
+REQUEST = TRACE.format(
+    test="AppDataBatchManagerTests", line=171, method="GetAllBatches_MultipleBatches_ReturnsAll"
+)
+
+
+def event(session: str, n: int, hook: str, data: dict) -> dict:
+    return {
+        "hookType": hook,
+        "sessionId": session,
+        "eventId": f"{session}:{n}",
+        "project": "blast",
+        "cwd": "/src/blast",
+        "timestamp": f"2026-11-30T10:{n:02d}:00.000Z",
+        "data": data,
+    }
+
+
+def tool(session: str, n: int, name: str, path: str) -> dict:
+    given = {"tool_name": name, "tool_input": {"file_path": path}, "tool_output": "ok"}
+    return event(session, n, "post_tool_use", given)
+
+
+def history() -> list[dict]:
+    events = []
+    for i, (test, method) in enumerate(TRACED):
+        session = f"trace-{i}"
+        pasted = TRACE.format(test=test, line=40 + i, method=method)
+        events += [
+            event(session, 0, "prompt_submit", {"prompt": pasted}),
+            tool(session, 1, "Read", f"Blast.Test/{test}.cs"),
+            event(
+                session,
+                2,
+                "assistant_response",
+                {
+                    "assistantResponse": "I can see the issue: the test expects 2 but gets 4. "
+                    "The failing assertion compares the count; fixing the expected value."
+                },
+            ),
+        ]
+    session = "batch-config"
+    events += [
+        event(
+            session,
+            0,
+            "prompt_submit",
+            {"prompt": "my batch configuration did not get saved when it has a search path"},
+        ),
+        tool(session, 1, "Read", "Blast.Core/Models/BatchConfiguration.cs"),
+        tool(session, 2, "Edit", "Blast.Core/Services/AppDataBatchManager.cs"),
+        event(
+            session,
+            3,
+            "assistant_response",
+            {"assistantResponse": "Saving now writes the configuration before returning."},
+        ),
+    ]
+    return events
+
+
+@pytest.fixture
+def memory(tmp_path):
+    with Memory.open(home=tmp_path / "home", embeddings="none") as opened:
+        opened.capture.observe_many(history())
+        opened.index.index_now()
+        yield opened
+
+
+def sessions(memory: Memory, request: str) -> list[str]:
+    hits = memory.search(request, limit=10, project="blast")
+    found = [hit.document.session_id or hit.document.key for hit in hits]
+    return list(dict.fromkeys(found))
+
+
+def test_a_failing_test_finds_the_session_that_worked_on_the_code_under_test(memory):
+    assert sessions(memory, REQUEST)[:3].count("batch-config") == 1
+
+
+def test_without_its_names_the_trace_finds_only_the_traces(memory, monkeypatch):
+    """What the names add: asked by its words alone, the request's traces outrank the
+    session that worked on the code (this fails if the test above passes for another
+    reason)."""
+    monkeypatch.setattr(lexical, "NAMED_WEIGHT", 0.0)
+    assert "batch-config" not in sessions(memory, REQUEST)[:3]
+
+
+def test_names_another_projects_sessions_touched_add_nothing(memory):
+    hits = memory.search(REQUEST, limit=10, project="elsewhere")
+    assert hits == []
