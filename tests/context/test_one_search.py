@@ -25,12 +25,15 @@ REQUEST = "why does the refresh token rotation fail"
 def counted(auth_memory, monkeypatch):
     """The memory, with its store's lexical searches (the kinds each asks) and the
     parses of the request counted (the real store and parser do the work)."""
-    calls = {"lexical": [], "alternatives": [], "parsed": 0}
+    calls = {"lexical": [], "alternatives": [], "named": [], "parsed": 0}
     store = auth_memory.store
     lexical_search, per_kind = store.lexical_search, store.lexical_search_per_kind
 
     def record(query, kinds):
-        calls["alternatives" if query.alternatives else "lexical"].append(list(kinds))
+        if query.fields == ("context",):  # what the request names, asked of what sessions touched
+            calls["named"].append(list(kinds))
+        else:
+            calls["alternatives" if query.alternatives else "lexical"].append(list(kinds))
 
     def lexical(query, **asked):
         record(query, asked["kinds"])
@@ -40,9 +43,9 @@ def counted(auth_memory, monkeypatch):
         record(query, asked["limits"])
         return per_kind(query, **asked)
 
-    def parsing(text):
+    def parsing(text, **options):
         calls["parsed"] += text == REQUEST
-        return parse(text)
+        return parse(text, **options)
 
     start(auth_memory, "other")
     auth_memory.observe(envelope("other", 1, hookType="prompt_submit", data={"prompt": REQUEST}))
@@ -63,7 +66,15 @@ def test_a_context_request_searches_once(counted):
     assert sorted(calls["lexical"]) == [["fragment", "summary", "observation"], ["session"]]
     # "refresh token" and "fail" have Chinese words in the lexicon: asked once, for every kind.
     assert calls["alternatives"] == calls["lexical"]
+    assert calls["named"] == []  # it names no code
     assert calls["parsed"] == 1
+
+
+def test_a_request_naming_code_asks_the_sessions_once_more_for_what_it_names(counted):
+    memory, calls = counted
+    memory.context.context(project="demo-app", query=REQUEST + " in tests/test_refresh.py")
+    assert sorted(calls["lexical"]) == [["fragment", "summary", "observation"], ["session"]]
+    assert calls["named"] == [["session"]]
 
 
 def test_an_enrich_request_searches_once(counted):

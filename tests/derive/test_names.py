@@ -165,6 +165,8 @@ def test_the_projects_own_names_are_not_what_a_request_names():
         ("@notebooks/inference.ipynb what does it take?", ["inference"]),
         ("vite.config.ts sets the port", ["vite"]),
         ("Assert.AreEqual failed in Path.GetRandomFileName", ["AreEqual", "GetRandomFileName"]),
+        # What a build makes is not code a session touched.
+        ("3>C:\\Program Files\\dotnet\\dotnet.exe exec csc.dll /noconfig", []),
         # Colours, hashes and versions name nothing.
         ("set the border to #E6A23C and C23A, pin 1.2.3", []),
     ],
@@ -174,8 +176,9 @@ def test_a_request_names_its_files_code_and_the_code_its_tests_test(request_text
 
 
 def test_a_request_does_not_name_its_own_project_and_names_at_most_a_few():
-    trace = "at ktsu.BlastMerge.Test.dll BlastMerge.Core/BlastMerge.cs " + " ".join(
-        f"Method{n}_Works" for n in range(20)
+    trace = (
+        "at ktsu.BlastMerge.Test BlastMerge.ConsoleApp BlastMerge.Core/BlastMerge.cs "
+        + " ".join(f"Method{n}_Works" for n in range(20))
     )
     names = request_names(trace, besides="blastmerge")
     assert not any(same_name(name, "BlastMerge") for name in names)

@@ -77,20 +77,23 @@ def test_a_long_text_is_plain_words_its_quotes_and_stars_its_own():
 
 
 def test_its_names_are_asked_as_the_index_holds_them_and_not_the_projects_own():
-    query = parse(
+    text = (
         "C:\\src\\Blast.Test\\AppDataBatchManagerTests.cs: GetAll_ReturnsAll failed in "
-        "google_scraper.py, see BlastMerge.cs"
+        "google_scraper.py, see BlastMerge.cs and BlastMerge.ConsoleApp"
     )
-    assert query.names == (
+    assert parse(text).names == (
         "AppDataBatchManagerTests",
         "AppDataBatchManager",
         "GetAll_ReturnsAll",
         "google_scraper",
         "BlastMerge",
+        "ConsoleApp",
     )
+    query = parse(text, project="blastmerge")
+    assert "BlastMerge" not in query.names and "ConsoleApp" not in query.names
     # A compound is one term of the index (its parts follow it there); a name of plain
     # words is the phrase of its words.
-    assert query.named("blastmerge") == (
+    assert query.named() == (
         ("appdatabatchmanagertest",),
         ("appdatabatchmanag",),
         ("getal",),

@@ -28,6 +28,10 @@ _VERSION = re.compile(r"v?\d+(?:\.\d+)+")
 # ``inference.ipynb``; not ``Path.GetRandomFileName`` nor ``System.IO``).
 _FILE = re.compile(r"(.+?)\.[a-z][a-z0-9]{0,5}")
 _HEX = re.compile(r"[0-9A-Fa-f]+")  # a colour or a hash: written like code, naming nothing
+# What a build or an install makes, not code a session would have touched (``csc.dll``).
+_BINARY = frozenset(
+    {"dll", "exe", "pdb", "so", "dylib", "o", "obj", "class", "jar", "pyc", "nupkg"}
+)
 # A test named after what it tests: ``StoreTests``, ``store_test``, ``test_store``, ``StoreSpec``.
 _TESTED = (
     re.compile(r"(.{3,}?)(?:Tests?|Specs?)"),
@@ -121,12 +125,17 @@ def request_names(text: str, *, besides: str | None = None) -> tuple[str, ...]:
     ``inference.ipynb`` gives ``inference``), each code-shaped part of a dotted name
     (``Assert.AreEqual`` gives ``AreEqual``), and after a test's name what it tests
     (``StoreTests`` and ``test_store`` give ``Store`` and ``store``): a test failure is
-    fixed in the code under test. With ``besides`` (a project), none that is that
-    project's own (``of_project``)."""
+    fixed in the code under test. Not what a build makes (``csc.dll``), nor, with
+    ``besides`` (a project), what is that project's own (``of_project``: ``BlastMerge``,
+    ``BlastMerge.ConsoleApp``)."""
     found: list[str] = []
     for written in _NAME.findall(text.replace("\\", "/")):
         last = written.lstrip("@").rstrip(".-/").rsplit("/", 1)[-1]
+        if besides and of_project(last, besides):
+            continue
         file = _FILE.fullmatch(last)
+        if file and last.rsplit(".", 1)[-1] in _BINARY:
+            continue
         parts = (file.group(1) if file else last).split(".")
         # A file is named by its stem's first part when no later part is code:
         # ``vite.config.ts`` by vite, ``ktsu.BlastMerge.Test.dll`` by BlastMerge.

@@ -107,7 +107,7 @@ class Searcher:
         kinds = [kind for kind in DOCUMENT_KINDS if kind in kinds]
         if not kinds or limit < 1:
             return []
-        query = self._parsed(text, wait=self.translate_wait)
+        query = self._parsed(text, wait=self.translate_wait, project=project)
         pool = max(CANDIDATES, limit * 3)
         scope = Scope(kinds, project, include_archived)
         lexical, semantic, documents = self._candidates(
@@ -134,7 +134,7 @@ class Searcher:
         best); the lexical candidates of all kinds are as many as such searches' together.
         A translation of the request is used only when one was made before: this is the
         hook's path."""
-        query = self._parsed(text, wait=0.0)
+        query = self._parsed(text, wait=0.0, project=project)
         pools = {
             kind: max(CANDIDATES, quotas[kind] * 3)
             for kind in DOCUMENT_KINDS
@@ -158,8 +158,8 @@ class Searcher:
             hits[kind] = ranked[: quotas[kind]]
         return Found(query, hits)
 
-    def _parsed(self, text: str, *, wait: float) -> Query:
-        query = parse(text)
+    def _parsed(self, text: str, *, wait: float, project: str | None) -> Query:
+        query = parse(text, project=project)
         if self.translator is None:
             return query
         return query.translated(self.translator.translation(text, wait=wait))

@@ -155,7 +155,7 @@ class LexicalCandidates:
     def _named(self, query: Query, scope: Scope, pool: int) -> Hits:
         """The sessions that touched what the request names, by BM25 over those names in
         what each session touched, best first."""
-        named = query.named(scope.project)
+        named = query.named()
         if not named or not SESSION_KINDS & set(scope.kinds):
             return []
         return self.store.lexical_search(

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from memvault.analyzer import CJK_CHAR, stem, tokens
-from memvault.derive.names import of_project, request_names
+from memvault.derive.names import request_names
 from memvault.search.lexicon import MAX_ALTERNATIVES, Concept, alternatives_of, lexicon
 from memvault.store import LexicalQuery
 
@@ -75,15 +75,13 @@ class Query:
             all_of=all_of,
         )
 
-    def named(self, project: str | None) -> tuple[tuple[str, ...], ...]:
-        """Its names as the index holds them, none of them ``project``'s own: a name of
-        words (``google_scraper``) as the phrase of its words, a compound one
-        (``AppDataBatchManager``, ``GetAll_ReturnsAll``) as each compound's whole term
-        (the index writes a compound's parts after it: ``getal get all``)."""
+    def named(self) -> tuple[tuple[str, ...], ...]:
+        """Its names as the index holds them: a name of words (``google_scraper``) as the
+        phrase of its words, a compound one (``AppDataBatchManager``, ``GetAll_ReturnsAll``)
+        as each compound's whole term (the index writes a compound's parts after it:
+        ``getal get all``)."""
         out: list[tuple[str, ...]] = []
         for name in self.names:
-            if project and of_project(name, project):
-                continue
             pieces = [found for piece in _PIECE.findall(name) if (found := tokens(piece))]
             if any(len(found) > 1 for found in pieces):
                 out += [(found[0],) for found in pieces if len(found) > 1]
@@ -113,7 +111,9 @@ class Query:
         )
 
 
-def parse(text: str) -> Query:
+def parse(text: str, *, project: str | None = None) -> Query:
+    """``text`` as the index is asked it; ``project``: where it is asked (none of its names
+    that are the project's own is asked of what sessions touched)."""
     terms: list[str] = []
     phrases: list[tuple[str, ...]] = []
     prefixes: list[tuple[str, ...]] = []
@@ -125,7 +125,9 @@ def parse(text: str) -> Query:
         terms = tuple(said)
         named = tuple(lexicon().concepts(text, terms))
         alternatives = alternatives_of(named, terms)
-        return Query(text, terms, (), (), alternatives, said, named, request_names(text))
+        return Query(
+            text, terms, (), (), alternatives, said, named, request_names(text, besides=project)
+        )
     for quoted, word in parts:
         if quoted:
             words = tuple(tokens(quoted))
@@ -157,7 +159,7 @@ def parse(text: str) -> Query:
         alternatives_of(named, own),
         said,
         named,
-        request_names(text),
+        request_names(text, besides=project),
     )
 
 
