@@ -117,6 +117,35 @@ def test_without_its_names_the_trace_finds_only_the_traces(memory, monkeypatch):
     assert "batch-config" not in sessions(memory, REQUEST)[:3]
 
 
-def test_names_another_projects_sessions_touched_add_nothing(memory):
-    hits = memory.search(REQUEST, limit=10, project="elsewhere")
-    assert hits == []
+def test_the_named_sessions_leave_every_other_result_where_it_was(memory, monkeypatch):
+    """A session's named share is added within the sessions' own scale: the events,
+    fragments and summaries a request finds keep their relevance."""
+
+    def rest(weight: float) -> dict[str, float]:
+        monkeypatch.setattr(lexical, "NAMED_WEIGHT", weight)
+        hits = memory.search(REQUEST, limit=30, project="blast")
+        return {h.document.key: h.relevance for h in hits if h.document.kind != "session"}
+
+    named, plain = rest(1.0), rest(0.0)
+    assert named and named == plain
+
+
+def test_a_name_most_sessions_touched_adds_nothing(tmp_path, monkeypatch):
+    with Memory.open(home=tmp_path / "home", embeddings="none") as memory:
+        events = []
+        for i, topic in enumerate(["login form", "dark mode", "router", "settings page"]):
+            session = f"s{i}"
+            events += [
+                event(session, 0, "prompt_submit", {"prompt": f"work on the {topic}"}),
+                tool(session, 1, "Edit", "src/index.ts"),
+            ]
+        memory.capture.observe_many(events)
+        memory.index.index_now()
+        request = "index.ts: the router crashes on startup after the settings page loads"
+
+        def ranked(weight: float) -> list[tuple[str, float]]:
+            monkeypatch.setattr(lexical, "NAMED_WEIGHT", weight)
+            hits = memory.search(request, limit=10, project="blast")
+            return [(h.document.key, round(h.score, 9)) for h in hits]
+
+        assert ranked(1.0) == ranked(0.0)

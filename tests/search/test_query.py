@@ -90,14 +90,20 @@ def test_its_names_are_asked_as_the_index_holds_them_and_not_the_projects_own():
         "ConsoleApp",
     )
     query = parse(text, project="blastmerge")
-    assert "BlastMerge" not in query.names and "ConsoleApp" not in query.names
-    # A compound is one term of the index (its parts follow it there); a name of plain
-    # words is the phrase of its words.
+    assert "BlastMerge" not in query.names
+    # A compound is its whole term and the phrase of its parts (the index writes them after
+    # it, so ``GoogleScraper`` and ``google_scraper`` find each other); a name of plain
+    # words is the phrase of its words; a name of several pieces, one of them a compound,
+    # each piece's whole term.
     assert query.named() == (
         ("appdatabatchmanagertest",),
+        ("app", "data", "batch", "manag", "test"),
         ("appdatabatchmanag",),
+        ("app", "data", "batch", "manag"),
         ("getal",),
         ("returnsal",),
         ("googl", "scraper"),
+        ("consoleapp",),
+        ("consol", "app"),
     )
     assert parse("a plain question about the pool").names == ()

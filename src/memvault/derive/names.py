@@ -24,20 +24,36 @@ _WORD = re.compile(r"@?[A-Za-z0-9_./-]+")
 _NAME = re.compile(r"@?[A-Za-z_$][A-Za-z0-9_$]*(?:[./-][A-Za-z0-9_$]+)*")  # ASCII: 中文 ends a name
 _SHAPED = re.compile(r"[a-z][A-Z]|[A-Za-z0-9]_[A-Za-z0-9]|[A-Za-z]\d+[A-Za-z]|\w\w\.[A-Za-z]{2}")
 _VERSION = re.compile(r"v?\d+(?:\.\d+)+")
-# A file's name: its stem, a dot, an extension in small letters (``AppDataBatchManagerTests.cs``,
-# ``inference.ipynb``; not ``Path.GetRandomFileName`` nor ``System.IO``).
-_FILE = re.compile(r"(.+?)\.[a-z][a-z0-9]{0,5}")
+# A file's name: its stem, a dot, an extension of source or documents (``StoreTests.cs``,
+# ``inference.ipynb``; not ``requests.get``, ``csc.dll`` nor ``github.com``).
+_FILE = re.compile(r"(.+)\.([A-Za-z0-9]{1,8})")
+# fmt: off
+_SOURCE = frozenset({
+    "py", "pyi", "ipynb", "js", "jsx", "mjs", "cjs", "ts", "tsx", "vue", "svelte", "go", "rs",
+    "java", "kt", "kts", "scala", "groovy", "cs", "fs", "vb", "c", "h", "cc", "cpp", "cxx",
+    "hpp", "hh", "m", "mm", "swift", "rb", "php", "pl", "lua", "r", "jl", "dart", "ex", "exs",
+    "erl", "hs", "ml", "clj", "sh", "bash", "zsh", "ps1", "psm1", "bat", "cmd", "sql", "html",
+    "htm", "css", "scss", "sass", "less", "md", "mdx", "rst", "txt", "json", "jsonc", "yaml",
+    "yml", "toml", "ini", "cfg", "conf", "xml", "csproj", "fsproj", "vbproj", "sln", "props",
+    "gradle", "proto", "graphql", "tf",
+})
+# fmt: on
 _HEX = re.compile(r"[0-9A-Fa-f]+")  # a colour or a hash: written like code, naming nothing
-# What a build or an install makes, not code a session would have touched (``csc.dll``).
-_BINARY = frozenset(
-    {"dll", "exe", "pdb", "so", "dylib", "o", "obj", "class", "jar", "pyc", "nupkg"}
+# Where a trace's frames are the language's or a library's own, not the project's code.
+_LIBRARY = re.compile(
+    r"(?:^|/)(?:site-packages|dist-packages|node_modules|\.venv|venv|lib/python[\d.]*|usr/lib)/"
+    r"|^(?:System|Microsoft)\."
 )
+# An escaped line break in a pasted log (``\nTraceback``) is a break, not a letter.
+_ESCAPE = re.compile(r"\\[nrt](?=[A-Z])")
 # A test named after what it tests: ``StoreTests``, ``store_test``, ``test_store``, ``StoreSpec``.
 _TESTED = (
     re.compile(r"(.{3,}?)(?:Tests?|Specs?)"),
     re.compile(r"(.{3,}?)[_-](?:tests?|specs?)"),
     re.compile(r"tests?_(.{3,})"),
 )
+# Kinds of test, not what a test tests (``UnitTests``, ``integration_tests``).
+_TEST_KINDS = frozenset({"unit", "integration", "e2e", "functional", "acceptance", "smoke", "all"})
 # What a build makes or is made from, after an assembly's name (``ktsu.BlastMerge.Core.dll``).
 _BUILT = frozenset({"dll", "exe", "pdb", "xml", "csproj", "fsproj", "vbproj", "sln", "nupkg"})
 
@@ -125,17 +141,19 @@ def request_names(text: str, *, besides: str | None = None) -> tuple[str, ...]:
     ``inference.ipynb`` gives ``inference``), each code-shaped part of a dotted name
     (``Assert.AreEqual`` gives ``AreEqual``), and after a test's name what it tests
     (``StoreTests`` and ``test_store`` give ``Store`` and ``store``): a test failure is
-    fixed in the code under test. Not what a build makes (``csc.dll``), nor, with
-    ``besides`` (a project), what is that project's own (``of_project``: ``BlastMerge``,
-    ``BlastMerge.ConsoleApp``)."""
+    fixed in the code under test. Not what a build makes (``csc.dll``), a frame of the
+    language's or a library's own (``/usr/lib/python3.11/runpy.py``,
+    ``System.RuntimeMethodHandle``), nor, with ``besides`` (a project), the project's own
+    name (``of_project``: ``BlastMerge``)."""
     found: list[str] = []
-    for written in _NAME.findall(text.replace("\\", "/")):
-        last = written.lstrip("@").rstrip(".-/").rsplit("/", 1)[-1]
-        if besides and of_project(last, besides):
+    for written in _NAME.findall(_ESCAPE.sub(" ", text).replace("\\", "/")):
+        written = written.lstrip("@").rstrip(".-/")
+        last = written.rsplit("/", 1)[-1]
+        if len(last) > NAME_LIMIT or _LIBRARY.search(written):
             continue
         file = _FILE.fullmatch(last)
-        if file and last.rsplit(".", 1)[-1] in _BINARY:
-            continue
+        if file and file.group(2).lower() not in _SOURCE:
+            file = None
         parts = (file.group(1) if file else last).split(".")
         # A file is named by its stem's first part when no later part is code:
         # ``vite.config.ts`` by vite, ``ktsu.BlastMerge.Test.dll`` by BlastMerge.
@@ -149,7 +167,7 @@ def request_names(text: str, *, besides: str | None = None) -> tuple[str, ...]:
                 continue
             found.append(part)
             tested = next((m for pattern in _TESTED if (m := pattern.fullmatch(part))), None)
-            if tested:
+            if tested and tested.group(1).casefold() not in _TEST_KINDS:
                 found.append(tested.group(1))
     names: dict[str, str] = {}
     for name in found:

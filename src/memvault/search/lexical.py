@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from memvault.domain import Document
 from memvault.search.counts import Counts
 from memvault.search.query import Query
-from memvault.search.ranking import by_part, idf
+from memvault.search.ranking import NO_RARE_WORD, by_part, idf
 from memvault.store import LEXICAL_PARTS, SESSION_PART, LexicalQuery, Store, part_of
 
 SESSION_KINDS = frozenset({"session"})  # the kinds that are host sessions whole
@@ -116,9 +116,14 @@ class LexicalCandidates:
             alternative = self._alternative_ask(query, part)
             found[part] = own if alternative is None else _added(own, ask(*alternative), pool)
         shares = by_part(found)
-        if SESSION_PART in found:
-            shares = _with_named(shares, self._named(query, scope, pool))
-        return shares
+        if SESSION_PART not in found:
+            return shares
+        sessions = {doc_id for doc_id, _ in found[SESSION_PART]}
+        named = self._named(query, scope, pool)
+        sessions |= {doc_id for doc_id, _ in named}
+        rest = [hit for hit in shares if hit[0] not in sessions]
+        mine = _with_named([hit for hit in shares if hit[0] in sessions], named, pool)
+        return sorted(rest + mine, key=lambda hit: hit[1], reverse=True)
 
     def per_kind(self, query: Query, scope: Scope, pools: Mapping[str, int]) -> dict[str, Hits]:
         """BM25 candidates of each kind of ``pools``, that many of it, as shares of that
@@ -149,14 +154,22 @@ class LexicalCandidates:
                 found |= {kind: _added(own[kind], other[kind], mine[kind]) for kind in mine}
         shares = {kind: by_part({part_of(kind): found[kind]}) for kind in pools}
         for kind in shares.keys() & SESSION_KINDS:
-            shares[kind] = _with_named(shares[kind], self._named(query, scope, pools[kind]))
+            named = self._named(query, scope, pools[kind])
+            shares[kind] = _with_named(shares[kind], named, pools[kind])
         return shares
 
     def _named(self, query: Query, scope: Scope, pool: int) -> Hits:
         """The sessions that touched what the request names, by BM25 over those names in
-        what each session touched, best first."""
+        what each session touched, best first. A name held by half the sessions or more is
+        not asked (``rare_cap``): it tells none apart, and BM25 gives it no weight."""
         named = query.named()
         if not named or not SESSION_KINDS & set(scope.kinds):
+            return []
+        cap = self.rare_cap(SESSION_PART)
+        spelled = {" ".join(phrase): phrase for phrase in named}
+        counts = self.counts.terms(list(spelled), cap, SESSION_PART)
+        named = tuple(phrase for text, phrase in spelled.items() if counts[text] <= cap)
+        if not named:
             return []
         return self.store.lexical_search(
             LexicalQuery(alternatives=named, fields=NAMED_FIELDS),
@@ -227,15 +240,20 @@ def _added(own: Hits, alternative: Hits, pool: int) -> Hits:
     return sorted(scores.items(), key=lambda item: item[1], reverse=True)[:pool]
 
 
-def _with_named(shares: Hits, named: Hits) -> Hits:
-    """``shares`` (of the words' best) with each named session's share of ``named``'s best
-    added, NAMED_WEIGHT times, best first."""
-    if not named or named[0][1] <= 0:
-        return shares
-    scores = dict(shares)
+def _with_named(sessions: Hits, named: Hits, pool: int) -> Hits:
+    """Sessions' shares of the words' best with their shares of ``named``'s best added,
+    NAMED_WEIGHT times, scaled back so that the best of them is what the best was (each
+    part of the index stays its own scale: the other part's hits keep their places), the
+    best ``pool``. A named ask whose best holds no rare name adds nothing."""
+    if not named or named[0][1] < NO_RARE_WORD:
+        return sessions
+    scores = dict(sessions)
+    best = max(scores.values(), default=1.0)
     for doc_id, score in named:
         scores[doc_id] = scores.get(doc_id, 0.0) + NAMED_WEIGHT * score / named[0][1]
-    return sorted(scores.items(), key=lambda item: item[1], reverse=True)
+    scale = best / max(scores.values())
+    ranked = sorted(scores.items(), key=lambda item: item[1], reverse=True)[:pool]
+    return [(doc_id, score * scale) for doc_id, score in ranked]
 
 
 def _filters(scope: Scope, newest: int | None) -> dict:

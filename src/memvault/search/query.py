@@ -34,6 +34,7 @@ _PIECE = re.compile(r"[^\W_]+")
 # Quotes and stars are operators in a query of at most this many words (what a person types
 # into a search box); a longer text is read as plain words.
 OPERATOR_WORDS = 12
+NAME_TERMS = 8  # the most words of one name asked together
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,17 +78,24 @@ class Query:
 
     def named(self) -> tuple[tuple[str, ...], ...]:
         """Its names as the index holds them: a name of words (``google_scraper``) as the
-        phrase of its words, a compound one (``AppDataBatchManager``, ``GetAll_ReturnsAll``)
-        as each compound's whole term (the index writes a compound's parts after it:
-        ``getal get all``)."""
+        phrase of its words; a compound (``GoogleScraper``) as its whole term and as the
+        phrase of its parts, which the index writes after it (``googlescrap googl
+        scraper``), so that either spelling finds the other; a name of several pieces, one
+        of them a compound (``GetAll_ReturnsAll``), as each piece's whole term (the parts
+        written after each compound part it from the next)."""
         out: list[tuple[str, ...]] = []
         for name in self.names:
             pieces = [found for piece in _PIECE.findall(name) if (found := tokens(piece))]
-            if any(len(found) > 1 for found in pieces):
-                out += [(found[0],) for found in pieces if len(found) > 1]
+            if len(pieces) == 1:
+                (found,) = pieces
+                out.append(found[:1])
+                if len(found) > 1:
+                    out.append(tuple(found[1 : NAME_TERMS + 1]))
+            elif any(len(found) > 1 for found in pieces):
+                out += [found[:1] for found in pieces]
             elif pieces:
-                out.append(tuple(found[0] for found in pieces))
-        return tuple(dict.fromkeys(out))
+                out.append(tuple(found[0] for found in pieces[:NAME_TERMS]))
+        return tuple(dict.fromkeys(tuple(phrase) for phrase in out))
 
     def translated(self, translation: str | None) -> Query:
         """The same query with the words of its translation (by the LLM) among its
