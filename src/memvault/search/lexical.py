@@ -163,7 +163,7 @@ class LexicalCandidates:
         what each session touched, best first. A name held by half the sessions or more is
         not asked (``rare_cap``): it tells none apart, and BM25 gives it no weight."""
         named = query.named()
-        if not named or not SESSION_KINDS & set(scope.kinds):
+        if not named or NAMED_WEIGHT <= 0 or not SESSION_KINDS & set(scope.kinds):
             return []
         cap = self.rare_cap(SESSION_PART)
         spelled = {" ".join(phrase): phrase for phrase in named}
