@@ -8,6 +8,7 @@ import pytest
 
 from memvault import Memory
 from memvault.search import lexical
+from tests.helpers import envelope
 
 TRACE = """C:\\dev\\blast\\Blast.Test\\{test}.cs({line}): error test failed:
       {method} (12ms): Assert.AreEqual failed. Expected:<2>. Actual:<4>.
@@ -37,15 +38,15 @@ REQUEST = TRACE.format(
 
 
 def event(session: str, n: int, hook: str, data: dict) -> dict:
-    return {
-        "hookType": hook,
-        "sessionId": session,
-        "eventId": f"{session}:{n}",
-        "project": "blast",
-        "cwd": "/src/blast",
-        "timestamp": f"2026-11-30T10:{n:02d}:00.000Z",
-        "data": data,
-    }
+    return envelope(
+        session,
+        n,
+        hookType=hook,
+        eventId=f"{session}:{n}",
+        project="blast",
+        cwd="/src/blast",
+        data=data,
+    )
 
 
 def tool(session: str, n: int, name: str, path: str) -> dict:
@@ -146,6 +147,6 @@ def test_a_name_most_sessions_touched_adds_nothing(tmp_path, monkeypatch):
         def ranked(weight: float) -> list[tuple[str, float]]:
             monkeypatch.setattr(lexical, "NAMED_WEIGHT", weight)
             hits = memory.search(request, limit=10, project="blast")
-            return [(h.document.key, round(h.score, 9)) for h in hits]
+            return [(h.document.key, h.relevance) for h in hits]  # a score ages as it runs
 
         assert ranked(1.0) == ranked(0.0)
