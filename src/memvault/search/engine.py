@@ -158,7 +158,7 @@ class Searcher:
             hits[kind] = ranked[: quotas[kind]]
         return Found(query, hits)
 
-    def _parsed(self, text: str, *, wait: float, project: str | None) -> Query:
+    def _parsed(self, text: str, *, wait: float, project: str | None = None) -> Query:
         query = parse(text, project=project)
         if self.translator is None:
             return query
