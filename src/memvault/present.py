@@ -196,6 +196,7 @@ def _backlog(backlog: Backlog | None) -> dict[str, Any] | None:
         "lastEventSeq": backlog.last_event_seq,
         "indexedThroughSeq": backlog.indexed_through,
         "eventsNotIndexed": backlog.events_not_indexed,
+        "changesNotIndexed": backlog.changes_not_indexed,
         "documentsNotEmbedded": backlog.documents_not_embedded,
         "caughtUp": backlog.caught_up,
         "indexer": backlog.indexes_here,

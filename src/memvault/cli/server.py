@@ -410,6 +410,8 @@ def _index_words(index: dict[str, Any]) -> str:
     if index["caughtUp"]:
         return f"caught up (through event {index['lastEventSeq']:,})"
     behind = [f"{index['eventsNotIndexed']:,} events not indexed yet"]
+    if index.get("changesNotIndexed"):
+        behind.append(f"{index['changesNotIndexed']:,} rewritten observations not read again")
     if index["documentsNotEmbedded"]:
         behind.append(f"{index['documentsNotEmbedded']:,} documents not embedded yet")
     return ", ".join(behind)

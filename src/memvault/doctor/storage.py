@@ -84,6 +84,8 @@ def check_backlog(health: dict[str, Any] | None) -> Finding:
     if index["caughtUp"]:
         return Finding("index", OK, f"caught up through event {index['lastEventSeq']:,}")
     behind = f"{index['eventsNotIndexed']:,} events not indexed"
+    if index.get("changesNotIndexed"):
+        behind += f", {index['changesNotIndexed']:,} rewritten observations not read again"
     if index.get("documentsNotEmbedded"):
         behind += f", {index['documentsNotEmbedded']:,} documents not embedded"
     if index["eventsNotIndexed"] > LARGE_BACKLOG:

@@ -58,13 +58,18 @@ class Backlog:
     indexed_through: int  # the newest event whose observation is indexed
     events_not_indexed: int
     documents_not_embedded: int | None  # None: no embedder, nothing to wait for
+    # Observations rewritten in place (an LLM's compression, a purge, an upgrade) whose
+    # documents and neighbours the index has not read again yet.
+    changes_not_indexed: int = 0
     # Whether this process indexes the log and embeds documents: on a database replicas
     # share, only the vault's owner does; the others follow what it writes.
     indexes_here: bool = True
 
     @property
     def caught_up(self) -> bool:
-        return not self.events_not_indexed and not self.documents_not_embedded
+        return not (
+            self.events_not_indexed or self.changes_not_indexed or self.documents_not_embedded
+        )
 
 
 @dataclass(eq=False)
@@ -353,6 +358,9 @@ class Indexer:
             last_event_seq=self.store.last_event_seq(),
             indexed_through=indexed,
             events_not_indexed=self.store.observations_since(indexed),
+            changes_not_indexed=self.store.observation_changes_since(
+                self.store.cursor(CHANGES_CURSOR)
+            ),
             documents_not_embedded=None if self.semantic is None else self.semantic.pending(),
             indexes_here=self.owns_vault(),
         )

@@ -27,6 +27,11 @@ class SharedDerived(Derived):
         )
         return [(row[0], row[1]) for row in rows]
 
+    def observation_changes_since(self, after: int) -> int:
+        # A range of the primary key: as long as the backlog, not the table.
+        rows = self._select("SELECT count(*) FROM observation_changes WHERE id > ?", (after,))
+        return rows[0][0] if rows else 0
+
     def sessions_to_compress(self, *, limit: int) -> list[str]:
         """Sessions with events past both their compression and summary watermarks,
         quietest first; what is summarized already is never sent to the LLM."""

@@ -110,6 +110,13 @@ class IndexBacklog(Shape):
     lastEventSeq: int
     indexedThroughSeq: int
     eventsNotIndexed: Count
+    changesNotIndexed: Annotated[
+        Count,
+        Field(
+            description="Observations rewritten in place (an LLM's compression, a purge, an "
+            "upgrade) that the index has not read again yet"
+        ),
+    ]
     documentsNotEmbedded: Annotated[Count | None, Field(description="null without an embedder")]
     caughtUp: bool
     indexer: Annotated[

@@ -97,6 +97,10 @@ class EventLog(ABC):
         """(change id, event seq) of observations rewritten in place, past change ``after``."""
 
     @abstractmethod
+    def observation_changes_since(self, after: int) -> int:
+        """How many changes are past change ``after``: a follower's backlog."""
+
+    @abstractmethod
     def sessions_between(self, after: int, through: int) -> dict[str, str]:
         """Session id → project of the sessions with events after ``after`` up to
         ``through`` (sequence numbers)."""
