@@ -118,6 +118,21 @@ def test_without_its_names_the_trace_finds_only_the_traces(memory, monkeypatch):
     assert "batch-config" not in sessions(memory, REQUEST)[:3]
 
 
+def test_on_postgresql_a_failing_test_finds_the_session_too(
+    tmp_path, monkeypatch, postgres_cluster
+):
+    """The names' ask (a phrase of a compound's parts, the context column alone, the
+    sessions' counts) is the PostgreSQL engine's too."""
+    monkeypatch.setenv("MEMVAULT_STORE_URL", postgres_cluster.database())
+    with Memory.open(home=tmp_path / "home", embeddings="none") as opened:
+        assert opened.store.engine == "postgres"
+        opened.capture.observe_many(history())
+        opened.index.index_now()
+        assert sessions(opened, REQUEST)[:3].count("batch-config") == 1
+        monkeypatch.setattr(lexical, "NAMED_WEIGHT", 0.0)
+        assert "batch-config" not in sessions(opened, REQUEST)[:3]
+
+
 def test_the_named_sessions_leave_every_other_result_where_it_was(memory, monkeypatch):
     """A session's named share is added within the sessions' own scale: the events,
     fragments and summaries a request finds keep their relevance."""
