@@ -161,6 +161,7 @@ def test_the_projects_own_names_are_not_what_a_request_names():
         ),
         ("why does tests/test_store.py fail?", ["test_store", "store"]),
         ("src/session/store_test.go and web/Button.spec.tsx", ["store_test", "store", "Button"]),
+        ("--- FAIL: TestStore_Get (0.00s)", ["TestStore_Get", "Store"]),
         # A plain file is named by its stem; a dotted name by its code-shaped parts.
         ("@notebooks/inference.ipynb what does it take?", ["inference"]),
         ("vite.config.ts sets the port", ["vite"]),

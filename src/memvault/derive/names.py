@@ -46,14 +46,22 @@ _LIBRARY = re.compile(
 )
 # An escaped line break in a pasted log (``\nTraceback``) is a break, not a letter.
 _ESCAPE = re.compile(r"\\[nrt](?=[A-Z])")
-# A test named after what it tests: ``StoreTests``, ``store_test``, ``test_store``, ``StoreSpec``.
+# A test named after what it tests: ``StoreTests``, ``store_test``, ``test_store``, ``StoreSpec``,
+# Go's ``TestStore_Get``.
 _TESTED = (
     re.compile(r"(.{3,}?)(?:Tests?|Specs?)"),
     re.compile(r"(.{3,}?)[_-](?:tests?|specs?)"),
     re.compile(r"tests?_(.{3,})"),
+    re.compile(r"Test([A-Z][A-Za-z0-9]{2,})(?:_\w*)?"),
 )
-# Kinds of test, not what a test tests (``UnitTests``, ``integration_tests``).
-_TEST_KINDS = frozenset({"unit", "integration", "e2e", "functional", "acceptance", "smoke", "all"})
+# Kinds of test and a test framework's own parts, not what a test tests (``UnitTests``,
+# ``integration_tests``, ``TestCase``, ``TestHelper``).
+# fmt: off
+_TEST_KINDS = frozenset({
+    "unit", "integration", "e2e", "functional", "acceptance", "smoke", "all",
+    "case", "suite", "runner", "helper", "helpers", "util", "utils", "base", "data", "fixture",
+})
+# fmt: on
 # What a build makes or is made from, after an assembly's name (``ktsu.BlastMerge.Core.dll``).
 _BUILT = frozenset({"dll", "exe", "pdb", "xml", "csproj", "fsproj", "vbproj", "sln", "nupkg"})
 
