@@ -165,3 +165,13 @@ def test_a_name_most_sessions_touched_adds_nothing(tmp_path, monkeypatch):
             return [(h.document.key, h.relevance) for h in hits]  # a score ages as it runs
 
         assert ranked(1.0) == ranked(0.0)
+
+
+def test_names_are_the_sessions_scale_when_their_words_said_nothing():
+    """Where no session holds a word rarer than half of them, ``by_part`` scales the
+    sessions by the other part's best (shares near 0): a session a rare name finds is then
+    placed as it is where no session matched the words at all, first."""
+    named = [(3, 4.0), (1, 1.0)]
+    said_nothing = lexical._with_named([(1, 1e-7), (2, 5e-8)], named, pool=10)
+    none_matched = lexical._with_named([], named, pool=10)
+    assert said_nothing[0] == none_matched[0] == (3, 1.0)

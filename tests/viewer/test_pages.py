@@ -142,7 +142,15 @@ def test_fragments_are_listed_by_project_with_an_obsidian_link(page, seeded):
 def test_health_shows_store_queue_index_embedder_llm_and_the_ingest_chart(page, seeded):
     page.goto(f"{seeded.url}/health")
     text = page.locator("main").inner_text()
-    for part in ("sqlite", "Jobs pending", "Events not indexed", "Spooled", "RSS", "Embedder"):
+    for part in (
+        "sqlite",
+        "Jobs pending",
+        "Events not indexed",
+        "Rewritten observations not read again",
+        "Spooled",
+        "RSS",
+        "Embedder",
+    ):
         assert part in text, part
     bars = page.locator("#chart rect")
     assert bars.count() == 60

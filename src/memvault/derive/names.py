@@ -38,11 +38,12 @@ _SOURCE = frozenset({
     "gradle", "proto", "graphql", "tf",
 })
 # fmt: on
-_HEX = re.compile(r"[0-9A-Fa-f]+")  # a colour or a hash: written like code, naming nothing
+# A colour, a hash or an address (``0x7f3a…``, read from its x): written like code, naming nothing.
+_HEX = re.compile(r"x?[0-9A-Fa-f]+")
 # Where a trace's frames are the language's or a library's own, not the project's code.
 _LIBRARY = re.compile(
-    r"(?:^|/)(?:site-packages|dist-packages|node_modules|\.venv|venv|lib/python[\d.]*|usr/lib)/"
-    r"|^(?:System|Microsoft)\."
+    r"(?:^|/)(?:site-packages|dist-packages|node_modules|\.venv|venv|lib/python[\d.]*)/"
+    r"|^/?usr/|^(?:System|Microsoft|java|javax|kotlin|org\.junit)\."
 )
 # An escaped line break in a pasted log (``\nTraceback``) is a break, not a letter.
 _ESCAPE = re.compile(r"\\[nrt](?=[A-Z])")

@@ -248,7 +248,10 @@ def _with_named(sessions: Hits, named: Hits, pool: int) -> Hits:
     if not named or named[0][1] < NO_RARE_WORD:
         return sessions
     scores = dict(sessions)
-    best = max(scores.values(), default=1.0)
+    # No session's words said anything (none matched, or only words most sessions hold, a
+    # part ``by_part`` scaled by the others' best): the names are the sessions' own scale.
+    best = max(scores.values(), default=0.0)
+    best = best if best >= NO_RARE_WORD else 1.0
     for doc_id, score in named:
         scores[doc_id] = scores.get(doc_id, 0.0) + NAMED_WEIGHT * score / named[0][1]
     scale = best / max(scores.values())

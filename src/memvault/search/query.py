@@ -89,10 +89,11 @@ class Query:
             if len(pieces) == 1:
                 (found,) = pieces
                 out.append(found[:1])
-                if len(found) > 1:
+                if len(found) > 2:  # a phrase of one part would be a plain word
                     out.append(tuple(found[1 : NAME_TERMS + 1]))
             elif any(len(found) > 1 for found in pieces):
-                out += [found[:1] for found in pieces]
+                # A short plain piece alone (the ``Get`` of ``TestStore_Get``) names nothing.
+                out += [found[:1] for found in pieces if len(found) > 1 or len(found[0]) > 3]
             elif pieces:
                 out.append(tuple(found[0] for found in pieces[:NAME_TERMS]))
         return tuple(dict.fromkeys(tuple(phrase) for phrase in out))
