@@ -24,11 +24,19 @@ MAX_WIDTH = 60  # characters, a wide (CJK) character counting as two
 # pattern below quick on whatever a log line holds.
 READ_LIMIT = 240
 
-_FILE_EXTENSIONS = (
-    "py|pyi|ipynb|js|mjs|cjs|jsx|ts|tsx|vue|svelte|go|rs|java|kt|kts|swift|c|h|cc|cpp|hpp|"
-    "cs|csproj|sln|rb|php|lua|sh|bash|zsh|ps1|bat|sql|md|mdx|rst|txt|json|jsonl|yaml|yml|"
-    "toml|ini|cfg|conf|env|lock|xml|html|htm|css|scss|less|log|csv|gradle|dart|scala|ex|exs"
-)
+# The extensions of files a project holds (source, documents, configuration, data): what
+# makes ``name.ext`` a file's name rather than a dotted one (``requests.get``, ``csc.dll``).
+# fmt: off
+FILE_EXTENSIONS = frozenset({
+    "py", "pyi", "ipynb", "js", "mjs", "cjs", "jsx", "ts", "tsx", "vue", "svelte", "go", "rs",
+    "java", "kt", "kts", "scala", "groovy", "swift", "c", "h", "cc", "cpp", "cxx", "hpp", "hh",
+    "m", "mm", "cs", "fs", "vb", "csproj", "fsproj", "vbproj", "sln", "props", "rb", "php",
+    "pl", "lua", "r", "jl", "dart", "ex", "exs", "erl", "hs", "ml", "clj", "sh", "bash", "zsh",
+    "ps1", "psm1", "bat", "cmd", "sql", "md", "mdx", "rst", "txt", "json", "jsonc", "jsonl",
+    "yaml", "yml", "toml", "ini", "cfg", "conf", "env", "lock", "xml", "html", "htm", "css",
+    "scss", "sass", "less", "log", "csv", "gradle", "proto", "graphql", "tf",
+})
+# fmt: on
 _URL = re.compile(r"\b(?:https?|ftp|file)://([^\s/)\]>\"'`]+)[^\s)\]>\"'`]*", re.IGNORECASE)
 # A path (``src/db/pool.js:14``, ``C:\dev\App\Foo.cs``, ``node:internal/x/y:95:5``) or a
 # dotted name, which ``_stem`` reduces to the file's stem when it ends in a known extension
@@ -38,7 +46,7 @@ _PATH = re.compile(
     r"|\b(?P<file>[\w@+-]+(?:\.[\w-]+)+)(?::\d+)*",
     re.IGNORECASE,
 )
-_EXTENSION = re.compile(rf"\.(?:{_FILE_EXTENSIONS})$", re.IGNORECASE)
+_EXTENSION = re.compile(rf"\.(?:{'|'.join(sorted(FILE_EXTENSIONS))})$", re.IGNORECASE)
 _NOISE = re.compile(
     r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b"
     r"|\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b"  # a time of day, to the second

@@ -15,6 +15,7 @@ import functools
 import re
 
 from memvault.derive.code import calls
+from memvault.derive.describe import FILE_EXTENSIONS
 from memvault.graph.model import NAME_LIMIT
 
 MAX_NAMES = 8  # code names read from one sentence
@@ -24,22 +25,12 @@ _WORD = re.compile(r"@?[A-Za-z0-9_./-]+")
 _NAME = re.compile(r"@?[A-Za-z_$][A-Za-z0-9_$]*(?:[./-][A-Za-z0-9_$]+)*")  # ASCII: 中文 ends a name
 _SHAPED = re.compile(r"[a-z][A-Z]|[A-Za-z0-9]_[A-Za-z0-9]|[A-Za-z]\d+[A-Za-z]|\w\w\.[A-Za-z]{2}")
 _VERSION = re.compile(r"v?\d+(?:\.\d+)+")
-# A file's name: its stem, a dot, an extension of source or documents (``StoreTests.cs``,
+# A file's name: its stem, a dot, an extension a project's files have (``StoreTests.cs``,
 # ``inference.ipynb``; not ``requests.get``, ``csc.dll`` nor ``github.com``).
 _FILE = re.compile(r"(.+)\.([A-Za-z0-9]{1,8})")
-# fmt: off
-_SOURCE = frozenset({
-    "py", "pyi", "ipynb", "js", "jsx", "mjs", "cjs", "ts", "tsx", "vue", "svelte", "go", "rs",
-    "java", "kt", "kts", "scala", "groovy", "cs", "fs", "vb", "c", "h", "cc", "cpp", "cxx",
-    "hpp", "hh", "m", "mm", "swift", "rb", "php", "pl", "lua", "r", "jl", "dart", "ex", "exs",
-    "erl", "hs", "ml", "clj", "sh", "bash", "zsh", "ps1", "psm1", "bat", "cmd", "sql", "html",
-    "htm", "css", "scss", "sass", "less", "md", "mdx", "rst", "txt", "json", "jsonc", "yaml",
-    "yml", "toml", "ini", "cfg", "conf", "xml", "csproj", "fsproj", "vbproj", "sln", "props",
-    "gradle", "proto", "graphql", "tf",
-})
-# fmt: on
-# A colour, a hash or an address (``0x7f3a…``, read from its x): written like code, naming nothing.
-_HEX = re.compile(r"x?[0-9A-Fa-f]+")
+# A colour, a hash or an address (``E6A23C``, ``0x7f3a…`` read from its x): written like
+# code, naming nothing. It holds a digit: ``feed`` and ``cafe`` are words.
+_HEX = re.compile(r"x?(?=[A-Fa-f]*\d)[0-9A-Fa-f]+")
 # Where a trace's frames are the language's or a library's own, not the project's code.
 _LIBRARY = re.compile(
     r"(?:^|/)(?:site-packages|dist-packages|node_modules|\.venv|venv|lib/python[\d.]*)/"
@@ -161,7 +152,7 @@ def request_names(text: str, *, besides: str | None = None) -> tuple[str, ...]:
         if len(last) > NAME_LIMIT or _LIBRARY.search(written):
             continue
         file = _FILE.fullmatch(last)
-        if file and file.group(2).lower() not in _SOURCE:
+        if file and file.group(2).lower() not in FILE_EXTENSIONS:
             file = None
         parts = (file.group(1) if file else last).split(".")
         # A file is named by its stem's first part when no later part is code:
