@@ -49,6 +49,14 @@ def envelope(session: str = "s1", n: int = 0, **overrides) -> dict:
     return body
 
 
+def observation_scores(store, query, project: str = "demo") -> dict[str, float]:
+    """The store's lexical hits among a project's observations for ``query`` (a
+    ``LexicalQuery``), by document key: what a migration's before and after compare."""
+    hits = store.lexical_search(query, kinds=["observation"], project=project)
+    keys = {doc_id: doc.key for doc_id, doc in store.documents([i for i, _ in hits]).items()}
+    return {keys[doc_id]: score for doc_id, score in hits}
+
+
 class Server:
     """A real `memvault serve` process on a free loopback port."""
 

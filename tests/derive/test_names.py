@@ -168,6 +168,8 @@ def test_the_projects_own_names_are_not_what_a_request_names():
         ("Assert.AreEqual failed in Path.GetRandomFileName", ["AreEqual", "GetRandomFileName"]),
         # What a build makes is not code a session touched.
         ("3>C:\\Program Files\\dotnet\\dotnet.exe exec csc.dll /noconfig", []),
+        # Words written in hex letters are names; a colour or an address holds a digit.
+        ("feed.py and cafe.js", ["feed", "cafe"]),
         # Colours, hashes and versions name nothing.
         ("set the border to #E6A23C and C23A, pin 1.2.3", []),
     ],

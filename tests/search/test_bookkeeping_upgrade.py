@@ -7,18 +7,20 @@ from __future__ import annotations
 from memvault import Memory
 from memvault.search import documents
 from memvault.store import migrations
+from tests.helpers import envelope
 
 
 def event(n: int, hook: str, data: dict) -> dict:
-    return {
-        "hookType": hook,
-        "sessionId": "s",
-        "eventId": f"s:{n}",
-        "project": "demo-app",
-        "cwd": "/src/demo-app",
-        "timestamp": f"2026-12-05T10:00:{n:02d}.000Z",
-        "data": data,
-    }
+    return envelope(
+        "s",
+        n,
+        hookType=hook,
+        eventId=f"s:{n}",
+        project="demo-app",
+        cwd="/src/demo-app",
+        timestamp=f"2026-12-05T10:00:{n:02d}.000Z",
+        data=data,
+    )
 
 
 SESSION = [

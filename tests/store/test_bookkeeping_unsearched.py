@@ -18,7 +18,7 @@ from memvault.ingest.envelope import NO_WORK_HOOKS, Envelope, validate
 from memvault.search.documents import unsearched
 from memvault.store import LexicalQuery, migrations
 from memvault.store.postgres.append import OBSERVATION_CHANGES_LOCK
-from tests.helpers import envelope
+from tests.helpers import envelope, observation_scores
 from tests.store.test_across_languages import _draft
 
 QUERY = LexicalQuery(terms=tuple(tokens("permission to use Bash")))
@@ -41,9 +41,7 @@ WORK = [
 
 
 def found(store) -> dict[str, float]:
-    hits = store.lexical_search(QUERY, kinds=["observation"], project="demo")
-    keys = {doc_id: doc.key for doc_id, doc in store.documents([i for i, _ in hits]).items()}
-    return {keys[doc_id]: score for doc_id, score in hits}
+    return observation_scores(store, QUERY)
 
 
 def test_bookkeeping_indexed_before_loses_its_words(open_store, monkeypatch):

@@ -11,6 +11,7 @@ import pytest
 from memvault.analyzer import tokens
 from memvault.search.documents import terms
 from memvault.store import LexicalQuery, migrations
+from tests.helpers import observation_scores
 from tests.store.test_across_languages import _draft
 
 REPLY = "The proxy idles out after 60 s."
@@ -27,9 +28,7 @@ def turn_end(context: str):
 
 
 def found(store) -> dict[str, float]:
-    hits = store.lexical_search(QUERY, kinds=["observation"], project="demo")
-    keys = {doc_id: doc.key for doc_id, doc in store.documents([i for i, _ in hits]).items()}
-    return {keys[doc_id]: score for doc_id, score in hits}
+    return observation_scores(store, QUERY)
 
 
 def test_turn_ends_indexed_before_lose_their_neighbours_words(open_store, monkeypatch):
