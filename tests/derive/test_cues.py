@@ -142,3 +142,75 @@ def test_narration_may_open_with_now_or_ok():
     assert cues.is_narration("Now let me check what the issue is with line 1037:")
     assert cues.is_narration("OK, let me read the config first.")
     assert not cues.is_narration("Now the pool is closed after each request.")
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Perfect!",
+        "Great!",
+        "Excellent!",
+        "You're absolutely right!",
+        "Great catch!",
+        "Got it.",
+        "I can see the issue!",
+        "完美！",
+        "太好了！",
+        "您说得对。",
+    ],
+)
+def test_a_bare_exclamation_or_agreement_is_filler(sentence):
+    assert cues.is_filler(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Perfect! The build passes.",
+        "Good news: the tests pass.",
+        "Right now the cache is cold.",
+        "The pool is never closed.",
+        "构建通过了。",
+    ],
+)
+def test_a_sentence_that_says_something_is_no_filler(sentence):
+    assert not cues.is_filler(sentence)
+
+
+FIX_IN_CHAT = (
+    "For the code present, we get this error:\n```\n"
+    "Method has 8 parameters, which is greater than the 7 authorized.\n```\n"
+    "How can I resolve this? If you propose a fix, please make it concise."
+)
+
+
+@pytest.mark.parametrize(
+    ("prompt", "opening"),
+    [
+        (FIX_IN_CHAT, "Method has 8 parameters, which is greater than the 7 authorized."),
+        (
+            "I get this error when running the tests:\n```\nTraceback (most recent call "
+            'last):\n  File "a.py", line 3, in <module>\n    load()\n'
+            "KeyError: 'user'\n```\nfix it",
+            "KeyError: 'user'.",
+        ),
+        (
+            "运行时报错：\n```\nModuleNotFoundError: No module named 'yaml'\n```\n怎么办",
+            "ModuleNotFoundError: No module named 'yaml'.",
+        ),
+    ],
+)
+def test_a_request_that_only_introduces_a_quoted_failure_leads_with_it(prompt, opening):
+    assert cues.sentences(cues.lead(prompt))[0] == opening
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "Here is my code:\n```python\ndef load(): pass\n```\nwhat does it do?",
+        "Fix the error in parser.py: it drops rows",
+        "The importer drops rows, can you fix it?",
+    ],
+)
+def test_other_requests_lead_with_their_own_words(prompt):
+    assert cues.lead(prompt) == prompt

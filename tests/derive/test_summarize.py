@@ -154,6 +154,45 @@ def test_topic_is_kept_unless_it_is_a_placeholder(ingest):
     assert summarize(events, observations, named).topic == "Login flow"
 
 
+def test_a_fix_in_chat_request_is_about_the_failure_it_quotes(ingest):
+    """Cursor's "Fix in Chat" opens every such request with the same words; what the
+    session is about is the message it quotes."""
+    envelopes = conversation(
+        "fix-in-chat",
+        [
+            prompt(
+                "For the code present, we get this error:\n```\nMethod has 8 parameters, "
+                "which is greater than the 7 authorized.\n```\nHow can I resolve this?"
+            ),
+            reply("The method now takes one options object, so it has 2 parameters."),
+        ],
+    )
+    summary = summarize(*ingest(envelopes))
+
+    assert summary.topic == "Method has 8 parameters, which is greater than the 7…"
+    assert summary.current_context.startswith(
+        "Method has 8 parameters, which is greater than the 7 authorized."
+    )
+
+
+def test_a_reply_that_only_exclaims_is_no_result(ingest):
+    """ "Perfect!" closes many an agent's turn: the result is what it said before."""
+    envelopes = conversation(
+        "filler",
+        [
+            prompt("The importer drops rows without an id, can you fix it?"),
+            reply("Rows without an id now get a generated one before the batch insert."),
+            bash("pytest tests/test_importer.py", "12 passed"),
+            reply("Perfect! You're absolutely right!"),
+        ],
+    )
+    summary = summarize(*ingest(envelopes))
+
+    assert summary.current_context.endswith(
+        "Result: Rows without an id now get a generated one before the batch insert."
+    )
+
+
 def test_greeting_only_session_has_no_real_work(ingest):
     summary = summarize(*ingest(conversation("hello", GREETING)))
 

@@ -151,6 +151,24 @@ CHATTER = re.compile(
     r"继续|繼續|可以|行|没问题|沒問題)[\s!.。！,，~]*$",
     re.IGNORECASE,
 )
+# A reply's exclamation or agreement that says nothing of the work on its own ("Perfect!",
+# "You're absolutely right!", "太好了！"): what the agent concluded is elsewhere.
+_FILLER = re.compile(
+    r"^(?:(?:you(?:'re| are)\s+)?(?:absolutely\s+|completely\s+|exactly\s+)?right|"
+    r"(?:perfect|great|excellent|good|nice|awesome|wonderful|fantastic|amazing|interesting|"
+    r"exactly|indeed|brilliant|splendid)(?:\s+(?:catch|question|point|idea|news))?|got it|"
+    r"完美|太好了|很好|非常好|好极了|好極了|没错|沒錯|你说得对|你說得對|您说得对|您說得對)"
+    r"[\s!.。！,，~]*$",
+    re.IGNORECASE,
+)
+# A request whose opening only introduces a failure it quotes in a fence: "For the code
+# present, we get this error:" (Cursor's "Fix in Chat"), "我运行时报错：".
+_INTRODUCED_FAILURE = re.compile(
+    r"\s*[^\n`]{0,120}?(?:error|warning|exception|fail\w*|broken|issue|problem|traceback|"
+    r"报错|錯誤|错误|异常|異常|警告|失败|失敗)[^\n`]{0,40}[:：]\s*"
+    r"```[^\n]*\n(?P<quoted>.*?)(?:```|\Z)",
+    re.IGNORECASE | re.DOTALL,
+)
 _NOT_A_TASK = re.compile(
     r"^\s*(?:/|<local-command|<command-name>|\[request interrupted|"
     r"this session is being continued|caveat:)",
@@ -236,6 +254,29 @@ def says_nothing(statement: str) -> bool:
     announcement ("The issue is clear now") or an issue placed by line number alone."""
     said = _bare(statement)
     return bool(_ANNOUNCEMENT.fullmatch(said) or _LINE_ONLY.match(said))
+
+
+def lead(prompt: str) -> str:
+    """``prompt`` as its opening reads: where it opens by only introducing a failure it
+    quotes ("For the code present, we get this error:" and the message in a fence, as
+    Cursor's "Fix in Chat" asks), the quoted message (a traceback's last line) comes
+    first, in the opening's place."""
+    match = _INTRODUCED_FAILURE.match(prompt)
+    if match is None:
+        return prompt
+    lines = [line.strip() for line in match["quoted"].splitlines() if line.strip()]
+    if not lines:
+        return prompt
+    message = lines[-1] if lines[0].startswith("Traceback") else lines[0]
+    return f"{message.rstrip('.。')}.\n{prompt[match.end() :]}"
+
+
+def is_filler(sentence: str) -> bool:
+    """Whether a reply's sentence says nothing of the work on its own: an exclamation or
+    agreement ("Perfect!", "You're absolutely right!"), a bare acknowledgement, or only
+    an announcement (``says_nothing``)."""
+    bare = _bare(sentence)
+    return bool(_FILLER.match(bare) or CHATTER.match(bare)) or says_nothing(sentence)
 
 
 def introduces(sentence: str) -> bool:

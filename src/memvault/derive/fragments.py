@@ -181,7 +181,7 @@ def _context_facts(turns: _Turns, step: Step, kind: str) -> list[str]:
     facts = []
     task = turns.task(step)
     if task is not None and task is not step and kind != "data" and _asks_for_work(task):
-        facts.append(f"task: {clip(cues.sentences(task.text)[0], VALUE_LIMIT)}")
+        facts.append(f"task: {clip(cues.sentences(cues.lead(task.text))[0], VALUE_LIMIT)}")
     changed = turns.files(step)
     if changed:
         facts.append(f"files: {', '.join(changed[:5])}")

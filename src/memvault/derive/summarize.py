@@ -211,14 +211,14 @@ def _digest(
 
 def topic_from(prompt: str) -> str:
     """A board Topic from a prompt: its first sentence, without politeness, ≤ 60 chars."""
-    first = (cues.sentences(prompt) or [""])[0]
+    first = (cues.sentences(cues.lead(prompt)) or [""])[0]
     first = _POLITE.sub("", first).rstrip("。.!！?？:：,，")
     return clip(first, TOPIC_LIMIT)
 
 
 def _intent(prompt: str) -> str:
     text = ""
-    for sentence in cues.sentences(prompt)[:2]:
+    for sentence in cues.sentences(cues.lead(prompt))[:2]:
         text = f"{text} {sentence}".strip() if text else sentence
         if len(text) >= 40:
             break
@@ -226,11 +226,16 @@ def _intent(prompt: str) -> str:
 
 
 def _result(after: list[Step]) -> str:
-    """The agent's last word on the task that is not narration, its conclusion first."""
+    """The agent's last word on the task that is not narration or filler ("Perfect!"),
+    its conclusion first."""
     for step in reversed(after):
         if step.role != RESPONSE:
             continue
-        said = [s for s in cues.sentences(step.text) if not cues.is_narration(s)]
+        said = [
+            s
+            for s in cues.sentences(step.text)
+            if not cues.is_narration(s) and not cues.is_filler(s)
+        ]
         if said:
             best = next((s for s in said if cues.is_conclusion(s)), said[0])
             return clip(cues.without_acknowledgement(best), OUTCOME_LIMIT)
