@@ -223,6 +223,30 @@ def test_compression_upgrades_tool_observations_in_place_and_search_follows(tmp_
         assert memory.pipeline.compress_session("s1") == 0  # past the watermark now
 
 
+def test_the_running_index_reads_an_upgrade_at_once(tmp_path, server):
+    """With the index in the background (a server), a compression wakes it: the rewritten
+    observations do not wait for its safety-net timer (30 s)."""
+    with open_memory(tmp_path, server, auto_compress=True, embeddings="none") as memory:
+        memory.index.start()
+        try:
+            memory.observe_many(work("s1"))
+            assert wait_until(lambda: memory.index.backlog().caught_up, 20)
+            assert memory.pipeline.compress_session("s1") == 2
+            assert wait_until(lambda: memory.index.backlog().caught_up, 10)
+            assert len(memory.search("Upgraded", kinds=["observation"])) >= 2
+        finally:
+            memory.index.stop()
+
+
+def wait_until(done, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while not done():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
 def test_summaries_wait_for_the_upgrade_within_the_grace_period(tmp_path, server):
     knobs = {"auto_compress": True, "compress_grace_ms": 60_000}
     with open_memory(tmp_path, server, **knobs) as memory:

@@ -125,6 +125,13 @@ class Index:
         if self._worker is not None:
             self._worker.nudge()
 
+    def wake(self) -> None:
+        """What is indexed changed in place (observations an LLM rewrote): the index is
+        woken to read it again. Unlike ``nudge``, no event arrived: background work does
+        not give way."""
+        if self._worker is not None:
+            self._worker.nudge()
+
     def index_now(self, *, vectors: bool = True) -> int:
         """Bring the whole index up to date now (vault scan, observations, and vectors
         unless ``vectors`` is False); how many documents changed."""

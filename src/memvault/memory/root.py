@@ -88,6 +88,7 @@ class Memory(AbstractContextManager["Memory"]):
             board_row=self.board.row,
             graph_fragment=self.fragments.graph_fragment,
             supersede=self.fragments.supersede,
+            rewritten=self.index.wake,
         )
         self._pipeline = LazyPipeline(sources, self.pacer)
         ingest_rate = IngestRate()

@@ -60,6 +60,9 @@ class Sources:
     graph_fragment: Callable[[Path], None]
     # Mark an older fragment superseded by a newer one (their ids).
     supersede: Callable[[str, str], bool] | None = None
+    # Observations were rewritten in place (an LLM's compression): the search index is
+    # woken to read them again, not left to its safety-net timer.
+    rewritten: Callable[[], None] | None = None
 
     def open(self, *, offline: bool = False, pacer: Pacer | None = None) -> Pipeline:
         return Pipeline(self, offline=offline, pacer=pacer)
@@ -78,6 +81,7 @@ class Pipeline:
         # The vault is written by its owner whichever process runs a job: these writes are
         # handed to it from a `memvault worker` or a standby (``vault_writes``).
         self._graph_fragment = sources.graph_fragment
+        self._rewritten = sources.rewritten
         parts = (self.store, self.settings, self.llm, self.window)
         self.summaries = Summaries(
             *parts, board_row=sources.board_row, update_row=sources.update_derived
@@ -179,10 +183,14 @@ class Pipeline:
 
     def compress_session(self, session_id: str, *, give_up: bool = False) -> int:
         """Upgrade the session's synthetic tool observations with the LLM
-        (``compression.compress_session``); how many were upgraded."""
-        return compression.compress_session(
+        (``compression.compress_session``); how many were upgraded. The search index is
+        told of the rewrite at once."""
+        upgraded = compression.compress_session(
             self.store, self.settings, self.llm, session_id, give_up=give_up
         )
+        if upgraded and self._rewritten is not None:
+            self._rewritten()
+        return upgraded
 
     def graph_session(self, session_id: str) -> int:
         """Bring the session's part of the entity graph up to date; how many events it
