@@ -35,6 +35,8 @@ from memvault.derive.names import (
         # Chinese written right after a name ends it: no space is needed.
         ("为什么test_refresh_token_rotation失败", ["test_refresh_token_rotation"]),
         ("决定改用fetchUser替换loadUser", ["fetchUser", "loadUser"]),
+        # An acronym that opens a name is code; a plural acronym is a word.
+        ("wrap the HTTPServer and catch IOException for the URLs", ["HTTPServer", "IOException"]),
     ],
 )
 def test_a_decision_is_about_the_code_names_it_writes(sentence, names):
@@ -49,6 +51,7 @@ def test_a_decision_is_about_the_code_names_it_writes(sentence, names):
         "决定改用httpx替换requests",  # a library written as a plain word is not told apart
         "The properties should be initialized to empty collections instead of null.",
         "Always call reset() before each test and save() after it.",  # plain words called
+        "List the APIs, URLs and IDs in the README.",  # plural acronyms
     ],
 )
 def test_plain_words_numbers_and_versions_are_not_code_names(sentence):

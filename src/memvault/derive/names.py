@@ -4,9 +4,9 @@ names a sentence writes (``code_names``), which is what a decision is about.
 A code name is a name written as code: called (``foo()``), dotted (``Path.GetRandomFileName``,
 ``xterm.js``), or shaped like an identifier: a capital inside it after a small letter
 (``CommandLineParser``), an underscore inside it (``retry_after``), a digit between letters
-(``libgit2sharp``). Plain words are not, nor is a library written as one ("use httpx"):
-"cache", "Python" and "httpx" look alike, and a request that said "cache" would find every
-decision that did.
+(``libgit2sharp``), an acronym opening a word (``HTTPServer``). Plain words are not, nor
+is a library written as one ("use httpx"): "cache", "Python" and "httpx" look alike, and a
+request that said "cache" would find every decision that did.
 """
 
 from __future__ import annotations
@@ -23,7 +23,12 @@ REQUEST_NAMES = 8  # names read from one request (``request_names``)
 
 _WORD = re.compile(r"@?[A-Za-z0-9_./-]+")
 _NAME = re.compile(r"@?[A-Za-z_$][A-Za-z0-9_$]*(?:[./-][A-Za-z0-9_$]+)*")  # ASCII: 中文 ends a name
-_SHAPED = re.compile(r"[a-z][A-Z]|[A-Za-z0-9]_[A-Za-z0-9]|[A-Za-z]\d+[A-Za-z]|\w\w\.[A-Za-z]{2}")
+# Code-shaped: a capital after a small letter, an underscore or a digit inside, a dotted
+# extension, or an acronym that opens a word (``HTTPServer``, ``IOException``; not a plural
+# acronym, ``URLs``).
+_SHAPED = re.compile(
+    r"[a-z][A-Z]|[A-Z]{2}[a-z]{2}|[A-Za-z0-9]_[A-Za-z0-9]|[A-Za-z]\d+[A-Za-z]|\w\w\.[A-Za-z]{2}"
+)
 _VERSION = re.compile(r"v?\d+(?:\.\d+)+")
 # A file's name: its stem, a dot, an extension a project's files have (``StoreTests.cs``,
 # ``inference.ipynb``; not ``requests.get``, ``csc.dll`` nor ``github.com``).
