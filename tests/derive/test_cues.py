@@ -20,6 +20,8 @@ from memvault.derive import cues
         "can we please use the CommandLineParser library for cli handling?",
         "Could we switch to pnpm for the workspace?",
         "能不能改用 httpx？",
+        "We made the decision to drop Python 3.9 support.",
+        "I see no reason to keep it: use the pool instead of a new connection per request.",
     ],
 )
 def test_decisions(sentence):
@@ -38,6 +40,13 @@ def test_decisions(sentence):
         "It should call `GoBack()` instead.",
         "Can you use the grep tool to find it?",
         "We decided earlier to use httpx instead.",  # a decision recalled
+        # what someone got instead of what they expected, a fault, a decision to be made
+        "okay now when I run the merge I get an unhelpful error instead of a summary:",
+        "And I got a search over ALL ENGINES rather than just -e brave",
+        "`FileFinder.FindFiles` is incorrectly called with four arguments instead of two.",
+        "I just want context about the change so I can make a decision about which to take",
+        "I need that information to make an informed decision with the prompts:",
+        "@eastmoney.py 为什么要统一使用一样的连接呢",
     ],
 )
 def test_not_decisions(sentence):

@@ -54,6 +54,18 @@ DECLARATION = re.compile(
     r"|^[*_\s]*(?:决定|決定|决策|決策)(?:如下)?[*_\s]*[:：]|我们决定|我們決定",
     re.IGNORECASE,
 )
+# A decision's words in a sentence that decides nothing: what someone got or saw instead of
+# what they expected ("when I run it I get an error instead of …"), a fault described ("is
+# incorrectly called with four arguments instead of two"), or a decision still to be made
+# ("so I can make a decision about which one to take").
+UNDECIDED = re.compile(
+    r"\b(?:i|we)(?:'m| am|'re| are)?\s+(?:get|got|getting|see|saw|seeing|receive|received)\b"
+    r"[^:;!?]{0,80}\b(?:instead of|rather than)\b"
+    r"|\b(?:incorrectly|wrongly|mistakenly|accidentally|erroneously)\b[^:;!?]{0,80}"
+    r"\b(?:instead of|rather than)\b"
+    r"|\bmak(?:e|es|ing) (?:a|an|the|my|our|any)(?: \w+)? decisions?\b(?! to\b)",
+    re.IGNORECASE,
+)
 QUESTION = re.compile(
     r"[?？]\s*$|^(?:should (?:we|i)|do we|can we|how (?:do|should|can)|what if|whether)\b"
     r"|^(?:what|which|why|where|when|who|how) (?:did|do|does|was|were|is|are|have|has)\b"
@@ -62,6 +74,7 @@ QUESTION = re.compile(
     # "看看是否…" (see whether) says what will be checked; "不确定性" is uncertainty.
     r"|(?<!看看)(?<!检查)(?<!檢查)(?<!确认)(?<!確認)(?<!验证)(?<!驗證)是否"
     r"|要不要|能不能|可不可以|该不该|該不該|吗[?？。]?$|嗎[?？。]?$|待定|待确认|待確認"
+    r"|^(?:为什么|為什麼|为何|為何)|呢[?？。]?$"
     r"|不确定(?!性)|不確定(?!性)",
     re.IGNORECASE,
 )
@@ -327,7 +340,10 @@ def is_decision(sentence: str) -> bool:
     if DIRECTION.match(sentence):
         return not is_recall(sentence)
     return bool(DECISION.search(sentence)) and not (
-        is_question(sentence) or REPORT.match(sentence) or is_recall(sentence)
+        is_question(sentence)
+        or REPORT.match(sentence)
+        or is_recall(sentence)
+        or UNDECIDED.search(sentence)
     )
 
 
