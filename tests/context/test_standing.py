@@ -6,6 +6,7 @@ from __future__ import annotations
 from memvault.memory import context as context_module
 from memvault.memory.context import STANDING_FRAGMENTS, STANDING_SESSIONS
 from memvault.vault.remember import Draft
+from tests.helpers import envelope
 
 
 def _fragment(memory, summary: str, facts: list[str], importance: float = 0.8) -> None:
@@ -130,3 +131,23 @@ def test_a_confirmed_fragment_behind_many_newer_passing_remarks_is_still_told(me
     text = memory.context.context(project="demo-app").text
     assert "argon2id" in text
     assert "Remark" not in text
+
+
+def test_a_days_memories_as_important_are_told_in_the_order_they_were_said(memory, monkeypatch):
+    """A replayed or imported history is derived in any order. Where the block's cut falls
+    among one day's memories as important as each other, the ones said last are told: by
+    the last event of the session each came from, not by when each was derived."""
+    monkeypatch.setattr(context_module, "STANDING_FRAGMENTS", 2)
+    said_at = {"s-morning": "08", "s-noon": "12", "s-evening": "18"}
+    for session, hour in said_at.items():
+        memory.observe(envelope(session, timestamp=f"2026-11-20T{hour}:00:00.000Z"))
+    for session in ("s-evening", "s-morning", "s-noon"):  # derived in another order
+        memory.remember(
+            Draft(project="demo-app", summary=f"The user chose the {session} rule.",
+                  facts=[f"decision: the {session} rule"], importance=0.8, confidence=0.9,
+                  source=f"session {session}", date="2026-11-20")
+        )  # fmt: skip
+    text = memory.context.context(project="demo-app").text
+
+    assert text.index("s-evening rule") < text.index("s-noon rule")
+    assert "s-morning rule" not in text

@@ -223,3 +223,11 @@ def test_a_request_that_only_introduces_a_quoted_failure_leads_with_it(prompt, o
 )
 def test_other_requests_lead_with_their_own_words(prompt):
     assert cues.lead(prompt) == prompt
+
+
+def test_a_numbered_items_number_is_no_sentence():
+    assert cues.sentences("Resolved by:\n1. Generating an id.\n2) Checking it.") == [
+        "Resolved by:",
+        "Generating an id.",
+        "Checking it.",
+    ]

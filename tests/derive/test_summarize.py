@@ -193,6 +193,21 @@ def test_a_reply_that_only_exclaims_is_no_result(ingest):
     )
 
 
+def test_a_result_that_introduces_a_list_says_its_first_item(ingest):
+    envelopes = conversation(
+        "listed",
+        [
+            prompt("The importer drops rows without an id, can you fix it?"),
+            reply("Perfect! The error has been resolved by:\n1. Generating an id for such rows."),
+        ],
+    )
+    summary = summarize(*ingest(envelopes))
+
+    assert summary.current_context.endswith(
+        "Result: The error has been resolved by: Generating an id for such rows."
+    )
+
+
 def test_greeting_only_session_has_no_real_work(ingest):
     summary = summarize(*ingest(conversation("hello", GREETING)))
 

@@ -16,6 +16,7 @@ _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _FENCE = re.compile(r"```.*?(?:```|$)|~~~.*?(?:~~~|$)", re.DOTALL)
 _TAG = re.compile(r"<(timestamp|system-reminder)>.*?</\1>|</?[a-z_-]+>", re.DOTALL)
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|#+)\s+")
+_ITEM_NUMBER = re.compile(r"\d{1,3}[.)]")
 # A sentence ends at . ! ? followed by a space, at CJK end punctuation, or at a line break.
 _SPLIT = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])|\n+")
 
@@ -244,7 +245,8 @@ def sentences(text: str) -> list[str]:
     found = []
     for piece in _SPLIT.split(clean(text)):
         sentence = _BULLET.sub("", piece).strip()
-        if len(sentence) > 1:
+        # A numbered item's number ("1." before "Generating …") ends no sentence.
+        if len(sentence) > 1 and not _ITEM_NUMBER.fullmatch(sentence):
             found.append(sentence)
     return found
 

@@ -227,7 +227,8 @@ def _intent(prompt: str) -> str:
 
 def _result(after: list[Step]) -> str:
     """The agent's last word on the task that is not narration or filler ("Perfect!"),
-    its conclusion first."""
+    its conclusion first; one that introduces what follows ("The error was resolved by:")
+    with the first of it."""
     for step in reversed(after):
         if step.role != RESPONSE:
             continue
@@ -237,7 +238,10 @@ def _result(after: list[Step]) -> str:
             if not cues.is_narration(s) and not cues.is_filler(s)
         ]
         if said:
-            best = next((s for s in said if cues.is_conclusion(s)), said[0])
+            at = next((i for i, s in enumerate(said) if cues.is_conclusion(s)), 0)
+            best = said[at]
+            if cues.introduces(best) and at + 1 < len(said):
+                best = f"{best} {said[at + 1]}"
             return clip(cues.without_acknowledgement(best), OUTCOME_LIMIT)
     return ""
 
