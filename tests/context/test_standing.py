@@ -151,3 +151,24 @@ def test_a_days_memories_as_important_are_told_in_the_order_they_were_said(memor
 
     assert text.index("s-evening rule") < text.index("s-noon rule")
     assert "s-morning rule" not in text
+
+
+def test_a_memory_from_no_session_goes_after_the_days_said_ones(memory, monkeypatch):
+    """A fragment is dated by its author's day, its session's events in UTC: a session that
+    ended late on the 19th (UTC) may have memories of the 20th. Saved without a session, a
+    memory has no time of day to be told by, and goes after them."""
+    monkeypatch.setattr(context_module, "STANDING_FRAGMENTS", 1)
+    memory.observe(envelope("s-night", timestamp="2026-11-19T23:30:00.000Z"))
+    memory.remember(
+        Draft(project="demo-app", summary="The user chose the night rule.",
+              facts=["decision: the night rule"], importance=0.8, confidence=0.9,
+              source="session s-night", date="2026-11-20")
+    )  # fmt: skip
+    memory.remember(
+        Draft(project="demo-app", summary="Saved by hand: the hand rule.",
+              facts=["rule: the hand rule"], importance=0.8, date="2026-11-20")
+    )  # fmt: skip
+    text = memory.context.context(project="demo-app").text
+
+    assert "night rule" in text
+    assert "hand rule" not in text

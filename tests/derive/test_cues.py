@@ -22,6 +22,11 @@ from memvault.derive import cues
         "能不能改用 httpx？",
         "We made the decision to drop Python 3.9 support.",
         "I see no reason to keep it: use the pool instead of a new connection per request.",
+        # words that decide nothing beside the words that decide
+        "Since I got timeouts with requests, we switched to httpx instead of requests.",
+        "To avoid accidentally committing secrets, we decided to load them from env instead.",
+        "I see, so let's use a lock instead of a flag.",
+        "We need to make a decision about caching: we'll use Redis.",
     ],
 )
 def test_decisions(sentence):
@@ -58,6 +63,11 @@ def test_not_decisions(sentence):
 )
 def test_questions(sentence):
     assert cues.is_question(sentence)
+
+
+def test_a_statement_ending_in_ne_is_no_question():
+    assert not cues.is_question("接下来还要更新文档呢。")
+    assert cues.is_next_step("下一步还需要跑迁移呢")
 
 
 @pytest.mark.parametrize(
@@ -198,7 +208,7 @@ FIX_IN_CHAT = (
     [
         (FIX_IN_CHAT, "Method has 8 parameters, which is greater than the 7 authorized."),
         (
-            "I get this error when running the tests:\n```\nTraceback (most recent call "
+            "I get the following error:\n```\nTraceback (most recent call "
             'last):\n  File "a.py", line 3, in <module>\n    load()\n'
             "KeyError: 'user'\n```\nfix it",
             "KeyError: 'user'.",
@@ -206,6 +216,17 @@ FIX_IN_CHAT = (
         (
             "运行时报错：\n```\nModuleNotFoundError: No module named 'yaml'\n```\n怎么办",
             "ModuleNotFoundError: No module named 'yaml'.",
+        ),
+        # a shell prompt or a rule is no message; a traceback is told by its last line
+        (
+            "For the code present, we get this error:\n```\n$ npm run build\n"
+            "Error: Cannot find module 'vite'\n```",
+            "Error: Cannot find module 'vite'.",
+        ),
+        (
+            "I get this error:\n```console\n(venv) $ python app.py\nTraceback (most recent "
+            'call last):\n  File "app.py", line 3\nKeyError: 1\n```',
+            "KeyError: 1.",
         ),
     ],
 )
@@ -219,6 +240,11 @@ def test_a_request_that_only_introduces_a_quoted_failure_leads_with_it(prompt, o
         "Here is my code:\n```python\ndef load(): pass\n```\nwhat does it do?",
         "Fix the error in parser.py: it drops rows",
         "The importer drops rows, can you fix it?",
+        # an opening that asks for something, code quoted, a message that is no sentence
+        "Add retry to the uploader because S3 returns this error:\n```\nSlowDown\n```",
+        "I have a problem with this function:\n```python\ndef parse(rows): pass\n```",
+        "The health check fails with this error:\n```\n503\n```",
+        "We get this error:\n```\n503\n```",
     ],
 )
 def test_other_requests_lead_with_their_own_words(prompt):

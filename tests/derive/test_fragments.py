@@ -339,3 +339,14 @@ def test_how_sure_an_agents_decision_said_once_is_held(ingest, said, confidence)
 
 def test_a_declared_decision_is_held_between_the_agents_passing_word_and_the_users():
     assert UNCONFIRMED < DECLARED < CONFIRMED
+
+
+def test_a_task_that_quotes_only_a_number_is_told_by_its_own_words(ingest):
+    said = [
+        prompt("We get this error:\n```\n503\n```"),
+        reply("We'll use a retry with backoff instead of failing at once."),
+    ]
+    drafts = extract_fragments(*ingest(conversation("quoted", said)), project="demo-app")
+
+    (decision,) = by_tag(drafts, "decision")
+    assert "task: We get this error:" in decision.facts

@@ -52,6 +52,7 @@ def test_a_decision_is_about_the_code_names_it_writes(sentence, names):
         "The properties should be initialized to empty collections instead of null.",
         "Always call reset() before each test and save() after it.",  # plain words called
         "List the APIs, URLs and IDs in the README.",  # plural acronyms
+        "OAuth at 40 MBps: the server ACKed it while SSHing in.",  # acronyms made words
     ],
 )
 def test_plain_words_numbers_and_versions_are_not_code_names(sentence):

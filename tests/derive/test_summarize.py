@@ -208,6 +208,23 @@ def test_a_result_that_introduces_a_list_says_its_first_item(ingest):
     )
 
 
+def test_a_result_that_introduces_code_is_not_joined_to_what_comes_after(ingest):
+    envelopes = conversation(
+        "coded",
+        [
+            prompt("The importer drops rows without an id, can you fix it?"),
+            reply(
+                "The error was resolved by:\n```diff\n+ row.id = row.id or new_id()\n```\n"
+                "Would you like me to add a test?"
+            ),
+        ],
+    )
+    summary = summarize(*ingest(envelopes))
+
+    assert "Result: The error was resolved by:" in summary.current_context
+    assert "Would you like" not in summary.current_context
+
+
 def test_greeting_only_session_has_no_real_work(ingest):
     summary = summarize(*ingest(conversation("hello", GREETING)))
 

@@ -61,8 +61,8 @@ DECLARATION = re.compile(
 # ("so I can make a decision about which one to take").
 UNDECIDED = re.compile(
     r"\b(?:i|we)(?:'m| am|'re| are)?\s+(?:get|got|getting|see|saw|seeing|receive|received)\b"
-    r"[^:;!?]{0,80}\b(?:instead of|rather than)\b"
-    r"|\b(?:incorrectly|wrongly|mistakenly|accidentally|erroneously)\b[^:;!?]{0,80}"
+    r"[^:;!?,]{0,80}\b(?:instead of|rather than)\b"
+    r"|\b(?:incorrectly|wrongly|mistakenly|accidentally|erroneously)\b[^:;!?,]{0,80}"
     r"\b(?:instead of|rather than)\b"
     r"|\bmak(?:e|es|ing) (?:a|an|the|my|our|any)(?: \w+)? decisions?\b(?! to\b)",
     re.IGNORECASE,
@@ -75,7 +75,7 @@ QUESTION = re.compile(
     # "看看是否…" (see whether) says what will be checked; "不确定性" is uncertainty.
     r"|(?<!看看)(?<!检查)(?<!檢查)(?<!确认)(?<!確認)(?<!验证)(?<!驗證)是否"
     r"|要不要|能不能|可不可以|该不该|該不該|吗[?？。]?$|嗎[?？。]?$|待定|待确认|待確認"
-    r"|^(?:为什么|為什麼|为何|為何)|呢[?？。]?$"
+    r"|^(?:@\S+\s+)*(?:为什么|為什麼|为何|為何)"
     r"|不确定(?!性)|不確定(?!性)",
     re.IGNORECASE,
 )
@@ -176,13 +176,28 @@ _FILLER = re.compile(
     re.IGNORECASE,
 )
 # A request whose opening only introduces a failure it quotes in a fence: "For the code
-# present, we get this error:" (Cursor's "Fix in Chat"), "我运行时报错：".
-_INTRODUCED_FAILURE = re.compile(
-    r"\s*[^\n`]{0,120}?(?:error|warning|exception|fail\w*|broken|issue|problem|traceback|"
-    r"报错|錯誤|错误|异常|異常|警告|失败|失敗)[^\n`]{0,40}[:：]\s*"
-    r"```[^\n]*\n(?P<quoted>.*?)(?:```|\Z)",
-    re.IGNORECASE | re.DOTALL,
+# present, we get this error:" (Cursor's "Fix in Chat"), "我运行时报错：". The opening is of
+# these words alone (English) or short (Chinese), and names a failure.
+_QUOTING = re.compile(
+    r"\s*(?P<opening>[^\n`]{1,120}?)[:：]\s*```(?P<tag>[^\n`]*)\n(?P<quoted>.*?)(?:```|\Z)",
+    re.DOTALL,
 )
+_FAILURE_NAMED = re.compile(
+    r"error|warning|exception|traceback|broken|fail|报错|錯誤|错误|异常|異常|警告|失败|失敗",
+    re.IGNORECASE,
+)
+_INTRODUCING_WORDS = """
+for the code present we i you get got getting see seeing have having this these following
+error errors warning warnings exception exceptions message messages traceback a an it its
+it's still again now is are am i'm there here output broken failing fails failed same
+another new hey ok okay so but and
+"""
+_INTRODUCING = frozenset(_INTRODUCING_WORDS.split())
+# A fence's tag that says it holds output, not code.
+_OUTPUT_TAG_NAMES = "text txt console shell sh bash zsh log output plaintext powershell pwsh ps cmd"
+_OUTPUT_TAGS = frozenset(_OUTPUT_TAG_NAMES.split())
+# A line of pasted output that is no message: a shell prompt, a rule.
+_NO_MESSAGE = re.compile(r"^(?:[$>#]\s|PS [A-Z]:|\(\S+\)\s*\$|[A-Z]:\\\S*>|[=_\-*~#]{3,})")
 _NOT_A_TASK = re.compile(
     r"^\s*(?:/|<local-command|<command-name>|\[request interrupted|"
     r"this session is being continued|caveat:)",
@@ -274,16 +289,38 @@ def says_nothing(statement: str) -> bool:
 def lead(prompt: str) -> str:
     """``prompt`` as its opening reads: where it opens by only introducing a failure it
     quotes ("For the code present, we get this error:" and the message in a fence, as
-    Cursor's "Fix in Chat" asks), the quoted message (a traceback's last line) comes
-    first, in the opening's place."""
-    match = _INTRODUCED_FAILURE.match(prompt)
-    if match is None:
+    Cursor's "Fix in Chat" asks), the quoted message comes first, in the opening's place:
+    the first line that is not a shell prompt or a rule, a traceback's last. An opening
+    that asks for something ("Add a retry because S3 returns this error:") stays, and so
+    does one before code (a fence tagged with a language, holding no traceback)."""
+    match = _QUOTING.match(prompt)
+    if match is None or not _only_introduces(match["opening"]):
         return prompt
     lines = [line.strip() for line in match["quoted"].splitlines() if line.strip()]
-    if not lines:
+    traced = next((i for i, line in enumerate(lines) if line.startswith("Traceback")), None)
+    if traced is None and match["tag"].strip().lower() not in {"", *_OUTPUT_TAGS}:
         return prompt
-    message = lines[-1] if lines[0].startswith("Traceback") else lines[0]
-    return f"{message.rstrip('.。')}.\n{prompt[match.end() :]}"
+    messages = [line for line in lines[traced or 0 :] if not _NO_MESSAGE.match(line)]
+    if not messages:
+        return prompt
+    message = (messages[-1] if traced is not None else messages[0]).rstrip(".。")
+    if not sentences(message + "."):  # a bare number ("503") is no sentence
+        return prompt
+    return f"{message}.\n{prompt[match.end() :]}"
+
+
+def _only_introduces(opening: str) -> bool:
+    if not _FAILURE_NAMED.search(opening):
+        return False
+    if is_cjk(opening):
+        return len(opening.strip()) <= 12
+    words = re.findall(r"[a-z']+", opening.lower())
+    return all(word in _INTRODUCING for word in words)
+
+
+def runs(text: str) -> list[str]:
+    """``text`` cut at its code blocks: the prose before, between and after them."""
+    return _FENCE.split(text)
 
 
 def is_filler(sentence: str) -> bool:
@@ -345,7 +382,20 @@ def is_decision(sentence: str) -> bool:
         is_question(sentence)
         or REPORT.match(sentence)
         or is_recall(sentence)
-        or UNDECIDED.search(sentence)
+        or _decides_nothing(sentence)
+    )
+
+
+def _decides_nothing(sentence: str) -> bool:
+    """Whether every decision word of ``sentence`` is in a part that decides nothing
+    (``UNDECIDED``), and it declares no decision: "so I can make a decision about which to
+    take" decides nothing, "we need to make a decision about caching: we'll use Redis" does."""
+    spans = [match.span() for match in UNDECIDED.finditer(sentence)]
+    if not spans or DECLARATION.search(sentence):
+        return False
+    return all(
+        any(start <= found.start() and found.end() <= end for start, end in spans)
+        for found in DECISION.finditer(sentence)
     )
 
 

@@ -24,10 +24,11 @@ REQUEST_NAMES = 8  # names read from one request (``request_names``)
 _WORD = re.compile(r"@?[A-Za-z0-9_./-]+")
 _NAME = re.compile(r"@?[A-Za-z_$][A-Za-z0-9_$]*(?:[./-][A-Za-z0-9_$]+)*")  # ASCII: 中文 ends a name
 # Code-shaped: a capital after a small letter, an underscore or a digit inside, a dotted
-# extension, or an acronym that opens a word (``HTTPServer``, ``IOException``; not a plural
-# acronym, ``URLs``).
+# extension, or an acronym that opens a word (``HTTPServer``, ``IOException``; not a unit or
+# an acronym made a word, ``MBps``, ``OAuth``, ``URLs``, ``ACKed``, ``SSHing``).
 _SHAPED = re.compile(
-    r"[a-z][A-Z]|[A-Z]{2}[a-z]{2}|[A-Za-z0-9]_[A-Za-z0-9]|[A-Za-z]\d+[A-Za-z]|\w\w\.[A-Za-z]{2}"
+    r"[a-z][A-Z]|[A-Z]{3,}(?!(?:s|es|ed|ing)\b)[a-z]{2}|[A-Za-z0-9]_[A-Za-z0-9]"
+    r"|[A-Za-z]\d+[A-Za-z]|\w\w\.[A-Za-z]{2}"
 )
 _VERSION = re.compile(r"v?\d+(?:\.\d+)+")
 # A file's name: its stem, a dot, an extension a project's files have (``StoreTests.cs``,

@@ -233,15 +233,19 @@ def _result(after: list[Step]) -> str:
         if step.role != RESPONSE:
             continue
         said = [
-            s
-            for s in cues.sentences(step.text)
+            (s, run)
+            for run, prose in enumerate(cues.runs(step.text))
+            for s in cues.sentences(prose)
             if not cues.is_narration(s) and not cues.is_filler(s)
         ]
         if said:
-            at = next((i for i, s in enumerate(said) if cues.is_conclusion(s)), 0)
-            best = said[at]
+            at = next((i for i, (s, _) in enumerate(said) if cues.is_conclusion(s)), 0)
+            best, run = said[at]
             if cues.introduces(best) and at + 1 < len(said):
-                best = f"{best} {said[at + 1]}"
+                # What it introduces, when that is prose (not code) and no question or offer.
+                following, its_run = said[at + 1]
+                if its_run == run and not (cues.is_question(following) or cues.is_offer(following)):
+                    best = f"{best} {following}"
             return clip(cues.without_acknowledgement(best), OUTCOME_LIMIT)
     return ""
 

@@ -374,17 +374,15 @@ class Context:
         tied = hits[limit - 1].score
         start = next(i for i, hit in enumerate(hits) if hit.score == tied)
         end = next((i for i in range(start, len(hits)) if hits[i].score != tied), len(hits))
-        ended: dict[str, str] = {}
+        ended: dict[str, str | None] = {}
 
-        def said(hit: Hit) -> str:
+        def said(hit: Hit) -> tuple[bool, str]:
             session_id = hit.document.session_id or _source_session(hit.document)
-            if session_id is None:
-                return hit.document.updated_at
-            if session_id not in ended:
+            if session_id is not None and session_id not in ended:
                 session = self.store.get_session(session_id)
-                last = session.last_event_at if session is not None else None
-                ended[session_id] = last or hit.document.updated_at
-            return ended[session_id]
+                ended[session_id] = session.last_event_at if session is not None else None
+            last = ended.get(session_id) if session_id is not None else None
+            return (True, last) if last else (False, "")
 
         return [*hits[:start], *sorted(hits[start:end], key=said, reverse=True), *hits[end:]]
 
