@@ -193,38 +193,6 @@ def test_a_reply_that_only_exclaims_is_no_result(ingest):
     )
 
 
-def test_a_result_that_introduces_a_list_says_its_first_item(ingest):
-    envelopes = conversation(
-        "listed",
-        [
-            prompt("The importer drops rows without an id, can you fix it?"),
-            reply("Perfect! The error has been resolved by:\n1. Generating an id for such rows."),
-        ],
-    )
-    summary = summarize(*ingest(envelopes))
-
-    assert summary.current_context.endswith(
-        "Result: The error has been resolved by: Generating an id for such rows."
-    )
-
-
-def test_a_result_that_introduces_code_is_not_joined_to_what_comes_after(ingest):
-    envelopes = conversation(
-        "coded",
-        [
-            prompt("The importer drops rows without an id, can you fix it?"),
-            reply(
-                "The error was resolved by:\n```diff\n+ row.id = row.id or new_id()\n```\n"
-                "Would you like me to add a test?"
-            ),
-        ],
-    )
-    summary = summarize(*ingest(envelopes))
-
-    assert "Result: The error was resolved by:" in summary.current_context
-    assert "Would you like" not in summary.current_context
-
-
 def test_greeting_only_session_has_no_real_work(ingest):
     summary = summarize(*ingest(conversation("hello", GREETING)))
 

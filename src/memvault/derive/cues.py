@@ -318,11 +318,6 @@ def _only_introduces(opening: str) -> bool:
     return all(word in _INTRODUCING for word in words)
 
 
-def runs(text: str) -> list[str]:
-    """``text`` cut at its code blocks: the prose before, between and after them."""
-    return _FENCE.split(text)
-
-
 def is_filler(sentence: str) -> bool:
     """Whether a reply's sentence says nothing of the work on its own: an exclamation or
     agreement ("Perfect!", "You're absolutely right!"), a bare acknowledgement, or only

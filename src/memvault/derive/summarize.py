@@ -227,25 +227,17 @@ def _intent(prompt: str) -> str:
 
 def _result(after: list[Step]) -> str:
     """The agent's last word on the task that is not narration or filler ("Perfect!"),
-    its conclusion first; one that introduces what follows ("The error was resolved by:")
-    with the first of it."""
+    its conclusion first."""
     for step in reversed(after):
         if step.role != RESPONSE:
             continue
         said = [
-            (s, run)
-            for run, prose in enumerate(cues.runs(step.text))
-            for s in cues.sentences(prose)
+            s
+            for s in cues.sentences(step.text)
             if not cues.is_narration(s) and not cues.is_filler(s)
         ]
         if said:
-            at = next((i for i, (s, _) in enumerate(said) if cues.is_conclusion(s)), 0)
-            best, run = said[at]
-            if cues.introduces(best) and at + 1 < len(said):
-                # What it introduces, when that is prose (not code) and no question or offer.
-                following, its_run = said[at + 1]
-                if its_run == run and not (cues.is_question(following) or cues.is_offer(following)):
-                    best = f"{best} {following}"
+            best = next((s for s in said if cues.is_conclusion(s)), said[0])
             return clip(cues.without_acknowledgement(best), OUTCOME_LIMIT)
     return ""
 
