@@ -361,30 +361,7 @@ class Context:
             score = weights.score(0.0, document.importance, fresh)
             hits.append(Hit(document, score, 0.0, document.importance, fresh))
         hits.sort(key=lambda hit: hit.score, reverse=True)
-        return self._said_order(hits, limit)[:limit]
-
-    def _said_order(self, hits: list[Hit], limit: int) -> list[Hit]:
-        """``hits`` (best first) with the tie the cut at ``limit`` falls in (memories as
-        important as each other, of one day) put in the order they were said, newest
-        first: by the last event of the session each came from. The index's order is when
-        each was derived, and a replayed or imported history is derived in any order.
-        Memories from no session keep their order, after the day's said ones."""
-        if len(hits) <= limit or hits[limit - 1].score != hits[limit].score:
-            return hits
-        tied = hits[limit - 1].score
-        start = next(i for i, hit in enumerate(hits) if hit.score == tied)
-        end = next((i for i in range(start, len(hits)) if hits[i].score != tied), len(hits))
-        ended: dict[str, str | None] = {}
-
-        def said(hit: Hit) -> tuple[bool, str]:
-            session_id = hit.document.session_id or _source_session(hit.document)
-            if session_id is not None and session_id not in ended:
-                session = self.store.get_session(session_id)
-                ended[session_id] = session.last_event_at if session is not None else None
-            last = ended.get(session_id) if session_id is not None else None
-            return (True, last) if last else (False, "")
-
-        return [*hits[:start], *sorted(hits[start:end], key=said, reverse=True), *hits[end:]]
+        return _said_order(self.store, hits, limit)[:limit]
 
     def enrich(
         self,
@@ -484,3 +461,27 @@ def _source_session(document: Document) -> str | None:
     """The session a derived fragment came from (its ``source``: "session <id>")."""
     source = str(document.meta.get("source") or "")
     return source.removeprefix("session ") if source.startswith("session ") else None
+
+
+def _said_order(store: Store, hits: list[Hit], limit: int) -> list[Hit]:
+    """``hits`` (best first) with the tie the cut at ``limit`` falls in (memories as
+    important as each other, of one day) put in the order they were said, newest
+    first: by the last event of the session each came from. The index's order is when
+    each was derived, and a replayed or imported history is derived in any order.
+    Memories from no session keep their order, after the day's said ones."""
+    if len(hits) <= limit or hits[limit - 1].score != hits[limit].score:
+        return hits
+    tied = hits[limit - 1].score
+    start = next(i for i, hit in enumerate(hits) if hit.score == tied)
+    end = next((i for i in range(start, len(hits)) if hits[i].score != tied), len(hits))
+    ended: dict[str, str | None] = {}
+
+    def said(hit: Hit) -> tuple[bool, str]:
+        session_id = hit.document.session_id or _source_session(hit.document)
+        if session_id is not None and session_id not in ended:
+            session = store.get_session(session_id)
+            ended[session_id] = session.last_event_at if session is not None else None
+        last = ended.get(session_id) if session_id is not None else None
+        return (True, last) if last else (False, "")
+
+    return [*hits[:start], *sorted(hits[start:end], key=said, reverse=True), *hits[end:]]
