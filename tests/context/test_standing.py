@@ -9,8 +9,10 @@ from memvault.vault.remember import Draft
 from tests.helpers import envelope
 
 
-def _fragment(memory, summary: str, facts: list[str], importance: float = 0.8) -> None:
-    memory.remember(Draft(project="demo-app", summary=summary, facts=facts, importance=importance))
+def _fragment(memory, summary: str, facts: list[str], importance: float = 0.8, **more) -> None:
+    memory.remember(
+        Draft(project="demo-app", summary=summary, facts=facts, importance=importance, **more)
+    )
 
 
 def test_a_fragment_that_says_its_summary_again_is_told_once_labelled_with_its_kind(memory):
@@ -117,17 +119,12 @@ def test_a_confirmed_fragment_behind_many_newer_passing_remarks_is_still_told(me
     """The block ranks a window of the project's newest fragments: one of the user's is
     found behind a window's worth of an agent's remarks, which the block leaves out."""
     monkeypatch.setattr(context_module, "STANDING_READ", 3)
-    memory.remember(
-        Draft(project="demo-app", summary="The user chose argon2id for passwords.",
-              facts=["decision: argon2id"], importance=0.9, confidence=0.9,
-              source="session s1", date="2026-11-01")
-    )  # fmt: skip
+    _fragment(memory, "The user chose argon2id for passwords.", ["decision: argon2id"], 0.9,
+              confidence=0.9, source="session s1", date="2026-11-01")  # fmt: skip
     for n in range(7):
-        memory.remember(
-            Draft(project="demo-app", summary=f"Remark {n}: the cache warms in {n + 2} seconds.",
-                  facts=[f"finding: warms in {n + 2} s"], importance=0.6, confidence=0.7,
-                  source=f"session r{n}", date="2026-11-20")
-        )  # fmt: skip
+        _fragment(memory, f"Remark {n}: the cache warms in {n + 2} seconds.",
+                  [f"finding: warms in {n + 2} s"], 0.6, confidence=0.7,
+                  source=f"session r{n}", date="2026-11-20")  # fmt: skip
     text = memory.context.context(project="demo-app").text
     assert "argon2id" in text
     assert "Remark" not in text
@@ -142,11 +139,8 @@ def test_a_days_memories_as_important_are_told_in_the_order_they_were_said(memor
     for session, hour in said_at.items():
         memory.observe(envelope(session, timestamp=f"2026-11-20T{hour}:00:00.000Z"))
     for session in ("s-evening", "s-morning", "s-noon"):  # derived in another order
-        memory.remember(
-            Draft(project="demo-app", summary=f"The user chose the {session} rule.",
-                  facts=[f"decision: the {session} rule"], importance=0.8, confidence=0.9,
-                  source=f"session {session}", date="2026-11-20")
-        )  # fmt: skip
+        _fragment(memory, f"The user chose the {session} rule.", [f"decision: the {session} rule"],
+                  confidence=0.9, source=f"session {session}", date="2026-11-20")  # fmt: skip
     text = memory.context.context(project="demo-app").text
 
     assert text.index("s-evening rule") < text.index("s-noon rule")
@@ -159,15 +153,10 @@ def test_a_memory_from_no_session_goes_after_the_days_said_ones(memory, monkeypa
     memory has no time of day to be told by, and goes after them."""
     monkeypatch.setattr(context_module, "STANDING_FRAGMENTS", 1)
     memory.observe(envelope("s-night", timestamp="2026-11-19T23:30:00.000Z"))
-    memory.remember(
-        Draft(project="demo-app", summary="The user chose the night rule.",
-              facts=["decision: the night rule"], importance=0.8, confidence=0.9,
-              source="session s-night", date="2026-11-20")
-    )  # fmt: skip
-    memory.remember(
-        Draft(project="demo-app", summary="Saved by hand: the hand rule.",
-              facts=["rule: the hand rule"], importance=0.8, date="2026-11-20")
-    )  # fmt: skip
+    _fragment(memory, "The user chose the night rule.", ["decision: the night rule"],
+              confidence=0.9, source="session s-night", date="2026-11-20")  # fmt: skip
+    _fragment(memory, "Saved by hand: the hand rule.", ["rule: the hand rule"],
+              date="2026-11-20")  # fmt: skip
     text = memory.context.context(project="demo-app").text
 
     assert "night rule" in text
