@@ -76,6 +76,9 @@ class Parts:
     def supersede(self, older: str, newer: str) -> bool:
         return self.memory.fragments.supersede(older, newer)
 
+    def rewritten(self) -> None:
+        self.memory.index.wake()
+
 
 def test_the_pipeline_feeds_the_board_and_writes_fragments_through_the_parts_it_is_handed(
     memory,
