@@ -16,7 +16,6 @@ _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _FENCE = re.compile(r"```.*?(?:```|$)|~~~.*?(?:~~~|$)", re.DOTALL)
 _TAG = re.compile(r"<(timestamp|system-reminder)>.*?</\1>|</?[a-z_-]+>", re.DOTALL)
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|#+)\s+")
-_ITEM_NUMBER = re.compile(r"\d{1,3}[.)]")
 # A sentence ends at . ! ? followed by a space, at CJK end punctuation, or at a line break.
 _SPLIT = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])|\n+")
 
@@ -258,11 +257,12 @@ def clean(text: str) -> str:
 def sentences(text: str) -> list[str]:
     """The sentences of ``text`` in order, bullets and headings stripped, empties dropped."""
     found = []
-    for piece in _SPLIT.split(clean(text)):
-        sentence = _BULLET.sub("", piece).strip()
-        # A numbered item's number ("1." before "Generating …") ends no sentence.
-        if len(sentence) > 1 and not _ITEM_NUMBER.fullmatch(sentence):
-            found.append(sentence)
+    # Each line's bullet goes first: a numbered item's "1. " ends no sentence.
+    for line in clean(text).split("\n"):
+        for piece in _SPLIT.split(_BULLET.sub("", line)):
+            sentence = piece.strip()
+            if len(sentence) > 1:
+                found.append(sentence)
     return found
 
 
@@ -304,7 +304,7 @@ def lead(prompt: str) -> str:
     if not messages:
         return prompt
     message = (messages[-1] if traced is not None else messages[0]).rstrip(".。")
-    if not sentences(message + "."):  # a bare number ("503") is no sentence
+    if not re.search(r"[^\W\d_]", message):  # a bare number ("503") is no message
         return prompt
     return f"{message}.\n{prompt[match.end() :]}"
 

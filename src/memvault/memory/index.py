@@ -122,8 +122,7 @@ class Index:
         """Events were stored: the server's background work gives way for a while, and
         the index is woken to take them in."""
         self.pacer.event_arrived()
-        if self._worker is not None:
-            self._worker.nudge()
+        self.wake()
 
     def wake(self) -> None:
         """What is indexed changed in place (observations an LLM rewrote): the index is
