@@ -9,7 +9,9 @@ lines. This module holds those rules: safe names, reading a fragment, and the ch
 
 from __future__ import annotations
 
+import functools
 import re
+import time
 import unicodedata
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -125,11 +127,14 @@ class Fragment:
 
     @classmethod
     def read(cls, path: Path) -> Fragment:
-        text = read_text(path)
-        if text is None:
-            raise FileNotFoundError(path)
-        _, body = frontmatter.split(text)
-        return cls(path, frontmatter.read(text), body)
+        """The fragment at ``path`` as it is now. A file unchanged since it was last read
+        is not parsed again (see ``_settled_stamp``): writing one fragment compares it
+        with all of its project's, and parsing their YAML each time made a vault's
+        writes cost the square of its size."""
+        stamp = _settled_stamp(path)
+        properties, body = _parsed(path, stamp) if stamp else _parse(path)
+        # The cached properties are shared: each reader gets its own lists to change.
+        return cls(path, {k: _copied(v) for k, v in properties.items()}, body)
 
     @property
     def project(self) -> str:
@@ -138,6 +143,54 @@ class Fragment:
     @property
     def summary(self) -> str:
         return str(self.properties.get("summary") or "")
+
+
+SETTLED_SECONDS = 0.1
+COARSE_SETTLED_SECONDS = 2.0
+"""How long a file's last change must be past before its stat stamp is trusted to tell
+the next one. A file system dates a change by a clock tick (a few milliseconds on Linux;
+a second, or two on FAT, where times are kept in whole seconds), and a second change
+within the tick of the first (at the same size, into the same inode) leaves the stamp as
+it was. Until then the file is parsed on every read."""
+
+
+def _settled_stamp(path: Path) -> tuple[int, ...] | None:
+    """What tells one version of the file at ``path`` from another (its device, inode,
+    size, modification and change times), or None while it changed too recently to tell."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None  # read as ever: missing, or not ours to read
+    changed = max(stat.st_mtime_ns, stat.st_ctime_ns)
+    whole_seconds = stat.st_mtime_ns % 1_000_000_000 == 0
+    settle = COARSE_SETTLED_SECONDS if whole_seconds else SETTLED_SECONDS
+    if time.time_ns() - changed < settle * 1e9:
+        return None
+    return (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
+
+
+def _parse(path: Path) -> tuple[dict[str, Any], str]:
+    text = read_text(path)
+    if text is None:
+        raise FileNotFoundError(path)
+    _, body = frontmatter.split(text)
+    return frontmatter.read(text), body
+
+
+@functools.lru_cache(maxsize=4096)
+def _parsed(path: Path, stamp: tuple[int, ...]) -> tuple[dict[str, Any], str]:
+    """``_parse`` for one version of a file, kept while it is among the latest read (a
+    file that fails to parse is not kept: it is read again, and fails again, each time)."""
+    return _parse(path)
+
+
+def _copied(value: Any) -> Any:
+    """A property value (YAML's plain data) that shares no list or mapping."""
+    if isinstance(value, list):
+        return [_copied(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _copied(item) for key, item in value.items()}
+    return value
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,7 @@ the statement (the time on a log line, the pid in a quoted error) is not compare
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import unicodedata
@@ -101,11 +102,14 @@ def _normal(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
 
-def _words(text: str) -> set[str]:
-    return set(tokens(_CLOCK.sub(" ", _normal(text))))
+@functools.lru_cache(maxsize=8192)
+def _words(text: str) -> frozenset[str]:
+    """A text's words, kept for the texts compared last: writing a fragment compares it
+    with each of its project's, whose texts change far less often than they are read."""
+    return frozenset(tokens(_CLOCK.sub(" ", _normal(text))))
 
 
-def _cosine(left: set[str], right: set[str]) -> float:
+def _cosine(left: frozenset[str], right: frozenset[str]) -> float:
     if not left or not right:
         return 1.0 if left == right else 0.0
     return len(left & right) / math.sqrt(len(left) * len(right))

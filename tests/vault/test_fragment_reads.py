@@ -1,0 +1,119 @@
+"""Reading a fragment parses it once per version: a write compares the draft with every
+fragment of its project, and a change made to a file since, by memvault or by a person in
+Obsidian, is always what the next read sees."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from memvault.vault import frontmatter
+from memvault.vault.fragments import SETTLED_SECONDS, Fragment
+from memvault.vault.remember import Draft, remember
+
+TOPICS = [
+    "pgbouncer pools the connections",
+    "the loaders are named fetchX",
+    "vite serves the viewer in development",
+    "ruff formats the code",
+    "alembic is not used for migrations",
+    "the board lists sessions by their last event",
+    "hooks spool to disk when the server is down",
+    "the index wakes after a rewrite",
+    "Chinese text is split into character pairs",
+    "a snapshot keeps its person's lines",
+    "fragments are merged above 0.8 similarity",
+    "postgres replicas share one memory",
+]
+
+
+def _draft(topic: str) -> Draft:
+    return Draft(
+        project="demo-app",
+        summary=f"We decided that {topic}.",
+        facts=[f"decision: {topic}"],
+        date="2026-11-30",
+    )
+
+
+def _settle() -> None:
+    time.sleep(SETTLED_SECONDS * 3)
+
+
+def _count_parses(monkeypatch) -> list[int]:
+    parses = [0]
+    parse = frontmatter.read
+
+    def counted(text):
+        parses[0] += 1
+        return parse(text)
+
+    monkeypatch.setattr(frontmatter, "read", counted)
+    return parses
+
+
+def test_a_write_does_not_parse_again_the_fragments_it_read_before(tmp_path, monkeypatch):
+    for topic in TOPICS[:-1]:
+        remember(tmp_path, _draft(topic))
+    _settle()
+    remember(tmp_path, _draft("a first read of every fragment"))  # each settled one is kept
+    _settle()
+    parses = _count_parses(monkeypatch)
+    result = remember(tmp_path, _draft(TOPICS[-1]))
+    assert result.action == "created"
+    # The one written by the write before (now settled, but never read since), and the
+    # new file read back to verify it: not the other eleven again.
+    assert parses[0] <= 2, parses[0]
+
+
+def test_a_persons_edit_of_the_same_size_is_read(tmp_path):
+    path = remember(tmp_path, _draft(TOPICS[0])).path
+    _settle()
+    assert Fragment.read(path).summary == f"We decided that {TOPICS[0]}."
+    text = path.read_text(encoding="utf-8")
+    edited = text.replace("pgbouncer", "PGBOUNCER")
+    assert len(edited) == len(text)
+    with path.open("r+", encoding="utf-8", newline="") as handle:  # in place, one inode
+        handle.write(edited)
+    assert Fragment.read(path).summary == "We decided that PGBOUNCER pools the connections."
+    _settle()
+    assert Fragment.read(path).summary == "We decided that PGBOUNCER pools the connections."
+
+
+def test_an_edit_that_keeps_the_modification_time_is_read(tmp_path):
+    path = remember(tmp_path, _draft(TOPICS[1])).path
+    _settle()
+    text = path.read_text(encoding="utf-8")
+    before = os.stat(path)
+    Fragment.read(path)
+    # A sync tool or `cp -p` writes the same size and sets the old modification time back.
+    path.write_text(text.replace("fetchX", "loadsX"), encoding="utf-8", newline="")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert os.stat(path).st_size == before.st_size
+    assert Fragment.read(path).summary == "We decided that the loaders are named loadsX."
+
+
+def test_a_readers_change_to_the_properties_is_its_own(tmp_path):
+    path = remember(tmp_path, _draft(TOPICS[2])).path
+    _settle()
+    first = Fragment.read(path)
+    first.properties["tags"].append("mine")
+    first.properties["summary"] = "changed"
+    again = Fragment.read(path)
+    assert again.properties["tags"] == ["agent-memory"]
+    assert again.summary == f"We decided that {TOPICS[2]}."
+
+
+def test_a_file_that_does_not_parse_is_read_again_each_time(tmp_path):
+    path = tmp_path / "demo-app - 2026-11-30 - broken.md"
+    path.write_text("---\nsummary: [unclosed\n---\n- a fact\n", encoding="utf-8")
+    _settle()
+    for _ in range(2):
+        try:
+            Fragment.read(path)
+        except frontmatter.FrontmatterError:
+            pass
+        else:
+            raise AssertionError("a broken frontmatter read as a fragment")
+    path.write_text("---\nsummary: mended\n---\n- a fact\n", encoding="utf-8")
+    assert Fragment.read(path).summary == "mended"
