@@ -21,7 +21,7 @@ from memvault.domain import BoardRow
 from memvault.memory.owner import vault_write, vault_writes
 from memvault.memory.reading import INJECTIONS_SCANNED, BoardEntry, board_entry
 from memvault.store import Store
-from memvault.vault.board import BoardFormatError
+from memvault.vault.board import BoardFormatError, parse_time
 from memvault.vault.board_files import BoardError
 from memvault.vault.lifecycle import Report, SessionBoard
 from memvault.vault.snapshot import Snapshot, SnapshotInput, as_snapshot
@@ -145,7 +145,10 @@ class Board:
                     {"existing": True},
                 )
             board = self._host_board if from_event else self.vault_board
-            report = board.register(self.agent_for(agent_id))
+            # A host's session start is now; an event's session began when its first
+            # event was lived (an import's, a spool's sent days later, or a live one's).
+            began = known.first_event_at if from_event and known is not None else None
+            report = board.register(self.agent_for(agent_id), at=parse_time(began or ""))
             if report.ok and known is not None:
                 self.store.link_board_session(session_id, report.session_id, replacing=linked)
                 self._linked.add(session_id)
@@ -289,15 +292,18 @@ class Board:
         topic: str | None = None,
         derived_summary: str | None = None,
         keywords: str | None = None,
+        lived: str | None = None,
     ) -> Report:
         """A session's summary into its snapshot and row, through the board's merge policy
-        (the Summary only while memvault wrote it)."""
+        (the Summary only while memvault wrote it). ``lived`` (ISO 8601) is when the last
+        event summarized happened: the row's Updated At, unless it was updated later."""
         return self.vault_board.update(
             board_session_id,
             content,
             topic=topic,
             derived_summary=derived_summary,
             keywords=keywords,
+            at=parse_time(lived or ""),
         )
 
     def row(self, board_session_id: str) -> BoardRow | None:

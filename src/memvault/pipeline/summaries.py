@@ -102,7 +102,8 @@ class Summaries:
         counted = len(observations) + (0 if rebuild else session.summarized_observation_count)
         fresh = new if not rebuild else [e for e in events if e.seq > watermark]
         before = str(stored[0].get("current_context") or "") if stored else ""
-        self._feed_board(session.board_session_id, summary, fresh, before)
+        lived = session.last_event_at or last.occurred_at
+        self._feed_board(session.board_session_id, summary, fresh, before, lived)
         written = self.store.write_summary(
             session_id,
             asdict(summary),
@@ -117,13 +118,15 @@ class Summaries:
         summary: Summary,
         fresh: list[Event],
         previous_context: str,
+        lived: str,
     ) -> None:
         """The snapshot's sections and the row's Summary (its Topic and Keywords only while
         unset or registration's placeholders; the Summary only while memvault's), through
         the board's merge policy. A row that is not active (idle, stale) is
-        touched only when the new events themselves hold real work. Written before the
-        watermark moves, so a crash in between repeats an idempotent merge, never loses
-        one."""
+        touched only when the new events themselves hold real work. The row is updated as
+        of ``lived``, the session's last event: a history summarized after it was lived is
+        dated as it was lived. Written before the watermark moves, so a crash in between
+        repeats an idempotent merge, never loses one."""
         if not board_session_id:
             return
         row = self.board_row(board_session_id)
@@ -150,6 +153,7 @@ class Summaries:
             keywords=(", ".join(summary.keywords) or None)
             if is_placeholder_keywords(row.keywords)
             else None,
+            lived=lived,
         )
         if not report.ok:
             log.warning("could not update the board row %s: %s", board_session_id, report.message)

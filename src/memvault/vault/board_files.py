@@ -177,6 +177,15 @@ class BoardFiles:
 
     # -- writing ---------------------------------------------------------------------------
 
+    def _now(self, at: datetime | None = None, since: str = "") -> datetime:
+        """Now by the board's clock; or ``at`` in the clock's zone (when what is written
+        happened then), but not before ``since`` (a row's time, when that is later)."""
+        now = self.clock()
+        if at is None:
+            return now
+        later = parse_time(since)
+        return (at if later is None else max(at, later)).astimezone(now.tzinfo)
+
     @contextmanager
     def _locked(self) -> Iterator[None]:
         """Hold the memory lock. A folder that cannot be written (a full disk, a read-only

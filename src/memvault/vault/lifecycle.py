@@ -83,19 +83,22 @@ class SessionBoard(BoardFiles):
         summary: str | None = None,
         keywords: str | None = None,
         content: Snapshot | None = None,
+        at: datetime | None = None,
     ) -> Report:
         """Add a row for a new session: idle for a host's session start, active with a
-        snapshot for a manual registration. Never reuses an existing row."""
+        snapshot for a manual registration. Never reuses an existing row. The row is
+        started (and its id dated) now, or ``at``: when a session's history arrives after
+        it was lived (an import, a spool sent days later), the row says when it began."""
         operation = "register-manual" if manual else "register"
         try:
             agent = agent_name(agent)
             with self._locked():
-                return self._register(agent, manual, topic, summary, keywords, content)
+                return self._register(agent, manual, topic, summary, keywords, content, at)
         except _FAILURES as exc:
             return Report(operation, False, message=f"not registered: {exc}")
 
-    def _register(self, agent, manual, topic, summary, keywords, content) -> Report:
-        now = self.clock()
+    def _register(self, agent, manual, topic, summary, keywords, content, at=None) -> Report:
+        now = self._now(at)
         stamp = format_time(now)
         board = self.board()
         session_id = self._new_id(board, now, agent)
@@ -155,9 +158,12 @@ class SessionBoard(BoardFiles):
         summary: str | None = None,
         keywords: str | None = None,
         derived_summary: str | None = None,
+        at: datetime | None = None,
     ) -> Report:
         """Merge ``content`` into the session's snapshot (creating it from the template if
-        needed) and update its row: active, Updated At now.
+        needed) and update its row: active, Updated At now, or ``at`` (when the update
+        tells of what was done then: a session's history summarized after it was lived)
+        unless the row was updated later than that.
 
         The row's Summary becomes ``summary`` when one is given. Otherwise it follows the
         snapshot, as ``derived_summary`` (what memvault made of the session, e.g. the
@@ -170,9 +176,8 @@ class SessionBoard(BoardFiles):
                 board = self.board()
                 row = self._row(board, session_id)
                 with self._restoring(self.snapshot_path(session_id)):
-                    change = self._merge(
-                        row, content, topic, summary, keywords, derived_summary=derived_summary
-                    )
+                    derived = derived_summary
+                    change = self._merge(row, content, topic, summary, keywords, derived, at)
                     (written,), _ = self._write_board(board, edit={session_id: change})
                 return Report(
                     "update",
@@ -184,10 +189,10 @@ class SessionBoard(BoardFiles):
         except _FAILURES as exc:
             return Report("update", False, session_id, f"update incomplete: {exc}")
 
-    def _merge(self, row, content, topic, summary, keywords, *, derived_summary=None) -> RowChange:
+    def _merge(self, row, content, topic, summary, keywords, derived_summary=None, at=None):
         """Merge ``content`` into the snapshot (written and verified here). Returns how the
-        row changes, applied to the row as the board has it when it is written."""
-        stamp = format_time(self.clock())
+        row changes (a ``RowChange``), applied to the row as the board has it then."""
+        stamp = format_time(self._now(at, since=row.updated_at))
         old = self.snapshot(row.session_id) or Snapshot()
         given = _one_line(summary)
         derived = _one_line(derived_summary) or _one_line(summary_of(merge(old, content)))
