@@ -1,14 +1,13 @@
-"""Reading a fragment parses it once per version: a write compares the draft with every
+"""Reading a fragment parses each text once: a write compares the draft with every
 fragment of its project, and a change made to a file since, by memvault or by a person in
 Obsidian, is always what the next read sees."""
 
 from __future__ import annotations
 
 import os
-import time
 
 from memvault.vault import frontmatter
-from memvault.vault.fragments import SETTLED_SECONDS, Fragment
+from memvault.vault.fragments import Fragment
 from memvault.vault.remember import Draft, remember
 
 TOPICS = [
@@ -36,10 +35,6 @@ def _draft(topic: str) -> Draft:
     )
 
 
-def _settle() -> None:
-    time.sleep(SETTLED_SECONDS * 3)
-
-
 def _count_parses(monkeypatch) -> list[int]:
     parses = [0]
     parse = frontmatter.read
@@ -55,20 +50,17 @@ def _count_parses(monkeypatch) -> list[int]:
 def test_a_write_does_not_parse_again_the_fragments_it_read_before(tmp_path, monkeypatch):
     for topic in TOPICS[:-1]:
         remember(tmp_path, _draft(topic))
-    _settle()
-    remember(tmp_path, _draft("a first read of every fragment"))  # each settled one is kept
-    _settle()
+    remember(tmp_path, _draft("a first read of every fragment"))  # each one read is kept
     parses = _count_parses(monkeypatch)
     result = remember(tmp_path, _draft(TOPICS[-1]))
     assert result.action == "created"
-    # The one written by the write before (now settled, but never read since), and the
-    # new file read back to verify it: not the other eleven again.
+    # The one written by the write before (never read since), and the new file read back
+    # to verify it: not the other eleven again.
     assert parses[0] <= 2, parses[0]
 
 
 def test_a_persons_edit_of_the_same_size_is_read(tmp_path):
     path = remember(tmp_path, _draft(TOPICS[0])).path
-    _settle()
     assert Fragment.read(path).summary == f"We decided that {TOPICS[0]}."
     text = path.read_text(encoding="utf-8")
     edited = text.replace("pgbouncer", "PGBOUNCER")
@@ -76,13 +68,11 @@ def test_a_persons_edit_of_the_same_size_is_read(tmp_path):
     with path.open("r+", encoding="utf-8", newline="") as handle:  # in place, one inode
         handle.write(edited)
     assert Fragment.read(path).summary == "We decided that PGBOUNCER pools the connections."
-    _settle()
     assert Fragment.read(path).summary == "We decided that PGBOUNCER pools the connections."
 
 
 def test_an_edit_that_keeps_the_modification_time_is_read(tmp_path):
     path = remember(tmp_path, _draft(TOPICS[1])).path
-    _settle()
     text = path.read_text(encoding="utf-8")
     before = os.stat(path)
     Fragment.read(path)
@@ -95,7 +85,6 @@ def test_an_edit_that_keeps_the_modification_time_is_read(tmp_path):
 
 def test_a_readers_change_to_the_properties_is_its_own(tmp_path):
     path = remember(tmp_path, _draft(TOPICS[2])).path
-    _settle()
     first = Fragment.read(path)
     first.properties["tags"].append("mine")
     first.properties["summary"] = "changed"
@@ -107,7 +96,6 @@ def test_a_readers_change_to_the_properties_is_its_own(tmp_path):
 def test_a_file_that_does_not_parse_is_read_again_each_time(tmp_path):
     path = tmp_path / "demo-app - 2026-11-30 - broken.md"
     path.write_text("---\nsummary: [unclosed\n---\n- a fact\n", encoding="utf-8")
-    _settle()
     for _ in range(2):
         try:
             Fragment.read(path)

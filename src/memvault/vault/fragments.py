@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import re
-import time
 import unicodedata
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -127,12 +126,14 @@ class Fragment:
 
     @classmethod
     def read(cls, path: Path) -> Fragment:
-        """The fragment at ``path`` as it is now. A file unchanged since it was last read
-        is not parsed again (see ``_settled_stamp``): writing one fragment compares it
-        with all of its project's, and parsing their YAML each time made a vault's
-        writes cost the square of its size."""
-        stamp = _settled_stamp(path)
-        properties, body = _parsed(path, stamp) if stamp else _parse(path)
+        """The fragment at ``path`` as it is now. Its text is read every time; a text read
+        before is not parsed again (``_parsed``): writing one fragment compares it with
+        all of its project's, and parsing their YAML each time made a vault's writes cost
+        the square of its size."""
+        text = read_text(path)
+        if text is None:
+            raise FileNotFoundError(path)
+        properties, body = _parsed(text) if len(text) <= KEPT_TEXT else _parse(text)
         # The cached properties are shared: each reader gets its own lists to change.
         return cls(path, {k: _copied(v) for k, v in properties.items()}, body)
 
@@ -145,43 +146,20 @@ class Fragment:
         return str(self.properties.get("summary") or "")
 
 
-SETTLED_SECONDS = 0.1
-COARSE_SETTLED_SECONDS = 2.0
-"""How long a file's last change must be past before its stat stamp is trusted to tell
-the next one. A file system dates a change by a clock tick (a few milliseconds on Linux;
-a second, or two on FAT, where times are kept in whole seconds), and a second change
-within the tick of the first (at the same size, into the same inode) leaves the stamp as
-it was. Until then the file is parsed on every read."""
+KEPT_TEXTS = 8192  # a vault's fragments, parsed: a few tens of MB at most
+KEPT_TEXT = 32 * 1024  # characters; a longer note is no fragment memvault wrote
 
 
-def _settled_stamp(path: Path) -> tuple[int, ...] | None:
-    """What tells one version of the file at ``path`` from another (its device, inode,
-    size, modification and change times), or None while it changed too recently to tell."""
-    try:
-        stat = path.stat()
-    except OSError:
-        return None  # read as ever: missing, or not ours to read
-    changed = max(stat.st_mtime_ns, stat.st_ctime_ns)
-    whole_seconds = stat.st_mtime_ns % 1_000_000_000 == 0
-    settle = COARSE_SETTLED_SECONDS if whole_seconds else SETTLED_SECONDS
-    if time.time_ns() - changed < settle * 1e9:
-        return None
-    return (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
-
-
-def _parse(path: Path) -> tuple[dict[str, Any], str]:
-    text = read_text(path)
-    if text is None:
-        raise FileNotFoundError(path)
+def _parse(text: str) -> tuple[dict[str, Any], str]:
     _, body = frontmatter.split(text)
     return frontmatter.read(text), body
 
 
-@functools.lru_cache(maxsize=4096)
-def _parsed(path: Path, stamp: tuple[int, ...]) -> tuple[dict[str, Any], str]:
-    """``_parse`` for one version of a file, kept while it is among the latest read (a
-    file that fails to parse is not kept: it is read again, and fails again, each time)."""
-    return _parse(path)
+@functools.lru_cache(maxsize=KEPT_TEXTS)
+def _parsed(text: str) -> tuple[dict[str, Any], str]:
+    """``_parse``, kept for the texts read last. A text that fails to parse is not kept:
+    it is parsed again, and fails again, each time."""
+    return _parse(text)
 
 
 def _copied(value: Any) -> Any:
