@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 
 from memvault.vault import frontmatter
-from memvault.vault.fragments import Fragment
+from memvault.vault.fragments import Fragment, live_fragment_files
 from memvault.vault.remember import Draft, remember
 
 TOPICS = [
@@ -105,3 +105,23 @@ def test_a_file_that_does_not_parse_is_read_again_each_time(tmp_path):
             raise AssertionError("a broken frontmatter read as a fragment")
     path.write_text("---\nsummary: mended\n---\n- a fact\n", encoding="utf-8")
     assert Fragment.read(path).summary == "mended"
+
+
+def test_the_live_fragments_listed_are_the_files_a_person_keeps_there(tmp_path):
+    vault = tmp_path / "vault"
+    folder, notes, outside = vault / "fragments", vault / "notes", tmp_path / "elsewhere"
+    for place in ("sub", ".obsidian", "_archive", "_projects"):
+        (folder / place).mkdir(parents=True)
+    notes.mkdir()
+    outside.mkdir()
+    for name in ("a.md", "sub/b.md", ".obsidian/c.md", "_archive/d.md", "_projects/e.md"):
+        (folder / name).write_text("- a fact\n", encoding="utf-8")
+    (folder / ".hidden.md").write_text("- a fact\n", encoding="utf-8")
+    (folder / "f.txt").write_text("- a fact\n", encoding="utf-8")
+    (notes / "g.md").write_text("- a fact\n", encoding="utf-8")
+    (outside / "h.md").write_text("- a fact\n", encoding="utf-8")
+    os.symlink(notes / "g.md", folder / "g.md")  # a link within the vault is followed
+    os.symlink(outside / "h.md", folder / "h.md")  # a link out of it is not
+    os.symlink(notes, folder / "linked")  # nor is a link to a folder
+    listed = [path.relative_to(folder).as_posix() for path in live_fragment_files(folder)]
+    assert listed == ["a.md", "g.md", "sub/b.md"]

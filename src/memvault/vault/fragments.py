@@ -10,8 +10,10 @@ lines. This module holds those rules: safe names, reading a fragment, and the ch
 from __future__ import annotations
 
 import functools
+import os
 import re
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -195,17 +197,30 @@ class CheckReport:
 def live_fragment_files(folder: Path) -> list[Path]:
     """The fragment files of ``folder`` in name order: not the archive, not the projects'
     summaries, nothing in hidden folders (an editor's or a sync tool's, not ours), no
-    symbolic link leading out of the vault ``folder`` sits in."""
-    if not folder.is_dir():
+    symbolic link leading out of the vault ``folder`` sits in; a link to a folder is not
+    followed. Every write lists them, so only a link is resolved, not every path."""
+    if not folder.is_dir() or refused_link(folder.parent, folder, "fragments folder"):
         return []
-    found = []
-    for path in sorted(folder.rglob("*.md")):
-        parts = path.relative_to(folder).parts
-        if parts[0] in RESERVED or any(part.startswith(".") for part in parts):
+    return sorted(_markdown_files(folder.parent, folder, top=True))
+
+
+def _markdown_files(vault: Path, directory: Path, *, top: bool) -> Iterator[Path]:
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return  # a folder that cannot be listed holds nothing readable
+    for entry in entries:
+        if entry.name.startswith(".") or (top and entry.name in RESERVED):
             continue
-        if not refused_link(folder.parent, path, "fragment"):
-            found.append(path)
-    return found
+        path = directory / entry.name
+        if entry.is_dir(follow_symlinks=False):
+            yield from _markdown_files(vault, path, top=False)
+        elif (
+            entry.name.endswith(".md")
+            and entry.is_file()
+            and not (entry.is_symlink() and refused_link(vault, path, "fragment"))
+        ):
+            yield path
 
 
 def check_folder(folder: Path, root: Path | None = None) -> CheckReport:
