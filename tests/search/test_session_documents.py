@@ -227,6 +227,37 @@ def test_a_session_made_again_analyzes_only_its_new_texts(monkeypatch):
     assert analyzed[4:] == ["It retries three times now."]
 
 
+def test_an_events_neighbours_lend_it_their_words_each_analyzed_once(memory, monkeypatch):
+    """An event's context is its neighbours' words, the same as the joined text would
+    analyze to; each neighbour's text is analyzed once for all the events it is beside."""
+    from memvault.search import documents
+
+    said = [
+        ("prompt_submit", {"prompt": "The fetchUser call 超时 after 30 s"}),
+        ("assistant_response", {"assistantResponse": "I'll add retries with a backoff."}),
+        ("prompt_submit", {"prompt": "数据库连接超时了, don't retry writes"}),
+        ("assistant_response", {"assistantResponse": "Reads retry three times now."}),
+    ]
+    memory.capture.observe_many([event("talk", n, *pair) for n, pair in enumerate(said)])
+    stored = memory.store.events_after("talk", 0, limit=10)
+    observations = memory.store.observations_of([e.seq for e in stored])
+    assert len(observations) == 4
+    texts = [documents.observation_text(o) for o in observations]
+    for i, observation in enumerate(observations):
+        context = [o for j, o in enumerate(observations) if j != i]
+        draft = documents.observation_document(observation, "blast", context)
+        others = "\n".join(t for j, t in enumerate(texts) if j != i)
+        assert draft.terms[2] == documents.terms(others)
+    analyzed: list[str] = []
+    real = analyzer.tokens
+    monkeypatch.setattr(analyzer, "tokens", lambda text: analyzed.append(text) or real(text))
+    analyzer._kept_tokens.cache_clear()
+    for i, observation in enumerate(observations):
+        context = [o for j, o in enumerate(observations) if j != i]
+        documents.observation_document(observation, "blast", context)
+    assert sorted(analyzed) == sorted(texts)
+
+
 def test_a_store_from_before_the_session_part_makes_its_sessions_again_with_replies(
     tmp_path, monkeypatch
 ):
