@@ -176,8 +176,9 @@ class SessionBoard(BoardFiles):
                 board = self.board()
                 row = self._row(board, session_id)
                 with self._restoring(self.snapshot_path(session_id)):
-                    derived = derived_summary
-                    change = self._merge(row, content, topic, summary, keywords, derived, at)
+                    change = self._merge(
+                        row, content, topic, summary, keywords, derived_summary, at
+                    )
                     (written,), _ = self._write_board(board, edit={session_id: change})
                 return Report(
                     "update",

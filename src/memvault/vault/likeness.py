@@ -102,10 +102,22 @@ def _normal(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
 
-@functools.lru_cache(maxsize=8192)
+_KEPT_TEXTS = 8192
+_KEPT_CHARS = 32 * 1024  # a longer text (a person's long note) is not kept
+
+
 def _words(text: str) -> frozenset[str]:
     """A text's words, kept for the texts compared last: writing a fragment compares it
     with each of its project's, whose texts change far less often than they are read."""
+    return _kept_words(text) if len(text) <= _KEPT_CHARS else _words_of(text)
+
+
+@functools.lru_cache(maxsize=_KEPT_TEXTS)
+def _kept_words(text: str) -> frozenset[str]:
+    return _words_of(text)
+
+
+def _words_of(text: str) -> frozenset[str]:
     return frozenset(tokens(_CLOCK.sub(" ", _normal(text))))
 
 
