@@ -6,7 +6,10 @@ it is and organize marks an old session stale."""
 from __future__ import annotations
 
 import json
+import time
 from datetime import datetime
+
+import pytest
 
 from memvault import Memory
 from memvault.hook import spool
@@ -14,6 +17,17 @@ from memvault.ingest.spool import drain
 from tests.helpers import envelope
 
 SESSION = "offline-1"
+
+
+@pytest.fixture(params=["UTC", "America/Los_Angeles", "Asia/Shanghai"])
+def zone(request, monkeypatch):
+    """The machine's time zone: one without summer time, one whose October is summer time
+    and December is not, one far east."""
+    monkeypatch.setenv("TZ", request.param)
+    time.tzset()
+    yield request.param
+    monkeypatch.undo()
+    time.tzset()
 
 
 def _local(iso: str) -> str:
@@ -53,7 +67,7 @@ def _lived_weeks_ago(folder) -> None:
         spool.put(str(folder), json.dumps(event).encode())
 
 
-def test_a_session_sent_after_it_was_lived_is_dated_as_lived(tmp_path):
+def test_a_session_sent_after_it_was_lived_is_dated_as_lived(tmp_path, zone):
     with Memory.open(home=tmp_path / "home") as memory:
         folder = tmp_path / "home" / "spool"
         _lived_weeks_ago(folder)
@@ -76,7 +90,7 @@ def test_a_session_sent_after_it_was_lived_is_dated_as_lived(tmp_path):
         assert report.details["markedStale"] == [session.board_session_id]
 
 
-def test_an_update_made_since_is_not_dated_back(tmp_path):
+def test_an_update_made_since_is_not_dated_back(tmp_path, zone):
     with Memory.open(home=tmp_path / "home") as memory:
         folder = tmp_path / "home" / "spool"
         _lived_weeks_ago(folder)

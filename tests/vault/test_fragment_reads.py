@@ -125,3 +125,16 @@ def test_the_live_fragments_listed_are_the_files_a_person_keeps_there(tmp_path):
     os.symlink(notes, folder / "linked")  # nor is a link to a folder
     listed = [path.relative_to(folder).as_posix() for path in live_fragment_files(folder)]
     assert listed == ["a.md", "g.md", "sub/b.md"]
+
+
+def test_a_loop_of_links_is_passed_over_and_writes_go_on(tmp_path):
+    vault = tmp_path / "vault"
+    folder = vault / "fragments"
+    folder.mkdir(parents=True)
+    os.symlink(folder / "b.md", folder / "a.md")
+    os.symlink(folder / "a.md", folder / "b.md")
+    assert live_fragment_files(folder) == []
+    assert remember(folder, _draft(TOPICS[3])).action == "created"
+    assert [path.name for path in live_fragment_files(folder)] == [
+        "demo-app - 2026-11-30 - We decided that ruff formats the code.md"
+    ]

@@ -295,8 +295,8 @@ class Board:
         lived: str | None = None,
     ) -> Report:
         """A session's summary into its snapshot and row, through the board's merge policy
-        (the Summary only while memvault wrote it). ``lived`` (ISO 8601) is when the last
-        event summarized happened: the row's Updated At, unless it was updated later."""
+        (the Summary only while memvault wrote it). ``lived`` (ISO 8601) is when the
+        session's last event happened: the row's Updated At, unless it was updated later."""
         return self.vault_board.update(
             board_session_id,
             content,

@@ -178,13 +178,14 @@ class BoardFiles:
     # -- writing ---------------------------------------------------------------------------
 
     def _now(self, at: datetime | None = None, since: str = "") -> datetime:
-        """Now by the board's clock; or ``at`` in the clock's zone (when what is written
-        happened then), but not before ``since`` (a row's time, when that is later)."""
+        """Now by the board's clock; or ``at`` (when what is written happened then), but
+        not before ``since`` (a row's time, when that is later) and never after now. It
+        is local time as it was then, summer or winter, as the board's times are read."""
         now = self.clock()
         if at is None:
             return now
         later = parse_time(since)
-        return (at if later is None else max(at, later)).astimezone(now.tzinfo)
+        return min(at if later is None else max(at, later), now).astimezone()
 
     @contextmanager
     def _locked(self) -> Iterator[None]:

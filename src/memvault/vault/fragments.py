@@ -148,7 +148,9 @@ class Fragment:
         return str(self.properties.get("summary") or "")
 
 
-KEPT_TEXTS = 8192  # a vault's fragments, parsed: a few tens of MB at most
+# A vault's fragments, parsed: a fragment memvault writes is about a kilobyte, so a few
+# tens of MB; 8,192 notes of the longest kept would take 256 MiB.
+KEPT_TEXTS = 8192
 KEPT_TEXT = 32 * 1024  # characters; a longer note is no fragment memvault wrote
 
 
@@ -165,11 +167,13 @@ def _parsed(text: str) -> tuple[dict[str, Any], str]:
 
 
 def _copied(value: Any) -> Any:
-    """A property value (YAML's plain data) that shares no list or mapping."""
+    """A property value (YAML's plain data) that shares no list, set or mapping."""
     if isinstance(value, list):
         return [_copied(item) for item in value]
     if isinstance(value, dict):
         return {key: _copied(item) for key, item in value.items()}
+    if isinstance(value, set):
+        return set(value)  # YAML's !!set: of keys, which are never lists
     return value
 
 
@@ -215,12 +219,18 @@ def _markdown_files(vault: Path, directory: Path, *, top: bool) -> Iterator[Path
         path = directory / entry.name
         if entry.is_dir(follow_symlinks=False):
             yield from _markdown_files(vault, path, top=False)
-        elif (
-            entry.name.endswith(".md")
-            and entry.is_file()
-            and not (entry.is_symlink() and refused_link(vault, path, "fragment"))
-        ):
+        elif entry.name.endswith(".md") and _is_fragment_file(vault, entry, path):
             yield path
+
+
+def _is_fragment_file(vault: Path, entry: os.DirEntry[str], path: Path) -> bool:
+    """A file, or a link to one inside the vault (a loop of links leads nowhere)."""
+    if entry.is_symlink() and refused_link(vault, path, "fragment"):
+        return False
+    try:
+        return entry.is_file()
+    except OSError:
+        return False
 
 
 def check_folder(folder: Path, root: Path | None = None) -> CheckReport:
