@@ -180,15 +180,30 @@ def _stem(word: str) -> str:
 # one string): at most tens of megabytes kept, a few usually.
 KEPT_TEXTS = 1024
 KEPT_CHARS = 8_000
+A = TypeVar("A")
 
 
+def kept(texts: int, chars: int) -> Callable[[Callable[[str], A]], Callable[[str], A]]:
+    """A function of a text whose answers are kept for the last ``texts`` texts of at most
+    ``chars`` characters; a longer text is worked out each time (keeping it would hold too
+    much). The answer is shared: keep it immutable, or copy it. ``cache_clear`` forgets."""
+
+    def keeping(function: Callable[[str], A]) -> Callable[[str], A]:
+        cached = functools.lru_cache(maxsize=texts)(function)
+
+        @functools.wraps(function)
+        def answer(text: str) -> A:
+            return cached(text) if len(text) <= chars else function(text)
+
+        answer.cache_clear = cached.cache_clear  # type: ignore[attr-defined]
+        return answer
+
+    return keeping
+
+
+@kept(KEPT_TEXTS, KEPT_CHARS)
 def kept_tokens(text: str) -> tuple[str, ...]:
     """``tokens(text)``, kept when ``text`` is at most ``KEPT_CHARS`` long."""
-    return _kept_tokens(text) if len(text) <= KEPT_CHARS else tuple(tokens(text))
-
-
-@functools.lru_cache(maxsize=KEPT_TEXTS)
-def _kept_tokens(text: str) -> tuple[str, ...]:
     return tuple(tokens(text))
 
 

@@ -220,7 +220,7 @@ def test_a_session_made_again_analyzes_only_its_new_texts(monkeypatch):
     analyzed: list[str] = []
     real = analyzer.tokens
     monkeypatch.setattr(analyzer, "tokens", lambda text: analyzed.append(text) or real(text))
-    analyzer._kept_tokens.cache_clear()
+    analyzer.kept_tokens.cache_clear()
     documents._said_terms(first)
     assert len(analyzed) == 4
     documents._said_terms(later)
@@ -252,7 +252,7 @@ def test_an_events_neighbours_lend_it_their_words_each_analyzed_once(memory, mon
     real = analyzer.tokens
     for module in (analyzer, documents):  # every way a document's words are analyzed
         monkeypatch.setattr(module, "tokens", lambda text: analyzed.append(text) or real(text))
-    analyzer._kept_tokens.cache_clear()
+    analyzer.kept_tokens.cache_clear()
     for i, observation in enumerate(observations):
         context = [o for j, o in enumerate(observations) if j != i]
         documents.observation_document(observation, "blast", context)

@@ -9,7 +9,6 @@ lines. This module holds those rules: safe names, reading a fragment, and the ch
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 import unicodedata
@@ -18,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memvault.analyzer import kept
 from memvault.platforms import windows_name_problem
 from memvault.vault import frontmatter
 from memvault.vault.files import OutsideFolder, inside, read_text, refused_link
@@ -135,7 +135,7 @@ class Fragment:
         text = read_text(path)
         if text is None:
             raise FileNotFoundError(path)
-        properties, body = _parsed(text) if len(text) <= KEPT_TEXT else _parse(text)
+        properties, body = _parsed(text)
         # The cached properties are shared: each reader gets its own lists to change.
         return cls(path, {k: _copied(v) for k, v in properties.items()}, body)
 
@@ -149,21 +149,14 @@ class Fragment:
 
 
 # A vault's fragments, parsed: a fragment memvault writes is about a kilobyte, so a few
-# tens of MB; 8,192 notes of the longest kept would take 256 MiB.
-KEPT_TEXTS = 8192
-KEPT_TEXT = 32 * 1024  # characters; a longer note is no fragment memvault wrote
-
-
-def _parse(text: str) -> tuple[dict[str, Any], str]:
+# tens of MB; 8,192 notes of the longest kept would take 256 MiB. A longer note is no
+# fragment memvault wrote, and is parsed each time.
+@kept(texts=8192, chars=32 * 1024)
+def _parsed(text: str) -> tuple[dict[str, Any], str]:
+    """A fragment's properties and body (shared: ``Fragment.read`` copies them). A text
+    that fails to parse is not kept: it is parsed again, and fails again, each time."""
     _, body = frontmatter.split(text)
     return frontmatter.read(text), body
-
-
-@functools.lru_cache(maxsize=KEPT_TEXTS)
-def _parsed(text: str) -> tuple[dict[str, Any], str]:
-    """``_parse``, kept for the texts read last. A text that fails to parse is not kept:
-    it is parsed again, and fails again, each time."""
-    return _parse(text)
 
 
 def _copied(value: Any) -> Any:

@@ -10,12 +10,11 @@ the statement (the time on a log line, the pid in a quoted error) is not compare
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 import unicodedata
 
-from memvault.analyzer import tokens
+from memvault.analyzer import kept, tokens
 
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
 # When a log line was written (``2026-11-30T10:00:01Z``, ``10:00:01.123``), not what it says.
@@ -102,22 +101,10 @@ def _normal(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
 
-_KEPT_TEXTS = 8192
-_KEPT_CHARS = 32 * 1024  # a longer text (a person's long note) is not kept
-
-
+@kept(texts=8192, chars=32 * 1024)
 def _words(text: str) -> frozenset[str]:
     """A text's words, kept for the texts compared last: writing a fragment compares it
     with each of its project's, whose texts change far less often than they are read."""
-    return _kept_words(text) if len(text) <= _KEPT_CHARS else _words_of(text)
-
-
-@functools.lru_cache(maxsize=_KEPT_TEXTS)
-def _kept_words(text: str) -> frozenset[str]:
-    return _words_of(text)
-
-
-def _words_of(text: str) -> frozenset[str]:
     return frozenset(tokens(_CLOCK.sub(" ", _normal(text))))
 
 
