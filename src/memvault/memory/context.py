@@ -25,6 +25,7 @@ from memvault.memory.reading import INJECTION_HOOK, recent_injections
 from memvault.memory.recall import Recall
 from memvault.memory.staleness import FileCheck, current, project_folder, retired_mark
 from memvault.memory.telling import (
+    drawn_from,
     in_force,
     in_passing,
     named_among,
@@ -457,18 +458,12 @@ class Context:
         return recent_injections(self.store, link[0], scan=None)[0]
 
 
-def _source_session(document: Document) -> str | None:
-    """The session a derived fragment came from (its ``source``: "session <id>")."""
-    source = str(document.meta.get("source") or "")
-    return source.removeprefix("session ") if source.startswith("session ") else None
-
-
 def _said_order(store: Store, hits: list[Hit], limit: int) -> list[Hit]:
     """``hits`` (best first) with the tie the cut at ``limit`` falls in (memories as
     important as each other, of one day) put in the order they were said, newest
-    first: by the last event of the session each came from. The index's order is when
-    each was derived, and a replayed or imported history is derived in any order.
-    Memories from no session keep their order, after the day's said ones."""
+    first: by the last event of the sessions each came from (``drawn_from``). The index's
+    order is when each was derived, and a replayed or imported history is derived in any
+    order. Memories from no session keep their order, after the day's said ones."""
     if len(hits) <= limit or hits[limit - 1].score != hits[limit].score:
         return hits
     tied = hits[limit - 1].score
@@ -476,12 +471,17 @@ def _said_order(store: Store, hits: list[Hit], limit: int) -> list[Hit]:
     end = next((i for i in range(start, len(hits)) if hits[i].score != tied), len(hits))
     ended: dict[str, str | None] = {}
 
-    def said(hit: Hit) -> tuple[bool, str]:
-        session_id = hit.document.session_id or _source_session(hit.document)
-        if session_id is not None and session_id not in ended:
+    def last_event(session_id: str) -> str | None:
+        if session_id not in ended:
             session = store.get_session(session_id)
             ended[session_id] = session.last_event_at if session is not None else None
-        last = ended.get(session_id) if session_id is not None else None
-        return (True, last) if last else (False, "")
+        return ended[session_id]
+
+    def said(hit: Hit) -> tuple[bool, str]:
+        own = hit.document.session_id
+        lasts = [
+            last for s in ({own} if own else drawn_from(hit.document)) if (last := last_event(s))
+        ]
+        return (True, max(lasts)) if lasts else (False, "")
 
     return [*hits[:start], *sorted(hits[start:end], key=said, reverse=True), *hits[end:]]
