@@ -155,6 +155,51 @@ def test_a_decision_is_told_once_per_session_and_the_next_one_named_after_it(mem
     assert sorted(told[0] + told[1]) == sorted([CHOICE, HASHING, DIFFING])
 
 
+def test_a_decision_the_session_start_listed_is_told_again_by_the_request_naming_it(memory):
+    """The session start's standing memory lists the project's decisions among its other
+    memories; the first request that names what one is about gets its line, once. What
+    else the start gave is not given again."""
+    started = memory.context.start_session(
+        {"sessionId": "later", "project": PROJECT, "cwd": "/src/blast", "agentId": "cursor"}
+    )
+    assert CHOICE in started.context
+    first, second = (
+        memory.context.context(project=PROJECT, query=BUILD_LOG, session_id="later")
+        for _ in range(2)
+    )
+    assert CHOICE in first.text
+    assert fragments_in(first) == [decision_key(memory)]
+    assert CHOICE not in second.text
+    assert memory.store.injected("later")[("fragment", decision_key(memory))] is True
+
+
+def test_a_decision_found_without_its_code_named_is_not_given_again(memory):
+    """Only a decision whose code the request names is told twice: a request the floor
+    finds it for by other words gets nothing the session start gave."""
+    memory.context.start_session(
+        {"sessionId": "later", "project": PROJECT, "cwd": "/src/blast", "agentId": "cursor"}
+    )
+    asked = "which library handles the cli arguments?"
+    alone = memory.context.context(project=PROJECT, query=asked)
+    assert decision_key(memory) in fragments_in(alone)
+    packed = memory.context.context(project=PROJECT, query=asked, session_id="later")
+    assert decision_key(memory) not in fragments_in(packed)
+    assert memory.store.injected("later")[("fragment", decision_key(memory))] is False
+
+
+def fragments_in(packed) -> list[str]:
+    return [block["id"] for block in packed.blocks if block["kind"] == "fragment"]
+
+
+def decision_key(memory) -> str:
+    (key,) = [
+        d.key
+        for d in memory.store.list_documents("fragment", project=PROJECT)
+        if "CommandLineParser" in d.summary
+    ]
+    return key
+
+
 def test_an_old_decision_is_read_behind_many_newer_fragments_of_other_kinds(memory, monkeypatch):
     """The project's newest decisions are read, not its newest fragments: a long history's
     lessons and findings do not push its decisions out of reach."""

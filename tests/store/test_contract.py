@@ -246,3 +246,18 @@ def test_one_mirrored_board_row_is_read_by_its_id(store):
     assert store.board_row(rows[2].session_id) == rows[2]
     assert store.board_row("2026-11-30-1099-cursor-main-agent") is None
     assert store.board_rows(status="idle") == [rows[0]]
+
+
+def test_what_a_session_was_given_says_whether_a_block_answering_a_request_gave_it(store):
+    at = iso(utc_now())
+    store.record_injected("s1", [("fragment", "a"), ("fragment", "b")], at, asked=False)
+    store.record_injected("s1", [("fragment", "b"), ("summary", "c")], at, asked=True)
+    store.record_injected("s1", [("summary", "c"), ("fragment", "a")], at, asked=False)
+    store.record_injected("s2", [("fragment", "a")], at, asked=True)
+    assert store.injected("s1") == {
+        ("fragment", "a"): False,  # given twice, never by a block that answered a request
+        ("fragment", "b"): True,  # a standing block's item, then a request's
+        ("summary", "c"): True,  # a request's stays so when a standing block gives it again
+    }
+    assert store.injected("s2") == {("fragment", "a"): True}
+    assert store.injected("s3") == {}

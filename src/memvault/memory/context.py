@@ -134,7 +134,9 @@ class Context:
 
         For a session (``session_id``) the block leaves out the session itself (its
         prompt, its own observations, its board row) and whatever an earlier block of the
-        same session already gave; when nothing is new, the block is empty. Each block
+        same session already gave, but a decision the request names that only a block
+        without a request (the session start's) gave; when nothing is new, the block is
+        empty. Each block
         given is recorded in the session (``record_injection``), with ``answering`` the
         host event it answered."""
         budget = budget or self.settings.context_tokens
@@ -145,7 +147,9 @@ class Context:
         terms: tuple[str, ...] = ()
         session = self.store.get_session(session_id) if session_id else None
         own_row = session.board_session_id if session is not None else None
-        given = self.store.injected(session_id) if session_id else set()
+        given_by = self.store.injected(session_id) if session_id else {}
+        given = set(given_by)
+        retold: set[tuple[str, str]] = set()
         if asked:
             assert query is not None
             found = self.index.searcher.find(query, CONTEXT_QUOTAS, project=project)
@@ -166,8 +170,14 @@ class Context:
                     else focus.SESSION_FLOOR_WITH_VECTORS
                 ),
             )
-            shown = given | {(h.document.kind, h.document.key) for h in fragments}
-            fragments = [*self._decisions(query, project, session_id, shown), *fragments]
+            # A decision the request names is told unless a block that answered a request
+            # gave it: a session start's standing memory listed it among others, this
+            # request is about it.
+            shown = {key for key, by_request in given_by.items() if by_request}
+            shown |= {(h.document.kind, h.document.key) for h in fragments}
+            named = self._decisions(query, project, session_id, shown)
+            retold = {(h.document.kind, h.document.key) for h in named} & given
+            fragments = [*named, *fragments]
         else:
             # The project's standing memory: what an agent said once in passing is its
             # session's, told with that session when a request is about it.
@@ -186,8 +196,9 @@ class Context:
         )
         found = len(fragments)
         if given:
+            untold = given - retold
             fragments, summaries, observations = (
-                [h for h in hits if (h.document.kind, h.document.key) not in given]
+                [h for h in hits if (h.document.kind, h.document.key) not in untold]
                 for hits in (fragments, summaries, observations)
             )
             if ("project", f"project:{project or ''}") in given:
@@ -308,8 +319,8 @@ class Context:
     ) -> list[Hit]:
         """The project's confirmed decisions about code the request names
         (``telling.decisions_named``) but those ``shown`` (kind, key): passed by the floor,
-        or given to the session already. They go before the floor's fragments: the block's
-        budget keeps them first."""
+        or given to the session by a block that answered a request. They go before the
+        floor's fragments: the block's budget keeps them first."""
         if project is None:
             return []
         kept = [d for d in self._in_force(project) if (d[0].kind, d[0].key) not in shown]
@@ -394,7 +405,7 @@ class Context:
         ]
         session = self.store.get_session(session_id) if session_id else None
         fragments = self.files.weigh(current(fragments), project_folder(session), project)
-        given = self.store.injected(session_id) if session_id else set()
+        given = set(self.store.injected(session_id)) if session_id else set()
         if given:
             fragments, errors = (
                 [h for h in hits if (h.document.kind, h.document.key) not in given]
@@ -426,7 +437,7 @@ class Context:
         session_id = session.id
         now = iso(utc_now())
         items = [(b["kind"], b["id"]) for b in packed.blocks if b["kind"] in INJECTED_KINDS]
-        self.store.record_injected(session_id, items, now)
+        self.store.record_injected(session_id, items, now, asked=bool(query and query.strip()))
         if not packed.items():
             return  # only the report line that memory had nothing: no event for it
         data = {

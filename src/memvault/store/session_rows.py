@@ -53,12 +53,15 @@ class SessionRows(Engine):
     RECENT_FIRST: str
     FOR_UPDATE: str = ""
 
-    def record_injected(self, session_id: str, items: Sequence[tuple[str, str]], at: str) -> None:
-        rows = [(session_id, kind, item_id, at) for kind, item_id in items]
-        sql = "INSERT INTO injections (session_id, kind, item_id, injected_at) VALUES {rows} "
-        sql += "ON CONFLICT DO NOTHING"
+    def record_injected(
+        self, session_id: str, items: Sequence[tuple[str, str]], at: str, *, asked: bool
+    ) -> None:
+        rows = [(session_id, kind, item_id, at, int(asked)) for kind, item_id in items]
+        sql = "INSERT INTO injections (session_id, kind, item_id, injected_at, asked) "
+        sql += "VALUES {rows} ON CONFLICT (session_id, kind, item_id) DO UPDATE SET asked = 1 "
+        sql += "WHERE excluded.asked = 1"
         if rows:
-            self._writing(lambda conn: self._write_rows(conn, sql, rows, each="(?, ?, ?, ?)"))
+            self._writing(lambda conn: self._write_rows(conn, sql, rows, each="(?, ?, ?, ?, ?)"))
 
     def get_session(self, session_id: str) -> Session | None:
         row = self._select_one(
@@ -83,11 +86,11 @@ class SessionRows(Engine):
         )
         return [_session(row) for row in rows]
 
-    def injected(self, session_id: str) -> set[tuple[str, str]]:
+    def injected(self, session_id: str) -> dict[tuple[str, str], bool]:
         rows = self._select(
-            "SELECT kind, item_id FROM injections WHERE session_id = ?", (session_id,)
+            "SELECT kind, item_id, asked FROM injections WHERE session_id = ?", (session_id,)
         )
-        return {(row[0], row[1]) for row in rows}
+        return {(row[0], row[1]): bool(row[2]) for row in rows}
 
     def advance_extraction(self, session_id: str, through: Watermark) -> bool:
         move = self._sql(

@@ -56,13 +56,18 @@ class Sessions(Engine, ABC):
         """Most recently active first."""
 
     @abstractmethod
-    def record_injected(self, session_id: str, items: Sequence[tuple[str, str]], at: str) -> None:
+    def record_injected(
+        self, session_id: str, items: Sequence[tuple[str, str]], at: str, *, asked: bool
+    ) -> None:
         """Note that ``session_id`` was given each ``(kind, id)`` (waits for the commit: the
-        session's next block must not give them again)."""
+        session's next block must not give them again), by a block that answered a request
+        (``asked``) or by one without a request (a session start's); an item once given by
+        an asked block stays so."""
 
     @abstractmethod
-    def injected(self, session_id: str) -> set[tuple[str, str]]:
-        """Every ``(kind, id)`` ``session_id`` was given so far."""
+    def injected(self, session_id: str) -> dict[tuple[str, str], bool]:
+        """Every ``(kind, id)`` ``session_id`` was given so far, and whether a block that
+        answered a request gave it."""
 
     @abstractmethod
     def advance_extraction(self, session_id: str, through: Watermark) -> bool:
