@@ -136,6 +136,32 @@ def test_a_write_queued_while_no_owner_applies_it_is_applied_in_order_by_the_nex
         standby.close()
 
 
+def test_a_write_the_owner_cannot_run_is_answered_and_the_writes_behind_it_are_applied(
+    shared, tmp_path
+):
+    """A replica of a newer version asks with a keyword the owner does not take: the owner
+    answers it with an error naming it, and the writes queued after it are applied."""
+    database, vault = shared
+    owner = open_replica(tmp_path, "a", database, vault)
+    standby = open_replica(tmp_path, "b", database, vault)
+    try:
+        assert owner.owner.claim.is_owner()
+        newer = {"args": [], "kwargs": {"topic": "From a newer replica", "lived": "2026-10-01"}}
+        first = standby.store.queue_vault_write("newer", "register_session", newer)
+        standby.owner.claim.wait = 0.3
+        with pytest.raises(VaultWriteQueued):
+            standby.board.register_session(topic="Queued behind it")
+        assert owner.owner.claim.apply_due() == 2
+        answer = standby.store.vault_write(first).result
+        assert answer["error"] == "error" and "lived" in answer["message"]
+        text = board_text(vault)
+        assert "Queued behind it" in text and "From a newer replica" not in text
+        assert standby.health.report().vault_writes_queued == 0
+    finally:
+        owner.close()
+        standby.close()
+
+
 # -- real servers --------------------------------------------------------------------------
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import inspect
+import logging
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
@@ -29,6 +31,8 @@ from memvault.vault.snapshot import Snapshot
 
 # The kind a board file memvault cannot safely change crosses as (not a MemvaultError).
 BOARD_FORMAT = "board_format"
+
+log = logging.getLogger(__name__)
 
 _Args = ParamSpec("_Args")
 _Answer = TypeVar("_Answer")
@@ -120,16 +124,34 @@ class VaultWrites:
         return self._decode(answer.get("value"))
 
     def apply(self, kind: str, payload: dict) -> dict:
-        """Run a queued call on the owner; its answer as JSON."""
+        """Run a queued call on the owner; its answer as JSON. Whatever the call raises is
+        its answer, as it would have been the caller's in place: a call this replica
+        cannot make (a replica of another version asked it with other arguments) or one
+        that fails is answered, never left at the head of the queue for every write
+        behind it to wait on."""
         method = self.routes.get(kind)
         if method is None:
             return {"error": MemvaultError.kind, "message": f"no vault write named {kind!r}"}
         try:
             args = [self._decode(a) for a in payload.get("args", [])]
             kwargs = self._decode(payload.get("kwargs", {}))
-            value = method(*args, **kwargs)
+            call = inspect.signature(method).bind(*args, **kwargs)
+        except (KeyError, TypeError, ValueError) as exc:
+            return {
+                "error": MemvaultError.kind,
+                "message": f"the vault's owner cannot run the vault write {kind!r} as asked "
+                f"({exc}): are all replicas on the same memvault version?",
+            }
+        try:
+            value = method(*call.args, **call.kwargs)
         except (MemvaultError, BoardFormatError) as exc:
             return encode_error(exc)
+        except Exception as exc:
+            log.exception("the vault write %r failed", kind)
+            return {
+                "error": MemvaultError.kind,
+                "message": f"the vault write {kind!r} failed on the vault's owner: {exc!r}",
+            }
         return {"value": self._encode(value)}
 
     def _encode(self, value: Any) -> Any:
