@@ -261,3 +261,13 @@ def test_what_a_session_was_given_says_whether_a_block_answering_a_request_gave_
     }
     assert store.injected("s2") == {("fragment", "a"): True}
     assert store.injected("s3") == {}
+
+
+def test_what_a_session_was_given_is_forgotten_for_that_session_alone(store):
+    at = iso(utc_now())
+    for session in ("s1", "s2"):
+        store.record_injected(session, [("fragment", "a")], at, asked=True)
+    store.forget_injected("s1")
+    assert store.injected("s1") == {}
+    assert store.injected("s2") == {("fragment", "a"): True}
+    store.forget_injected("s3")  # a session given nothing: nothing to forget

@@ -3,7 +3,9 @@
 Each event is validated, redacted and given its synthetic observation (``prepare``), then
 appended by the store's writer. What follows a store is not capture's to decide: it is
 handed ``on_stored`` (how many new events were stored: the ingest rate, the indexer's
-nudge) and ``on_turn_end`` (a session's turn ended: its summary is due), and calls them.
+nudge), ``on_turn_end`` (a session's turn ended: its summary is due) and ``on_compacted``
+(a host is about to compact a session's conversation: what memory gave it will be gone
+from the agent's context), and calls them.
 """
 
 from __future__ import annotations
@@ -24,6 +26,10 @@ from memvault.store import AppendOutcome, Store
 BULK_CHUNK = 1000
 # Host events that end a turn: a signal to bring the session's summary up to date.
 TURN_ENDS = frozenset({"stop", "session_end", "subagent_stop"})
+# A host's compaction of a session's conversation (Claude Code's PreCompact, Cursor's
+# preCompact, Gemini's PreCompress): its earlier context is replaced by a summary. Before it,
+# not after: Claude Code's SessionStart that follows a compaction asks for memory again.
+COMPACTION = "pre_compact"
 
 
 @dataclass(slots=True)
@@ -73,11 +79,13 @@ class Capture:
         *,
         on_stored: Callable[[int], None] = lambda count: None,
         on_turn_end: Callable[[str], None] = lambda session_id: None,
+        on_compacted: Callable[[str], None] = lambda session_id: None,
     ) -> None:
         self.store = store
         self.redactor = redactor
         self._on_stored = on_stored
         self._on_turn_end = on_turn_end
+        self._on_compacted = on_compacted
 
     def observe(self, envelope: Envelope | Mapping[str, Any]) -> ObserveResult:
         """Record one hook event: raw event, synthetic observation and lazy session, at once.
@@ -108,6 +116,8 @@ class Capture:
         self._on_stored(0 if result.deduplicated else 1)
         if event.hook_type in TURN_ENDS:
             self._on_turn_end(event.session_id)
+        elif event.hook_type == COMPACTION and not result.deduplicated:
+            self._on_compacted(event.session_id)
 
     def observe_many(self, envelopes: Iterable[Envelope | Mapping[str, Any]]) -> BulkResult:
         """Record many events. Each is validated and stored on its own, so one bad item
@@ -133,7 +143,7 @@ class Capture:
         positions, future, events = await asyncio.to_thread(self._submit, bulk, envelopes, 0)
         outcomes = await asyncio.wrap_future(future) if future else []
         _record(bulk, positions, outcomes)
-        self._turns_ended(events, outcomes)
+        self._signals(events, outcomes)
         self._on_stored(bulk.imported)
         return bulk
 
@@ -165,19 +175,19 @@ class Capture:
     ) -> None:
         outcomes = future.result() if future else []
         _record(bulk, positions, outcomes)
-        self._turns_ended(events, outcomes)
+        self._signals(events, outcomes)
 
-    def _turns_ended(self, events: list[NewEvent], outcomes: list[AppendOutcome]) -> None:
-        """The turn ends a bulk path stored (``/observe/bulk``, the hook spool's drain,
-        imports) signal their sessions as ``observe`` does; a repeat signalled when it
-        first came."""
+    def _signals(self, events: list[NewEvent], outcomes: list[AppendOutcome]) -> None:
+        """The turn ends and compactions a bulk path stored (``/observe/bulk``, the hook
+        spool's drain, imports) signal their sessions as ``observe`` does; a repeat
+        signalled when it first came."""
         for event, outcome in zip(events, outcomes, strict=True):
-            if (
-                event.hook_type in TURN_ENDS
-                and isinstance(outcome, AppendResult)
-                and not outcome.deduplicated
-            ):
+            if not isinstance(outcome, AppendResult) or outcome.deduplicated:
+                continue
+            if event.hook_type in TURN_ENDS:
                 self._on_turn_end(event.session_id)
+            elif event.hook_type == COMPACTION:
+                self._on_compacted(event.session_id)
 
 
 def as_envelope(value: Envelope | Mapping[str, Any], *, where: str = "") -> Envelope:

@@ -460,6 +460,12 @@ class Context:
         self.store.submit_events([prepare(envelope, now, redactor=self.redactor)]).result()
         self.index.nudge()
 
+    def compacted(self, session_id: str) -> None:
+        """A host is about to compact the session's conversation into a summary: what its
+        blocks gave the agent goes with it, so the next blocks may give it again (Claude
+        Code asks for the session start's block once the compaction is done)."""
+        self.store.forget_injected(session_id)
+
     def injections(self, board_session_id: str) -> list[dict[str, Any]]:
         """What the host session of a board row was given, oldest first: for each block,
         when, the host event it answered, its memories (kind and id) and its tokens."""

@@ -101,7 +101,11 @@ class Memory(AbstractContextManager["Memory"]):
             self.index.nudge()
 
         self.capture = Capture(
-            store, redactor, on_stored=stored, on_turn_end=self._pipeline.turn_ended
+            store,
+            redactor,
+            on_stored=stored,
+            on_turn_end=self._pipeline.turn_ended,
+            on_compacted=self.context.compacted,
         )
         self.health = HealthCheck(
             settings, store, self.index, self.owner.claim, self._pipeline, cost=self.cost

@@ -86,6 +86,9 @@ class SessionRows(Engine):
         )
         return [_session(row) for row in rows]
 
+    def forget_injected(self, session_id: str) -> None:
+        self._change("DELETE FROM injections WHERE session_id = ?", (session_id,))
+
     def injected(self, session_id: str) -> dict[tuple[str, str], bool]:
         rows = self._select(
             "SELECT kind, item_id, asked FROM injections WHERE session_id = ?", (session_id,)

@@ -65,6 +65,11 @@ class Sessions(Engine, ABC):
         an asked block stays so."""
 
     @abstractmethod
+    def forget_injected(self, session_id: str) -> None:
+        """Forget what ``session_id`` was given (its agent's context lost it): its next
+        blocks may give it all again. The session's ``context_injected`` events stay."""
+
+    @abstractmethod
     def injected(self, session_id: str) -> dict[tuple[str, str], bool]:
         """Every ``(kind, id)`` ``session_id`` was given so far, and whether a block that
         answered a request gave it."""
