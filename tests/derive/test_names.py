@@ -190,3 +190,89 @@ def test_a_request_does_not_name_its_own_project_and_names_at_most_a_few():
     names = request_names(trace, besides="blastmerge")
     assert not any(same_name(name, "BlastMerge") for name in names)
     assert len(names) == REQUEST_NAMES
+
+
+# Pasted failures, each with frames of the language's or a library's own code around the
+# project's: what the request names is the project's code alone.
+TRACES = {
+    "python": (
+        "Traceback (most recent call last):\n"
+        '  File "/usr/lib/python3.11/runpy.py", line 198, in _run_module_as_main\n'
+        "    return _run_code(code, main_globals, None,\n"
+        '  File "<frozen runpy>", line 88, in _run_code\n'
+        '  File "/home/dev/app/.venv/lib/python3.11/site-packages/click/core.py", line 1078,'
+        " in main\n"
+        "    rv = self.invoke(click_context)\n"
+        '  File "/home/dev/app/src/app/cli.py", line 42, in export_report\n'
+        "    rows = load_rows(path)\n"
+        "ValueError: empty_file",
+        {"export_report", "load_rows"},
+        {"_run_module_as_main", "_run_code", "main_globals", "click_context"},
+    ),
+    "java": (
+        "java.lang.AssertionError: expected:<2> but was:<4>\n"
+        "\tat org.junit.Assert.fail(Assert.java:89)\n"
+        "\tat org.junit.Assert.assertEquals(Assert.java:647)\n"
+        "\tat com.acme.billing.InvoiceServiceTest.totals(InvoiceServiceTest.java:42)\n"
+        "\tat org.junit.runners.ParentRunner.run(ParentRunner.java:413)",
+        {"InvoiceServiceTest", "InvoiceService"},
+        {"Assert", "ParentRunner"},
+    ),
+    "rust": (
+        "thread 'tests::parses_header' panicked at src/parser.rs:41:9:\n"
+        "stack backtrace:\n"
+        "   0: rust_begin_unwind\n"
+        "             at /rustc/90b35a6239c3d8bd/library/std/src/panicking.rs:665:5\n"
+        "   1: core::panicking::panic_fmt\n"
+        "             at /rustc/90b35a6239c3d8bd/library/core/src/panicking.rs:74:14\n"
+        "   2: mycrate::parser::tests::parses_header\n"
+        "             at ./src/parser.rs:41:9\n"
+        "   3: tokio::runtime::park::CachedParkThread::block_on\n"
+        "             at /home/dev/.cargo/registry/src/tokio-1.40.0/src/runtime/park.rs:281:63",
+        {"parses_header"},
+        {"rust_begin_unwind", "panic_fmt", "CachedParkThread", "block_on", "panicking"},
+    ),
+    "go": (
+        "--- FAIL: TestParseConfig (0.00s)\n"
+        "panic: runtime error: index out of range [3] with length 3\n"
+        "testing.tRunner.func1.2({0x5a1b20, 0xc000018030})\n"
+        "\t/usr/local/go/src/testing/testing.go:1545 +0x238\n"
+        "github.com/acme/tool/config.ParseConfig(...)\n"
+        "\t/home/dev/tool/config/parse_config.go:33 +0x1d\n"
+        "github.com/stretchr/testify/assert.Equal(...)\n"
+        "\t/home/dev/go/pkg/mod/github.com/stretchr/testify@v1.8.4/assert/assertions.go:700",
+        {"TestParseConfig", "ParseConfig", "parse_config"},
+        {"tRunner", "assertions"},
+    ),
+    "node": (
+        "TypeError: Cannot read properties of undefined (reading 'id')\n"
+        "    at getUser (/home/dev/app/src/users/user_service.ts:12:20)\n"
+        "    at Module._compile (node:internal/modules/cjs/loader:1256:14)\n"
+        "    at processTicksAndRejections (node:internal/process/task_queues:95:5)",
+        {"getUser", "user_service"},
+        {"processTicksAndRejections", "task_queues"},
+    ),
+    ".net": (
+        r"  Failed GetAllBatches_ReturnsAll [12 ms]"
+        "\n  Stack Trace:\n"
+        "     at System.RuntimeMethodHandle.InvokeMethod(Object target, Void** arguments, "
+        "Signature sig, Boolean isConstructor)\n"
+        "     at Blast.Test.BatchManagerTests.GetAllBatches_ReturnsAll() in "
+        r"C:\dev\Blast\Blast.Test\BatchManagerTests.cs:line 171",
+        {"GetAllBatches_ReturnsAll", "BatchManagerTests", "BatchManager"},
+        {"isConstructor", "InvokeMethod", "RuntimeMethodHandle"},
+    ),
+}
+
+
+@pytest.mark.parametrize("language", TRACES)
+def test_a_pasted_trace_names_the_projects_frames_not_the_runtimes(language):
+    trace, named, unnamed = TRACES[language]
+    found = set(request_names(trace)) | set(written_names(trace))
+    assert named <= found, language
+    assert not unnamed & found, language
+
+
+def test_a_library_path_outside_a_frame_leaves_the_rest_of_its_line_named():
+    said = "pip put it in .venv/lib/python3.11/site-packages/ but export_report still fails"
+    assert "export_report" in request_names(said)

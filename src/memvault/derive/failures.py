@@ -1,4 +1,5 @@
-"""Errors as entities: the recognizable signature of a failure, and where it points.
+"""Errors as entities: the recognizable signature of a failure, where it points, and which
+of a pasted trace's frames are the project's code (``without_library_frames``).
 
 A failure becomes an error entity only when it says what went wrong in a form that recurs:
 an exception (``KeyError: 'user_id'``, ``requests.exceptions.ConnectionError: …``), a
@@ -38,6 +39,56 @@ _PY_FRAME = re.compile(r'File "([^"]+)", line \d+')
 # "at fn (path:1:2)" or "at path:1:2". The function part stops at a parenthesis and both
 # parts are bounded, so a line of "at x (at x (…" is read in linear time.
 _JS_FRAME = re.compile(r"\bat (?:[^()\n]{0,300}? \()?((?:[A-Za-z]:)?[^\s()]{1,500}?):\d+:\d+\)?")
+
+# Where a frame's code is the language's or a library's own, not the project's: its
+# interpreter's or runtime's sources, an installed package, a toolchain's (``/rustc/<hash>``,
+# Go's module cache), a built-in module (``node:internal``, Python's ``<frozen runpy>``).
+_LIBRARY_PLACE = re.compile(
+    r"[\\/](?:site-packages|dist-packages|node_modules|\.venv|venv|\.tox|\.nox)[\\/]"
+    r"|[\\/]lib[\\/]python[\d.]*[\\/]|(?:^|[\s(\"'])/usr/(?:local/)?(?:lib|lib64|go|share)/"
+    r"|/rustc/[0-9a-f]{7,}/|[\\/]\.(?:cargo|rustup)[\\/]|[\\/]go[\\/]pkg[\\/]mod[\\/]"
+    r"|[\\/]\.m2[\\/]repository[\\/]|[\\/]\.gradle[\\/]caches[\\/]|[\\/]\.nuget[\\/]packages[\\/]"
+    r"|\bnode:[a-z]|<frozen [\w.]+>"
+)
+# A frame named by a runtime's or a test framework's own code: Java, Kotlin, Scala, .NET
+# ("at org.junit.Assert.fail(Assert.java:89)"), Rust ("3: core::panicking::panic_fmt") and
+# Go ("testing.tRunner(...)", "runtime.gopanic(...)").
+_LIBRARY_FRAME = re.compile(
+    r"^\s*at\s+(?:java|javax|jdk|sun|com\.sun|kotlin|kotlinx|scala|junit|org\.junit|"
+    r"org\.testng|org\.gradle|org\.apache\.maven|android|androidx|dalvik|System|Microsoft)"
+    r"[./]"
+    r"|^\s*\d+:\s+(?:<?(?:std|core|alloc|test)::|rust_begin_unwind|__rust)"
+    r"|^(?:runtime|testing|reflect|syscall)\.\w+.*\)$"
+)
+# A frame's place on a line of its own, under the line that names it (Rust, Go).
+_PLACE_ALONE = re.compile(r"^\s+(?:at\s+)?\S+:\d+(?::\d+)?(?:\s+\+0x[0-9a-f]+)?\s*$")
+# A line that is a frame: Python's ``File "…", line N``, ``at …`` (JavaScript, Java, .NET,
+# Rust's place), or a place alone. A library's path on any other line is only a word of it.
+_FRAME_LINE = re.compile(r'^\s*(?:at\s|File\s")|' + _PLACE_ALONE.pattern)
+
+
+def without_library_frames(text: str) -> str:
+    """``text`` without the stack frames of the language's or a library's own code (each
+    frame's lines: the line naming it, its place, a Python frame's line of source), so
+    what a pasted trace names is the project's code. Other lines are kept as written."""
+    lines = text.split("\n")
+    dropped = [False] * len(lines)
+    for i, line in enumerate(lines):
+        if not (
+            _LIBRARY_FRAME.search(line) or (_FRAME_LINE.match(line) and _LIBRARY_PLACE.search(line))
+        ):
+            continue
+        dropped[i] = True
+        if i and _PLACE_ALONE.match(line) and not _PLACE_ALONE.match(lines[i - 1]):
+            dropped[i - 1] = True  # the line naming the frame whose place this is
+        elif _PY_FRAME.search(line) and i + 1 < len(lines):
+            following = lines[i + 1]
+            if following.startswith((" ", "\t")) and not _PY_FRAME.search(following):
+                dropped[i + 1] = True  # the frame's line of source
+    if not any(dropped):
+        return text
+    return "\n".join(line for line, gone in zip(lines, dropped, strict=True) if not gone)
+
 
 _PATH = re.compile(r"(?:[A-Za-z]:)?(?:[\\/][\w.@+-]+){2,}[\\/]?")
 _HEX = re.compile(r"\b0x[0-9a-fA-F]+\b")

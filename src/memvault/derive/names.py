@@ -16,6 +16,7 @@ import re
 
 from memvault.derive.code import calls
 from memvault.derive.describe import FILE_EXTENSIONS
+from memvault.derive.failures import without_library_frames
 from memvault.graph.model import NAME_LIMIT
 
 MAX_NAMES = 8  # code names read from one sentence
@@ -125,6 +126,7 @@ def written_names(sentence: str, *, besides: str | None = None) -> tuple[str, ..
     is (``reset()`` is a plain word called). With ``besides`` (a project), none that is
     that project's own (``of_project``) counts. Read afresh each time: a request, read
     once, is not kept."""
+    sentence = without_library_frames(sentence)
     found = [w for w in [*calls(sentence), *_NAME.findall(sentence)] if _code_shaped(w)]
     names: list[str] = []
     for name in found:
@@ -152,6 +154,7 @@ def request_names(text: str, *, besides: str | None = None) -> tuple[str, ...]:
     ``System.RuntimeMethodHandle``), nor, with ``besides`` (a project), the project's own
     name (``of_project``: ``BlastMerge``)."""
     found: list[str] = []
+    text = without_library_frames(text)
     for written in _NAME.findall(_ESCAPE.sub(" ", text).replace("\\", "/")):
         written = written.lstrip("@").rstrip(".-/")
         last = written.rsplit("/", 1)[-1]
