@@ -173,6 +173,19 @@ def test_a_decision_the_session_start_listed_is_told_again_by_the_request_naming
     assert memory.store.injected("later")[("fragment", decision_key(memory))] is True
 
 
+def test_a_listed_decision_the_request_names_and_the_floor_finds_is_told_once(memory):
+    """Named and found by its words as well: told again all the same, in one line."""
+    memory.context.start_session(
+        {"sessionId": "later", "project": PROJECT, "cwd": "/src/blast", "agentId": "cursor"}
+    )
+    asked = "which library handles the cli arguments? should CommandLineParser stay?"
+    assert fragments_in(memory.context.context(project=PROJECT, query=asked)) == [
+        decision_key(memory)
+    ]
+    packed = memory.context.context(project=PROJECT, query=asked, session_id="later")
+    assert fragments_in(packed) == [decision_key(memory)]
+
+
 def test_a_decision_found_without_its_code_named_is_not_given_again(memory):
     """Only a decision whose code the request names is told twice: a request the floor
     finds it for by other words gets nothing the session start gave."""

@@ -276,3 +276,31 @@ def test_a_pasted_trace_names_the_projects_frames_not_the_runtimes(language):
 def test_a_library_path_outside_a_frame_leaves_the_rest_of_its_line_named():
     said = "pip put it in .venv/lib/python3.11/site-packages/ but export_report still fails"
     assert "export_report" in request_names(said)
+
+
+@pytest.mark.parametrize(
+    ("said", "named"),
+    [
+        # A library's anonymous frame under the project's: the project's frame stays.
+        (
+            "TypeError: x is undefined\n"
+            "    at UserService.loadProfile (/app/src/services/userService.js:42:17)\n"
+            "    at /app/node_modules/express/lib/router/layer.js:95:5",
+            {"UserService", "loadProfile"},
+        ),
+        # A sentence that opens with a Go package's name is no Go frame.
+        (
+            "reflect.DeepEqual fails in TestStore_Get for OrderBook (see store_test.go)",
+            {"TestStore_Get", "OrderBook"},
+        ),
+        (
+            "testing.T.Helper is not called in assertOrderBook (helpers_test.go)",
+            {"assertOrderBook"},
+        ),
+        # Nor is a sentence that opens with "at", or a numbered list's line, a frame.
+        ("at the moment /usr/lib/x is missing and ReportBuilder fails", {"ReportBuilder"}),
+        ("1: std::fs::read fails for ConfigLoader", {"ConfigLoader"}),
+    ],
+)
+def test_lines_that_only_look_like_a_library_frame_keep_their_names(said, named):
+    assert named <= set(request_names(said))

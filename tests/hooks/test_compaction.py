@@ -19,17 +19,47 @@ def start_block(server, project, session: str, source: str) -> str:
     return said["hookSpecificOutput"]["additionalContext"] if said else ""
 
 
-def test_after_a_compaction_the_session_start_gives_memory_again(server, project):
+def remember(server, project) -> None:
+    """The project's memory (the server may hold it already, from another test)."""
     remembered = httpx.post(
         f"{server.url}/agentmemory/remember",
         json={"project": project.name, "summary": SAID, "facts": ["decision: " + SAID]},
         timeout=10,
     )
-    assert remembered.status_code == 201, remembered.text
+    assert remembered.status_code in (200, 201), remembered.text
+
+
+def test_after_a_compaction_the_session_start_gives_memory_again(server, project):
+    remember(server, project)
     session = "compacted"
     assert SAID in start_block(server, project, session, "startup")
     assert SAID not in start_block(server, project, session, "resume")
     compact = placed(fixture("claude-code", "PreCompact"), project, session)
     assert answer(run_hook("claude-code", compact, hook_env(server.home, server.url))) is None
     assert SAID in start_block(server, project, session, "compact")
+    assert SAID not in start_block(server, project, session, "resume")
+
+
+def test_a_compaction_that_reaches_the_server_late_forgets_only_what_came_before_it(
+    server, project
+):
+    """A PreCompact spooled while the server was away, or a transcript's compaction
+    imported later, is dated when it happened: what the session was given since stays
+    given."""
+    remember(server, project)
+    session = "late"
+    assert SAID in start_block(server, project, session, "startup")
+    earlier = {
+        "sessionId": session,
+        "project": project.name,
+        "cwd": str(project),
+        "hookType": "pre_compact",
+        "eventId": "imported-compaction",
+        "timestamp": "2026-01-01T10:00:00.000Z",
+        "data": {"trigger": "auto"},
+    }
+    stored = httpx.post(
+        f"{server.url}/agentmemory/observe/bulk", json={"observations": [earlier]}, timeout=10
+    )
+    assert stored.status_code == 200 and stored.json()["imported"] == 1, stored.text
     assert SAID not in start_block(server, project, session, "resume")

@@ -162,6 +162,41 @@ def test_a_write_the_owner_cannot_run_is_answered_and_the_writes_behind_it_are_a
         standby.close()
 
 
+def test_a_write_the_database_fails_for_a_moment_stays_queued_and_is_applied_later(
+    shared, tmp_path
+):
+    """A transaction aborted, a connection lost, a database read-only while it fails over:
+    the write is applied at a later round, not answered with the failure."""
+    database, vault = shared
+    owner = open_replica(tmp_path, "a", database, vault)
+    standby = open_replica(tmp_path, "b", database, vault)
+    failures = [psycopg.errors.SerializationFailure("could not serialize access")]
+
+    def flaky(topic: str) -> str:
+        if failures:
+            raise failures.pop()
+        return owner.board.register_session(topic=topic).session_id
+
+    try:
+        assert owner.owner.claim.is_owner()
+        owner.owner.route({"flaky": flaky})
+        queued = standby.store.queue_vault_write(
+            "flaky", "flaky", {"args": ["Flaky"], "kwargs": {}}
+        )
+        with pytest.raises(psycopg.errors.SerializationFailure):
+            owner.owner.claim.apply_due()
+        assert standby.store.vault_write(queued).done is False
+        assert owner.owner.claim.apply_due() == 1
+        assert "value" in standby.store.vault_write(queued).result
+        assert "Flaky" in board_text(vault)
+        # What the data gets wrong fails the same way every time: answered, not retried.
+        assert not owner.store.transient(psycopg.errors.UniqueViolation("duplicate key"))
+        assert not owner.store.transient(ValueError("no"))
+    finally:
+        owner.close()
+        standby.close()
+
+
 # -- real servers --------------------------------------------------------------------------
 
 

@@ -263,11 +263,17 @@ def test_what_a_session_was_given_says_whether_a_block_answering_a_request_gave_
     assert store.injected("s3") == {}
 
 
-def test_what_a_session_was_given_is_forgotten_for_that_session_alone(store):
-    at = iso(utc_now())
+def test_what_a_session_was_given_is_forgotten_up_to_a_time_for_that_session_alone(store):
     for session in ("s1", "s2"):
-        store.record_injected(session, [("fragment", "a")], at, asked=True)
-    store.forget_injected("s1")
-    assert store.injected("s1") == {}
+        store.record_injected(session, [("fragment", "a")], "2026-12-07T10:00:00.000Z", asked=True)
+    store.record_injected("s1", [("fragment", "b")], "2026-12-07T12:00:00.000Z", asked=False)
+    store.forget_injected("s1", through="2026-12-07T11:00:00.000Z")
+    assert store.injected("s1") == {("fragment", "b"): False}  # given after: still given
     assert store.injected("s2") == {("fragment", "a"): True}
-    store.forget_injected("s3")  # a session given nothing: nothing to forget
+    store.forget_injected("s3", through="2026-12-07T11:00:00.000Z")  # nothing to forget
+
+
+def test_an_item_listed_twice_in_one_block_is_recorded_once(store):
+    at = iso(utc_now())
+    store.record_injected("s1", [("fragment", "a"), ("fragment", "a")], at, asked=False)
+    assert store.injected("s1") == {("fragment", "a"): False}

@@ -50,41 +50,57 @@ _LIBRARY_PLACE = re.compile(
     r"|[\\/]\.m2[\\/]repository[\\/]|[\\/]\.gradle[\\/]caches[\\/]|[\\/]\.nuget[\\/]packages[\\/]"
     r"|\bnode:[a-z]|<frozen [\w.]+>"
 )
-# A frame named by a runtime's or a test framework's own code: Java, Kotlin, Scala, .NET
-# ("at org.junit.Assert.fail(Assert.java:89)"), Rust ("3: core::panicking::panic_fmt") and
-# Go ("testing.tRunner(...)", "runtime.gopanic(...)").
-_LIBRARY_FRAME = re.compile(
-    r"^\s*at\s+(?:java|javax|jdk|sun|com\.sun|kotlin|kotlinx|scala|junit|org\.junit|"
-    r"org\.testng|org\.gradle|org\.apache\.maven|android|androidx|dalvik|System|Microsoft)"
-    r"[./]"
-    r"|^\s*\d+:\s+(?:<?(?:std|core|alloc|test)::|rust_begin_unwind|__rust)"
-    r"|^(?:runtime|testing|reflect|syscall)\.\w+.*\)$"
+# The names of the runtime's or a test framework's own code: Java, Kotlin, Scala, .NET
+# (``org.junit.Assert.fail``), Rust (``core::panicking::panic_fmt``), Go (``testing.tRunner``).
+_LIBRARY_CODE = re.compile(
+    r"(?:java|javax|jdk|sun|com\.sun|kotlin|kotlinx|scala|junit|org\.junit|org\.testng|"
+    r"org\.gradle|org\.apache\.maven|android|androidx|dalvik|System|Microsoft)[./]"
+    r"|<?(?:std|core|alloc|test)::|rust_begin_unwind|__rust|(?:runtime|testing|reflect|syscall)\."
 )
-# A frame's place on a line of its own, under the line that names it (Rust, Go).
-_PLACE_ALONE = re.compile(r"^\s+(?:at\s+)?\S+:\d+(?::\d+)?(?:\s+\+0x[0-9a-f]+)?\s*$")
-# A line that is a frame: Python's ``File "…", line N``, ``at …`` (JavaScript, Java, .NET,
-# Rust's place), or a place alone. A library's path on any other line is only a word of it.
-_FRAME_LINE = re.compile(r'^\s*(?:at\s|File\s")|' + _PLACE_ALONE.pattern)
+# A frame on a line of its own: Python's ``File "…", line N`` (its source on the next line);
+# JavaScript's, Java's and .NET's ``at name (place)``, ``at name(place)`` or ``at place:N``.
+_PY_FRAME_LINE = re.compile(r'^\s*File\s"[^"]*", line \d')
+_AT_FRAME = re.compile(r"^\s*at\s+(?:(\S+?)\s*\(|\S+:\d)")
+# A frame named on one line and placed on the next: Rust's "2: name" over "at path:41:9",
+# Go's "pkg.Func(…)" over "<tab>path:33 +0x1d".
+_RUST_NAME = re.compile(r"^\s*\d+:\s+(?:0x[0-9a-f]+\s+-\s+)?(\S+)\s*$")
+_RUST_PLACE = re.compile(r"^\s+at\s+\S+:\d+:\d+\s*$")
+_GO_NAME = re.compile(r"^(\S+)\([^()]*\)$")
+_GO_PLACE = re.compile(r"^\t\S+:\d+(?:\s+\+0x[0-9a-f]+)?\s*$")
+_FRAME_CHARS = 2_000  # no frame's line is longer; a longer line is read as text
 
 
 def without_library_frames(text: str) -> str:
     """``text`` without the stack frames of the language's or a library's own code (each
-    frame's lines: the line naming it, its place, a Python frame's line of source), so
-    what a pasted trace names is the project's code. Other lines are kept as written."""
+    frame's lines: the line naming it, its place, a Python frame's line of source), so what
+    a pasted trace names is the project's code. Every other line is kept as written: a
+    library's path in a sentence is only a word of it."""
     lines = text.split("\n")
     dropped = [False] * len(lines)
     for i, line in enumerate(lines):
-        if not (
-            _LIBRARY_FRAME.search(line) or (_FRAME_LINE.match(line) and _LIBRARY_PLACE.search(line))
-        ):
+        if dropped[i] or len(line) > _FRAME_CHARS:
             continue
-        dropped[i] = True
-        if i and _PLACE_ALONE.match(line) and not _PLACE_ALONE.match(lines[i - 1]):
-            dropped[i - 1] = True  # the line naming the frame whose place this is
-        elif _PY_FRAME.search(line) and i + 1 < len(lines):
-            following = lines[i + 1]
-            if following.startswith((" ", "\t")) and not _PY_FRAME.search(following):
-                dropped[i + 1] = True  # the frame's line of source
+        following = lines[i + 1] if i + 1 < len(lines) else ""
+        if _PY_FRAME_LINE.match(line):
+            if _LIBRARY_PLACE.search(line):
+                dropped[i] = True
+                if following[:1] in (" ", "\t") and not _PY_FRAME_LINE.match(following):
+                    dropped[i + 1] = True  # the frame's line of source
+        elif at := _AT_FRAME.match(line):
+            name = at.group(1)
+            dropped[i] = bool(_LIBRARY_PLACE.search(line) or (name and _LIBRARY_CODE.match(name)))
+        elif named := (_RUST_NAME.match(line) or _GO_NAME.match(line)):
+            placed = len(following) <= _FRAME_CHARS and (
+                _RUST_PLACE.match(following)
+                if named.re is _RUST_NAME
+                else _GO_PLACE.match(following)
+            )
+            if named.re is _GO_NAME and not placed:
+                continue  # a call in a sentence, not a Go frame
+            if _LIBRARY_CODE.match(named.group(1)) or (placed and _LIBRARY_PLACE.search(following)):
+                dropped[i] = True
+                if placed:
+                    dropped[i + 1] = True
     if not any(dropped):
         return text
     return "\n".join(line for line, gone in zip(lines, dropped, strict=True) if not gone)

@@ -4,13 +4,14 @@ Each event is validated, redacted and given its synthetic observation (``prepare
 appended by the store's writer. What follows a store is not capture's to decide: it is
 handed ``on_stored`` (how many new events were stored: the ingest rate, the indexer's
 nudge), ``on_turn_end`` (a session's turn ended: its summary is due) and ``on_compacted``
-(a host is about to compact a session's conversation: what memory gave it will be gone
-from the agent's context), and calls them.
+(a host compacted a session's conversation at a time: what memory gave it before then is
+gone from the agent's context), and calls them.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +23,8 @@ from memvault.ingest import INLINE_DATA_CHARS, prepare
 from memvault.ingest.envelope import Envelope, validate
 from memvault.ingest.redact import Redactor
 from memvault.store import AppendOutcome, Store
+
+log = logging.getLogger(__name__)
 
 BULK_CHUNK = 1000
 # Host events that end a turn: a signal to bring the session's summary up to date.
@@ -79,7 +82,7 @@ class Capture:
         *,
         on_stored: Callable[[int], None] = lambda count: None,
         on_turn_end: Callable[[str], None] = lambda session_id: None,
-        on_compacted: Callable[[str], None] = lambda session_id: None,
+        on_compacted: Callable[[str, str], None] = lambda session_id, at: None,
     ) -> None:
         self.store = store
         self.redactor = redactor
@@ -95,6 +98,7 @@ class Capture:
         event = prepare(as_envelope(envelope), redactor=self.redactor)
         result = _single(self.store.submit_events([event]).result())
         self._after(event, result)
+        self._compacted(_compactions([event], [result.deduplicated]))
         return result
 
     async def observe_async(self, envelope: Envelope | Mapping[str, Any]) -> ObserveResult:
@@ -110,14 +114,26 @@ class Capture:
             )
         result = _single(await asyncio.wrap_future(self.store.submit_events([event])))
         self._after(event, result)
+        if compacted := _compactions([event], [result.deduplicated]):
+            await asyncio.to_thread(self._compacted, compacted)  # a store write: off the loop
         return result
 
     def _after(self, event: NewEvent, result: ObserveResult) -> None:
         self._on_stored(0 if result.deduplicated else 1)
         if event.hook_type in TURN_ENDS:
             self._on_turn_end(event.session_id)
-        elif event.hook_type == COMPACTION and not result.deduplicated:
-            self._on_compacted(event.session_id)
+
+    def _compacted(self, compacted: list[tuple[str, str]]) -> None:
+        """Signal each session's compaction (at the time it happened). The event is
+        stored whatever becomes of the signal: a failure is logged, and the session's next
+        blocks give only what is new, as before a compaction."""
+        for session_id, at in compacted:
+            try:
+                self._on_compacted(session_id, at)
+            except Exception:
+                log.warning(
+                    "session %s: its compaction was not signalled", session_id, exc_info=True
+                )
 
     def observe_many(self, envelopes: Iterable[Envelope | Mapping[str, Any]]) -> BulkResult:
         """Record many events. Each is validated and stored on its own, so one bad item
@@ -143,7 +159,8 @@ class Capture:
         positions, future, events = await asyncio.to_thread(self._submit, bulk, envelopes, 0)
         outcomes = await asyncio.wrap_future(future) if future else []
         _record(bulk, positions, outcomes)
-        self._signals(events, outcomes)
+        if compacted := self._signals(events, outcomes):
+            await asyncio.to_thread(self._compacted, compacted)
         self._on_stored(bulk.imported)
         return bulk
 
@@ -175,19 +192,33 @@ class Capture:
     ) -> None:
         outcomes = future.result() if future else []
         _record(bulk, positions, outcomes)
-        self._signals(events, outcomes)
+        self._compacted(self._signals(events, outcomes))
 
-    def _signals(self, events: list[NewEvent], outcomes: list[AppendOutcome]) -> None:
-        """The turn ends and compactions a bulk path stored (``/observe/bulk``, the hook
-        spool's drain, imports) signal their sessions as ``observe`` does; a repeat
-        signalled when it first came."""
-        for event, outcome in zip(events, outcomes, strict=True):
-            if not isinstance(outcome, AppendResult) or outcome.deduplicated:
-                continue
-            if event.hook_type in TURN_ENDS:
+    def _signals(
+        self, events: list[NewEvent], outcomes: list[AppendOutcome]
+    ) -> list[tuple[str, str]]:
+        """The turn ends a bulk path stored (``/observe/bulk``, the hook spool's drain,
+        imports) signal their sessions as ``observe`` does; a repeat signalled when it
+        first came. The compactions it stored, for the caller to signal (``_compacted``:
+        a store write, which the event loop hands to a thread)."""
+        stored = [
+            (event, isinstance(outcome, AppendResult) and not outcome.deduplicated)
+            for event, outcome in zip(events, outcomes, strict=True)
+        ]
+        for event, new in stored:
+            if new and event.hook_type in TURN_ENDS:
                 self._on_turn_end(event.session_id)
-            elif event.hook_type == COMPACTION:
-                self._on_compacted(event.session_id)
+        return _compactions([e for e, _ in stored], [not new for _, new in stored])
+
+
+def _compactions(events: list[NewEvent], repeated: list[bool]) -> list[tuple[str, str]]:
+    """The sessions and times of the compactions among ``events`` stored now (a repeat was
+    signalled when it first came)."""
+    return [
+        (event.session_id, event.occurred_at)
+        for event, again in zip(events, repeated, strict=True)
+        if event.hook_type == COMPACTION and not again
+    ]
 
 
 def as_envelope(value: Envelope | Mapping[str, Any], *, where: str = "") -> Envelope:

@@ -172,12 +172,16 @@ class Context:
             )
             # A decision the request names is told unless a block that answered a request
             # gave it: a session start's standing memory listed it among others, this
-            # request is about it.
+            # request is about it. One the floor passes and nothing gave is told by it.
+            passed = {(h.document.kind, h.document.key) for h in fragments}
             shown = {key for key, by_request in given_by.items() if by_request}
-            shown |= {(h.document.kind, h.document.key) for h in fragments}
-            named = self._decisions(query, project, session_id, shown)
-            retold = {(h.document.kind, h.document.key) for h in named} & given
-            fragments = [*named, *fragments]
+            named = self._decisions(query, project, session_id, shown | (passed - given))
+            told = {(h.document.kind, h.document.key) for h in named}
+            retold = told & given
+            fragments = [
+                *named,
+                *(h for h in fragments if (h.document.kind, h.document.key) not in told),
+            ]
         else:
             # The project's standing memory: what an agent said once in passing is its
             # session's, told with that session when a request is about it.
@@ -460,11 +464,13 @@ class Context:
         self.store.submit_events([prepare(envelope, now, redactor=self.redactor)]).result()
         self.index.nudge()
 
-    def compacted(self, session_id: str) -> None:
-        """A host is about to compact the session's conversation into a summary: what its
-        blocks gave the agent goes with it, so the next blocks may give it again (Claude
-        Code asks for the session start's block once the compaction is done)."""
-        self.store.forget_injected(session_id)
+    def compacted(self, session_id: str, at: str) -> None:
+        """A host compacted the session's conversation into a summary at ``at``: what its
+        blocks gave the agent before then went with it, so the next blocks may give it
+        again (Claude Code asks for the session start's block once the compaction is
+        done). A compaction that reaches the server late (spooled, imported) leaves what
+        was given since as given."""
+        self.store.forget_injected(session_id, through=at)
 
     def injections(self, board_session_id: str) -> list[dict[str, Any]]:
         """What the host session of a board row was given, oldest first: for each block,

@@ -76,6 +76,7 @@ class VaultWrites:
 
     def __init__(self, settings: Settings, store: Store) -> None:
         self.settings = settings
+        self.store = store
         self.routes: dict[str, Callable[..., Any]] = {}
         self._results: dict[str, type] = {}  # the answers that cross as their fields
         self._on_gain: Callable[[], None] = lambda: None
@@ -128,7 +129,8 @@ class VaultWrites:
         its answer, as it would have been the caller's in place: a call this replica
         cannot make (a replica of another version asked it with other arguments) or one
         that fails is answered, never left at the head of the queue for every write
-        behind it to wait on."""
+        behind it to wait on. Only the database's failure of the moment
+        (``Store.transient``) leaves it queued, to be applied again."""
         method = self.routes.get(kind)
         if method is None:
             return {"error": MemvaultError.kind, "message": f"no vault write named {kind!r}"}
@@ -147,6 +149,8 @@ class VaultWrites:
         except (MemvaultError, BoardFormatError) as exc:
             return encode_error(exc)
         except Exception as exc:
+            if self.store.transient(exc):
+                raise  # the database, for a moment: the write stays queued for a next try
             log.exception("the vault write %r failed", kind)
             return {
                 "error": MemvaultError.kind,

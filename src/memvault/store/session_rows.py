@@ -56,7 +56,10 @@ class SessionRows(Engine):
     def record_injected(
         self, session_id: str, items: Sequence[tuple[str, str]], at: str, *, asked: bool
     ) -> None:
-        rows = [(session_id, kind, item_id, at, int(asked)) for kind, item_id in items]
+        # Each once: PostgreSQL refuses to update one row twice in a statement.
+        rows = [
+            (session_id, kind, item_id, at, int(asked)) for kind, item_id in dict.fromkeys(items)
+        ]
         sql = "INSERT INTO injections (session_id, kind, item_id, injected_at, asked) "
         sql += "VALUES {rows} ON CONFLICT (session_id, kind, item_id) DO UPDATE SET asked = 1 "
         sql += "WHERE excluded.asked = 1"
@@ -86,8 +89,11 @@ class SessionRows(Engine):
         )
         return [_session(row) for row in rows]
 
-    def forget_injected(self, session_id: str) -> None:
-        self._change("DELETE FROM injections WHERE session_id = ?", (session_id,))
+    def forget_injected(self, session_id: str, *, through: str) -> None:
+        self._change(
+            "DELETE FROM injections WHERE session_id = ? AND injected_at <= ?",
+            (session_id, through),
+        )
 
     def injected(self, session_id: str) -> dict[tuple[str, str], bool]:
         rows = self._select(

@@ -36,5 +36,11 @@ class StoreBase(ABC):
         once writes pass."""
         return None
 
+    def transient(self, exc: BaseException) -> bool:
+        """Whether ``exc``, raised through this engine, is the database's failure of the
+        moment (a connection lost, a transaction aborted to break a deadlock, a database
+        read-only while it fails over): the same write may pass on a later try."""
+        return False
+
     @abstractmethod
     def close(self) -> None: ...

@@ -65,9 +65,10 @@ class Sessions(Engine, ABC):
         an asked block stays so."""
 
     @abstractmethod
-    def forget_injected(self, session_id: str) -> None:
-        """Forget what ``session_id`` was given (its agent's context lost it): its next
-        blocks may give it all again. The session's ``context_injected`` events stay."""
+    def forget_injected(self, session_id: str, *, through: str) -> None:
+        """Forget what ``session_id`` was given up to ``through`` (its agent's context lost
+        it then): its next blocks may give it again. What was given later stays, and so do
+        the session's ``context_injected`` events."""
 
     @abstractmethod
     def injected(self, session_id: str) -> dict[tuple[str, str], bool]:

@@ -50,6 +50,12 @@ _ATTEMPTS = 5  # a transaction the database aborted to break a deadlock is run a
 
 # Retried: the database aborted the transaction to let another pass; nothing was kept.
 _RETRIED = (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure)
+_PERMANENT = (
+    psycopg.DataError,
+    psycopg.IntegrityError,
+    psycopg.ProgrammingError,
+    psycopg.NotSupportedError,
+)
 
 
 class PostgresStore(
@@ -127,6 +133,10 @@ class PostgresStore(
                 self._trouble = self._unavailable(exc)
                 raise self._trouble from exc
         raise AssertionError("unreachable")
+
+    def transient(self, exc: BaseException) -> bool:
+        # What the data or the SQL got wrong fails the same way every time.
+        return isinstance(exc, psycopg.Error) and not isinstance(exc, _PERMANENT)
 
     def _reading(self, op: Callable[[psycopg.Connection], T]) -> T:
         return self._transaction(op)
