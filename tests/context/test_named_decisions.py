@@ -13,7 +13,6 @@ import pytest
 from memvault import Memory
 from memvault.analyzer import tokens
 from memvault.domain import Document
-from memvault.memory import context as context_module
 from memvault.memory import telling
 from memvault.memory.telling import DECISIONS_TOLD, decisions_named
 from memvault.search import context as packing
@@ -216,7 +215,7 @@ def decision_key(memory) -> str:
 def test_an_old_decision_is_read_behind_many_newer_fragments_of_other_kinds(memory, monkeypatch):
     """The project's newest decisions are read, not its newest fragments: a long history's
     lessons and findings do not push its decisions out of reach."""
-    monkeypatch.setattr(context_module, "DECISIONS_READ", 2)
+    monkeypatch.setattr(telling, "DECISIONS_READ", 2)
     for n, lesson in enumerate(
         [
             "The release workflow needs its tag pushed before the winget manifest.",

@@ -25,10 +25,9 @@ from memvault.memory.reading import INJECTION_HOOK, recent_injections
 from memvault.memory.recall import Recall
 from memvault.memory.staleness import FileCheck, current, project_folder, retired_mark
 from memvault.memory.telling import (
+    Decisions,
     drawn_from,
-    in_force,
     in_passing,
-    named_among,
     prompt_hits,
     tellable_observation,
     tellable_summary,
@@ -36,11 +35,10 @@ from memvault.memory.telling import (
 from memvault.search import context as packing
 from memvault.search import focus
 from memvault.search.context import MEMORY_KINDS
-from memvault.search.documents import DECISIONS_READ, decisions
 from memvault.search.engine import Hit
 from memvault.search.query import Query, parse
 from memvault.search.ranking import recency
-from memvault.store import KindStamp, Store
+from memvault.store import Store
 from memvault.vault import maintain
 from memvault.vault.lifecycle import Report
 
@@ -84,10 +82,10 @@ class Context:
     board: Board
     redactor: Redactor
     files: FileCheck = field(default_factory=FileCheck)
-    # Each project's decisions in force as last read, with the stamp of its fragments then.
-    _decisions_kept: dict[str, tuple[KindStamp, list[tuple[Document, tuple[str, ...]]]]] = field(
-        default_factory=dict, init=False, repr=False
-    )
+    decisions: Decisions = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.decisions = Decisions(self.store)
 
     def start_session(self, request: SessionStart | Mapping[str, Any]) -> StartedSession:
         """A host starts a session: make sure it exists (its first event would create it
@@ -175,7 +173,8 @@ class Context:
             # request is about it. One the floor passes and nothing gave is told by it.
             passed = {(h.document.kind, h.document.key) for h in fragments}
             shown = {key for key, by_request in given_by.items() if by_request}
-            named = self._decisions(query, project, session_id, shown | (passed - given))
+            # Named decisions go before the floor's fragments: the block's budget keeps them.
+            named = self.decisions.named(query, project, session_id, shown | (passed - given))
             told = {(h.document.kind, h.document.key) for h in named}
             retold = told & given
             fragments = [
@@ -313,36 +312,6 @@ class Context:
     def _links(self) -> dict[str, str]:
         """Board row → its host session, for every tied session."""
         return {board: host for board, (host, _) in self.store.board_links().items()}
-
-    def _decisions(
-        self,
-        query: str,
-        project: str | None,
-        session_id: str | None,
-        shown: set[tuple[str, str]],
-    ) -> list[Hit]:
-        """The project's confirmed decisions about code the request names
-        (``telling.decisions_named``) but those ``shown`` (kind, key): passed by the floor,
-        or given to the session by a block that answered a request. They go before the
-        floor's fragments: the block's budget keeps them first."""
-        if project is None:
-            return []
-        kept = [d for d in self._in_force(project) if (d[0].kind, d[0].key) not in shown]
-        named = named_among(query, kept, session_id)
-        return [Hit(document, 1.0, 0.0, document.importance, 0.0) for document in named]
-
-    def _in_force(self, project: str) -> list[tuple[Document, tuple[str, ...]]]:
-        """The project's decisions in force, each with what it is about
-        (``telling.in_force``), of its newest ``DECISIONS_READ`` decision fragments; read
-        again only when its fragments changed (``Store.kind_stamp``): every prompt asks for
-        them, and a project's decisions change far more rarely than it asks."""
-        stamp = self.store.kind_stamp("fragment", project)
-        kept = self._decisions_kept.get(project)
-        if kept is not None and kept[0] == stamp:
-            return kept[1]
-        found = in_force(decisions(self.store, project, DECISIONS_READ), project)
-        self._decisions_kept[project] = (stamp, found)
-        return found
 
     def _standing(
         self, project: str | None, kind: str, limit: int, keep: Callable[[Document], bool] = bool

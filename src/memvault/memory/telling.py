@@ -5,6 +5,7 @@ asking session's own memory, nor a session's bookkeeping."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from memvault.derive.fragments import confirmed
 from memvault.derive.names import Names, code_names, file_names, of_project, written_names
@@ -12,8 +13,14 @@ from memvault.derive.supersede import DECISION_TAG, files_in
 from memvault.domain import Document
 from memvault.search import context as packing
 from memvault.search import focus
-from memvault.search.documents import bookkeeping_observation, placeholder_row
+from memvault.search.documents import (
+    DECISIONS_READ,
+    bookkeeping_observation,
+    decisions,
+    placeholder_row,
+)
 from memvault.search.engine import Hit, one_per_session
+from memvault.store import KindStamp, Store
 from memvault.vault.fragments import retired_mark
 from memvault.vault.remember import facts_from
 
@@ -211,6 +218,45 @@ def named_among(
             found.append((named, document.updated_at, document))
     found.sort(key=lambda item: item[:2], reverse=True)
     return [document for _, _, document in found[:DECISIONS_TOLD]]
+
+
+@dataclass(eq=False)
+class Decisions:
+    """Each project's decisions in force (``in_force``) of its newest ``DECISIONS_READ``
+    decision fragments, read again only when its fragments changed (``Store.kind_stamp``):
+    every prompt asks for them, and a project's decisions change far more rarely than it
+    asks."""
+
+    store: Store
+    _kept: dict[str, tuple[KindStamp, list[tuple[Document, tuple[str, ...]]]]] = field(
+        default_factory=dict, init=False, repr=False
+    )
+
+    def named(
+        self,
+        request: str,
+        project: str | None,
+        session_id: str | None,
+        shown: set[tuple[str, str]],
+    ) -> list[Hit]:
+        """The project's confirmed decisions about code the request names
+        (``decisions_named``) but those ``shown`` (kind, key), as hits to go first in a
+        block: its budget keeps them."""
+        if project is None:
+            return []
+        kept = [d for d in self.of(project) if (d[0].kind, d[0].key) not in shown]
+        named = named_among(request, kept, session_id)
+        return [Hit(document, 1.0, 0.0, document.importance, 0.0) for document in named]
+
+    def of(self, project: str) -> list[tuple[Document, tuple[str, ...]]]:
+        """The project's decisions in force, each with what it is about."""
+        stamp = self.store.kind_stamp("fragment", project)
+        kept = self._kept.get(project)
+        if kept is not None and kept[0] == stamp:
+            return kept[1]
+        found = in_force(decisions(self.store, project, DECISIONS_READ), project)
+        self._kept[project] = (stamp, found)
+        return found
 
 
 # Observations a search finds but no block tells of: a turn's end (its answer was the
