@@ -304,3 +304,10 @@ def test_a_library_path_outside_a_frame_leaves_the_rest_of_its_line_named():
 )
 def test_lines_that_only_look_like_a_library_frame_keep_their_names(said, named):
     assert named <= set(request_names(said))
+
+
+def test_a_path_is_a_librarys_by_where_it_lies():
+    assert not request_names('File "/usr/lib/python3.11/runpy.py", line 198')
+    assert not request_names("/home/dev/app/.venv/lib/python3.11/site-packages/click/core.py")
+    # A project in a container's /usr/src is the project's own.
+    assert "billing_job" in request_names("/usr/src/app/server/billing_job.py fails")

@@ -45,7 +45,7 @@ _JS_FRAME = re.compile(r"\bat (?:[^()\n]{0,300}? \()?((?:[A-Za-z]:)?[^\s()]{1,50
 # Go's module cache), a built-in module (``node:internal``, Python's ``<frozen runpy>``).
 _LIBRARY_PLACE = re.compile(
     r"[\\/](?:site-packages|dist-packages|node_modules|\.venv|venv|\.tox|\.nox)[\\/]"
-    r"|[\\/]lib[\\/]python[\d.]*[\\/]|(?:^|[\s(\"'])/usr/(?:local/)?(?:lib|lib64|go|share)/"
+    r"|[\\/]lib[\\/]python[\d.]*[\\/]|(?:^|[\s(\"'])/usr/(?:local/)?(?:lib|lib64|go|share|include)/"
     r"|/rustc/[0-9a-f]{7,}/|[\\/]\.(?:cargo|rustup)[\\/]|[\\/]go[\\/]pkg[\\/]mod[\\/]"
     r"|[\\/]\.m2[\\/]repository[\\/]|[\\/]\.gradle[\\/]caches[\\/]|[\\/]\.nuget[\\/]packages[\\/]"
     r"|\bnode:[a-z]|<frozen [\w.]+>"
@@ -68,6 +68,13 @@ _RUST_PLACE = re.compile(r"^\s+at\s+\S+:\d+:\d+\s*$")
 _GO_NAME = re.compile(r"^(\S+)\([^()]*\)$")
 _GO_PLACE = re.compile(r"^\t\S+:\d+(?:\s+\+0x[0-9a-f]+)?\s*$")
 _FRAME_CHARS = 2_000  # no frame's line is longer; a longer line is read as text
+
+
+def library_name(name: str) -> bool:
+    """Whether ``name`` (a path written with slashes, a dotted or a ``::`` name) is the
+    language's or a library's own: a path in an installed package or a runtime's sources,
+    or a runtime's or test framework's namespace."""
+    return bool(_LIBRARY_PLACE.search("/" + name.lstrip("/")) or _LIBRARY_CODE.match(name))
 
 
 def without_library_frames(text: str) -> str:

@@ -16,7 +16,7 @@ import re
 
 from memvault.derive.code import calls
 from memvault.derive.describe import FILE_EXTENSIONS
-from memvault.derive.failures import without_library_frames
+from memvault.derive.failures import library_name, without_library_frames
 from memvault.graph.model import NAME_LIMIT
 
 MAX_NAMES = 8  # code names read from one sentence
@@ -38,11 +38,6 @@ _FILE = re.compile(r"(.+)\.([A-Za-z0-9]{1,8})")
 # A colour, a hash or an address (``E6A23C``, ``0x7f3a…`` read from its x): written like
 # code, naming nothing. It holds a digit: ``feed`` and ``cafe`` are words.
 _HEX = re.compile(r"x?(?=[A-Fa-f]*\d)[0-9A-Fa-f]+")
-# Where a trace's frames are the language's or a library's own, not the project's code.
-_LIBRARY = re.compile(
-    r"(?:^|/)(?:site-packages|dist-packages|node_modules|\.venv|venv|lib/python[\d.]*)/"
-    r"|^/?usr/|^(?:System|Microsoft|java|javax|kotlin|org\.junit)\."
-)
 # An escaped line break in a pasted log (``\nTraceback``) is a break, not a letter.
 _ESCAPE = re.compile(r"\\[nrt](?=[A-Z])")
 # A test named after what it tests: ``StoreTests``, ``store_test``, ``test_store``, ``StoreSpec``,
@@ -158,7 +153,7 @@ def request_names(text: str, *, besides: str | None = None) -> tuple[str, ...]:
     for written in _NAME.findall(_ESCAPE.sub(" ", text).replace("\\", "/")):
         written = written.lstrip("@").rstrip(".-/")
         last = written.rsplit("/", 1)[-1]
-        if len(last) > NAME_LIMIT or _LIBRARY.search(written):
+        if len(last) > NAME_LIMIT or library_name(written):
             continue
         file = _FILE.fullmatch(last)
         if file and file.group(2).lower() not in FILE_EXTENSIONS:
