@@ -134,9 +134,8 @@ class Context:
         prompt, its own observations, its board row) and whatever an earlier block of the
         same session already gave, but a decision the request names that only a block
         without a request (the session start's) gave; when nothing is new, the block is
-        empty. Each block
-        given is recorded in the session (``record_injection``), with ``answering`` the
-        host event it answered."""
+        empty. Each block given is recorded in the session (``record_injection``), with
+        ``answering`` the host event it answered."""
         budget = budget or self.settings.context_tokens
         if budget < 50:
             raise InvalidInput("budget must be at least 50 tokens", fields=["budget"])
@@ -171,9 +170,9 @@ class Context:
             # A decision the request names is told unless a block that answered a request
             # gave it: a session start's standing memory listed it among others, this
             # request is about it. One the floor passes and nothing gave is told by it.
+            # Named decisions go before the floor's fragments: the block's budget keeps them.
             passed = {(h.document.kind, h.document.key) for h in fragments}
             shown = {key for key, by_request in given_by.items() if by_request}
-            # Named decisions go before the floor's fragments: the block's budget keeps them.
             named = self.decisions.named(query, project, session_id, shown | (passed - given))
             told = {(h.document.kind, h.document.key) for h in named}
             retold = told & given
