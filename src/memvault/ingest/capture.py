@@ -98,7 +98,7 @@ class Capture:
         event = prepare(as_envelope(envelope), redactor=self.redactor)
         result = _single(self.store.submit_events([event]).result())
         self._after(event, result)
-        self._compacted(_compactions([event], [result.deduplicated]))
+        self._compacted(_compactions([(event, not result.deduplicated)]))
         return result
 
     async def observe_async(self, envelope: Envelope | Mapping[str, Any]) -> ObserveResult:
@@ -114,7 +114,7 @@ class Capture:
             )
         result = _single(await asyncio.wrap_future(self.store.submit_events([event])))
         self._after(event, result)
-        if compacted := _compactions([event], [result.deduplicated]):
+        if compacted := _compactions([(event, not result.deduplicated)]):
             await asyncio.to_thread(self._compacted, compacted)  # a store write: off the loop
         return result
 
@@ -208,16 +208,16 @@ class Capture:
         for event, new in stored:
             if new and event.hook_type in TURN_ENDS:
                 self._on_turn_end(event.session_id)
-        return _compactions([e for e, _ in stored], [not new for _, new in stored])
+        return _compactions(stored)
 
 
-def _compactions(events: list[NewEvent], repeated: list[bool]) -> list[tuple[str, str]]:
-    """The sessions and times of the compactions among ``events`` stored now (a repeat was
-    signalled when it first came)."""
+def _compactions(stored: Iterable[tuple[NewEvent, bool]]) -> list[tuple[str, str]]:
+    """The sessions and times of the compactions among the events, each with whether it
+    was stored now (a repeat was signalled when it first came)."""
     return [
         (event.session_id, event.occurred_at)
-        for event, again in zip(events, repeated, strict=True)
-        if event.hook_type == COMPACTION and not again
+        for event, new in stored
+        if new and event.hook_type == COMPACTION
     ]
 
 
