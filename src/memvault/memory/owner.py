@@ -133,17 +133,18 @@ class VaultWrites:
         (``Store.transient``) leaves it queued, to be applied again."""
         method = self.routes.get(kind)
         if method is None:
-            return {"error": MemvaultError.kind, "message": f"no vault write named {kind!r}"}
+            return encode_error(MemvaultError(f"no vault write named {kind!r}"))
         try:
             args = [self._decode(a) for a in payload.get("args", [])]
             kwargs = self._decode(payload.get("kwargs", {}))
             call = inspect.signature(method).bind(*args, **kwargs)
         except (KeyError, TypeError, ValueError) as exc:
-            return {
-                "error": MemvaultError.kind,
-                "message": f"the vault's owner cannot run the vault write {kind!r} as asked "
-                f"({exc}): are all replicas on the same memvault version?",
-            }
+            return encode_error(
+                MemvaultError(
+                    f"the vault's owner cannot run the vault write {kind!r} as asked ({exc}): "
+                    "are all replicas on the same memvault version?"
+                )
+            )
         try:
             value = method(*call.args, **call.kwargs)
         except (MemvaultError, BoardFormatError) as exc:
@@ -152,10 +153,9 @@ class VaultWrites:
             if self.store.transient(exc):
                 raise  # the database, for a moment: the write stays queued for a next try
             log.exception("the vault write %r failed", kind)
-            return {
-                "error": MemvaultError.kind,
-                "message": f"the vault write {kind!r} failed on the vault's owner: {exc!r}",
-            }
+            return encode_error(
+                MemvaultError(f"the vault write {kind!r} failed on the vault's owner: {exc!r}")
+            )
         return {"value": self._encode(value)}
 
     def _encode(self, value: Any) -> Any:
