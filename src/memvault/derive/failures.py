@@ -59,7 +59,7 @@ _LIBRARY_CODE = re.compile(
 )
 # A frame on a line of its own: Python's ``File "…", line N`` (its source on the next line);
 # JavaScript's, Java's and .NET's ``at name (place)``, ``at name(place)`` or ``at place:N``.
-_PY_FRAME_LINE = re.compile(r'^\s*File\s"[^"]*", line \d')
+_PY_FRAME_LINE = re.compile(r"^\s*" + _PY_FRAME.pattern)
 _AT_FRAME = re.compile(r"^\s*at\s+(?:(\S+?)\s*\(|\S+:\d)")
 # A frame named on one line and placed on the next: Rust's "2: name" over "at path:41:9",
 # Go's "pkg.Func(…)" over "<tab>path:33 +0x1d".
