@@ -44,7 +44,7 @@ Clock = Callable[[], datetime]
 RowChange = Callable[[BoardRow], BoardRow]
 _STATUS_ORDER = {"active": 0, "stale": 1, "idle": 2}
 _UNWRITABLE = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EIO}
-APPEND_TRIES = 5  # changes that find the file changed since it was read; the last rewrites
+APPEND_TRIES = 8  # changes that find the file changed since it was read; the last rewrites
 _KEPT_CHANGING = (
     "memory/index.md kept changing while memvault was changing it (an editor saving it?): "
     "nothing was written; try again"
