@@ -486,3 +486,23 @@ def test_a_file_its_sentence_names_already_is_one_thing_it_is_about():
     )
     request = r"C:\dev\Core\Services\SecureTempFiles.cs(3): ParallelHasher in BatchRunner failed"
     assert decisions_named(request, [helper, hasher]) == [hasher, helper][:DECISIONS_TOLD]
+
+
+def test_a_choice_directed_plainly_is_told_by_the_request_naming_what_it_chose(memory):
+    """Seen in real sessions: the user opens a prompt with a plain directive naming a
+    library by its repository's address. It is a decision, about the repository's name,
+    and a later request naming that library gets its line."""
+    directive = (
+        "please use @https://github.com/ktsu-dev/AppDataStorage for serializing all of our "
+        "persistent state across the application"
+    )
+    memory.capture.observe_many(
+        said("store", directive, "Done.", "/src/blast/Blast.Core/Settings.cs")
+    )
+    memory.pipeline.extract_session("store")
+    memory.index.index_now()
+    asked = "the settings are lost on every restart, AppDataStorage writes an empty file"
+    packed = memory.context.context(project=PROJECT, query=asked)
+    (decision,) = [b for b in packed.blocks if b["kind"] == "fragment" and directive in b["text"]]
+    assert "decision" in decision["text"]
+    assert "Use AppDataStorage for serializing" in decision["text"]

@@ -58,6 +58,49 @@ def test_not_decisions(sentence):
     assert not cues.is_decision(sentence) or cues.is_narration(sentence)
 
 
+# Seen in real sessions' prompts: choices the user directs in plain words, no "instead".
+DIRECTIVES = [
+    "use fnv1a hashes",
+    "please use @https://github.com/ktsu-dev/AppDataStorage for serializing all of our state",
+    "use a mock filesystem so that tests can run in parallel",
+    "dont use a winget specific staging directory either",
+    'USE "uv pip"!',
+    "I dont want another configuration file, I would rather infer it from the environment",
+    "I always want to run sonar not just on releases",
+    "使用中文回答",
+    "使用Vue 3 + Naive UI 的现代化前端，去掉静态界面",
+    "不要再用 requests",
+]
+
+
+@pytest.mark.parametrize("sentence", DIRECTIVES)
+def test_a_plain_directive_decides_at_a_prompts_opening_only(sentence):
+    """Said by the user at a prompt's opening, a plain directive is a decision; the same
+    words elsewhere (an agent's "Use the command below", a pasted document's "Use this flag
+    to …") are not, and nothing the cues took before changes."""
+    assert cues.is_decision(sentence, opening=True)
+    assert not cues.is_decision(sentence)
+    assert cues.at_opening(True, cues.DIRECTED_SENTENCES - 1)
+    assert not cues.at_opening(True, cues.DIRECTED_SENTENCES)
+    assert not cues.at_opening(False, 0)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "use this workspace to make a dotnet application that hashes files",  # points at
+        "use redis?",  # asks
+        "Should we use Postgres?",
+        "使用python run.py crawler 指令日志就无法输出到指定文件请产看相关文件并修复",  # a failure
+        "use the retry helper, the upload still fails with a timeout",
+        "We decided earlier to use httpx.",  # recalled
+        "I use vim",  # says what the user does, directs nothing
+    ],
+)
+def test_what_only_looks_like_a_directive(sentence):
+    assert not cues.is_decision(sentence, opening=True)
+
+
 @pytest.mark.parametrize(
     "sentence", ["Is the cache still needed?", "是否需要保留缓存", "要不要加索引", "这样可以吗"]
 )

@@ -123,6 +123,28 @@ DESCRIBED = {
         None,
         "Deploys need the VPN",
     ),
+    # Seen in real sessions: "Use github com for serializing all of our persistent".
+    "a repository's address is named by the repository, not by its host": (
+        "please use @https://github.com/ktsu-dev/AppDataStorage for serializing all of our "
+        "persistent state across the application.",
+        None,
+        "Use AppDataStorage for serializing all of our persistent",
+    ),
+    "a package's address by the package": (
+        "use https://pypi.org/project/httpx/ instead of requests",
+        None,
+        "use httpx instead of requests",
+    ),
+    "an issue's address by its repository": (
+        "the crash is https://github.com/acme/pool-kit/issues/123 again",
+        None,
+        "the crash is pool-kit again",
+    ),
+    "any other address by its host": (
+        "read https://docs.python.org/3/library/asyncio.html on task groups",
+        None,
+        "read docs.python.org on task groups",
+    ),
 }
 
 

@@ -172,6 +172,28 @@ def test_a_choice_directed_as_a_polite_question_is_a_decision(ingest, request_te
     assert decision.facts[-1] == "files: src/cli.ts"
 
 
+def test_a_choice_the_user_directs_plainly_is_a_decision_held_sure(ingest):
+    """Seen in real sessions' prompts: "use fnv1a hashes", no "instead", no question. Said
+    by the user at a prompt's opening, it is a decision held as sure as any the user said;
+    the same words in an agent's reply, or deep in a pasted document, decide nothing."""
+    pasted = " ".join(f"Step {n} is described here." for n in range(6))
+    envelopes = conversation(
+        "plainly",
+        [
+            prompt("use fnv1a hashes"),
+            edit(f"{ROOT}/src/hasher.ts", "a", "b"),
+            reply("Use the command below to run the tests. The hasher is fnv1a now."),
+            prompt(f"Here is the tool's manual. {pasted} Use the --interactive flag on any run."),
+            reply("Read it."),
+        ],
+    )
+    drafts = extract_fragments(*ingest(envelopes), project="demo-app")
+    (decision,) = by_tag(drafts, "decision")
+    assert decision.summary == "use fnv1a hashes."
+    assert decision.confidence == CONFIRMED
+    assert decision.facts[-1] == "files: src/hasher.ts"
+
+
 def test_a_question_that_directs_nothing_is_no_decision(ingest):
     envelopes = conversation(
         "asks",

@@ -37,6 +37,13 @@ from memvault.derive.names import (
         ("决定改用fetchUser替换loadUser", ["fetchUser", "loadUser"]),
         # An acronym that opens a name is code; a plural acronym is a word.
         ("wrap the HTTPServer and catch IOException for the URLs", ["HTTPServer", "IOException"]),
+        # A path also by its file's name, when that is code-shaped (``file_names``); an
+        # address only by what its path names: its host is no name of the thing.
+        ("keep src/session/StoreHelper.ts small", ["src/session/StoreHelper.ts", "StoreHelper.ts"]),
+        ("see lib/foo.bar/Baz_qux for it", ["lib/foo.bar/Baz_qux", "Baz_qux"]),
+        ("error in src/app.py", ["src/app.py"]),
+        ("please use @https://github.com/ktsu-dev/AppDataStorage for it", ["AppDataStorage"]),
+        ("use https://pypi.org/project/httpx_retry/ now", ["httpx_retry"]),
     ],
 )
 def test_a_decision_is_about_the_code_names_it_writes(sentence, names):
@@ -53,6 +60,7 @@ def test_a_decision_is_about_the_code_names_it_writes(sentence, names):
         "Always call reset() before each test and save() after it.",  # plain words called
         "List the APIs, URLs and IDs in the README.",  # plural acronyms
         "OAuth at 40 MBps: the server ACKed it while SSHing in.",  # acronyms made words
+        "read https://docs.python.org/3/library/asyncio.html first",  # an address of words
     ],
 )
 def test_plain_words_numbers_and_versions_are_not_code_names(sentence):

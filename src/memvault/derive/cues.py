@@ -41,6 +41,28 @@ DIRECTION = re.compile(
     r"|^(?:能不能|能否|可不可以|可以)(?:改用|换成|換成|换用|換用)",
     re.IGNORECASE,
 )
+# A choice the user directs in plain words at a prompt's opening: "use fnv1a hashes",
+# "please use AppDataStorage for serializing all of our state", "dont use a winget specific
+# staging directory", "I would rather infer them from the environment", "使用中文回答",
+# "不要再用 requests". Only the user's (an agent's "Use the command below" instructs, it
+# decides nothing), only among a prompt's first ``DIRECTED_SENTENCES`` (a pasted document's
+# "Use this flag to …" is not theirs), never what it points at ("use this workspace to …"),
+# and never a failure told ("使用 X 命令日志就无法输出" reports one: ``_FAILS``).
+DIRECTIVE = re.compile(
+    r"^(?:please,? |so,? |ok(?:ay)?,? |now,? |also,? |and |just )?(?:always )?"
+    r"(?:use|switch to|migrate to|move to|adopt|prefer|stick (?:with|to))\s+"
+    r"(?!(?:it|this|that|these|those|them|the following|one|some)\b)"
+    r"|^(?:please,? )?(?:don'?t|do not|never|stop) (?:use|using)\b"
+    r"|\bi(?: would|'d) rather\b|^i (?:always|never) want\b"
+    r"|^(?:请你?|請你?)?(?:统一|統一|一律)?(?:使用|改用|改为|改為|改成)(?!的)"
+    r"|^(?:请你?|請你?)?(?:不要|别|別|禁止)再?(?:使用|用)",
+    re.IGNORECASE,
+)
+DIRECTED_SENTENCES = 3
+_FAILS = re.compile(
+    r"无法|無法|不能|不行|doesn'?t work|isn'?t working|not working|won'?t|can'?t|cannot",
+    re.IGNORECASE,
+)
 # A decision declared as one, not a choice described in passing ("…, instead of …"): opened
 # by a decision label ("Decision: …", "**Decided:** …", "决定：…") or said as made ("we
 # decided …", "we'll use X from now on", "我们决定…"). Rule words alone ("from now on",
@@ -370,8 +392,11 @@ def own_words(text: str) -> str:
     return "\n".join(kept)
 
 
-def is_decision(sentence: str) -> bool:
-    if DIRECTION.match(sentence):
+def is_decision(sentence: str, *, opening: bool = False) -> bool:
+    """Whether ``sentence`` states a decision. ``opening``: it is the user's own, among a
+    prompt's first ``DIRECTED_SENTENCES``, where a plain directive decides too
+    (``is_directive``)."""
+    if DIRECTION.match(sentence) or (opening and is_directive(sentence)):
         return not is_recall(sentence)
     return bool(DECISION.search(sentence)) and not (
         is_question(sentence)
@@ -379,6 +404,20 @@ def is_decision(sentence: str) -> bool:
         or is_recall(sentence)
         or _decides_nothing(sentence)
     )
+
+
+def is_directive(sentence: str) -> bool:
+    """Whether ``sentence`` directs a choice in plain words (``DIRECTIVE``): a decision when
+    the user says it at a prompt's opening, not a question asked, nor a failure told."""
+    return bool(DIRECTIVE.search(sentence)) and not (
+        is_question(sentence) or _FAILURE_NAMED.search(sentence) or _FAILS.search(sentence)
+    )
+
+
+def at_opening(prompt: bool, index: int) -> bool:
+    """Whether the ``index``-th sentence of a step may direct a choice plainly
+    (``is_decision``'s ``opening``): one of a ``prompt``'s first ``DIRECTED_SENTENCES``."""
+    return prompt and index < DIRECTED_SENTENCES
 
 
 def _decides_nothing(sentence: str) -> bool:

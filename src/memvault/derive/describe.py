@@ -37,7 +37,22 @@ FILE_EXTENSIONS = frozenset({
     "scss", "sass", "less", "log", "csv", "gradle", "proto", "graphql", "tf",
 })
 # fmt: on
-_URL = re.compile(r"\b(?:https?|ftp|file)://([^\s/)\]>\"'`]+)[^\s)\]>\"'`]*", re.IGNORECASE)
+_URL = re.compile(r"\b(?:https?|ftp|file)://([^\s/)\]>\"'`]+)([^\s)\]>\"'`]*)", re.IGNORECASE)
+# Where an address names a repository or a package by its path's last part
+# (``github.com/ktsu-dev/AppDataStorage``, ``pypi.org/project/httpx``): described by that
+# name, not by the host every such address shares (nor by the words its paths all have:
+# ``issues/123`` is in a repository named before it). Any other address by its host.
+# fmt: off
+_CODE_HOSTS = frozenset({
+    "github.com", "gitlab.com", "bitbucket.org", "codeberg.org", "sr.ht", "git.sr.ht",
+    "pypi.org", "npmjs.com", "crates.io", "nuget.org", "pkg.go.dev", "rubygems.org",
+    "packagist.org", "hex.pm", "pub.dev",
+})
+_ADDRESS_WORDS = frozenset({
+    "issues", "issue", "pull", "pulls", "merge_requests", "commit", "commits", "blob", "tree",
+    "releases", "tag", "tags", "wiki", "project", "package", "packages", "crates", "-",
+})
+# fmt: on
 # A path (``src/db/pool.js:14``, ``C:\dev\App\Foo.cs``, ``node:internal/x/y:95:5``) or a
 # dotted name, which ``_stem`` reduces to the file's stem when it ends in a known extension
 # (``config.py``).
@@ -138,7 +153,7 @@ def _first_sentence(summary: str) -> str:
 
 def _reduced(text: str, *, whole: bool) -> str:
     text = unicodedata.normalize("NFC", " ".join(text[: READ_LIMIT * 2].split()))[:READ_LIMIT]
-    text = _URL.sub(lambda m: " " + m[1].removeprefix("www.") + " ", text)
+    text = _URL.sub(lambda m: f" {_address(m[1], m[2])} ", text)
     text = _NOISE.sub(" ", text)
     text = _PATH.sub(_stem, text)
     text = _EMPHASIS.sub("", text)  # "**根因分析**：…" is labelled as plainly as "根因分析：…"
@@ -154,6 +169,20 @@ def _reduced(text: str, *, whole: bool) -> str:
     text = _SHORT_FLAG.sub(" ", text)
     text = _SOUP.sub(" ", text)
     return _bounded(_words(text))
+
+
+def _address(host: str, path: str) -> str:
+    """An address as a name says it: a code host's or a package registry's by what its path
+    names last (``AppDataStorage``), any other by its host (``docs.python.org``)."""
+    host = host.lower().removeprefix("www.")
+    named = [
+        part
+        for part in re.split(r"[/#]", path.split("?", 1)[0])
+        if part and not part.isdigit() and part.lower() not in _ADDRESS_WORDS
+    ]
+    if host in _CODE_HOSTS and named:
+        return named[-1].removesuffix(".git")
+    return host
 
 
 def _stem(match: re.Match[str]) -> str:

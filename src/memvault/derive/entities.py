@@ -229,10 +229,10 @@ def _recent_files(item: _Found, before: list[_Found]) -> list[Ref]:
 def _decisions(step: Step) -> list[str]:
     """Decisions stated in a prompt or reply, read with the fragment extractor's cues."""
     found = []
-    for sentence in cues.sentences(step.text):
+    for index, sentence in enumerate(cues.sentences(step.text)):
         if cues.is_question(sentence) or (step.role == RESPONSE and cues.is_narration(sentence)):
             continue
-        if cues.is_decision(sentence):
+        if cues.is_decision(sentence, opening=cues.at_opening(step.role == PROMPT, index)):
             found.append(clip(cues.statement(sentence), DECISION_LIMIT))
     return found
 

@@ -127,8 +127,8 @@ def _statements(session: list[Step], taken: list[str]) -> dict[str, list[_Candid
             continue
         if step.role not in (PROMPT, RESPONSE):
             continue
-        for sentence in cues.sentences(cues.own_words(step.text)):
-            kind = _kind(sentence, step.role)
+        for index, sentence in enumerate(cues.sentences(cues.own_words(step.text))):
+            kind = _kind(sentence, step.role, cues.at_opening(step.role == PROMPT, index))
             if kind is None:
                 continue
             statement = clip(cues.statement(sentence), VALUE_LIMIT)
@@ -156,12 +156,12 @@ def _statements(session: list[Step], taken: list[str]) -> dict[str, list[_Candid
     return {kind: items[:MAX_PER_KIND] for kind, items in found.items()}
 
 
-def _kind(sentence: str, role: str) -> str | None:
+def _kind(sentence: str, role: str, opening: bool = False) -> str | None:
     if role == RESPONSE and cues.is_narration(sentence):
         return None
     if cues.is_recall(sentence):
         return None  # said before, and learned then: recalling it is not learning it again
-    if cues.is_decision(sentence):
+    if cues.is_decision(sentence, opening=opening):
         # A question only when it directs a choice ("can we please use X?"): the cue
         # tells that from one that asks ("should we use X?").
         return "decision"

@@ -126,8 +126,7 @@ def written_names(sentence: str, *, besides: str | None = None) -> tuple[str, ..
     names: list[str] = []
     for name in found:
         name = name.lstrip("@").rstrip(".-/")
-        last = name.rsplit(".", 1)[-1]
-        for each in (name, last) if last != name and _SHAPED.search(last) else (name,):
+        for each in _said_by(name):
             if besides and of_project(each, besides):
                 continue
             if len(each) >= 3 and each.casefold() not in {n.casefold() for n in names}:
@@ -135,6 +134,22 @@ def written_names(sentence: str, *, besides: str | None = None) -> tuple[str, ..
         if len(names) >= MAX_NAMES:
             break
     return tuple(names[:MAX_NAMES])
+
+
+def _said_by(name: str) -> tuple[str, ...]:
+    """The names a written name says a thing by: itself, and a dotted name also its last
+    part when that is code-shaped (``Path.GetRandomFileName``, ``GetRandomFileName``); a
+    path its file's name as ``file_names`` gives it (``src/db/PoolManager.ts``,
+    ``PoolManager.ts``; ``src/app.py`` alone), and an address only that
+    (``github.com/ktsu-dev/AppDataStorage`` is ``AppDataStorage``)."""
+    if "/" in name:
+        first = name.split("/", 1)[0]
+        own = tuple(n for n in file_names(name) if "/" not in n)
+        if "." in first and first.rsplit(".", 1)[-1].lower() not in FILE_EXTENSIONS:
+            return own  # a host: the address names only what its path names
+        return (name, *own)
+    last = name.rsplit(".", 1)[-1]
+    return (name, last) if last != name and _SHAPED.search(last) else (name,)
 
 
 def request_names(text: str, *, besides: str | None = None) -> tuple[str, ...]:
