@@ -70,6 +70,17 @@ DIRECTIVES = [
     "使用中文回答",
     "使用Vue 3 + Naive UI 的现代化前端，去掉静态界面",
     "不要再用 requests",
+    # and as people write them otherwise
+    "用中文回答",
+    "请用 pnpm 安装依赖",
+    "use anyhow for error handling",  # a failure's words, no failure told
+    "使用 sentry 做错误监控",
+    "use a queue so requests won't block",
+    "dont use requests, it cannot do http2",
+    "Don\u2019t use mocks here",
+    "@src/api.ts use zod for validation",
+    "**use pnpm**",
+    "pls use pnpm",
 ]
 
 
@@ -80,17 +91,38 @@ def test_a_plain_directive_decides_at_a_prompts_opening_only(sentence):
     to …") are not, and nothing the cues took before changes."""
     assert cues.is_decision(sentence, opening=True)
     assert not cues.is_decision(sentence)
-    assert cues.at_opening(True, cues.DIRECTED_SENTENCES - 1)
-    assert not cues.at_opening(True, cues.DIRECTED_SENTENCES)
-    assert not cues.at_opening(False, 0)
+
+
+def test_a_prompts_opening_is_its_own_words_first_sentences():
+    """Every reader of a prompt (fragments, summary, digest, graph) asks of the same
+    sentences, whatever it reads the prompt's sentences from: quoted lines are not the
+    user's, and a pasted document's tenth sentence is no opening."""
+    quoted = "> The build takes long.\n> It uses npm.\n> We ship daily.\n\nuse pnpm for installs"
+    assert "use pnpm for installs" in cues.openers(quoted)
+    pasted = " ".join(f"Step {n} is here." for n in range(9)) + " Use the --interactive flag."
+    assert len(cues.openers(pasted)) == cues.DIRECTED_SENTENCES
+    assert "Use the --interactive flag." not in cues.openers(pasted)
 
 
 @pytest.mark.parametrize(
     "sentence",
     [
         "use this workspace to make a dotnet application that hashes files",  # points at
+        "don't use that",
+        "stop using this",
+        "Use the command below to reproduce",  # a tool for one task
+        "Use the Done button to close the dialog.",
+        "use templates to create marketing, project_plan, technical_spec",
         "use redis?",  # asks
         "Should we use Postgres?",
+        "Use of unassigned local variable 'total'",  # a noun, pasted from a compiler
+        "use after free in buffer.c",
+        "使用过程中发现页面卡顿，帮我看看",
+        "使用者反馈登录慢",
+        "使用率一直是100%",
+        "使用说明",
+        "用户登录失败",
+        "I would rather you explain the plan first",  # asks the agent
         "使用python run.py crawler 指令日志就无法输出到指定文件请产看相关文件并修复",  # a failure
         "use the retry helper, the upload still fails with a timeout",
         "We decided earlier to use httpx.",  # recalled

@@ -136,9 +136,19 @@ DESCRIBED = {
         "use httpx instead of requests",
     ),
     "an issue's address by its repository": (
-        "the crash is https://github.com/acme/pool-kit/issues/123 again",
+        "the crash is https://github.com/acme/pool-kit/issues/123#issuecomment-9 again",
         None,
         "the crash is pool-kit again",
+    ),
+    "a branch's address by its repository": (
+        "please use https://github.com/acme/pool-kit/tree/develop as the base",
+        None,
+        "Use pool-kit as the base",
+    ),
+    "a version's address by its package": (
+        "pin https://www.npmjs.com/package/@acme/pool-kit/v/18.2.0 for now",
+        None,
+        "pin pool-kit for now",
     ),
     "any other address by its host": (
         "read https://docs.python.org/3/library/asyncio.html on task groups",

@@ -43,7 +43,15 @@ from memvault.derive.names import (
         ("see lib/foo.bar/Baz_qux for it", ["lib/foo.bar/Baz_qux", "Baz_qux"]),
         ("error in src/app.py", ["src/app.py"]),
         ("please use @https://github.com/ktsu-dev/AppDataStorage for it", ["AppDataStorage"]),
-        ("use https://pypi.org/project/httpx_retry/ now", ["httpx_retry"]),
+        ("clone https://github.com/ktsu-dev/AppDataStorage.git first", ["AppDataStorage"]),
+        ("base it on https://github.com/acme/pool_kit/tree/main", ["pool_kit"]),
+        ("use https://pypi.org/project/httpx_retry/0.3.0/ now", ["httpx_retry"]),
+        # A folder with a dot in its name is a folder, not a host (.NET projects).
+        (
+            "fix MyApp.Web/Controllers/HomeController.cs",
+            ["MyApp.Web/Controllers/HomeController.cs", "HomeController.cs"],
+        ),
+        ("see BlastMerge.Core/Services/hasher.cs", ["BlastMerge.Core/Services/hasher.cs"]),
     ],
 )
 def test_a_decision_is_about_the_code_names_it_writes(sentence, names):

@@ -3,7 +3,9 @@ a conclusion, a lesson or a price, in English and Chinese (simplified and tradit
 
 The offline pipeline has no model to ask, so it reads the phrasing people actually use
 ("let's go with", "instead of", "决定", "改用", "下一步", "是否"…). Cues are deliberately
-conservative: a missed decision costs less than a board full of noise.
+conservative: a missed decision costs less than a board full of noise. A plain directive
+("use fnv1a hashes") decides only when the user opens a prompt with it, and not when it
+points at something, names a tool for one task, or tells of a failure.
 """
 
 from __future__ import annotations
@@ -43,24 +45,30 @@ DIRECTION = re.compile(
 )
 # A choice the user directs in plain words at a prompt's opening: "use fnv1a hashes",
 # "please use AppDataStorage for serializing all of our state", "dont use a winget specific
-# staging directory", "I would rather infer them from the environment", "使用中文回答",
+# staging directory", "I would rather infer them from the environment", "用中文回答",
 # "不要再用 requests". Only the user's (an agent's "Use the command below" instructs, it
-# decides nothing), only among a prompt's first ``DIRECTED_SENTENCES`` (a pasted document's
-# "Use this flag to …" is not theirs), never what it points at ("use this workspace to …"),
-# and never a failure told ("使用 X 命令日志就无法输出" reports one: ``_FAILS``).
+# decides nothing), only among a prompt's opening sentences (``openers``: a pasted
+# document's "Use this flag to …" is not theirs), never what it points at ("use this
+# workspace", "don't use that"), a tool used for one task ("Use the Done button to close
+# the dialog", "use X to find it": ``_ONE_TASK``), a noun ("Use of unassigned local
+# variable", "使用率", "使用者"), nor a failure told ("使用 X 指令日志就无法输出", "use the
+# retry helper, the upload still fails": ``_FAILS``).
+_POINTED = r"(?!(?:it|this|that|these|those|them|the following|the above|one|some|of|after)\b)"
 DIRECTIVE = re.compile(
-    r"^(?:please,? |so,? |ok(?:ay)?,? |now,? |also,? |and |just )?(?:always )?"
-    r"(?:use|switch to|migrate to|move to|adopt|prefer|stick (?:with|to))\s+"
-    r"(?!(?:it|this|that|these|those|them|the following|one|some)\b)"
-    r"|^(?:please,? )?(?:don'?t|do not|never|stop) (?:use|using)\b"
-    r"|\bi(?: would|'d) rather\b|^i (?:always|never) want\b"
-    r"|^(?:请你?|請你?)?(?:统一|統一|一律)?(?:使用|改用|改为|改為|改成)(?!的)"
-    r"|^(?:请你?|請你?)?(?:不要|别|別|禁止)再?(?:使用|用)",
+    r"^(?:@\S+\s+)*(?:(?:please|pls|so|ok(?:ay)?|now|also|and|just),? )?(?:always )?"
+    rf"(?:use|migrate to|adopt|prefer|stick (?:with|to))\s+{_POINTED}"
+    rf"|^(?:@\S+\s+)*(?:(?:please|pls),? )?(?:don'?t|do not|never|stop) (?:use|using)\s+{_POINTED}"
+    r"|\bi(?: would|'d) rather (?!you\b|be\b)|^i (?:always|never) want\b"
+    r"|^(?:@\S+\s+)*(?:请你?|請你?)?(?:统一|統一|一律)?"
+    r"(?:使用|改用|改为|改為|改成|用)(?![的者率量法途户戶于於来來过過时時说說情方了到])"
+    r"|^(?:@\S+\s+)*(?:请你?|請你?)?(?:不要|别|別|禁止)再?(?:使用|用)",
     re.IGNORECASE,
 )
 DIRECTED_SENTENCES = 3
+_ONE_TASK = re.compile(r"^(?:\S+\s+){1,5}?to (?!be\b)[a-z]+\b", re.IGNORECASE)
 _FAILS = re.compile(
-    r"无法|無法|不能|不行|doesn'?t work|isn'?t working|not working|won'?t|can'?t|cannot",
+    r"无法|無法|不能|不行|报错|報錯|出错|出錯|失败|失敗|doesn'?t work|isn'?t working|"
+    r"not working|still fails?|fails? with|failed|throws|crash(?:es|ed)|\berror:",
     re.IGNORECASE,
 )
 # A decision declared as one, not a choice described in passing ("…, instead of …"): opened
@@ -409,15 +417,18 @@ def is_decision(sentence: str, *, opening: bool = False) -> bool:
 def is_directive(sentence: str) -> bool:
     """Whether ``sentence`` directs a choice in plain words (``DIRECTIVE``): a decision when
     the user says it at a prompt's opening, not a question asked, nor a failure told."""
-    return bool(DIRECTIVE.search(sentence)) and not (
-        is_question(sentence) or _FAILURE_NAMED.search(sentence) or _FAILS.search(sentence)
-    )
+    said = sentence.replace("\u2019", "'").strip().lstrip("*_ ")
+    found = DIRECTIVE.search(said)
+    if found is None or is_question(said) or _FAILS.search(said):
+        return False
+    return found.start() > 0 or not _ONE_TASK.match(said[found.end() :])
 
 
-def at_opening(prompt: bool, index: int) -> bool:
-    """Whether the ``index``-th sentence of a step may direct a choice plainly
-    (``is_decision``'s ``opening``): one of a ``prompt``'s first ``DIRECTED_SENTENCES``."""
-    return prompt and index < DIRECTED_SENTENCES
+def openers(prompt: str) -> frozenset[str]:
+    """The sentences of a user's ``prompt`` that may direct a choice plainly
+    (``is_decision``'s ``opening``): its own words' first ``DIRECTED_SENTENCES``, whichever
+    way a caller reads the prompt's sentences."""
+    return frozenset(sentences(own_words(prompt))[:DIRECTED_SENTENCES])
 
 
 def _decides_nothing(sentence: str) -> bool:

@@ -37,22 +37,29 @@ FILE_EXTENSIONS = frozenset({
     "scss", "sass", "less", "log", "csv", "gradle", "proto", "graphql", "tf",
 })
 # fmt: on
-_URL = re.compile(r"\b(?:https?|ftp|file)://([^\s/)\]>\"'`]+)([^\s)\]>\"'`]*)", re.IGNORECASE)
-# Where an address names a repository or a package by its path's last part
-# (``github.com/ktsu-dev/AppDataStorage``, ``pypi.org/project/httpx``): described by that
-# name, not by the host every such address shares (nor by the words its paths all have:
-# ``issues/123`` is in a repository named before it). Any other address by its host.
-# fmt: off
-_CODE_HOSTS = frozenset({
-    "github.com", "gitlab.com", "bitbucket.org", "codeberg.org", "sr.ht", "git.sr.ht",
-    "pypi.org", "npmjs.com", "crates.io", "nuget.org", "pkg.go.dev", "rubygems.org",
-    "packagist.org", "hex.pm", "pub.dev",
-})
-_ADDRESS_WORDS = frozenset({
-    "issues", "issue", "pull", "pulls", "merge_requests", "commit", "commits", "blob", "tree",
-    "releases", "tag", "tags", "wiki", "project", "package", "packages", "crates", "-",
-})
-# fmt: on
+ADDRESS = re.compile(r"\b(?:https?|ftp|file)://([^\s/)\]>\"'`]+)([^\s)\]>\"'`]*)", re.IGNORECASE)
+# Where a code host's or a package registry's address names a repository or a package: the
+# part of its path after the word given (``pypi.org/project/<name>``), or at the place given
+# (``github.com/<owner>/<repo>/…``, ``gitlab.com/<group>/<repo>/-/…``, the repository before
+# ``-``; ``pkg.go.dev/…/<module>@v1``, the last). Such an address is described, and named as
+# code, by that name, not by the host every such address shares; any other by its host.
+_NAMED_BY: dict[str, str | int] = {
+    "github.com": 1,
+    "gitlab.com": 1,
+    "bitbucket.org": 1,
+    "codeberg.org": 1,
+    "git.sr.ht": 1,
+    "sr.ht": 1,
+    "pkg.go.dev": -1,
+    "pypi.org": "project",
+    "npmjs.com": "package",
+    "crates.io": "crates",
+    "nuget.org": "packages",
+    "rubygems.org": "gems",
+    "packagist.org": "packages",
+    "hex.pm": "packages",
+    "pub.dev": "packages",
+}
 # A path (``src/db/pool.js:14``, ``C:\dev\App\Foo.cs``, ``node:internal/x/y:95:5``) or a
 # dotted name, which ``_stem`` reduces to the file's stem when it ends in a known extension
 # (``config.py``).
@@ -153,7 +160,7 @@ def _first_sentence(summary: str) -> str:
 
 def _reduced(text: str, *, whole: bool) -> str:
     text = unicodedata.normalize("NFC", " ".join(text[: READ_LIMIT * 2].split()))[:READ_LIMIT]
-    text = _URL.sub(lambda m: f" {_address(m[1], m[2])} ", text)
+    text = ADDRESS.sub(lambda m: f" {_address(m[1], m[2])} ", text)
     text = _NOISE.sub(" ", text)
     text = _PATH.sub(_stem, text)
     text = _EMPHASIS.sub("", text)  # "**根因分析**：…" is labelled as plainly as "根因分析：…"
@@ -172,17 +179,33 @@ def _reduced(text: str, *, whole: bool) -> str:
 
 
 def _address(host: str, path: str) -> str:
-    """An address as a name says it: a code host's or a package registry's by what its path
-    names last (``AppDataStorage``), any other by its host (``docs.python.org``)."""
-    host = host.lower().removeprefix("www.")
-    named = [
-        part
-        for part in re.split(r"[/#]", path.split("?", 1)[0])
-        if part and not part.isdigit() and part.lower() not in _ADDRESS_WORDS
-    ]
-    if host in _CODE_HOSTS and named:
-        return named[-1].removesuffix(".git")
-    return host
+    """An address as a description says it: by what it names (``address_name``), else by
+    its host (``docs.python.org``)."""
+    return address_name(host, path) or host.lower().removeprefix("www.")
+
+
+def address_name(host: str, path: str) -> str | None:
+    """The repository or package a code host's or a package registry's address names
+    (``AppDataStorage`` for ``github.com/ktsu-dev/AppDataStorage/tree/main``, ``httpx`` for
+    ``pypi.org/project/httpx/0.27.0``); None for any other address."""
+    where = _NAMED_BY.get(host.lower().split(":", 1)[0].removeprefix("www."))
+    parts = [p for p in re.split(r"/+", re.split(r"[?#]", path, maxsplit=1)[0]) if p]
+    if where is None or not parts:
+        return None
+    if isinstance(where, str):
+        at = next((i + 1 for i, p in enumerate(parts) if p.lower() == where), len(parts))
+        if at < len(parts) and parts[at].startswith("@") and at + 1 < len(parts):
+            at += 1  # an npm package's scope
+        if where == "packages" and host.endswith("packagist.org") and at + 1 < len(parts):
+            at += 1  # a vendor's package
+    elif where < 0:
+        at = len(parts) - 1
+    else:
+        upto = parts.index("-") if "-" in parts else len(parts)
+        at = upto - 1 if "-" in parts else where
+    if at >= len(parts):
+        return None
+    return parts[at].split("@", 1)[0].removesuffix(".git") or None
 
 
 def _stem(match: re.Match[str]) -> str:

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from memvault.derive.activity import PROMPT, RESPONSE, steps
-from memvault.derive.cues import at_opening, clean, is_decision, is_task, sentences
+from memvault.derive.cues import clean, is_decision, is_task, openers, sentences
 from memvault.domain import Event, Observation
 
 # The hooks whose raw text a digest reads; every other event is read from its observation.
@@ -64,10 +64,10 @@ def digest(events: Sequence[Event], observations: Sequence[Observation]) -> Dige
     said = dict.fromkeys(s.text for s in texts if s.role == RESPONSE)
     replies = _within(list(said), REPLY_CHARS)
     decisions: list[str] = []
-    said_by = [(text, True) for text in requests] + [(text, False) for text in replies]
-    for text, user in said_by:
-        for index, sentence in enumerate(sentences(clean(text))):
-            decides = is_decision(sentence, opening=at_opening(user, index))
+    said_by = [(text, openers(text)) for text in requests]
+    for text, opening in [*said_by, *((text, frozenset()) for text in replies)]:
+        for sentence in sentences(clean(text)):
+            decides = is_decision(sentence, opening=sentence in opening)
             if len(decisions) < DECISIONS and decides and sentence not in decisions:
                 decisions.append(sentence)
     files: Counter[str] = Counter()

@@ -229,10 +229,11 @@ def _recent_files(item: _Found, before: list[_Found]) -> list[Ref]:
 def _decisions(step: Step) -> list[str]:
     """Decisions stated in a prompt or reply, read with the fragment extractor's cues."""
     found = []
-    for index, sentence in enumerate(cues.sentences(step.text)):
+    openers = cues.openers(step.text) if step.role == PROMPT else frozenset()
+    for sentence in cues.sentences(step.text):
         if cues.is_question(sentence) or (step.role == RESPONSE and cues.is_narration(sentence)):
             continue
-        if cues.is_decision(sentence, opening=cues.at_opening(step.role == PROMPT, index)):
+        if cues.is_decision(sentence, opening=sentence in openers):
             found.append(clip(cues.statement(sentence), DECISION_LIMIT))
     return found
 

@@ -127,8 +127,9 @@ def _statements(session: list[Step], taken: list[str]) -> dict[str, list[_Candid
             continue
         if step.role not in (PROMPT, RESPONSE):
             continue
-        for index, sentence in enumerate(cues.sentences(cues.own_words(step.text))):
-            kind = _kind(sentence, step.role, cues.at_opening(step.role == PROMPT, index))
+        openers = cues.openers(step.text) if step.role == PROMPT else frozenset()
+        for sentence in cues.sentences(cues.own_words(step.text)):
+            kind = _kind(sentence, step.role, sentence in openers)
             if kind is None:
                 continue
             statement = clip(cues.statement(sentence), VALUE_LIMIT)

@@ -15,7 +15,7 @@ import functools
 import re
 
 from memvault.derive.code import calls
-from memvault.derive.describe import FILE_EXTENSIONS
+from memvault.derive.describe import ADDRESS, FILE_EXTENSIONS, address_name
 from memvault.derive.failures import library_name, without_library_frames
 from memvault.graph.model import NAME_LIMIT
 
@@ -121,7 +121,7 @@ def written_names(sentence: str, *, besides: str | None = None) -> tuple[str, ..
     is (``reset()`` is a plain word called). With ``besides`` (a project), none that is
     that project's own (``of_project``) counts. Read afresh each time: a request, read
     once, is not kept."""
-    sentence = without_library_frames(sentence)
+    sentence = _addresses_named(without_library_frames(sentence))
     found = [w for w in [*calls(sentence), *_NAME.findall(sentence)] if _code_shaped(w)]
     names: list[str] = []
     for name in found:
@@ -140,16 +140,19 @@ def _said_by(name: str) -> tuple[str, ...]:
     """The names a written name says a thing by: itself, and a dotted name also its last
     part when that is code-shaped (``Path.GetRandomFileName``, ``GetRandomFileName``); a
     path its file's name as ``file_names`` gives it (``src/db/PoolManager.ts``,
-    ``PoolManager.ts``; ``src/app.py`` alone), and an address only that
-    (``github.com/ktsu-dev/AppDataStorage`` is ``AppDataStorage``)."""
+    ``PoolManager.ts``; ``src/app.py`` alone)."""
     if "/" in name:
-        first = name.split("/", 1)[0]
-        own = tuple(n for n in file_names(name) if "/" not in n)
-        if "." in first and first.rsplit(".", 1)[-1].lower() not in FILE_EXTENSIONS:
-            return own  # a host: the address names only what its path names
-        return (name, *own)
+        return (name, *(n for n in file_names(name) if "/" not in n))
     last = name.rsplit(".", 1)[-1]
     return (name, last) if last != name and _SHAPED.search(last) else (name,)
+
+
+def _addresses_named(sentence: str) -> str:
+    """``sentence`` with each address written as what it names: a repository's or a
+    package's by its name (``derive.describe.address_name``: "use
+    https://github.com/ktsu-dev/AppDataStorage" is about ``AppDataStorage``), any other
+    address by nothing (a host is no name of the thing)."""
+    return ADDRESS.sub(lambda m: f" {address_name(m[1], m[2]) or ''} ", sentence)
 
 
 def request_names(text: str, *, besides: str | None = None) -> tuple[str, ...]:

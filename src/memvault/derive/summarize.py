@@ -181,10 +181,10 @@ def _digest(
     digest.result = _result(digest.since_task)
     for index, step in enumerate(conversation):
         later = conversation[index + 1 :]
-        for at, sentence in enumerate(cues.sentences(cues.own_words(step.text))):
+        openers = cues.openers(step.text) if step.role == PROMPT else frozenset()
+        for sentence in cues.sentences(cues.own_words(step.text)):
             narrated = step.role == RESPONSE and cues.is_narration(sentence)
-            opening = cues.at_opening(step.role == PROMPT, at)
-            if cues.is_decision(sentence, opening=opening) and not narrated:
+            if cues.is_decision(sentence, opening=sentence in openers) and not narrated:
                 digest.decisions.append(_item(cues.statement(sentence)))
             elif _open(sentence, narrated) and _unanswered(step, later):
                 digest.questions.append(_item(sentence))
