@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from memvault import Memory
 from memvault.derive.activity import steps
-from tests.context.conftest import start
+from tests.context.conftest import HASHING, TOKENS, start
 from tests.helpers import envelope
 
 QUERY = "how long is the access token valid"
@@ -26,14 +26,19 @@ def test_a_fragment_given_at_session_start_is_not_given_again_with_the_prompt(au
     assert packed.text == "" and packed.blocks == []
 
 
-def test_a_second_prompt_gets_only_what_is_new_and_nothing_when_nothing_is(auth_memory):
-    first = _ask(auth_memory, "one")
+def test_a_second_prompt_gets_only_what_is_new_and_nothing_when_nothing_is(memory):
+    """A session that had its start's block (the project knew nothing then)."""
+    for session in ("one", "two"):
+        start(memory, session)
+    memory.remember(TOKENS)
+    memory.remember(HASHING)
+    first = _ask(memory, "one")
     assert [b["kind"] for b in first.blocks].count("fragment") == 1
-    assert _ask(auth_memory, "one").text == ""
-    second = _ask(auth_memory, "one", "which algorithm hashes passwords")
+    assert _ask(memory, "one").text == ""
+    second = _ask(memory, "one", "which algorithm hashes passwords")
     assert "argon2id" in second.text and "access token: JWT" not in second.text
     # Another session is given the same fragment afresh.
-    assert "access token: JWT" in _ask(auth_memory, "two").text
+    assert "access token: JWT" in _ask(memory, "two").text
 
 
 def test_what_a_session_was_given_outlives_a_restart(tmp_path):

@@ -144,7 +144,9 @@ def test_a_decision_is_told_once_per_session_and_the_next_one_named_after_it(mem
     log = (
         BUILD_LOG + "\n  at Blast.Core.ParallelHasher.Run()\n  at Blast.Core.DiffPlexDiffer.Diff()"
     )
-    memory.capture.observe_many([event("later", 0, "prompt_submit", {"prompt": "build"})])
+    memory.context.start_session(
+        {"sessionId": "later", "project": PROJECT, "cwd": "/src/blast", "agentId": "cursor"}
+    )
     blocks = [
         memory.context.context(project=PROJECT, query=log, session_id="later").text
         for _ in range(3)

@@ -3,8 +3,8 @@ once."""
 
 from __future__ import annotations
 
-from memvault.memory import context as context_module
-from memvault.memory.context import STANDING_FRAGMENTS, STANDING_SESSIONS
+from memvault.memory import standing as standing_module
+from memvault.memory.standing import STANDING_FRAGMENTS, STANDING_SESSIONS
 from memvault.vault.remember import Draft
 from tests.helpers import envelope
 
@@ -118,7 +118,7 @@ def test_what_an_agent_said_once_in_passing_is_not_the_projects_standing_memory(
 def test_a_confirmed_fragment_behind_many_newer_passing_remarks_is_still_told(memory, monkeypatch):
     """The block ranks a window of the project's newest fragments: one of the user's is
     found behind a window's worth of an agent's remarks, which the block leaves out."""
-    monkeypatch.setattr(context_module, "STANDING_READ", 3)
+    monkeypatch.setattr(standing_module, "STANDING_READ", 3)
     _fragment(memory, "The user chose argon2id for passwords.", ["decision: argon2id"], 0.9,
               confidence=0.9, source="session s1", date="2026-11-01")  # fmt: skip
     for n in range(7):
@@ -134,7 +134,7 @@ def test_a_days_memories_as_important_are_told_in_the_order_they_were_said(memor
     """A replayed or imported history is derived in any order. Where the block's cut falls
     among one day's memories as important as each other, the ones said last are told: by
     the last event of the session each came from, not by when each was derived."""
-    monkeypatch.setattr(context_module, "STANDING_FRAGMENTS", 2)
+    monkeypatch.setattr(standing_module, "STANDING_FRAGMENTS", 2)
     said_at = {"s-morning": "08", "s-noon": "12", "s-evening": "18"}
     for session, hour in said_at.items():
         memory.observe(envelope(session, timestamp=f"2026-11-20T{hour}:00:00.000Z"))
@@ -151,7 +151,7 @@ def test_a_memory_from_no_session_goes_after_the_days_said_ones(memory, monkeypa
     """A fragment is dated by its author's day, its session's events in UTC: a session that
     ended late on the 19th (UTC) may have memories of the 20th. Saved without a session, a
     memory has no time of day to be told by, and goes after them."""
-    monkeypatch.setattr(context_module, "STANDING_FRAGMENTS", 1)
+    monkeypatch.setattr(standing_module, "STANDING_FRAGMENTS", 1)
     memory.observe(envelope("s-night", timestamp="2026-11-19T23:30:00.000Z"))
     _fragment(memory, "The user chose the night rule.", ["decision: the night rule"],
               confidence=0.9, source="session s-night", date="2026-11-20")  # fmt: skip

@@ -12,7 +12,7 @@ import sys
 
 import httpx
 
-from memvault.memory.context import STANDING_FRAGMENTS
+from memvault.memory.standing import STANDING_FRAGMENTS
 from tests.helpers import wait_for
 from tests.hooks.runner import answer, fixture, hook_env, injections, placed, run_hook
 

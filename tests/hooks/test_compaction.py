@@ -1,10 +1,13 @@
 """A compacted conversation gets its memory again: when Claude Code compacts a session
 (PreCompact, then SessionStart with source "compact"), what memory gave the agent was in
 the conversation that the summary replaced, so the session start's block after it gives
-the project's memory again. A resumed session keeps its conversation, and is not given
-what it holds already."""
+the project's memory again; Gemini, which takes no start block, gets it with its next
+prompt's. A resumed session keeps its conversation, and is not given what it holds
+already."""
 
 from __future__ import annotations
+
+from datetime import UTC, datetime
 
 import httpx
 
@@ -63,3 +66,39 @@ def test_a_compaction_that_reaches_the_server_late_forgets_only_what_came_before
     )
     assert stored.status_code == 200 and stored.json()["imported"] == 1, stored.text
     assert SAID not in start_block(server, project, session, "resume")
+
+
+def gemini(server, payload: dict) -> dict | None:
+    """A Gemini hook run, dated now: Gemini stamps each payload with its own time."""
+    now = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return answer(
+        run_hook("gemini", {**payload, "timestamp": now}, hook_env(server.home, server.url))
+    )
+
+
+def gemini_prompt(server, project, session: str, prompt: str) -> str:
+    payload = {**placed(fixture("gemini", "BeforeAgent"), project, session), "prompt": prompt}
+    said = gemini(server, payload)
+    return said["hookSpecificOutput"]["additionalContext"] if said else ""
+
+
+def test_gemini_gets_the_standing_memory_with_its_first_prompt_and_after_a_compression(
+    server, project
+):
+    """Gemini takes no block at a session's start, and runs no start after it compresses
+    the conversation: the project's standing memory comes with the next prompt's block,
+    once each time."""
+    remember(server, project)
+    session = "gemini-standing"
+    assert gemini(server, placed(fixture("gemini", "SessionStart"), project, session)) is None
+    assert SAID in gemini_prompt(server, project, session, "add a dark mode toggle to settings")
+    assert SAID not in gemini_prompt(server, project, session, "and a test for the toggle")
+    compress = {
+        **placed(fixture("gemini", "SessionStart"), project, session),
+        "hook_event_name": "PreCompress",
+        "trigger": "auto",
+    }
+    compress.pop("source")
+    assert gemini(server, compress) is None
+    assert SAID in gemini_prompt(server, project, session, "now make the toggle remember")
+    assert SAID not in gemini_prompt(server, project, session, "and document the toggle")

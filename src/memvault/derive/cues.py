@@ -50,9 +50,8 @@ DIRECTION = re.compile(
 # decides nothing), only among a prompt's opening sentences (``openers``: a pasted
 # document's "Use this flag to …" is not theirs), never what it points at ("use this
 # workspace", "don't use that"), a tool used for one task ("Use the Done button to close
-# the dialog", "use X to find it": ``_ONE_TASK``), a noun ("Use of unassigned local
-# variable", "使用率", "使用者"), nor a failure told ("使用 X 指令日志就无法输出", "use the
-# retry helper, the upload still fails": ``_FAILS``).
+# the dialog": ``_ONE_TASK``), a noun ("Use of unassigned local variable", "使用率"), nor a
+# failure told ("使用 X 指令日志就无法输出", "the upload still fails": ``_FAILS``).
 _POINTED = r"(?!(?:it|this|that|these|those|them|the following|the above|one|some|of|after)\b)"
 DIRECTIVE = re.compile(
     r"^(?:@\S+\s+)*(?:(?:please|pls|so|ok(?:ay)?|now|also|and|just),? )?(?:always )?"
@@ -415,8 +414,8 @@ def is_decision(sentence: str, *, opening: bool = False) -> bool:
 
 
 def is_directive(sentence: str) -> bool:
-    """Whether ``sentence`` directs a choice in plain words (``DIRECTIVE``): a decision when
-    the user says it at a prompt's opening, not a question asked, nor a failure told."""
+    """Whether ``sentence`` directs a choice in plain words (``DIRECTIVE``, ``_ONE_TASK``,
+    ``_FAILS``): a decision when the user says it at a prompt's opening."""
     said = sentence.replace("\u2019", "'").strip().lstrip("*_ ")
     found = DIRECTIVE.search(said)
     if found is None or is_question(said) or _FAILS.search(said):

@@ -4,17 +4,16 @@ block gave it, so that the next block gives only what is new."""
 
 from __future__ import annotations
 
-import functools
 import logging
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
 from memvault.analyzer import kept_tokens
 from memvault.config import Settings
-from memvault.domain import Document, Session, iso, utc_now
+from memvault.domain import Session, iso, utc_now
 from memvault.errors import InvalidInput, VaultUnwritable
 from memvault.ingest import Envelope, Redactor, prepare
 from memvault.ingest.envelope import SessionStart, validate
@@ -23,21 +22,14 @@ from memvault.memory.board import Board
 from memvault.memory.index import Index
 from memvault.memory.reading import INJECTION_HOOK, recent_injections
 from memvault.memory.recall import Recall
-from memvault.memory.staleness import FileCheck, current, project_folder, retired_mark
-from memvault.memory.telling import (
-    Decisions,
-    drawn_from,
-    in_passing,
-    prompt_hits,
-    tellable_observation,
-    tellable_summary,
-)
+from memvault.memory.staleness import FileCheck, current, project_folder
+from memvault.memory.standing import GIVEN, owed, standing_memory
+from memvault.memory.telling import Decisions, prompt_hits, tellable_observation
 from memvault.search import context as packing
 from memvault.search import focus
 from memvault.search.context import MEMORY_KINDS
 from memvault.search.engine import Hit
 from memvault.search.query import Query, parse
-from memvault.search.ranking import recency
 from memvault.store import Store
 from memvault.vault import maintain
 from memvault.vault.lifecycle import Report
@@ -49,13 +41,6 @@ CONTEXT_QUOTAS = {"fragment": 8, "summary": 5, "session": 5, "observation": 20}
 # left out of its request's term counts: a bounded read on the hook path.
 OWN_DOCUMENTS = 20
 PROMPT_HOOK = "prompt_submit"
-# A session start's block, the project's standing memory, short: its most important live
-# fragments and its latest sessions (on the real coding sessions it was 12 items and 1,200
-# tokens a start, 4 % of them from a session the first request was about).
-STANDING_FRAGMENTS = 5
-STANDING_SESSIONS = 3
-STANDING_READ = 200  # a project's newest live memories of a kind the standing block ranks
-STANDING_SCANNED = 5000  # at most read for them
 ENRICH_LIMIT = 8
 ENRICH_QUOTAS = {"fragment": 5, "observation": ENRICH_LIMIT * 4}
 # What an injection record lists: the memories given, and the report line.
@@ -134,8 +119,10 @@ class Context:
         prompt, its own observations, its board row) and whatever an earlier block of the
         same session already gave, but a decision the request names that only a block
         without a request (the session start's) gave; when nothing is new, the block is
-        empty. Each block given is recorded in the session (``record_injection``), with
-        ``answering`` the host event it answered."""
+        empty. A request's block for a session that has not had the standing memory since
+        it started or was compacted (``standing.owed``) carries it too, after what the
+        request is about. Each block given is recorded in the session
+        (``record_injection``), with ``answering`` the host event it answered."""
         budget = budget or self.settings.context_tokens
         if budget < 50:
             raise InvalidInput("budget must be at least 50 tokens", fields=["budget"])
@@ -145,8 +132,14 @@ class Context:
         session = self.store.get_session(session_id) if session_id else None
         own_row = session.board_session_id if session is not None else None
         given_by = self.store.injected(session_id) if session_id else {}
+        # A block without a request is the standing memory; a request's block carries it
+        # too while the session has not had it (its host took no start block, or its
+        # conversation was compacted since).
+        owes = not asked or (session is not None and owed(given_by))
+        given_by.pop(GIVEN, None)
         given = set(given_by)
         retold: set[tuple[str, str]] = set()
+        standing: set[str] = set()  # the standing memory's keys, when the block carries it
         if asked:
             assert query is not None
             found = self.index.searcher.find(query, CONTEXT_QUOTAS, project=project)
@@ -181,14 +174,16 @@ class Context:
                 *(h for h in fragments if (h.document.kind, h.document.key) not in told),
             ]
         else:
-            # The project's standing memory: what an agent said once in passing is its
-            # session's, told with that session when a request is about it.
-            fragments = self._standing(
-                project, "fragment", STANDING_FRAGMENTS, keep=lambda d: not in_passing(d)
+            fragments, summaries, observations = [], [], []
+        if owes:
+            # After what the request is about, each item once.
+            more = standing_memory(
+                self.store, self.index.weights, project, own_row=own_row, session_id=session_id
             )
-            told = functools.partial(tellable_summary, own_row=own_row, session_id=session_id)
-            summaries = self._standing(project, "summary", STANDING_SESSIONS, keep=told)
-            observations = []
+            chosen = {h.document.key for h in [*fragments, *summaries]}
+            standing = {h.document.key for hits in more for h in hits} - chosen
+            fragments += [h for h in more[0] if h.document.key in standing]
+            summaries += [h for h in more[1] if h.document.key in standing]
         project_summary = (
             maintain.read_summary(self.settings.fragments_path, project) if project else None
         )
@@ -214,6 +209,7 @@ class Context:
             project=project,
             words=self.words,
             label="relevant" if asked else "standing",
+            standing=standing,
             searched=asked,
             repeated=found > len(fragments),
             terms=terms,
@@ -223,7 +219,10 @@ class Context:
             # standing block is the same few fragments every time: not a sign of use.)
             shown = {block["id"] for block in packed.blocks if block["kind"] == "fragment"}
             self.recall.accessed([hit.document for hit in fragments if hit.document.key in shown])
-        return self._given(packed, session, given, answering=answering, query=query)
+        carried = standing if owes else None
+        return self._given(
+            packed, session, given, answering=answering, query=query, standing=carried
+        )
 
     def _given(
         self,
@@ -233,15 +232,21 @@ class Context:
         *,
         answering: str | None,
         query: str | None = None,
+        standing: set[str] | None = None,
     ) -> packing.Packed:
         """The block as the session gets it: nothing when it holds nothing new (the
         session has its report line already), and recorded when it holds anything. A
-        session memvault does not know (no event yet) gets the whole block, unrecorded."""
+        session memvault does not know (no event yet) gets the whole block, unrecorded.
+        ``standing``: the keys of the standing memory it carries, when it carries it."""
         if session is None:
             return packed
+        if standing is not None:
+            self.store.record_injected(session.id, [GIVEN], iso(utc_now()), asked=False)
         if not packed.items() and given:
             return packing.Packed(text="", tokens=0, budget=packed.budget)
-        self.record_injection(session, packed, answering=answering, query=query)
+        self.record_injection(
+            session, packed, answering=answering, query=query, standing=standing or set()
+        )
         return packed
 
     @property
@@ -312,41 +317,6 @@ class Context:
         """Board row → its host session, for every tied session."""
         return {board: host for board, (host, _) in self.store.board_links().items()}
 
-    def _standing(
-        self, project: str | None, kind: str, limit: int, keep: Callable[[Document], bool] = bool
-    ) -> list[Hit]:
-        """Without a query: a project's ``limit`` live memories (not superseded, resolved
-        or done; of those ``keep`` keeps) by importance and recency alone, of its newest
-        ``STANDING_READ`` such memories (read past those ``keep`` leaves out, at most
-        ``STANDING_SCANNED`` in all: a project's newest fragments may all be an agent's
-        passing remarks)."""
-        documents: list[Document] = []
-        offset = 0
-        while len(documents) < STANDING_READ and offset < STANDING_SCANNED:
-            batch = self.store.list_documents(
-                kind, project=project, limit=STANDING_READ, offset=offset
-            )
-            offset += len(batch)
-            documents += [
-                document
-                for document in batch
-                # Idle board rows are sessions nobody described yet: nothing to tell.
-                if document.meta.get("status") != "idle"
-                and retired_mark(document.summary) is None
-                and keep(document)
-            ]
-            if len(batch) < STANDING_READ:
-                break
-        documents = documents[:STANDING_READ]
-        now, weights = utc_now(), self.index.weights
-        hits = []
-        for document in documents:
-            fresh = recency(document.updated_at, now, weights.decay)
-            score = weights.score(0.0, document.importance, fresh)
-            hits.append(Hit(document, score, 0.0, document.importance, fresh))
-        hits.sort(key=lambda hit: hit.score, reverse=True)
-        return _said_order(self.store, hits, limit)[:limit]
-
     def enrich(
         self,
         *,
@@ -400,16 +370,22 @@ class Context:
         *,
         answering: str | None,
         query: str | None = None,
+        standing: Collection[str] = (),
     ) -> None:
         """Note in the session what a memory block gave its agent: the ids (so the next
-        block gives only what is new) and a ``context_injected`` event (what the agent was
+        block gives only what is new), each as given for a request or not (the standing
+        memory's ``standing`` never is), and a ``context_injected`` event (what the agent was
         told, for `memvault session show` and the session's events), unless the block
         was only the report line. The event is bookkeeping: it is never injected,
         summarized or learned from."""
         session_id = session.id
         now = iso(utc_now())
         items = [(b["kind"], b["id"]) for b in packed.blocks if b["kind"] in INJECTED_KINDS]
-        self.store.record_injected(session_id, items, now, asked=bool(query and query.strip()))
+        asked = [item for item in items if item[1] not in standing]
+        self.store.record_injected(session_id, asked, now, asked=bool(query and query.strip()))
+        self.store.record_injected(
+            session_id, [item for item in items if item[1] in standing], now, asked=False
+        )
         if not packed.items():
             return  # only the report line that memory had nothing: no event for it
         data = {
@@ -447,32 +423,3 @@ class Context:
         if link is None:
             return []
         return recent_injections(self.store, link[0], scan=None)[0]
-
-
-def _said_order(store: Store, hits: list[Hit], limit: int) -> list[Hit]:
-    """``hits`` (best first) with the tie the cut at ``limit`` falls in (memories as
-    important as each other, of one day) put in the order they were said, newest
-    first: by the last event of the sessions each came from (``drawn_from``). The index's
-    order is when each was derived, and a replayed or imported history is derived in any
-    order. Memories from no session keep their order, after the day's said ones."""
-    if len(hits) <= limit or hits[limit - 1].score != hits[limit].score:
-        return hits
-    tied = hits[limit - 1].score
-    start = next(i for i, hit in enumerate(hits) if hit.score == tied)
-    end = next((i for i in range(start, len(hits)) if hits[i].score != tied), len(hits))
-    ended: dict[str, str | None] = {}
-
-    def last_event(session_id: str) -> str | None:
-        if session_id not in ended:
-            session = store.get_session(session_id)
-            ended[session_id] = session.last_event_at if session is not None else None
-        return ended[session_id]
-
-    def said(hit: Hit) -> tuple[bool, str]:
-        own = hit.document.session_id
-        lasts = [
-            last for s in ({own} if own else drawn_from(hit.document)) if (last := last_event(s))
-        ]
-        return (True, max(lasts)) if lasts else (False, "")
-
-    return [*hits[:start], *sorted(hits[start:end], key=said, reverse=True), *hits[end:]]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from memvault import analyzer
@@ -189,13 +189,15 @@ def report_line(
     *,
     words: Strings | None = None,
     label: str = "relevant",
+    standing: Collection[str] = (),
     searched: bool = False,
     repeated: bool = False,
 ) -> str:
     """The line an agent shows its user: the fragments read, each with its label
-    (``relevant`` for a request, ``standing`` for a project's standing block), or that
-    nothing relevant was found (``searched``), that what was found the session has
-    (``repeated``), or that there is nothing yet."""
+    (``relevant`` for a request, ``standing`` for a project's standing block and for the
+    fragments whose keys are in ``standing``), or that nothing relevant was found
+    (``searched``), that what was found the session has (``repeated``), or that there is
+    nothing yet."""
     words = words or strings()
     if not fragments:
         if repeated:
@@ -204,8 +206,12 @@ def report_line(
             n=0, listed=words.nothing_relevant if searched else words.nothing_yet
         )
     tag = words.relevant if label == "relevant" else words.standing
+
+    def tagged(hit: Hit) -> str:
+        return words.standing if hit.document.key in standing else tag
+
     listed = "; ".join(
-        f"{_short_title(hit.document.title)}: {_clip(hit.document.summary, 60)} → {tag}"
+        f"{_short_title(hit.document.title)}: {_clip(hit.document.summary, 60)} → {tagged(hit)}"
         for hit in fragments
     )
     return words.report.format(n=len(fragments), listed=listed)
@@ -221,6 +227,7 @@ def pack(
     project: str | None = None,
     words: Strings | None = None,
     label: str = "relevant",
+    standing: Collection[str] = (),
     searched: bool = False,
     repeated: bool = False,
     terms: Iterable[str] = (),
@@ -243,7 +250,14 @@ def pack(
         return True
 
     def line_of(kept: list[Hit]) -> str:
-        return report_line(kept, words=words, label=label, searched=searched, repeated=repeated)
+        return report_line(
+            kept,
+            words=words,
+            label=label,
+            standing=standing,
+            searched=searched,
+            repeated=repeated,
+        )
 
     # As many fragments as fit together with the report line that lists them.
     kept: list[Hit] = []
