@@ -303,6 +303,17 @@ FIX_IN_CHAT = (
             'call last):\n  File "app.py", line 3\nKeyError: 1\n```',
             "KeyError: 1.",
         ),
+        # Said of the run that failed: still only an introduction.
+        (
+            "When I run the tests I get this error:\n```\nFAILED tests/test_api.py::test_login"
+            " - KeyError: 'id'\n```",
+            "FAILED tests/test_api.py::test_login - KeyError: 'id'.",
+        ),
+        (
+            "when building I get this error:\n```\nerror CS0246: The type 'Foo' could not be "
+            "found\n```",
+            "error CS0246: The type 'Foo' could not be found.",
+        ),
     ],
 )
 def test_a_request_that_only_introduces_a_quoted_failure_leads_with_it(prompt, opening):
@@ -320,6 +331,7 @@ def test_a_request_that_only_introduces_a_quoted_failure_leads_with_it(prompt, o
         "I have a problem with this function:\n```python\ndef parse(rows): pass\n```",
         "The health check fails with this error:\n```\n503\n```",
         "We get this error:\n```\n503\n```",
+        "When I run the tests, fix this error:\n```\nKeyError: 'id'\n```",
     ],
 )
 def test_other_requests_lead_with_their_own_words(prompt):

@@ -218,7 +218,7 @@ _INTRODUCING_WORDS = """
 for the code present we i you get got getting see seeing have having this these following
 error errors warning warnings exception exceptions message messages traceback a an it its
 it's still again now is are am i'm there here output broken failing fails failed same
-another new hey ok okay so but and
+another new hey ok okay so but and when the run running try trying test tests build building
 """
 _INTRODUCING = frozenset(_INTRODUCING_WORDS.split())
 # A fence's tag that says it holds output, not code.
