@@ -53,6 +53,12 @@ def test_a_session_given_no_start_block_gets_the_standing_memory_with_its_first_
         key.rsplit(" - ", 1)[-1]: by for (kind, key), by in injected.items() if kind == "fragment"
     }
     assert given == {"login tokens.md": True, "password hashing.md": False}
+    # Carried along, not chosen for the task: no use of it is counted.
+    used = {
+        d.key.rsplit(" - ", 1)[-1]: d.access_count
+        for d in auth_memory.store.list_documents("fragment", project="demo-app", limit=10)
+    }
+    assert used == {"login tokens.md": 1, "password hashing.md": 0}
 
 
 def test_a_session_whose_start_gave_the_standing_memory_gets_only_its_requests(auth_memory):

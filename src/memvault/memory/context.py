@@ -218,6 +218,7 @@ class Context:
             # Chosen for this task and handed to the agent: a read. (A session start's
             # standing block is the same few fragments every time: not a sign of use.)
             shown = {block["id"] for block in packed.blocks if block["kind"] == "fragment"}
+            shown -= standing  # carried along, not chosen for the task
             self.recall.accessed([hit.document for hit in fragments if hit.document.key in shown])
         carried = standing if owes else None
         return self._given(
