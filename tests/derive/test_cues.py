@@ -102,6 +102,7 @@ def test_a_prompts_opening_is_its_own_words_first_sentences():
     pasted = " ".join(f"Step {n} is here." for n in range(9)) + " Use the --interactive flag."
     assert len(cues.openers(pasted)) == cues.DIRECTED_SENTENCES
     assert "Use the --interactive flag." not in cues.openers(pasted)
+    assert cues.openers("/compact use pnpm") == frozenset()  # a slash command, no task
 
 
 @pytest.mark.parametrize(

@@ -426,8 +426,8 @@ def is_directive(sentence: str) -> bool:
 def openers(prompt: str) -> frozenset[str]:
     """The sentences of a user's ``prompt`` that may direct a choice plainly
     (``is_decision``'s ``opening``): its own words' first ``DIRECTED_SENTENCES``, whichever
-    way a caller reads the prompt's sentences."""
-    return frozenset(sentences(own_words(prompt))[:DIRECTED_SENTENCES])
+    way a caller reads the prompt's sentences; none of a prompt that is no task."""
+    return frozenset(sentences(own_words(prompt))[:DIRECTED_SENTENCES] if is_task(prompt) else ())
 
 
 def _decides_nothing(sentence: str) -> bool:
