@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from memvault.derive import cues
 from memvault.derive.synthetic import compress
 from memvault.domain import Event, Observation
 
@@ -50,6 +51,12 @@ class Step:
     target: str = ""  # for a search or a web tool: the query, pattern or URL
     files: tuple[str, ...] = ()
     rejected: bool = False  # the user refused the tool call
+
+    @property
+    def openers(self) -> frozenset[str]:
+        """The sentences that may direct a choice plainly (``cues.openers``): a prompt's
+        opening ones, none of anything else."""
+        return cues.openers(self.text) if self.role == PROMPT else frozenset()
 
     @property
     def changes_files(self) -> bool:

@@ -38,28 +38,18 @@ FILE_EXTENSIONS = frozenset({
 })
 # fmt: on
 ADDRESS = re.compile(r"\b(?:https?|ftp|file)://([^\s/)\]>\"'`]+)([^\s)\]>\"'`]*)", re.IGNORECASE)
-# Where a code host's or a package registry's address names a repository or a package: the
-# part of its path after the word given (``pypi.org/project/<name>``), or at the place given
-# (``github.com/<owner>/<repo>/…``, ``gitlab.com/<group>/<repo>/-/…``, the repository before
-# ``-``; ``pkg.go.dev/…/<module>@v1``, the last). Such an address is described, and named as
-# code, by that name, not by the host every such address shares; any other by its host.
-_NAMED_BY: dict[str, str | int] = {
-    "github.com": 1,
-    "gitlab.com": 1,
-    "bitbucket.org": 1,
-    "codeberg.org": 1,
-    "git.sr.ht": 1,
-    "sr.ht": 1,
-    "pkg.go.dev": -1,
-    "pypi.org": "project",
-    "npmjs.com": "package",
-    "crates.io": "crates",
-    "nuget.org": "packages",
-    "rubygems.org": "gems",
-    "packagist.org": "packages",
-    "hex.pm": "packages",
-    "pub.dev": "packages",
+# Where a code host's or a package registry's address names a repository or a package: at
+# this place in its path (``github.com/<owner>/<repo>/…``, ``pypi.org/project/<name>/…``,
+# ``packagist.org/packages/<vendor>/<name>``, the last of ``pkg.go.dev/…/<module>@v1``).
+# Such an address is described, and named as code, by that name, not by the host every such
+# address shares; any other by its host.
+# fmt: off
+_NAMED_AT = {
+    "github.com": 1, "gitlab.com": 1, "bitbucket.org": 1, "codeberg.org": 1, "git.sr.ht": 1,
+    "sr.ht": 1, "pypi.org": 1, "npmjs.com": 1, "crates.io": 1, "nuget.org": 1,
+    "rubygems.org": 1, "hex.pm": 1, "pub.dev": 1, "packagist.org": 2, "pkg.go.dev": -1,
 }
+# fmt: on
 # A path (``src/db/pool.js:14``, ``C:\dev\App\Foo.cs``, ``node:internal/x/y:95:5``) or a
 # dotted name, which ``_stem`` reduces to the file's stem when it ends in a known extension
 # (``config.py``).
@@ -188,21 +178,14 @@ def address_name(host: str, path: str) -> str | None:
     """The repository or package a code host's or a package registry's address names
     (``AppDataStorage`` for ``github.com/ktsu-dev/AppDataStorage/tree/main``, ``httpx`` for
     ``pypi.org/project/httpx/0.27.0``); None for any other address."""
-    where = _NAMED_BY.get(host.lower().split(":", 1)[0].removeprefix("www."))
+    at = _NAMED_AT.get(host.lower().split(":", 1)[0].removeprefix("www."))
     parts = [p for p in re.split(r"/+", re.split(r"[?#]", path, maxsplit=1)[0]) if p]
-    if where is None or not parts:
+    if at is None or not parts:
         return None
-    if isinstance(where, str):
-        at = next((i + 1 for i, p in enumerate(parts) if p.lower() == where), len(parts))
-        if at < len(parts) and parts[at].startswith("@") and at + 1 < len(parts):
-            at += 1  # an npm package's scope
-        if where == "packages" and host.endswith("packagist.org") and at + 1 < len(parts):
-            at += 1  # a vendor's package
-    elif where < 0:
-        at = len(parts) - 1
-    else:
-        upto = parts.index("-") if "-" in parts else len(parts)
-        at = upto - 1 if "-" in parts else where
+    if "-" in parts[1:]:  # GitLab's ``<group>/<subgroup>/<repo>/-/…``
+        at = parts.index("-") - 1
+    elif at < len(parts) - 1 and parts[at].startswith("@"):  # an npm package's scope
+        at += 1
     if at >= len(parts):
         return None
     return parts[at].split("@", 1)[0].removesuffix(".git") or None

@@ -64,8 +64,9 @@ def digest(events: Sequence[Event], observations: Sequence[Observation]) -> Dige
     said = dict.fromkeys(s.text for s in texts if s.role == RESPONSE)
     replies = _within(list(said), REPLY_CHARS)
     decisions: list[str] = []
-    said_by = [(text, openers(text)) for text in requests]
-    for text, opening in [*said_by, *((text, frozenset()) for text in replies)]:
+    spoken = [(text, openers(text)) for text in requests]
+    spoken += [(text, frozenset()) for text in replies]
+    for text, opening in spoken:
         for sentence in sentences(clean(text)):
             decides = is_decision(sentence, opening=sentence in opening)
             if len(decisions) < DECISIONS and decides and sentence not in decisions:

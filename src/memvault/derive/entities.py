@@ -229,7 +229,7 @@ def _recent_files(item: _Found, before: list[_Found]) -> list[Ref]:
 def _decisions(step: Step) -> list[str]:
     """Decisions stated in a prompt or reply, read with the fragment extractor's cues."""
     found = []
-    openers = cues.openers(step.text) if step.role == PROMPT else frozenset()
+    openers = step.openers
     for sentence in cues.sentences(step.text):
         if cues.is_question(sentence) or (step.role == RESPONSE and cues.is_narration(sentence)):
             continue

@@ -127,7 +127,7 @@ def _statements(session: list[Step], taken: list[str]) -> dict[str, list[_Candid
             continue
         if step.role not in (PROMPT, RESPONSE):
             continue
-        openers = cues.openers(step.text) if step.role == PROMPT else frozenset()
+        openers = step.openers
         for sentence in cues.sentences(cues.own_words(step.text)):
             kind = _kind(sentence, step.role, sentence in openers)
             if kind is None:

@@ -181,7 +181,7 @@ def _digest(
     digest.result = _result(digest.since_task)
     for index, step in enumerate(conversation):
         later = conversation[index + 1 :]
-        openers = cues.openers(step.text) if step.role == PROMPT else frozenset()
+        openers = step.openers
         for sentence in cues.sentences(cues.own_words(step.text)):
             narrated = step.role == RESPONSE and cues.is_narration(sentence)
             if cues.is_decision(sentence, opening=sentence in openers) and not narrated:
