@@ -241,13 +241,11 @@ class Context:
         ``standing``: the keys of the standing memory it carries, when it carries it."""
         if session is None:
             return packed
-        if standing is not None:
-            self.store.record_injected(session.id, [GIVEN], iso(utc_now()), asked=False)
         if not packed.items() and given:
+            if standing is not None:  # all of it given since: had all the same
+                self.store.record_injected(session.id, [GIVEN], iso(utc_now()), asked=False)
             return packing.Packed(text="", tokens=0, budget=packed.budget)
-        self.record_injection(
-            session, packed, answering=answering, query=query, standing=standing or set()
-        )
+        self.record_injection(session, packed, answering=answering, query=query, standing=standing)
         return packed
 
     @property
@@ -371,22 +369,23 @@ class Context:
         *,
         answering: str | None,
         query: str | None = None,
-        standing: Collection[str] = (),
+        standing: Collection[str] | None = None,
     ) -> None:
         """Note in the session what a memory block gave its agent: the ids (so the next
         block gives only what is new), each as given for a request or not (the standing
-        memory's ``standing`` never is), and a ``context_injected`` event (what the agent was
-        told, for `memvault session show` and the session's events), unless the block
-        was only the report line. The event is bookkeeping: it is never injected,
-        summarized or learned from."""
+        memory's, ``standing``, never is, and when the block carries it, that it did:
+        ``standing.GIVEN``), and a ``context_injected`` event (what the agent was told, for
+        `memvault session show` and the session's events), unless the block was only the
+        report line. The event is bookkeeping: it is never injected, summarized or learned
+        from."""
         session_id = session.id
         now = iso(utc_now())
         items = [(b["kind"], b["id"]) for b in packed.blocks if b["kind"] in INJECTED_KINDS]
-        asked = [item for item in items if item[1] not in standing]
-        self.store.record_injected(session_id, asked, now, asked=bool(query and query.strip()))
-        self.store.record_injected(
-            session_id, [item for item in items if item[1] in standing], now, asked=False
-        )
+        carried = standing or ()
+        asked = [i for i in items if i[1] not in carried] if query and query.strip() else []
+        rest = [i for i in items if i not in asked] + ([GIVEN] if standing is not None else [])
+        self.store.record_injected(session_id, asked, now, asked=True)  # none: no write
+        self.store.record_injected(session_id, rest, now, asked=False)
         if not packed.items():
             return  # only the report line that memory had nothing: no event for it
         data = {
