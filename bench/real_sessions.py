@@ -34,9 +34,11 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.parse
@@ -302,11 +304,12 @@ def memories(block: dict) -> list[tuple[str, str]]:
     return [(b["kind"], b["id"]) for b in block["blocks"] if b["kind"] in MEMORY_KINDS]
 
 
-def ask(url: str, question: dict, n: int, *, stored: bool = False) -> dict:
+def ask(url: str, question: dict, n: int, *, stored: bool = False, again: bool = False) -> dict:
     """One question as a new session's first prompt; what each call gave. ``stored``: the
     request is stored as the hook stores it, and indexed, before its block is asked for
     (the search is asked first, so its figures do not move)."""
-    session = f"real-sessions-question-{n}"
+    # Asked again of a kept home, which has had the question's session: a new one.
+    session = f"real-sessions-question-{n}" + (f"-{time.time_ns()}" if again else "")
     project, query = question["project"], asked(question)
     started = call(
         url,
@@ -383,24 +386,36 @@ def run_mode(
     when_indexed: bool = False,
     stored: bool = False,
     keep: Path | None = None,
+    kept: Path | None = None,
 ) -> dict:
     env = dict(MODES[mode])
     if keep is not None:  # the server's home (store, vault) kept for reading afterwards
         (keep / mode).mkdir(parents=True, exist_ok=True)
         env["MEMVAULT_HOME"] = str(keep / mode)
+    copied = None
+    if kept is not None:  # asked of a copy of a kept home: nothing ingested, nothing waited
+        copied = tempfile.TemporaryDirectory(prefix="memvault-kept-")
+        home = Path(copied.name) / mode
+        shutil.copytree(kept / mode, home, ignore=shutil.ignore_patterns("serving.lock"))
+        env["MEMVAULT_HOME"] = str(home)
     try:
         with running_server(**env) as url:
             wait_embedder(url)
             began = time.perf_counter()
-            events = ingest(url, history)
+            events = ingest(url, history) if kept is None else 0
             posted = time.perf_counter() - began
             indexed_s, report = wait_for(url, began, cap, indexed)
             seconds = None
             during: list[float] = []  # /search while a backlog is being embedded, ms
-            if not when_indexed:
+            if kept is not None:
+                seconds, report = wait_for(url, began, cap, caught_up)
+            elif not when_indexed:
                 probe = prober(url, questions, during)
                 seconds, report = wait_for(url, began, cap, caught_up, probe)
-            asked_rows = [ask(url, q, n, stored=stored) for n, q in enumerate(questions)]
+            asked_rows = [
+                ask(url, q, n, stored=stored, again=kept is not None)
+                for n, q in enumerate(questions)
+            ]
             fragments_dir = PurePosixPath(report["vault"]["fragmentsFolder"]).name
             every = {item for r in asked_rows for item in r["start_items"] + r["prompt_items"]}
             sources = trace(url, every, fragments_dir)
@@ -408,6 +423,9 @@ def run_mode(
         # A server still embedding a backlog can take longer to stop than the helper waits
         # for; it was told to stop, and the figures are already read.
         print(f"{mode}: the server did not stop within 30 s of being told to", flush=True)
+    finally:
+        if copied is not None:
+            copied.cleanup()
     rows = []
     for question, got in zip(questions, asked_rows, strict=True):
         rows.append(
@@ -663,6 +681,12 @@ def main() -> None:
         type=Path,
         help="keep each mode's server home (store and vault) in DIR/<mode> (new folders)",
     )
+    parser.add_argument(
+        "--from-kept",
+        type=Path,
+        help="ask a copy of the homes --keep left in DIR, without ingesting: the figures of"
+        " search and the blocks only (what a change to reading does, in a minute or two)",
+    )
     args = parser.parse_args()
     if args.keep is not None and any((args.keep / mode).exists() for mode in MODES):
         parser.error(f"--keep {args.keep}: a mode's folder is there already; give a new one")
@@ -691,6 +715,7 @@ def main() -> None:
             when_indexed=args.ask_when_indexed,
             stored=args.prompt_stored,
             keep=args.keep,
+            kept=args.from_kept,
         )
         scored[mode] = [score(q, r) for q, r in zip(questions, runs[mode]["rows"], strict=True)]
         print(
