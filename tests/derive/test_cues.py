@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memvault.derive import cues
+from memvault.derive import cues, quoted
 
 
 @pytest.mark.parametrize(
@@ -27,6 +27,14 @@ from memvault.derive import cues
         "To avoid accidentally committing secrets, we decided to load them from env instead.",
         "I see, so let's use a lock instead of a flag.",
         "We need to make a decision about caching: we'll use Redis.",
+        # a contrast in a sentence that chooses: commits, directs, prefers, recommends
+        "I'll integrate the release into the existing workflow rather than creating one.",
+        "Rather than replacing the custom diffing completely, I recommend a hybrid approach.",
+        "The properties should be initialized to empty collections instead of null.",
+        "instead of that, lets make unchanged characters dim gray",
+        "implement a navigation stack so that we go back to where we were instead of the menu",
+        "由于没有安装 pip，所以必须用 uv pip list 而不是 pip list。",
+        "The session layer now keeps its sessions in Postgres instead of Redis.",
     ],
 )
 def test_decisions(sentence):
@@ -52,6 +60,14 @@ def test_decisions(sentence):
         "I just want context about the change so I can make a decision about which to take",
         "I need that information to make an informed decision with the prompts:",
         "@eastmoney.py 为什么要统一使用一样的连接呢",
+        # a contrast said of what code does: a behaviour or a fault described, no choice
+        "PowerShell returns `$null` instead of an empty array when the pipeline yields nothing.",
+        "The test fails because `CalculateFileSimilarity` reads real files instead of the mock.",
+        "This suggests that the diff algorithm is generating deletions instead of modifications.",
+        "The handler takes the callbacks instead of five separate parameters.",
+        "This imports the `datetime` class instead of the module, so `datetime.now()` works.",
+        "The upload now fails with a 413 instead of retrying.",
+        "运行测试时，Python 会在项目根目录中查找 app 包，而不是在其父目录中查找。",
     ],
 )
 def test_not_decisions(sentence):
@@ -318,7 +334,7 @@ FIX_IN_CHAT = (
     ],
 )
 def test_a_request_that_only_introduces_a_quoted_failure_leads_with_it(prompt, opening):
-    assert cues.sentences(cues.lead(prompt))[0] == opening
+    assert cues.sentences(quoted.lead(prompt))[0] == opening
 
 
 @pytest.mark.parametrize(
@@ -336,7 +352,7 @@ def test_a_request_that_only_introduces_a_quoted_failure_leads_with_it(prompt, o
     ],
 )
 def test_other_requests_lead_with_their_own_words(prompt):
-    assert cues.lead(prompt) == prompt
+    assert quoted.lead(prompt) == prompt
 
 
 def test_a_numbered_items_number_is_no_sentence():

@@ -336,8 +336,8 @@ def test_a_finding_that_only_announces_itself_is_not_kept(ingest):
         ("决定：卡号在日志里一律只保留后四位。", DECLARED),
         ("我们决定把重试次数定为三次。", DECLARED),
         # A choice stated in passing, on the way to something else.
-        ("The handler takes the callbacks instead of five separate parameters.", UNCONFIRMED),
-        ("运行测试时，Python 会在项目根目录中查找 app 包，而不是在其父目录中查找。", UNCONFIRMED),
+        ("The handler should take one callbacks object instead of five parameters.", UNCONFIRMED),
+        ("我会让 handler 接收一个回调对象，而不是五个参数。", UNCONFIRMED),
         # Rule words, or a label that only starts with the word, declare nothing.
         ("From now on handlers take their callbacks as one object.", UNCONFIRMED),
         ("今后可能需要改用 httpx。", UNCONFIRMED),
@@ -357,6 +357,23 @@ def test_how_sure_an_agents_decision_said_once_is_held(ingest, said, confidence)
     )
     (decision,) = by_tag(extract_fragments(*ingest(envelopes), project="demo-app"), "decision")
     assert decision.confidence == confidence
+
+
+def test_a_fault_told_with_instead_of_is_no_decision(ingest):
+    """An agent telling what the code does wrong ("returns $null instead of an empty
+    array") has chosen nothing: no decision for the vault, however its words contrast."""
+    envelopes = conversation(
+        "fault",
+        [
+            prompt("Why does the changelog step crash on a quiet week?"),
+            reply(
+                "When the pipeline yields nothing, PowerShell returns `$null` instead of an "
+                "empty array, so `.Count` is missing. This suggests the filter runs before "
+                "the sort rather than after it."
+            ),
+        ],
+    )
+    assert by_tag(extract_fragments(*ingest(envelopes), project="demo-app"), "decision") == []
 
 
 def test_a_declared_decision_is_held_between_the_agents_passing_word_and_the_users():

@@ -95,6 +95,26 @@ UNDECIDED = re.compile(
     r"|\bmak(?:e|es|ing) (?:a|an|the|my|our|any)(?: \w+)? decisions?\b(?! to\b)",
     re.IGNORECASE,
 )
+# A contrast ("instead of", "rather than", "而不是") decides only in a sentence that makes
+# a choice: the speaker commits ("I'll", "let's", "we should"), directs (an opening verb,
+# "use"), prefers or recommends, or tells a change made ("the store now keeps …"). Said of
+# what code does ("PowerShell returns $null instead of an empty array", "the test reads
+# real files instead of the mock"), it describes a behaviour or a fault.
+_CONTRAST = re.compile(r"(?:instead of|rather than|而不是)", re.IGNORECASE)
+_CHOOSES = re.compile(
+    r"\b(?:i|we)(?:'ll| will| would|'d| should| shall| must| need to| want to| have to|"
+    r"(?:'m| am|'re| are) going to)\b|\blet(?:'s|s| me| us)\b"
+    r"|\b(?:should|must|prefer|recommend|suggest|needs? to|better to)\b"
+    r"|\b(?:i|we)(?:'ve| have) (?:\w+ly )?(?:switched|changed|replaced|moved|refactored|"
+    r"converted|chosen|decided|opted|updated)\b|\buse\b(?! of\b)"
+    r"|(?<![.\w])now\b(?!\(| (?:fails?|failing|throws?|crash\w*|breaks?|errors?)\b)"
+    r"|^[*_\s]*(?:(?:please|so|now|also|ok(?:ay)?|actually|and|just),?\s+)*(?:@\S+\s+)*"
+    r"(?:switch|go|choose|pick|keep|stick|replace|put|make|change|implement|try|integrate|"
+    r"create|add|move|call|name|show|display|write|return|store|save|load|run|convert|"
+    r"refactor|update|look)\b"
+    r"|必须|必須|应该|應該|应当|應當|最好|改为|改為|改成|改用|让我|讓我|我们将|我們將|我会|我會|请|請|要用",
+    re.IGNORECASE,
+)
 QUESTION = re.compile(
     r"[?？]\s*$|^(?:should (?:we|i)|do we|can we|how (?:do|should|can)|what if|whether)\b"
     r"|^(?:what|which|why|where|when|who|how) (?:did|do|does|was|were|is|are|have|has)\b"
@@ -203,29 +223,6 @@ _FILLER = re.compile(
     r"[\s!.。！,，~]*$",
     re.IGNORECASE,
 )
-# A request whose opening only introduces a failure it quotes in a fence: "For the code
-# present, we get this error:" (Cursor's "Fix in Chat"), "我运行时报错：". The opening is of
-# these words alone (English) or short (Chinese), and names a failure.
-_QUOTING = re.compile(
-    r"\s*(?P<opening>[^\n`]{1,120}?)[:：]\s*```(?P<tag>[^\n`]*)\n(?P<quoted>.*?)(?:```|\Z)",
-    re.DOTALL,
-)
-_FAILURE_NAMED = re.compile(
-    r"error|warning|exception|traceback|broken|fail|报错|錯誤|错误|异常|異常|警告|失败|失敗",
-    re.IGNORECASE,
-)
-_INTRODUCING_WORDS = """
-for the code present we i you get got getting see seeing have having this these following
-error errors warning warnings exception exceptions message messages traceback a an it its
-it's still again now is are am i'm there here output broken failing fails failed same
-another new hey ok okay so but and when the run running try trying test tests build building
-"""
-_INTRODUCING = frozenset(_INTRODUCING_WORDS.split())
-# A fence's tag that says it holds output, not code.
-_OUTPUT_TAG_NAMES = "text txt console shell sh bash zsh log output plaintext powershell pwsh ps cmd"
-_OUTPUT_TAGS = frozenset(_OUTPUT_TAG_NAMES.split())
-# A line of pasted output that is no message: a shell prompt, a rule.
-_NO_MESSAGE = re.compile(r"^(?:[$>#]\s|PS [A-Z]:|\(\S+\)\s*\$|[A-Z]:\\\S*>|[=_\-*~#]{3,})")
 _NOT_A_TASK = re.compile(
     r"^\s*(?:/|<local-command|<command-name>|\[request interrupted|"
     r"this session is being continued|caveat:)",
@@ -315,38 +312,6 @@ def says_nothing(statement: str) -> bool:
     return bool(_ANNOUNCEMENT.fullmatch(said) or _LINE_ONLY.match(said))
 
 
-def lead(prompt: str) -> str:
-    """``prompt`` as its opening reads: where it opens by only introducing a failure it
-    quotes ("For the code present, we get this error:" and the message in a fence, as
-    Cursor's "Fix in Chat" asks), the quoted message comes first, in the opening's place:
-    the first line that is not a shell prompt or a rule, a traceback's last. An opening
-    that asks for something ("Add a retry because S3 returns this error:") stays, and so
-    does one before code (a fence tagged with a language, holding no traceback)."""
-    match = _QUOTING.match(prompt)
-    if match is None or not _only_introduces(match["opening"]):
-        return prompt
-    lines = [line.strip() for line in match["quoted"].splitlines() if line.strip()]
-    traced = next((i for i, line in enumerate(lines) if line.startswith("Traceback")), None)
-    if traced is None and match["tag"].strip().lower() not in {"", *_OUTPUT_TAGS}:
-        return prompt
-    messages = [line for line in lines[traced or 0 :] if not _NO_MESSAGE.match(line)]
-    if not messages:
-        return prompt
-    message = (messages[-1] if traced is not None else messages[0]).rstrip(".。")
-    if not re.search(r"[^\W\d_]", message):  # a bare number ("503") is no message
-        return prompt
-    return f"{message}.\n{prompt[match.end() :]}"
-
-
-def _only_introduces(opening: str) -> bool:
-    if not _FAILURE_NAMED.search(opening):
-        return False
-    if is_cjk(opening):
-        return len(opening.strip()) <= 12
-    words = re.findall(r"[a-z']+", opening.lower())
-    return all(word in _INTRODUCING for word in words)
-
-
 def is_filler(sentence: str) -> bool:
     """Whether a reply's sentence says nothing of the work on its own: an exclamation or
     agreement ("Perfect!", "You're absolutely right!"), a bare acknowledgement, or only
@@ -410,6 +375,7 @@ def is_decision(sentence: str, *, opening: bool = False) -> bool:
         or REPORT.match(sentence)
         or is_recall(sentence)
         or _decides_nothing(sentence)
+        or _only_contrasts(sentence)
     )
 
 
@@ -440,6 +406,14 @@ def _decides_nothing(sentence: str) -> bool:
     return all(
         any(start <= found.start() and found.end() <= end for start, end in spans)
         for found in DECISION.finditer(sentence)
+    )
+
+
+def _only_contrasts(sentence: str) -> bool:
+    """Whether ``sentence``'s decision words are contrasts alone (``_CONTRAST``), and it
+    makes no choice (``_CHOOSES``)."""
+    return not _CHOOSES.search(sentence) and all(
+        _CONTRAST.fullmatch(found.group()) for found in DECISION.finditer(sentence)
     )
 
 

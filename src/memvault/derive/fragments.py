@@ -30,6 +30,7 @@ from memvault.derive.activity import (
     steps,
 )
 from memvault.derive.describe import describe
+from memvault.derive.quoted import lead
 from memvault.derive.reported import reported_changes
 from memvault.derive.text import clip, close, same, substantive
 from memvault.domain import Event, Observation
@@ -182,7 +183,7 @@ def _context_facts(turns: _Turns, step: Step, kind: str) -> list[str]:
     facts = []
     task = turns.task(step)
     if task is not None and task is not step and kind != "data" and _asks_for_work(task):
-        facts.append(f"task: {clip(cues.sentences(cues.lead(task.text))[0], VALUE_LIMIT)}")
+        facts.append(f"task: {clip(cues.sentences(lead(task.text))[0], VALUE_LIMIT)}")
     changed = turns.files(step)
     if changed:
         facts.append(f"files: {', '.join(changed[:5])}")

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, fields
 from memvault.derive import activity, cues
 from memvault.derive.activity import FAILURE, PROMPT, READ_TYPES, RESPONSE, Step, steps
 from memvault.derive.keywords import keywords
+from memvault.derive.quoted import lead
 from memvault.derive.reported import reported_changes
 from memvault.derive.text import clip, close, same
 from memvault.domain import Event, Observation
@@ -212,14 +213,14 @@ def _digest(
 
 def topic_from(prompt: str) -> str:
     """A board Topic from a prompt: its first sentence, without politeness, ≤ 60 chars."""
-    first = (cues.sentences(cues.lead(prompt)) or [""])[0]
+    first = (cues.sentences(lead(prompt)) or [""])[0]
     first = _POLITE.sub("", first).rstrip("。.!！?？:：,，")
     return clip(first, TOPIC_LIMIT)
 
 
 def _intent(prompt: str) -> str:
     text = ""
-    for sentence in cues.sentences(cues.lead(prompt))[:2]:
+    for sentence in cues.sentences(lead(prompt))[:2]:
         text = f"{text} {sentence}".strip() if text else sentence
         if len(text) >= 40:
             break

@@ -1,0 +1,69 @@
+"""A request that opens by only introducing a failure it quotes: the failure leads.
+
+"For the code present, we get this error:" and the message in a fence (Cursor's "Fix in
+Chat"), "When I run the tests I get this error:", "我运行时报错：": the opening says only
+that a failure follows, and a task or topic read from it would be those words. ``lead``
+puts the quoted message in the opening's place.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memvault.derive.cues import is_cjk
+
+# A request whose opening only introduces a failure it quotes in a fence: "For the code
+# present, we get this error:" (Cursor's "Fix in Chat"), "我运行时报错：". The opening is of
+# these words alone (English) or short (Chinese), and names a failure.
+_QUOTING = re.compile(
+    r"\s*(?P<opening>[^\n`]{1,120}?)[:：]\s*```(?P<tag>[^\n`]*)\n(?P<quoted>.*?)(?:```|\Z)",
+    re.DOTALL,
+)
+_FAILURE_NAMED = re.compile(
+    r"error|warning|exception|traceback|broken|fail|报错|錯誤|错误|异常|異常|警告|失败|失敗",
+    re.IGNORECASE,
+)
+_INTRODUCING_WORDS = """
+for the code present we i you get got getting see seeing have having this these following
+error errors warning warnings exception exceptions message messages traceback a an it its
+it's still again now is are am i'm there here output broken failing fails failed same
+another new hey ok okay so but and when the run running try trying test tests build building
+"""
+_INTRODUCING = frozenset(_INTRODUCING_WORDS.split())
+# A fence's tag that says it holds output, not code.
+_OUTPUT_TAG_NAMES = "text txt console shell sh bash zsh log output plaintext powershell pwsh ps cmd"
+_OUTPUT_TAGS = frozenset(_OUTPUT_TAG_NAMES.split())
+# A line of pasted output that is no message: a shell prompt, a rule.
+_NO_MESSAGE = re.compile(r"^(?:[$>#]\s|PS [A-Z]:|\(\S+\)\s*\$|[A-Z]:\\\S*>|[=_\-*~#]{3,})")
+
+
+def lead(prompt: str) -> str:
+    """``prompt`` as its opening reads: where it opens by only introducing a failure it
+    quotes ("For the code present, we get this error:" and the message in a fence, as
+    Cursor's "Fix in Chat" asks), the quoted message comes first, in the opening's place:
+    the first line that is not a shell prompt or a rule, a traceback's last. An opening
+    that asks for something ("Add a retry because S3 returns this error:") stays, and so
+    does one before code (a fence tagged with a language, holding no traceback)."""
+    match = _QUOTING.match(prompt)
+    if match is None or not _only_introduces(match["opening"]):
+        return prompt
+    lines = [line.strip() for line in match["quoted"].splitlines() if line.strip()]
+    traced = next((i for i, line in enumerate(lines) if line.startswith("Traceback")), None)
+    if traced is None and match["tag"].strip().lower() not in {"", *_OUTPUT_TAGS}:
+        return prompt
+    messages = [line for line in lines[traced or 0 :] if not _NO_MESSAGE.match(line)]
+    if not messages:
+        return prompt
+    message = (messages[-1] if traced is not None else messages[0]).rstrip(".。")
+    if not re.search(r"[^\W\d_]", message):  # a bare number ("503") is no message
+        return prompt
+    return f"{message}.\n{prompt[match.end() :]}"
+
+
+def _only_introduces(opening: str) -> bool:
+    if not _FAILURE_NAMED.search(opening):
+        return False
+    if is_cjk(opening):
+        return len(opening.strip()) <= 12
+    words = re.findall(r"[a-z']+", opening.lower())
+    return all(word in _INTRODUCING for word in words)
