@@ -97,6 +97,15 @@ DIRECTIVES = [
     "@src/api.ts use zod for validation",
     "**use pnpm**",
     "pls use pnpm",
+    # in the first person
+    "I want to use httpx for all outgoing requests",
+    "we should use SQLite for the cache",
+    "I’d like to use Tailwind for styling",
+    "I think we should migrate to uv",
+    "lets use zod for validation",
+    "Let's not use a global config object",
+    "make sure to use async/await everywhere",
+    "I prefer composition over inheritance here",
 ]
 
 
@@ -144,6 +153,10 @@ def test_a_prompts_opening_is_its_own_words_first_sentences():
         "use the retry helper, the upload still fails with a timeout",
         "We decided earlier to use httpx.",  # recalled
         "I use vim",  # says what the user does, directs nothing
+        "I want to use the debugger to find the leak",  # a tool for one task
+        "we should use it everywhere",  # points at
+        "I want to use Redis but the connection still fails with a timeout",  # a failure
+        "Should I prefer Redis here?",
     ],
 )
 def test_what_only_looks_like_a_directive(sentence):

@@ -58,6 +58,12 @@ DIRECTIVE = re.compile(
     rf"(?:use|migrate to|adopt|prefer|stick (?:with|to))\s+{_POINTED}"
     rf"|^(?:@\S+\s+)*(?:(?:please|pls),? )?(?:don'?t|do not|never|stop) (?:use|using)\s+{_POINTED}"
     r"|\bi(?: would|'d) rather (?!you\b|be\b)|^i (?:always|never) want\b"
+    # the same said in the first person: "I want to use …", "we should use …", "lets use …"
+    r"|^(?:@\S+\s+)*(?:(?:i think|so|ok(?:ay)?|also|and|now),? )?(?:(?:i|we)(?: (?:really "
+    r"|also )?want to| need to| would like to|'d like to| should| must|(?: would|'d)? prefer"
+    r"(?: to)?)|let'?s(?: not)?|lets(?: not)?|make sure (?:to|you|we)) (?:always )?(?:use|"
+    rf"migrate to|switch to|move to|adopt|stick (?:with|to)|go with)\s+{_POINTED}"
+    rf"|^(?:@\S+\s+)*(?:i|we)(?: would|'d)? prefer\s+(?!to\b){_POINTED}"
     r"|^(?:@\S+\s+)*(?:请你?|請你?)?(?:统一|統一|一律)?"
     r"(?:使用|改用|改为|改為|改成|用)(?![的者率量法途户戶于於来來过過时時说說情方了到])"
     r"|^(?:@\S+\s+)*(?:请你?|請你?)?(?:不要|别|別|禁止)再?(?:使用|用)",
