@@ -193,6 +193,31 @@ def test_a_reply_that_only_exclaims_is_no_result(ingest):
     )
 
 
+@pytest.mark.parametrize(
+    ("said", "result"),
+    [
+        (
+            "Perfect! The error has been resolved by:\n\n1. **Grouping the callbacks** into"
+            " one record\n2. Cutting the signature to 5 parameters",
+            "The error has been resolved by: **Grouping the callbacks** into one record.",
+        ),
+        ("问题已解决：\n\n- 给导入器加了默认 id\n- 补了测试", "问题已解决：给导入器加了默认 id."),
+    ],
+)
+def test_a_result_that_introduces_a_list_says_its_first_item(ingest, said, result):
+    """An agent's last word that only introduces what follows ("resolved by:") says nothing
+    alone: the result carries the first thing it introduces."""
+    envelopes = conversation(
+        "listed",
+        [
+            prompt("Method has 8 parameters, which is greater than the 7 authorized."),
+            edit(f"{ROOT}/src/merge.cs", "a", "b"),
+            reply(said),
+        ],
+    )
+    assert summarize(*ingest(envelopes)).current_context.endswith(f"Result: {result}")
+
+
 def test_greeting_only_session_has_no_real_work(ingest):
     summary = summarize(*ingest(conversation("hello", GREETING)))
 

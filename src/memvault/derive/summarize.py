@@ -239,8 +239,13 @@ def _result(after: list[Step]) -> str:
             if not cues.is_narration(s) and not cues.is_filler(s)
         ]
         if said:
-            best = next((s for s in said if cues.is_conclusion(s)), said[0])
-            return clip(cues.without_acknowledgement(best), OUTCOME_LIMIT)
+            at = next((i for i, s in enumerate(said) if cues.is_conclusion(s)), 0)
+            best = cues.without_acknowledgement(said[at])
+            if cues.introduces(best) and at + 1 < len(said):
+                # "The error has been resolved by:" before its list: the list's first item
+                best = best.rstrip() + ("" if best.rstrip().endswith("：") else " ")
+                best += said[at + 1].strip()
+            return clip(best, OUTCOME_LIMIT)
     return ""
 
 
