@@ -73,3 +73,34 @@ def test_a_session_line_quotes_the_decision_on_what_the_request_names(memory):
     assert "parse the command line arguments" in line
     assert "Program.cs" in line
     assert "decided: Let's use the CommandLineParser library" in line
+
+
+def test_a_board_rows_topic_that_its_summary_opens_with_is_said_once():
+    """A row whose topic is its summary's opening, cut ("Method has 8 parameters, which is
+    greater than the 7…"), is told by its summary alone; another topic stays before it."""
+    from memvault.domain import Document
+    from memvault.search.context import told
+
+    def row(title: str, summary: str) -> Document:
+        return Document(
+            1,
+            "summary",
+            "row",
+            "blast",
+            "row",
+            title,
+            summary,
+            "",
+            0.5,
+            "2026-11-20",
+            None,
+            [],
+            False,
+            {},
+            0,
+            None,
+        )
+
+    said = "Method has 8 parameters, which is greater than the 7 authorized. Result: Grouped."
+    assert told(row("Method has 8 parameters, which is greater than the 7…", said)) == f"- {said}"
+    assert told(row("Fix this bug", said)) == f"- Fix this bug: {said}"

@@ -313,6 +313,10 @@ def told(document: Document, terms: Iterable[str] = (), said: Sequence[str] = ()
     that shares the most of the request's ``terms`` (when one shares any), unless a
     fragment above says it (``said``: their summaries; ``derive.text.same``)."""
     if document.kind != "session":
+        # A topic the summary opens with ("Method has 8 parameters, which is…") is said once.
+        topic = document.title.rstrip("…. ").casefold()
+        if topic and document.summary.casefold().startswith(topic):
+            return f"- {document.summary}"
         return f"- {document.title}: {document.summary}".rstrip(": ")
     files = ", ".join(document.meta.get("files", [])[:SESSION_FILES])
     line = f"- [{document.updated_at[:10]}] {_clip(document.summary, 160)}"
