@@ -157,6 +157,9 @@ def test_a_prompts_opening_is_its_own_words_first_sentences():
         "we should use it everywhere",  # points at
         "I want to use Redis but the connection still fails with a timeout",  # a failure
         "Should I prefer Redis here?",
+        "Use your Personal Access Token",  # points at the reader's own
+        "use the best approach for this",  # names no choice
+        "使用最优解",
     ],
 )
 def test_what_only_looks_like_a_directive(sentence):

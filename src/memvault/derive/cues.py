@@ -52,7 +52,7 @@ DIRECTION = re.compile(
 # workspace", "don't use that"), a tool used for one task ("Use the Done button to close
 # the dialog": ``_ONE_TASK``), a noun ("Use of unassigned local variable", "使用率"), nor a
 # failure told ("使用 X 指令日志就无法输出", "the upload still fails": ``_FAILS``).
-_POINTED = r"(?!(?:it|this|that|these|those|them|the following|the above|one|some|of|after)\b)"
+_POINTED = r"(?!(?:it|this|that|these|those|them|the following|the above|one|some|of|after|your)\b)"
 DIRECTIVE = re.compile(
     r"^(?:@\S+\s+)*(?:(?:please|pls|so|ok(?:ay)?|now|also|and|just),? )?(?:always )?"
     rf"(?:use|migrate to|adopt|prefer|stick (?:with|to))\s+{_POINTED}"
@@ -71,6 +71,12 @@ DIRECTIVE = re.compile(
 )
 DIRECTED_SENTENCES = 3
 _ONE_TASK = re.compile(r"^(?:\S+\s+){1,5}?to (?!be\b)[a-z]+\b", re.IGNORECASE)
+# What names no choice: "use the best approach", "use the right tool", "使用最优解".
+_VACUOUS = re.compile(
+    r"^(?:the |a |an )?(?:best|optimal|right|correct|proper|appropriate|most suitable)\b"
+    r"|^(?:最优|最佳|最好|合适|正确|恰当)",
+    re.IGNORECASE,
+)
 _FAILS = re.compile(
     r"无法|無法|不能|不行|报错|報錯|出错|出錯|失败|失敗|doesn'?t work|isn'?t working|"
     r"not working|still fails?|fails? with|failed|throws|crash(?:es|ed)|\berror:",
@@ -392,7 +398,10 @@ def is_directive(sentence: str) -> bool:
     found = DIRECTIVE.search(said)
     if found is None or is_question(said) or _FAILS.search(said):
         return False
-    return found.start() > 0 or not _ONE_TASK.match(said[found.end() :])
+    chosen = said[found.end() :]
+    if _VACUOUS.match(chosen):
+        return False
+    return found.start() > 0 or not _ONE_TASK.match(chosen)
 
 
 def openers(prompt: str) -> frozenset[str]:
