@@ -35,6 +35,7 @@ from memvault.derive import cues, quoted
         "implement a navigation stack so that we go back to where we were instead of the menu",
         "由于没有安装 pip，所以必须用 uv pip list 而不是 pip list。",
         "The session layer now keeps its sessions in Postgres instead of Redis.",
+        "我们弃用 requests，改用 httpx。",
     ],
 )
 def test_decisions(sentence):
@@ -68,6 +69,9 @@ def test_decisions(sentence):
         "This imports the `datetime` class instead of the module, so `datetime.now()` works.",
         "The upload now fails with a 413 instead of retrying.",
         "运行测试时，Python 会在项目根目录中查找 app 包，而不是在其父目录中查找。",
+        "在 Dart Sass 1.45.0 中，它被一个新的现代 API 所取代。",  # a pasted notice
+        "遗留的 JS API 现已弃用，并将在 Dart Sass 2.0.0 中删除。",
+        "让我继续修复 design-system.scss 文件中的弃用警告",  # a deprecation warning
     ],
 )
 def test_not_decisions(sentence):

@@ -27,7 +27,8 @@ DECISION = re.compile(
     r"switch(?:ed)? to|chose|choose to|opt(?:ed)? for|settled on|agreed|"
     r"standardi[sz]e on|from now on|always use|never use|rather than)\b"
     r"|决定|決定|决策|決策|改用|采用|採用|选用|選用|结论|結論|统一用|統一用|统一使用|統一使用|"
-    r"一律|以后都|以後都|就用|确定用|確定用|定为|定為|不再用|弃用|棄用|换成|換成|而不是|取代",
+    r"一律|以后都|以後都|就用|确定用|確定用|定为|定為|不再用|换成|換成|而不是|取代|"
+    r"(?:弃用|棄用)(?!警告|问题|問題|提示)",  # not a deprecation warning
     re.IGNORECASE,
 )
 # A choice the speaker directs, said as an instruction or a polite question: "Use
@@ -107,12 +108,12 @@ UNDECIDED = re.compile(
     r"|\bmak(?:e|es|ing) (?:a|an|the|my|our|any)(?: \w+)? decisions?\b(?! to\b)",
     re.IGNORECASE,
 )
-# A contrast ("instead of", "rather than", "而不是") decides only in a sentence that makes
-# a choice: the speaker commits ("I'll", "let's", "we should"), directs (an opening verb,
-# "use"), prefers or recommends, or tells a change made ("the store now keeps …"). Said of
-# what code does ("PowerShell returns $null instead of an empty array", "the test reads
-# real files instead of the mock"), it describes a behaviour or a fault.
-_CONTRAST = re.compile(r"(?:instead of|rather than|而不是)", re.IGNORECASE)
+# A contrast ("instead of", "rather than", "而不是", "取代", "弃用") decides only in a
+# sentence that makes a choice: the speaker commits ("I'll", "let's", "we should"), directs
+# (an opening verb, "use"), prefers or recommends, or tells a change made ("the store now
+# keeps …"). Said of what code does ("PowerShell returns $null instead of an empty array",
+# "它被一个新的 API 所取代"), it describes a behaviour or a fault.
+_CONTRAST = re.compile(r"instead of|rather than|而不是|取代|弃用|棄用", re.IGNORECASE)
 _CHOOSES = re.compile(
     r"\b(?:i|we)(?:'ll| will| would|'d| should| shall| must| need to| want to| have to|"
     r"(?:'m| am|'re| are) going to)\b|\blet(?:'s|s| me| us)\b"
