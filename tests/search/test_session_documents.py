@@ -110,6 +110,37 @@ def test_the_whole_text_of_a_long_reply_is_searchable(memory):
     assert len(hit.document.summary) < 300  # what a result shows stays short
 
 
+def test_an_events_line_tells_its_words_and_says_its_code_as_an_ellipsis(memory):
+    """The line an agent is told of an event: a quoted message's words stay ("For the code
+    present, we get this error:" and the error in a fence), a diff is "…", and headings,
+    bold and a table's rules are left out."""
+    asked = (
+        "For the code present, we get this error:\n```\nMethod has 8 parameters, which is"
+        " greater than the 7 authorized.\n```\nHow can I resolve this?"
+    )
+    fixed = (
+        "I see the issue. The adapter still builds a **real** file system:\n```diff\n"
+        + "- var fs = new FileSystem();\n+ var fs = new MockFileSystem();\n" * 20
+        + "```\n### Result\n| test | before | after |\n|---|---|---|\n| hashing | 4 s | 1 s |"
+    )
+    memory.capture.observe_many(
+        [
+            event("fix", 0, "prompt_submit", {"prompt": asked}),
+            event("fix", 1, "assistant_response", {"assistantResponse": fixed}),
+        ]
+    )
+    memory.index.index_now()
+    prompt, reply = (memory.store.document("observation", f"obs_{n}") for n in (1, 2))
+    assert prompt.summary == (
+        "For the code present, we get this error: Method has 8 parameters, which is greater"
+        " than the 7 authorized. How can I resolve this?"
+    )
+    assert reply.summary == (
+        "I see the issue. The adapter still builds a real file system: … Result test before"
+        " after hashing 4 s 1 s"
+    )
+
+
 def test_tool_calls_get_no_vector_but_what_people_said_and_sessions_do(memory):
     work(memory)
     memory.capture.observe_many([event("nested", 3, "stop", {"status": "completed"})])

@@ -64,3 +64,26 @@ def substantive(text: str) -> bool:
         return False
     unclosed = text.count("`") % 2 or any(text.count(a) != text.count(b) for a, b in _PAIRS)
     return not unclosed
+
+
+# A fenced block that holds at most this much is a quoted message ("For the code present,
+# we get this error:" and the error in a fence): its words stay on the line. A longer one
+# is code, and a line that tells of an event says "…" for it.
+QUOTED_CHARS = 160
+_FENCED = re.compile(r"```[^\n`]*\n?(.*?)(?:```|\Z)", re.DOTALL)
+_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$", re.M)
+_MARKUP = re.compile(r"^\s{0,3}(?:#{1,6}\s+|>\s*)|\*\*|__|^\s*\|?(?:\s*:?-{3,}:?\s*\|)+\s*$", re.M)
+
+
+def plain_line(text: str) -> str:
+    """``text`` (Markdown, as agents write it) as one plain line: a quoted message's words
+    kept, longer code said as "…", headings, rules, quote marks and bold left out, table
+    cells apart by spaces."""
+
+    def fence(match: re.Match[str]) -> str:
+        inside = match[1].strip()
+        return f" {inside} " if len(inside) <= QUOTED_CHARS and "\n" not in inside else " … "
+
+    text = _MARKUP.sub(" ", _FENCED.sub(fence, text))
+    text = _TABLE_ROW.sub(lambda row: row[0].replace("|", " "), text)
+    return " ".join(text.split())

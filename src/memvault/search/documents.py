@@ -19,6 +19,7 @@ from typing import Any
 from memvault.analyzer import kept_tokens, tokens
 from memvault.derive.digest import Digest
 from memvault.derive.supersede import DECISION_TAG
+from memvault.derive.text import plain_line
 from memvault.domain import (
     BoardRow,
     Document,
@@ -139,7 +140,10 @@ def observation_document(
         kind="observation",
         key=observation.id,
         title=observation.title,
-        summary=_clip(observation.narrative or observation.title, SUMMARY_LIMIT),
+        # The line an agent is told: the event's words, its longer code said as "…".
+        summary=_clip(
+            plain_line(whole or observation.narrative) or observation.title, SUMMARY_LIMIT
+        ),
         body=text,
         # Each event's text is its neighbours' context too: analyzed once, kept for them.
         terms=(
