@@ -86,4 +86,4 @@ def plain_line(text: str) -> str:
 
     text = _MARKUP.sub(" ", _FENCED.sub(fence, text))
     text = _TABLE_ROW.sub(lambda row: row[0].replace("|", " "), text)
-    return " ".join(text.split())
+    return re.sub(r"…(?:\s*…)+", "…", " ".join(text.split()))  # code after code: one "…"
