@@ -24,9 +24,10 @@ _TOOL_TYPES: tuple[tuple[frozenset[str], str], ...] = tuple(
     for words, kind in (
         ("todo todos plan", "planning"),
         ("fetch web http https browse browser url curl", "web_fetch"),
+        # An edit before a search: Cursor's ``search_replace`` changes a file.
+        ("edit edits patch replace apply multiedit", "file_edit"),
         ("grep search glob find codebase ripgrep rg", "search"),
         ("bash shell exec terminal command cmd run sh", "command_run"),
-        ("edit edits patch replace apply multiedit", "file_edit"),
         ("write create notebook save", "file_write"),
         ("read view cat open ls list dir lints", "file_read"),
         ("delete remove rm unlink", "file_delete"),
