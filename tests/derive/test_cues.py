@@ -273,6 +273,10 @@ def test_narration_may_open_with_now_or_ok():
     assert cues.is_narration("Now let me check what the issue is with line 1037:")
     assert cues.is_narration("OK, let me read the config first.")
     assert not cues.is_narration("Now the pool is closed after each request.")
+    assert cues.is_narration("首先让我检查前端的当前状态：")
+    assert cues.is_narration("现在让我们再次测试爬虫：")
+    assert cues.is_narration("好的，我来修复这个问题")
+    assert not cues.is_narration("现在爬虫可以正常保存新闻了。")
 
 
 @pytest.mark.parametrize(

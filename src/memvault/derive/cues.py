@@ -203,7 +203,10 @@ REPORT = re.compile(
     re.IGNORECASE,
 )
 # Words a reply's sentence may open with before what it says ("Now, …", "OK, …").
-_OPENER = r"(?:(?:now|so|ok(?:ay)?|alright|ah|aha|great|but|however)\b[,，]?\s*)"
+_OPENER = (
+    r"(?:(?:now|so|ok(?:ay)?|alright|ah|aha|great|but|however)\b[,，]?\s*"
+    r"|(?:首先|现在|現在|好的|那么|那麼|接下来|接下來|然后|然後|下面)[,，]?\s*)"
+)
 # Narration of what the agent is about to do; says nothing about the outcome.
 NARRATION = re.compile(
     rf"^{_OPENER}?"
