@@ -111,12 +111,13 @@ def test_the_whole_text_of_a_long_reply_is_searchable(memory):
 
 
 def test_an_events_line_tells_its_words_and_says_its_code_as_an_ellipsis(memory):
-    """The line an agent is told of an event: a quoted message's words stay ("For the code
-    present, we get this error:" and the error in a fence), a diff is "…", and headings,
-    bold and a table's rules are left out."""
+    """The line an agent is told of an event: a quoted message's words stay (the error in
+    Cursor's "Fix in Chat", without its template), a diff is "…", and headings, bold and a
+    table's rules are left out."""
     asked = (
         "For the code present, we get this error:\n```\nMethod has 8 parameters, which is"
-        " greater than the 7 authorized.\n```\nHow can I resolve this?"
+        " greater than the 7 authorized.\n```\nHow can I resolve this? If you propose a fix,"
+        " please make it concise."
     )
     fixed = (
         "I see the issue. The adapter still builds a **real** file system:\n```diff\n"
@@ -131,10 +132,8 @@ def test_an_events_line_tells_its_words_and_says_its_code_as_an_ellipsis(memory)
     )
     memory.index.index_now()
     prompt, reply = (memory.store.document("observation", f"obs_{n}") for n in (1, 2))
-    assert prompt.summary == (
-        "For the code present, we get this error: Method has 8 parameters, which is greater"
-        " than the 7 authorized. How can I resolve this?"
-    )
+    # Cursor's "Fix in Chat" is told by its message, without the words it adds every time.
+    assert prompt.summary == "Method has 8 parameters, which is greater than the 7 authorized."
     assert reply.summary == (
         "I see the issue. The adapter still builds a real file system: … Result test before"
         " after hashing 4 s 1 s"

@@ -33,6 +33,8 @@ _INTRODUCING = frozenset(_INTRODUCING_WORDS.split())
 # A fence's tag that says it holds output, not code.
 _OUTPUT_TAG_NAMES = "text txt console shell sh bash zsh log output plaintext powershell pwsh ps cmd"
 _OUTPUT_TAGS = frozenset(_OUTPUT_TAG_NAMES.split())
+# What Cursor's "Fix in Chat" asks after the message, the same words every time.
+FIX_IN_CHAT_ASK = "How can I resolve this? If you propose a fix, please make it concise."
 # A line of pasted output that is no message: a shell prompt, a rule.
 _NO_MESSAGE = re.compile(r"^(?:[$>#]\s|PS [A-Z]:|\(\S+\)\s*\$|[A-Z]:\\\S*>|[=_\-*~#]{3,})")
 
@@ -67,3 +69,10 @@ def _only_introduces(opening: str) -> bool:
         return len(opening.strip()) <= 12
     words = re.findall(r"[a-z']+", opening.lower())
     return all(word in _INTRODUCING for word in words)
+
+
+def asked(prompt: str) -> str:
+    """What a request asks, as a line about it says it: its failure first (``lead``), and
+    without the words a host's template adds to every request (``FIX_IN_CHAT_ASK``)."""
+    led = lead(prompt)
+    return led if led is prompt else led.replace(FIX_IN_CHAT_ASK, "").strip()

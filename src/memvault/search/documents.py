@@ -18,6 +18,7 @@ from typing import Any
 
 from memvault.analyzer import kept_tokens, tokens
 from memvault.derive.digest import Digest
+from memvault.derive.quoted import asked
 from memvault.derive.supersede import DECISION_TAG
 from memvault.derive.text import plain_line
 from memvault.domain import (
@@ -141,9 +142,7 @@ def observation_document(
         key=observation.id,
         title=observation.title,
         # The line an agent is told: the event's words, its longer code said as "…".
-        summary=_clip(
-            plain_line(whole or observation.narrative) or observation.title, SUMMARY_LIMIT
-        ),
+        summary=_clip(plain_line(_told(observation, whole)) or observation.title, SUMMARY_LIMIT),
         body=text,
         # Each event's text is its neighbours' context too: analyzed once, kept for them.
         terms=(
@@ -197,6 +196,12 @@ def unsearched(draft: DocumentDraft) -> DocumentDraft:
         embed_text="",
         content_hash=content_hash(draft.content_hash, "unsearched"),
     )
+
+
+def _told(observation: Observation, whole: str | None) -> str:
+    """An event's text as its line tells it: a request by what it asks (``asked``)."""
+    text = whole or observation.narrative
+    return asked(text) if observation.hook_type == "prompt_submit" else text
 
 
 def says_nothing(observation: Observation) -> bool:
