@@ -35,6 +35,7 @@ from memvault.derive import cues, quoted
         "implement a navigation stack so that we go back to where we were instead of the menu",
         "由于没有安装 pip，所以必须用 uv pip list 而不是 pip list。",
         "The session layer now keeps its sessions in Postgres instead of Redis.",
+        "I\u2019ll keep the pool open rather than reconnecting per request.",
         "我们弃用 requests，改用 httpx。",
     ],
 )

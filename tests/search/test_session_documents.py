@@ -122,7 +122,8 @@ def test_an_events_line_tells_its_words_and_says_its_code_as_an_ellipsis(memory)
     fixed = (
         "I see the issue. The adapter still builds a **real** file system:\n```diff\n"
         + "- var fs = new FileSystem();\n+ var fs = new MockFileSystem();\n" * 20
-        + "```\n```cs\nvar a = 1;\nvar b = 2;\n```\n### Result\n| test | before | after |\n|---|---|---|\n| hashing | 4 s | 1 s |"
+        + "```\n```cs\nvar a = 1;\nvar b = 2;\n```\n"
+        + "### Result\n| test | before | after |\n|---|---|---|\n| hashing | 4 s | 1 s |"
     )
     memory.capture.observe_many(
         [

@@ -125,7 +125,8 @@ _CHOOSES = re.compile(
     r"(?:switch|go|choose|pick|keep|stick|replace|put|make|change|implement|try|integrate|"
     r"create|add|move|call|name|show|display|write|return|store|save|load|run|convert|"
     r"refactor|update|look)\b"
-    r"|必须|必須|应该|應該|应当|應當|最好|改为|改為|改成|改用|让我|讓我|我们将|我們將|我会|我會|请|請|要用",
+    r"|必须|必須|应该|應該|应当|應當|最好|改为|改為|改成|改用|让我|讓我|我们将|我們將|我会|"
+    r"我會|请|請|要用",
     re.IGNORECASE,
 )
 QUESTION = re.compile(
@@ -431,7 +432,7 @@ def _decides_nothing(sentence: str) -> bool:
 def _only_contrasts(sentence: str) -> bool:
     """Whether ``sentence``'s decision words are contrasts alone (``_CONTRAST``), and it
     makes no choice (``_CHOOSES``)."""
-    return not _CHOOSES.search(sentence) and all(
+    return not _CHOOSES.search(sentence.replace("\u2019", "'")) and all(
         _CONTRAST.fullmatch(found.group()) for found in DECISION.finditer(sentence)
     )
 
