@@ -356,6 +356,29 @@ FIX_IN_CHAT = (
             "found\n```",
             "error CS0246: The type 'Foo' could not be found.",
         ),
+        # Output pasted with no words before it: its first failure, without the log's
+        # time, level and place.
+        (
+            ">>> bing_anyws\n[02/26/25 13:37:29] DEBUG    Using selector: KqueueSelector     "
+            "  selector_events.py:64\n                    ERROR    Search with engine 'bing'"
+            " failed: no attribute 'name'           api.py:158\nNo results found!",
+            "Search with engine 'bing' failed: no attribute 'name'.",
+        ),
+        (
+            "PS C:\\dev\\BlastMerge> dotnet test\nRestore complete (0.6s)\n  BlastMerge.Test "
+            "test failed with 33 error(s) (3.7s)\n",
+            "BlastMerge.Test test failed with 33 error(s) (3.7s).",
+        ),
+        (
+            '$ python app.py\nTraceback (most recent call last):\n  File "app.py", line 3, in'
+            " <module>\n    import foo\nModuleNotFoundError: No module named 'foo'",
+            "ModuleNotFoundError: No module named 'foo'.",
+        ),
+        (
+            "2025-06-15 20:06:18,237 [ERROR] [backend.web.routes] 请求处理出错: __init__() got "
+            "an unexpected keyword argument 'db_path'",
+            "请求处理出错: __init__() got an unexpected keyword argument 'db_path'.",
+        ),
     ],
 )
 def test_a_request_that_only_introduces_a_quoted_failure_leads_with_it(prompt, opening):
@@ -374,6 +397,8 @@ def test_a_request_that_only_introduces_a_quoted_failure_leads_with_it(prompt, o
         "The health check fails with this error:\n```\n503\n```",
         "We get this error:\n```\n503\n```",
         "When I run the tests, fix this error:\n```\nKeyError: 'id'\n```",
+        # output that names no failure
+        "[02/26/25 23:43:57] DEBUG    Overriding num_results=5 with n=2     config.py:12\nok",
     ],
 )
 def test_other_requests_lead_with_their_own_words(prompt):

@@ -39,6 +39,26 @@ FIX_IN_CHAT_ASK = "How can I resolve this? If you propose a fix, please make it 
 _NO_MESSAGE = re.compile(r"^(?:[$>#]\s|PS [A-Z]:|\(\S+\)\s*\$|[A-Z]:\\\S*>|[=_\-*~#]{3,})")
 
 
+# A request that opens with output, no words of the user's before it: a shell or REPL
+# prompt ("PS C:\\app> dotnet test", ">>> bing_anyws"), a log line (a time, a level).
+_OUTPUT_OPENING = re.compile(
+    r"\s*(?:PS [A-Za-z]:\\[^>\n]*>|[A-Za-z]:\\[^>\n]*>|\$ |>>> |"
+    r"\[?\d{1,4}[-/]\d{1,2}[-/]\d{1,4}[ T]\d{1,2}:\d{2}|\[?\d{1,2}:\d{2}:\d{2}\b|"
+    r"(?:DEBUG|INFO|WARN|WARNING|ERROR|CRITICAL|FATAL)\b)"
+)
+# Its first line that tells of a failure, and what goes before and after the message.
+_FAILURE_LINE = re.compile(
+    r"\b(?:ERROR|FATAL|CRITICAL|FAILED|FAIL)\b|\b[A-Z]\w*(?:Error|Exception)\b|"
+    r"\berror\b|\bfailed\b|\bfails\b"
+)
+_LOG_HEAD = re.compile(
+    r"^(?:\[?[\d/:.,\- T]+\]?\s+)?(?:\[?(?:DEBUG|INFO|WARN|WARNING|ERROR|CRITICAL|FATAL)"
+    r"\]?\s+)?(?:\[[\w.]+\]\s+)?"
+)
+_LOG_PLACE = re.compile(r"\s{2,}\S+:\d+\s*$")  # "…    api.py:158": where it was logged
+_OUTPUT_LINES = 200
+
+
 def lead(prompt: str) -> str:
     """``prompt`` as its opening reads: where it opens by only introducing a failure it
     quotes ("For the code present, we get this error:" and the message in a fence, as
@@ -46,6 +66,8 @@ def lead(prompt: str) -> str:
     the first line that is not a shell prompt or a rule, a traceback's last. An opening
     that asks for something ("Add a retry because S3 returns this error:") stays, and so
     does one before code (a fence tagged with a language, holding no traceback)."""
+    if _OUTPUT_OPENING.match(prompt):
+        return _output_lead(prompt)
     match = _QUOTING.match(prompt)
     if match is None or not _only_introduces(match["opening"]):
         return prompt
@@ -60,6 +82,27 @@ def lead(prompt: str) -> str:
     if not re.search(r"[^\W\d_]", message):  # a bare number ("503") is no message
         return prompt
     return f"{message}.\n{prompt[match.end() :]}"
+
+
+def _output_lead(prompt: str) -> str:
+    """A request that opens with pasted output, led by the first failure it shows: a
+    traceback's exception, else the first line that names a failure, without its log's
+    time, level and place ("Search with engine 'bing' failed: …")."""
+    lines = [line.strip() for line in prompt.splitlines()[:_OUTPUT_LINES] if line.strip()]
+    traced = next((i for i, line in enumerate(lines) if line.startswith("Traceback")), None)
+    if traced is not None:
+        told = [line for line in lines[traced + 1 :] if not line.startswith(("File ", "^", "~"))]
+        found = next(
+            (line for line in told if re.match(r"[\w.]+(?:Error|Exception)\b", line)), None
+        )
+    else:
+        found = next((line for line in lines if _FAILURE_LINE.search(line)), None)
+    if found is None:
+        return prompt
+    message = _LOG_PLACE.sub("", _LOG_HEAD.sub("", found, count=1)).strip().rstrip(".。:：")
+    if not re.search(r"[^\W\d_]{2}", message):
+        return prompt
+    return f"{' '.join(message.split())}.\n{prompt}"
 
 
 def _only_introduces(opening: str) -> bool:
