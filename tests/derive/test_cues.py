@@ -399,6 +399,7 @@ def test_a_request_that_only_introduces_a_quoted_failure_leads_with_it(prompt, o
         "When I run the tests, fix this error:\n```\nKeyError: 'id'\n```",
         # output that names no failure
         "[02/26/25 23:43:57] DEBUG    Overriding num_results=5 with n=2     config.py:12\nok",
+        "PS C:\\app> dotnet test\nTest summary: total: 213, failed: 0, succeeded: 213",
     ],
 )
 def test_other_requests_lead_with_their_own_words(prompt):

@@ -55,6 +55,11 @@ _LOG_HEAD = re.compile(
     r"^(?:\[?[\d/:.,\- T]+\]?\s+)?(?:\[?(?:DEBUG|INFO|WARN|WARNING|ERROR|CRITICAL|FATAL)"
     r"\]?\s+)?(?:\[[\w.]+\]\s+)?"
 )
+# A count of none: "failed: 0", "0 error(s)" tell of no failure.
+_NONE_FAILED = re.compile(
+    r"\b(?:failed|failures?|errors?|error\(s\)):?\s*0\b|\b0\s+(?:failed|failures?|errors?|error\(s\))",
+    re.IGNORECASE,
+)
 _LOG_PLACE = re.compile(r"\s{2,}\S+:\d+\s*$")  # "…    api.py:158": where it was logged
 _OUTPUT_LINES = 200
 
@@ -96,7 +101,9 @@ def _output_lead(prompt: str) -> str:
             (line for line in told if re.match(r"[\w.]+(?:Error|Exception)\b", line)), None
         )
     else:
-        found = next((line for line in lines if _FAILURE_LINE.search(line)), None)
+        found = next(
+            (line for line in lines if _FAILURE_LINE.search(_NONE_FAILED.sub("", line))), None
+        )
     if found is None:
         return prompt
     message = _LOG_PLACE.sub("", _LOG_HEAD.sub("", found, count=1)).strip().rstrip(".。:：")
