@@ -202,6 +202,12 @@ def test_a_reply_that_only_exclaims_is_no_result(ingest):
             "The error has been resolved by: **Grouping the callbacks** into one record.",
         ),
         ("问题已解决：\n\n- 给导入器加了默认 id\n- 补了测试", "问题已解决：给导入器加了默认 id."),
+        # the list's first item, even one that tells what the agent is about to do
+        (
+            "我发现以下几个问题，让我们一步步修复：\n\n1. 首先，让我们统一数据库表结构。"
+            "我会创建迁移文件：",
+            "我发现以下几个问题，让我们一步步修复：首先，让我们统一数据库表结构。",
+        ),
     ],
 )
 def test_a_result_that_introduces_a_list_says_its_first_item(ingest, said, result):

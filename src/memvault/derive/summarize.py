@@ -233,18 +233,18 @@ def _result(after: list[Step]) -> str:
     for step in reversed(after):
         if step.role != RESPONSE:
             continue
+        every = cues.sentences(step.text)
         said = [
-            s
-            for s in cues.sentences(step.text)
-            if not cues.is_narration(s) and not cues.is_filler(s)
+            i for i, s in enumerate(every) if not cues.is_narration(s) and not cues.is_filler(s)
         ]
         if said:
-            at = next((i for i, s in enumerate(said) if cues.is_conclusion(s)), 0)
-            best = cues.without_acknowledgement(said[at])
-            if cues.introduces(best) and at + 1 < len(said):
-                # "The error has been resolved by:" before its list: the list's first item
+            at = next((i for i in said if cues.is_conclusion(every[i])), said[0])
+            best = cues.without_acknowledgement(every[at])
+            if cues.introduces(best) and at + 1 < len(every):
+                # "The error has been resolved by:" before its list: the list's first item,
+                # whatever it says ("1. 首先，让我们统一数据库表结构。" is a plan, and the point)
                 best = best.rstrip() + ("" if best.rstrip().endswith("：") else " ")
-                best += said[at + 1].strip()
+                best += every[at + 1].strip()
             return clip(best, OUTCOME_LIMIT)
     return ""
 
