@@ -104,3 +104,33 @@ def test_a_board_rows_topic_that_its_summary_opens_with_is_said_once():
     said = "Method has 8 parameters, which is greater than the 7 authorized. Result: Grouped."
     assert told(row("Method has 8 parameters, which is greater than the 7…", said)) == f"- {said}"
     assert told(row("Fix this bug", said)) == f"- Fix this bug: {said}"
+
+
+def test_the_floor_reads_an_events_body_not_the_line_it_is_told_by():
+    """An event's line is made of its whole text, code left out, so it reaches words its
+    body's start does not hold: the floor reads what it was measured on, the body's start."""
+    from memvault.domain import Document
+    from memvault.search.context import FLOOR_CHARS, matched
+
+    body = "Let me fix it:\n```diff\n" + "- old\n+ new\n" * 200 + "```\nThe pool is closed."
+    line = "Let me fix it: … The pool is closed."
+    event = Document(
+        1,
+        "observation",
+        "obs_1",
+        "blast",
+        "s",
+        "Response",
+        line,
+        body,
+        0.5,
+        "2026-11-20",
+        None,
+        [],
+        False,
+        {},
+        0,
+        None,
+    )
+    assert "pool" not in body[:FLOOR_CHARS]
+    assert matched({"pool": 1.0}, event) == 0.0

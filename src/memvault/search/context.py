@@ -163,8 +163,10 @@ def matched(weights: Mapping[str, float], document: Document) -> float:
 
 def own_terms(document: Document) -> set[str]:
     """The terms the floor reads of a memory: its title, summary and the start of its
-    body (``FLOOR_CHARS``)."""
-    return set(tokens(f"{document.title}\n{document.summary}\n{document.body[:FLOOR_CHARS]}"))
+    body (``FLOOR_CHARS``). An event's summary is the line it is told by, made of its whole
+    text (``derive.text.plain_line``): its body's start is what the floor was measured on."""
+    said = "" if document.kind == "observation" else document.summary
+    return set(tokens(f"{document.title}\n{said}\n{document.body[:FLOOR_CHARS]}"))
 
 
 def covered(weights: Mapping[str, float], held: Iterable[str] | set[str]) -> float:
