@@ -288,6 +288,7 @@ def test_narration_may_open_with_now_or_ok():
         "Excellent!",
         "You're absolutely right!",
         "Great catch!",
+        "找到了！",
         "Got it.",
         "I can see the issue!",
         "完美！",

@@ -208,6 +208,12 @@ def test_a_reply_that_only_exclaims_is_no_result(ingest):
             "我会创建迁移文件：",
             "我发现以下几个问题，让我们一步步修复：首先，让我们统一数据库表结构。",
         ),
+        # no list after it: the next paragraph is not what it introduced
+        (
+            "Let's modify the FileDiffer class first:\n```cs\nclass A {}\n```\nLet me try"
+            " again with a more focused approach.",
+            "Let's modify the FileDiffer class first.",
+        ),
     ],
 )
 def test_a_result_that_introduces_a_list_says_its_first_item(ingest, said, result):

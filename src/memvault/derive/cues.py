@@ -257,7 +257,7 @@ _ANNOUNCED = (
     r"|(?:the|this)\s+(?:main |root |real )?(?:issue|problem|bug|cause|culprit)\s+(?:is|was)\s+"
     r"(?:now\s+)?(?:clear|obvious|apparent|evident|found|identified|fixed|resolved|solved)"
     r"(?:\s+now)?"
-    r"|found (?:it|the (?:issue|problem|bug))"
+    r"|found (?:it|the (?:issue|problem|bug))|找到了"
     r"|(?:但是|但|不过|不過)?(?:(?:现在|現在)[，,]?\s*)?我?(?:发现|發現|找到)了?"
     r"(?:问题|問題|原因|根因)(?:所在)?了?"
     r"|(?:但是|但|不过|不過)?(?:问题|問題)就?(?:在于|在於)"

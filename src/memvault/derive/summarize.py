@@ -37,6 +37,7 @@ _RESEARCH_TYPES = frozenset({"web_fetch"})
 _FIX_EN = "Fix failing `{}`: {}"
 _FIX_ZH = "修复失败的 `{}`：{}"
 _FIX_ACTION = re.compile(r"^(?:Fix failing|修复失败的) `(.+?)`")
+_LIST_ITEM = re.compile(r"[^\n]{0,3}\n\s*(?:[-*+•]|\d+[.)])\s")
 _SPLIT_CONTEXT = re.compile(r"(?:^|(?<=[.。!?！？]))\s*(?:Result|Progress|结果|进展)[:：]\s*")
 _POLITE = re.compile(
     r"^(?:please|pls|can you|could you|would you|help me|i want to|i'd like to|"
@@ -240,13 +241,23 @@ def _result(after: list[Step]) -> str:
         if said:
             at = next((i for i in said if cues.is_conclusion(every[i])), said[0])
             best = cues.without_acknowledgement(every[at])
-            if cues.introduces(best) and at + 1 < len(every):
+            if cues.introduces(best) and at + 1 < len(every) and _listed(step.text, best):
                 # "The error has been resolved by:" before its list: the list's first item,
                 # whatever it says ("1. 首先，让我们统一数据库表结构。" is a plan, and the point)
                 best = best.rstrip() + ("" if best.rstrip().endswith("：") else " ")
                 best += every[at + 1].strip()
+            elif cues.introduces(best):
+                best = best.rstrip().rstrip(":：")  # what it introduced is not told
             return clip(best, OUTCOME_LIMIT)
     return ""
+
+
+def _listed(text: str, sentence: str) -> bool:
+    """Whether a list follows ``sentence`` in ``text``: its next line is an item."""
+    end = " ".join(sentence.split())[-20:]
+    flat = re.sub(r"[ \t]+", " ", text)
+    at = flat.find(end)
+    return at >= 0 and bool(_LIST_ITEM.match(flat[at + len(end) :]))
 
 
 def _ran(step: Step) -> str:
