@@ -60,7 +60,7 @@ _NONE_FAILED = re.compile(
     r"\b(?:failed|failures?|errors?|error\(s\)):?\s*0\b|\b0\s+(?:failed|failures?|errors?|error\(s\))",
     re.IGNORECASE,
 )
-_LOG_PLACE = re.compile(r"\s{2,}\S+:\d+\s*$")  # "…    api.py:158": where it was logged
+_LOG_PLACE = re.compile(r"(?<!\s)\s{2,}+\S+:\d+\s*$")  # "…    api.py:158": where it was logged
 _OUTPUT_LINES = 200
 
 

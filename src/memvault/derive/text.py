@@ -71,8 +71,13 @@ def substantive(text: str) -> bool:
 # is code, and a line that tells of an event says "…" for it.
 QUOTED_CHARS = 160
 _FENCED = re.compile(r"```[^\n`]*\n?(.*?)(?:```|\Z)", re.DOTALL)
-_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$", re.M)
-_MARKUP = re.compile(r"^\s{0,3}(?:#{1,6}\s+|>\s*)|\*\*|__|^\s*\|?(?:\s*:?-{3,}:?\s*\|)+\s*$", re.M)
+# Within a line, and possessive: a long run of spaces is read once, not once per split.
+_TABLE_ROW = re.compile(r"^[ \t]*+\|.*\|[ \t]*+$", re.M)
+_MARKUP = re.compile(
+    r"^[ \t]{0,3}(?:#{1,6}[ \t]+|>[ \t]*)|\*\*|__"
+    r"|^[ \t]*+\|?(?:[ \t]*+:?-{3,}:?[ \t]*+\|)+[ \t]*+$",
+    re.M,
+)
 
 
 def plain_line(text: str) -> str:
