@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from memvault.derive.cues import is_cjk
+from memvault.derive.failures import signatures
 
 # A request whose opening only introduces a failure it quotes in a fence: "For the code
 # present, we get this error:" (Cursor's "Fix in Chat"), "我运行时报错：". The opening is of
@@ -95,11 +96,9 @@ def _output_lead(prompt: str) -> str:
     time, level and place ("Search with engine 'bing' failed: …")."""
     lines = [line.strip() for line in prompt.splitlines()[:_OUTPUT_LINES] if line.strip()]
     traced = next((i for i, line in enumerate(lines) if line.startswith("Traceback")), None)
-    if traced is not None:
-        told = [line for line in lines[traced + 1 :] if not line.startswith(("File ", "^", "~"))]
-        found = next(
-            (line for line in told if re.match(r"[\w.]+(?:Error|Exception)\b", line)), None
-        )
+    if traced is not None:  # the error it raised, as error entities name it
+        named = signatures("\n".join(lines[traced:]))
+        found = named[0].name if named else None
     else:
         found = next(
             (line for line in lines if _FAILURE_LINE.search(_NONE_FAILED.sub("", line))), None
