@@ -123,5 +123,4 @@ def _only_introduces(opening: str) -> bool:
 def asked(prompt: str) -> str:
     """What a request asks, as a line about it says it: its failure first (``lead``), and
     without the words a host's template adds to every request (``FIX_IN_CHAT_ASK``)."""
-    led = lead(prompt)
-    return led if led is prompt else led.replace(FIX_IN_CHAT_ASK, "").strip()
+    return lead(prompt).replace(FIX_IN_CHAT_ASK, "").strip()
