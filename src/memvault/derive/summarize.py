@@ -240,14 +240,14 @@ def _result(after: list[Step]) -> str:
         ]
         if said:
             at = next((i for i in said if cues.is_conclusion(every[i])), said[0])
-            best = cues.without_acknowledgement(every[at])
-            if cues.introduces(best) and at + 1 < len(every) and _listed(step.text, best):
+            best = cues.without_acknowledgement(every[at]).rstrip()
+            if cues.introduces(best):
                 # "The error has been resolved by:" before its list: the list's first item,
-                # whatever it says ("1. 首先，让我们统一数据库表结构。" is a plan, and the point)
-                best = best.rstrip() + ("" if best.rstrip().endswith("：") else " ")
-                best += every[at + 1].strip()
-            elif cues.introduces(best):
-                best = best.rstrip().rstrip(":：")  # what it introduced is not told
+                # whatever it says ("1. 首先，让我们统一数据库表结构。" is a plan, and the
+                # point); before no list, what it introduced is not told.
+                listed = at + 1 < len(every) and _listed(step.text, best)
+                glue = "" if best.endswith("：") else " "
+                best = f"{best}{glue}{every[at + 1].strip()}" if listed else best.rstrip(":：")
             return clip(best, OUTCOME_LIMIT)
     return ""
 
