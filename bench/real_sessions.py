@@ -26,7 +26,11 @@ ranked by its best event), in the same run.
 
     .venv/bin/python bench/real_sessions.py [--data DIR] [--lexical-only | --default-only]
         [--projects blastmerge,docgen] [--limit N] [--wait SECONDS] [--ask-when-indexed]
-        [--json PATH] [--keep DIR]
+        [--json PATH] [--keep DIR | --from-kept DIR]
+
+``--from-kept DIR`` asks the questions again of a copy of the homes ``--keep`` left, without
+ingesting: what a change to reading does, in under a minute. What is derived at ingest
+needs a whole run.
 """
 
 from __future__ import annotations
