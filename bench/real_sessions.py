@@ -698,6 +698,15 @@ def main() -> None:
     history, questions = load(args.data, chosen)
     questions = limited(questions, args.limit)
     modes = ["lexical"] if args.lexical_only else ["default"] if args.default_only else list(MODES)
+    if args.from_kept is not None:
+        if args.keep is not None:
+            parser.error("--keep and --from-kept: give one; a kept home is asked, not ingested")
+        missing = [mode for mode in modes if not (args.from_kept / mode / "memvault.db").is_file()]
+        if missing:
+            parser.error(
+                f"--from-kept {args.from_kept}: no kept home for {', '.join(missing)}"
+                f" (a --keep run leaves DIR/<mode>/memvault.db)"
+            )
     print(
         f"real coding sessions: {len(history)} projects, {sum(map(len, history.values()))}"
         f" history sessions ({sum(len(s['events']) for g in history.values() for s in g):,}"

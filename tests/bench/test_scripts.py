@@ -317,6 +317,8 @@ def test_real_sessions_bench_runs_on_a_tiny_dataset(tmp_path):
         "120",
         "--json",
         str(tmp_path / "r.json"),
+        "--keep",
+        str(tmp_path / "kept"),
     )
     assert "1 projects, 3 history sessions" in out and "caught up" in out
     assert "controls with nothing injected" in out and "decision terms" in out
@@ -334,3 +336,35 @@ def test_real_sessions_bench_runs_on_a_tiny_dataset(tmp_path):
     assert len(block["sources"]) == files_question["lexical"]["prompt_items"]
     assert all(set(sources) <= {f"demo-{n}" for n in range(5)} for sources in block["sources"])
     assert bool(block["text"]) == bool(block["sources"])
+    # Asked again of a copy of the kept home, nothing ingested: the same answers.
+    _run(
+        "real_sessions.py",
+        "--data",
+        str(tmp_path),
+        "--lexical-only",
+        "--projects",
+        "demo",
+        "--json",
+        str(tmp_path / "again.json"),
+        "--from-kept",
+        str(tmp_path / "kept"),
+    )
+    again = json.loads((tmp_path / "again.json").read_text())
+    searched = ("R@5", "R@10", "hit@5")
+    assert [again["groups"]["files"]["lexical"][k] for k in searched] == [
+        files["lexical"][k] for k in searched
+    ]
+    assert again["modes"]["lexical"]["events"] == 0  # nothing posted
+    assert (tmp_path / "kept" / "lexical" / "memvault.db").is_file()  # the copy was asked
+
+
+def test_real_sessions_from_kept_names_a_missing_home(tmp_path):
+    result = subprocess.run(
+        [sys.executable, str(BENCH / "real_sessions.py"), "--from-kept", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert "no kept home for lexical, default" in result.stderr
