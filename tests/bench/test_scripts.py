@@ -306,20 +306,9 @@ def test_real_sessions_bench_runs_on_a_tiny_dataset(tmp_path):
         },
     ]
     (tmp_path / "queries.json").write_text(json.dumps(queries))
-    out = _run(
-        "real_sessions.py",
-        "--data",
-        str(tmp_path),
-        "--lexical-only",
-        "--projects",
-        "demo",
-        "--wait",
-        "120",
-        "--json",
-        str(tmp_path / "r.json"),
-        "--keep",
-        str(tmp_path / "kept"),
-    )
+    kept = tmp_path / "kept"
+    tiny = ("real_sessions.py", "--data", str(tmp_path), "--lexical-only", "--projects", "demo")
+    out = _run(*tiny, "--wait", "120", "--json", str(tmp_path / "r.json"), "--keep", str(kept))
     assert "1 projects, 3 history sessions" in out and "caught up" in out
     assert "controls with nothing injected" in out and "decision terms" in out
     report = json.loads((tmp_path / "r.json").read_text())
@@ -337,25 +326,14 @@ def test_real_sessions_bench_runs_on_a_tiny_dataset(tmp_path):
     assert all(set(sources) <= {f"demo-{n}" for n in range(5)} for sources in block["sources"])
     assert bool(block["text"]) == bool(block["sources"])
     # Asked again of a copy of the kept home, nothing ingested: the same answers.
-    _run(
-        "real_sessions.py",
-        "--data",
-        str(tmp_path),
-        "--lexical-only",
-        "--projects",
-        "demo",
-        "--json",
-        str(tmp_path / "again.json"),
-        "--from-kept",
-        str(tmp_path / "kept"),
-    )
+    _run(*tiny, "--json", str(tmp_path / "again.json"), "--from-kept", str(kept))
     again = json.loads((tmp_path / "again.json").read_text())
     searched = ("R@5", "R@10", "hit@5")
     assert [again["groups"]["files"]["lexical"][k] for k in searched] == [
         files["lexical"][k] for k in searched
     ]
     assert again["modes"]["lexical"]["events"] == 0  # nothing posted
-    assert (tmp_path / "kept" / "lexical" / "memvault.db").is_file()  # the copy was asked
+    assert (kept / "lexical" / "memvault.db").is_file()  # the copy was asked
 
 
 def test_real_sessions_from_kept_names_a_missing_home(tmp_path):
