@@ -30,7 +30,8 @@ block's activity lines may be before the second is not told (``packing.SAME_LINE
 ``--rivals`` does the same for how many sessions holding a request about as fully as the
 best placed one, and how much less of it, make the request single none out
 (``focus.RIVALS``, ``focus.RIVAL_GAP``); ``--close-rivals --hybrid`` for how many sessions
-with a hit close in meaning do (``focus.CLOSE_RIVALS``). ``--rules`` tries two rules on and
+with a hit close in meaning, or nearly as close as the best placed one's, do
+(``focus.CLOSE_RIVALS``, ``focus.CLOSE_GAP``). ``--rules`` tries two rules on and
 off: a fragment an agent said once in passing told only with a session it came from, and a
 session writing the request's code names whole counted for more in the focus.
 Each mode is run apart (``--hybrid``); a constant both modes share is kept where it lowers
@@ -82,6 +83,7 @@ class Setting(NamedTuple):
     rivals: int = focus.RIVALS  # sessions holding a request alike: none is told (0: off)
     gap: float = focus.RIVAL_GAP  # how much less of it a rival may hold
     close_rivals: int = focus.CLOSE_RIVALS  # sessions close in meaning: none is told (0: off)
+    close_gap: float = focus.CLOSE_GAP  # or nearly as close as the best placed one
     passing: bool = True  # an agent's passing statement told only with its session
     names: bool = True  # a session writing the request's code names whole counts more
 
@@ -147,6 +149,7 @@ def block(asked: Asked, setting: Setting) -> list[set[str]]:
             rivals=setting.rivals or sys.maxsize,
             rival_gap=setting.gap,
             close_rivals=setting.close_rivals or sys.maxsize,
+            close_gap=setting.close_gap,
             passing=setting.passing,
             request=asked.request if setting.names else "",
             project=asked.project,
@@ -526,32 +529,37 @@ def rivals(sets: dict[str, list[Asked]], *, hybrid: bool = False) -> None:
 
 
 CLOSE_RIVALS = (2, 3, 4, 5)
+CLOSE_GAPS = (0.0, 0.02, 0.03, 0.05, 0.07, 0.1, 0.15, 0.2)
 
 
 def close_rivals(sets: dict[str, list[Asked]]) -> None:
-    """``focus.CLOSE_RIVALS`` (how many sessions with a hit close in meaning make a request
-    single none out when the session it would tell of is close in meaning alone),
-    cross-validated as the constants above are, against no such test. Only vectors make a
-    hit close: run with ``--hybrid``."""
+    """``focus.CLOSE_RIVALS`` and ``focus.CLOSE_GAP`` (how many sessions with a hit close
+    in meaning, or nearly as close as the best placed one's, make a request single none out
+    when the session it would tell of is close in meaning alone), cross-validated as the
+    constants above are, against no such test. Only vectors make a hit close: run with
+    ``--hybrid``."""
 
-    def setting(most: int) -> Setting:
+    def setting(option: tuple[int, float]) -> Setting:
+        most, gap = option
         return Setting(
             packing.MATCHED_FLOOR,
             focus.FOCUS_SESSIONS,
             focus.SESSION_FLOOR_WITH_VECTORS,
             focus.COSINE,
             close_rivals=most,
+            close_gap=gap,
         )
 
-    options = (0, *CLOSE_RIVALS)
-    scored = tried(
-        sets,
-        options,
-        setting,
-        0,
-        lambda o: "no test in meaning" if o == 0 else f"{o} sessions close in meaning",
-    )
-    kept_lowering_none(scored, options, 0)
+    def named(option: tuple[int, float]) -> str:
+        most, gap = option
+        if not most:
+            return "no test in meaning"
+        return f"{most} sessions close in meaning" + (f" or within {gap:g}" if gap else "")
+
+    off = (0, 0.0)
+    options = (off, *itertools.product(CLOSE_RIVALS, CLOSE_GAPS))
+    scored = tried(sets, options, setting, off, named)
+    kept_lowering_none(scored, options, off)
 
 
 def rules(sets: dict[str, list[Asked]], *, hybrid: bool = False) -> None:

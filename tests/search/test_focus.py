@@ -114,6 +114,53 @@ def test_a_request_many_sessions_are_close_to_in_meaning_alone_singles_none_out(
     assert [h.document.session_id for h in kept] == ["a"]
 
 
+def test_a_hair_over_the_cosine_does_not_single_out_a_session_others_nearly_match():
+    """A request close to one session at 0.56 and to two others at 0.52 and 0.50 is about
+    none of them in particular: the threshold alone would have told the first."""
+    hits = [
+        hit(1, "a", "sqlite path", semantic=0.56),
+        hit(2, "b", "sqlite manager", semantic=0.52),
+        hit(3, "c", "database path", semantic=0.50),
+        hit(4, "d", "pool", semantic=0.30),
+    ]
+    assert focused(
+        [hits], held, WEIGHTS, {}, close=close, floor=0.7, close_rivals=3, close_gap=0.1
+    ) == [[]]
+    # Without the gap only close hits are rivals: one is close, and it is told.
+    (kept,) = focused(
+        [hits], held, WEIGHTS, {}, close=close, floor=0.7, close_rivals=3, close_gap=0.0
+    )
+    assert [h.document.session_id for h in kept] == ["a"]
+    # One that stands out by more than the gap is told.
+    clear = [hit(1, "a", "sqlite path", semantic=0.66), *hits[1:]]
+    (kept,) = focused(
+        [clear], held, WEIGHTS, {}, close=close, floor=0.7, close_rivals=3, close_gap=0.1
+    )
+    assert [h.document.session_id for h in kept] == ["a"]
+
+
+def test_a_session_nearly_as_close_rivals_only_when_it_holds_the_words_alike():
+    """The request's words are evidence too: a session a hair less close in meaning that
+    holds far fewer of them is no rival of one that holds most."""
+    hits = [
+        hit(1, "a", "pool leak", semantic=0.57),  # half the words: below the floor of 0.7
+        hit(2, "b", "nothing said", semantic=0.53),
+        hit(3, "c", "other words", semantic=0.52),
+    ]
+    (kept,) = focused(
+        [hits], held, WEIGHTS, {}, close=close, floor=0.7, close_rivals=3, close_gap=0.1
+    )
+    assert [h.document.session_id for h in kept] == ["a"]
+    alike = [
+        hits[0],
+        hit(2, "b", "pool leak", semantic=0.53),
+        hit(3, "c", "leak pool", semantic=0.52),
+    ]
+    assert focused(
+        [alike], held, WEIGHTS, {}, close=close, floor=0.7, close_rivals=3, close_gap=0.1
+    ) == [[]]
+
+
 def test_a_session_chosen_by_its_words_is_not_judged_by_rivals_in_meaning():
     hits = [
         hit(1, "a", "pool leak connect load"),

@@ -52,6 +52,7 @@ def prompt_hits(
     rivals: int = focus.RIVALS,
     rival_gap: float = focus.RIVAL_GAP,
     close_rivals: int = focus.CLOSE_RIVALS,
+    close_gap: float = focus.CLOSE_GAP,
     passing: bool = True,
     request: str = "",
     project: str | None = None,
@@ -108,6 +109,7 @@ def prompt_hits(
         rivals=rivals,
         gap=rival_gap,
         close_rivals=close_rivals,
+        close_gap=close_gap,
     )
     # What an agent said once in passing is that session's, not the project's: told with
     # the session when the request is about it, never alone.

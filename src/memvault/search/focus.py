@@ -46,6 +46,10 @@ RIVAL_GAP = 0.1
 # of them in meaning either (a build log is close to every build log pasted before): a
 # session that is a candidate by a close hit alone is then not told.
 CLOSE_RIVALS = 3
+# A rival in meaning is a session with a close hit, or one whose closest hit is within
+# ``CLOSE_GAP`` of the best placed session's: a hair over ``COSINE`` does not single out a
+# session that others nearly match (0: close hits alone are rivals).
+CLOSE_GAP = 0.1
 
 
 def session_of(hit: Hit, links: Mapping[str, str]) -> str | None:
@@ -125,6 +129,7 @@ def focused(
     rivals: int = RIVALS,
     gap: float = RIVAL_GAP,
     close_rivals: int = CLOSE_RIVALS,
+    close_gap: float = CLOSE_GAP,
 ) -> list[list[Hit]]:
     """Each list held to the ``most`` sessions the request is most about, and to their
     hits that hold one of its terms (or are ``close`` in meaning). A session is a candidate
@@ -135,8 +140,9 @@ def focused(
     ``gap`` of the best placed one's share, it singles none out and no session is kept
     (``ambiguous``), unless the best placed one alone writes the most of its code names.
     When the best placed one is a candidate only by a close hit and ``close_rivals``
-    sessions have one, meaning singles none out either: only the candidates by their words
-    are left. Hits of no one session (fragments) are left as they are."""
+    sessions have one (or a hit within ``close_gap`` of the best placed one's closest),
+    meaning singles none out either: only the candidates by their words are left. Hits of
+    no one session (fragments) are left as they are."""
     covers = coverage(lists, held, weights, links)
     eligible = {s for s, share in covers.items() if share >= floor}
     near = {s for hits in lists for h in hits if close(h) and (s := session_of(h, links))}
@@ -159,7 +165,11 @@ def focused(
     # never the relevant session. Rivals in words judge a session chosen by its words, one
     # close in meaning too: the near-identical prompts a host pastes are close to one
     # another as well.
-    if ranked and covers.get(ranked[0], 0.0) < floor and len(near) >= close_rivals:
+    if (
+        ranked
+        and covers.get(ranked[0], 0.0) < floor
+        and rivals_in_meaning(lists, ranked[0], near, links, close_gap, covers, gap) >= close_rivals
+    ):
         ranked = [s for s in ranked if covers.get(s, 0.0) >= floor]
     by_words = bool(ranked) and covers.get(ranked[0], 0.0) >= floor
     # The one session that writes the most of the request's code names is singled out by
@@ -177,6 +187,32 @@ def focused(
         return session in kept and (close(hit) or any(term in weights for term in held(hit)))
 
     return [[h for h in hits if told(h)] for hits in lists]
+
+
+def rivals_in_meaning(
+    lists: Sequence[Sequence[Hit]],
+    best: str,
+    near: set[str],
+    links: Mapping[str, str],
+    gap: float,
+    covers: Mapping[str, float],
+    word_gap: float,
+) -> int:
+    """How many sessions rival ``best`` in meaning: those with a close hit (``near``), and
+    those whose closest hit is within ``gap`` of ``best``'s closest while they hold the
+    request's words about as fully (``covers``: each session's share, at most ``word_gap``
+    less than ``best``'s)."""
+    closest: dict[str, float] = {}
+    for hits in lists:
+        for hit in hits:
+            session = session_of(hit, links)
+            if session is not None and hit.semantic is not None:
+                closest[session] = max(closest.get(session, -1.0), hit.semantic)
+    if gap <= 0 or best not in closest:
+        return len(near)
+    least, words = closest[best] - gap, covers.get(best, 0.0) - word_gap
+    alike = {s for s, cosine in closest.items() if cosine >= least and covers.get(s, 0.0) >= words}
+    return len(near | alike)
 
 
 def ambiguous(ranked: Sequence[str], covers: Mapping[str, float], rivals: int, gap: float) -> bool:
