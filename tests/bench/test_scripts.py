@@ -346,3 +346,105 @@ def test_real_sessions_from_kept_names_a_missing_home(tmp_path):
     )
     assert result.returncode == 2
     assert "no kept home for lexical, default" in result.stderr
+
+
+def _chat(*turns: str) -> list[dict]:
+    return [
+        {"role": "user" if n % 2 == 0 else "assistant", "content": text}
+        for n, text in enumerate(turns)
+    ]
+
+
+def test_conversations_bench_runs_longmemeval_format(tmp_path):
+    """bench/conversations.py end to end against a real server, on a file in LongMemEval's
+    format the test writes (the release itself is not in the repository): each question
+    asked in its own haystack; an abstention question is left out."""
+    haystack = {
+        "haystack_session_ids": ["s-car", "s-garden", "s-trip"],
+        "haystack_dates": [
+            "2023/05/20 (Sat) 02:21",
+            "2023/05/22 (Mon) 10:00",
+            "2023/06/01 (Thu) 18:30",
+        ],
+        "haystack_sessions": [
+            _chat("I finally bought a car last week, a used Subaru Outback.", "Congratulations!"),
+            _chat("My tomatoes keep splitting after rain.", "Water them evenly."),
+            _chat("We are flying to Lisbon in July.", "Lisbon is lovely in summer."),
+        ],
+    }
+    rows = [
+        {
+            **haystack,
+            "question_id": "q1",
+            "question_type": "single-session-user",
+            "question": "Which car did I finally buy?",
+            "answer": "A used Subaru Outback",
+            "answer_session_ids": ["s-car"],
+        },
+        {
+            **haystack,
+            "question_id": "q2",
+            "question_type": "single-session-user",
+            "question": "Where am I flying in July?",
+            "answer": "Lisbon",
+            "answer_session_ids": ["s-trip"],
+        },
+        {
+            **haystack,
+            "question_id": "q3_abs",
+            "question_type": "single-session-user",
+            "question": "What is my dog's name?",
+            "answer": "You did not say",
+            "answer_session_ids": [],
+        },
+    ]
+    data = tmp_path / "longmemeval_s.json"
+    data.write_text(json.dumps(rows))
+    out = _run(
+        "conversations.py",
+        "--longmemeval",
+        str(data),
+        "--lexical-only",
+        "--wait",
+        "120",
+        "--json",
+        str(tmp_path / "r.json"),
+    )
+    assert "2 projects, 6 sessions (12 turns), 2 questions" in out
+    report = json.loads((tmp_path / "r.json").read_text())
+    overall = report["figures"]["all"]
+    assert overall["n"] == 2
+    # Each question's rarest words are its answer session's alone.
+    assert overall["lexical"]["any@5"] == 1.0 and overall["bm25-session"]["any@5"] == 1.0
+    assert report["questions"][0]["lexical ranked"][0] == "lme-q1-s-car"
+    assert report["modes"]["lexical"]["caught_up_s"] is not None
+
+
+def test_conversations_bench_reads_locomo_evidence_as_sessions(tmp_path, monkeypatch):
+    conversations = _imported("conversations.py", monkeypatch)
+    turn = {"speaker": "Ann", "dia_id": "D1:1", "text": "I adopted a cat named Pixel."}
+    sample = {
+        "conversation": {
+            "speaker_a": "Ann",
+            "speaker_b": "Bo",
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": [turn, {"speaker": "Bo", "dia_id": "D1:2", "text": "Cute!"}],
+            "session_2_date_time": "10:00 am on 9 May, 2023",
+            "session_2": [{"speaker": "Bo", "dia_id": "D2:1", "text": "Pixel is sick."}],
+        },
+        "qa": [
+            {"question": "What is Ann's cat called?", "evidence": ["D1:1"], "category": 4},
+            {"question": "When?", "evidence": ["D1:1; D2:1"], "category": 2},
+            {"question": "Unanswerable", "evidence": ["D2:1"], "category": 5},
+            {"question": "No evidence", "evidence": [], "category": 1},
+        ],
+    }
+    path = tmp_path / "locomo.json"
+    path.write_text(json.dumps([sample]))
+    history, questions = conversations.locomo(path)
+    (sessions,) = history.values()
+    assert [s["id"] for s in sessions] == ["locomo-0-s1", "locomo-0-s2"]
+    first, second = (e["hookType"] for e in sessions[0]["events"])
+    assert (first, second) == ("prompt_submit", "assistant_response")  # Ann speaks first
+    assert sessions[0]["events"][0]["timestamp"].startswith("2023-05-08T13:56:01")
+    assert [q["relevant"] for q in questions] == [["locomo-0-s1"], ["locomo-0-s1", "locomo-0-s2"]]
