@@ -368,7 +368,14 @@ FIX_IN_CHAT = (
         (
             "PS C:\\dev\\BlastMerge> dotnet test\nRestore complete (0.6s)\n  BlastMerge.Test "
             "test failed with 33 error(s) (3.7s)\n",
-            "BlastMerge.Test test failed with 33 error(s) (3.7s).",
+            "BlastMerge.Test test failed with 33 error(s).",
+        ),
+        # A build tool's output pasted alone: its first line is a step timed at its end.
+        (
+            "Restore complete (0.6s)\n  BlastMerge.Core succeeded (0.5s) → BlastMerge.Core\\bin"
+            "\\ktsu.BlastMerge.Core.dll\n  BlastMerge.Test test failed with 2 error(s) (1.1s)\n"
+            "    C:\\dev\\BlastMerge.Test\\FileFinderTests.cs(42): error test failed: Finds_All",
+            "BlastMerge.Test test failed with 2 error(s).",
         ),
         (
             '$ python app.py\nTraceback (most recent call last):\n  File "app.py", line 3, in'
@@ -401,6 +408,9 @@ def test_a_request_that_only_introduces_a_quoted_failure_leads_with_it(prompt, o
         # output that names no failure
         "[02/26/25 23:43:57] DEBUG    Overriding num_results=5 with n=2     config.py:12\nok",
         "PS C:\\app> dotnet test\nTest summary: total: 213, failed: 0, succeeded: 213",
+        "Restore complete (0.6s)\n  BlastMerge.Core succeeded (0.5s) → bin\\Core.dll",
+        # a sentence that ends with a time
+        "The import takes too long (12s)\nCan we cache the parsed rows?",
     ],
 )
 def test_other_requests_lead_with_their_own_words(prompt):

@@ -41,11 +41,13 @@ _NO_MESSAGE = re.compile(r"^(?:[$>#]\s|PS [A-Z]:|\(\S+\)\s*\$|[A-Z]:\\\S*>|[=_\-
 
 
 # A request that opens with output, no words of the user's before it: a shell or REPL
-# prompt ("PS C:\\app> dotnet test", ">>> bing_anyws"), a log line (a time, a level).
+# prompt ("PS C:\\app> dotnet test", ">>> bing_anyws"), a log line (a time, a level), a
+# build tool's step timed at its end ("Restore complete (0.6s)"), which no sentence is.
 _OUTPUT_OPENING = re.compile(
     r"\s*(?:PS [A-Za-z]:\\[^>\n]*>|[A-Za-z]:\\[^>\n]*>|\$ |>>> |"
     r"\[?\d{1,4}[-/]\d{1,2}[-/]\d{1,4}[ T]\d{1,2}:\d{2}|\[?\d{1,2}:\d{2}:\d{2}\b|"
-    r"(?:DEBUG|INFO|WARN|WARNING|ERROR|CRITICAL|FATAL)\b)"
+    r"(?:DEBUG|INFO|WARN|WARNING|ERROR|CRITICAL|FATAL)\b|"
+    r"[^\n(]{1,80}\(\d{1,4}(?:\.\d+)?\s?m?s\)[ \t]*(?=\n|\Z))"
 )
 # Its first line that tells of a failure, and what goes before and after the message.
 _FAILURE_LINE = re.compile(
@@ -62,6 +64,7 @@ _NONE_FAILED = re.compile(
     re.IGNORECASE,
 )
 _LOG_PLACE = re.compile(r"(?<!\s)\s{2,}+\S+:\d+\s*$")  # "…    api.py:158": where it was logged
+_TIMED = re.compile(r"\s*\(\d{1,4}(?:\.\d+)?\s?m?s\)\s*$")  # "… (3.7s)": how long a step took
 _OUTPUT_LINES = 200
 
 
@@ -105,7 +108,8 @@ def _output_lead(prompt: str) -> str:
         )
     if found is None:
         return prompt
-    message = _LOG_PLACE.sub("", _LOG_HEAD.sub("", found, count=1)).strip().rstrip(".。:：")
+    message = _LOG_PLACE.sub("", _LOG_HEAD.sub("", found, count=1))
+    message = _TIMED.sub("", message).strip().rstrip(".。:：")
     if not re.search(r"[^\W\d_]{2}", message):
         return prompt
     return f"{' '.join(message.split())}.\n{prompt}"
