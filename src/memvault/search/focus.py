@@ -47,8 +47,9 @@ RIVAL_GAP = 0.1
 # session that is a candidate by a close hit alone is then not told.
 CLOSE_RIVALS = 3
 # A rival in meaning is a session with a close hit, or one whose closest hit is within
-# ``CLOSE_GAP`` of the best placed session's: a hair over ``COSINE`` does not single out a
-# session that others nearly match (0: close hits alone are rivals).
+# ``CLOSE_GAP`` of the best placed session's while it holds the request's words about as
+# fully (within ``RIVAL_GAP``): a hair over ``COSINE`` does not single out a session that
+# others nearly match (0: close hits alone are rivals).
 CLOSE_GAP = 0.1
 
 
@@ -140,8 +141,8 @@ def focused(
     ``gap`` of the best placed one's share, it singles none out and no session is kept
     (``ambiguous``), unless the best placed one alone writes the most of its code names.
     When the best placed one is a candidate only by a close hit and ``close_rivals``
-    sessions have one (or a hit within ``close_gap`` of the best placed one's closest),
-    meaning singles none out either: only the candidates by their words are left. Hits of
+    sessions have one (or a hit within ``close_gap`` of the best placed one's closest, and
+    its words within ``gap`` of that one's share), meaning singles none out either: only the candidates by their words are left. Hits of
     no one session (fragments) are left as they are."""
     covers = coverage(lists, held, weights, links)
     eligible = {s for s, share in covers.items() if share >= floor}
