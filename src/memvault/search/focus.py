@@ -142,8 +142,9 @@ def focused(
     (``ambiguous``), unless the best placed one alone writes the most of its code names.
     When the best placed one is a candidate only by a close hit and ``close_rivals``
     sessions have one (or a hit within ``close_gap`` of the best placed one's closest, and
-    its words within ``gap`` of that one's share), meaning singles none out either: only the candidates by their words are left. Hits of
-    no one session (fragments) are left as they are."""
+    its words within ``gap`` of that one's share), meaning singles none out either: only
+    the candidates by their words are left. Hits of no one session (fragments) are left as
+    they are."""
     covers = coverage(lists, held, weights, links)
     eligible = {s for s, share in covers.items() if share >= floor}
     near = {s for hits in lists for h in hits if close(h) and (s := session_of(h, links))}
