@@ -23,13 +23,14 @@ index is caught up, every document embedded and no job pending; then each questi
 the ranking is those sessions, first named first. recall_any@k: a relevant session among
 the first k; recall_all@k: every one of them.
 
-    .venv/bin/python bench/conversations.py [--locomo PATH | --longmemeval PATH]
+    .venv/bin/python bench/conversations.py [--locomo PATH [--copies N] | --longmemeval PATH]
         [--questions N] [--lexical-only | --default-only] [--wait SECONDS] [--json PATH]
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import random
 import re
@@ -86,13 +87,17 @@ def _session(project: str, sid: str, started: datetime, turns: list[tuple[bool, 
     return {"id": sid, "project": project, "started": started.isoformat(), "events": events}
 
 
-def locomo(path: Path) -> tuple[dict[str, list[dict]], list[dict]]:
+def locomo(path: Path, copies: int = 1) -> tuple[dict[str, list[dict]], list[dict]]:
     """LoCoMo's conversations as projects of sessions, and its questions of categories 1–4
-    with the sessions their evidence turns are in."""
+    with the sessions their evidence turns are in. ``copies`` > 1 stores each conversation
+    again in as many more projects, never asked: a store of LongMemEval_S's size (eight
+    copies, about 47,000 turns) that search and the embedder work through."""
     history: dict[str, list[dict]] = {}
     questions = []
-    for n, sample in enumerate(json.loads(path.read_text(encoding="utf-8"))):
-        talk, project = sample["conversation"], f"locomo-{n}"
+    samples = json.loads(path.read_text(encoding="utf-8"))
+    for i, sample in enumerate(samples * copies):
+        copy, n = divmod(i, len(samples))
+        talk, project = sample["conversation"], f"locomo-{n}" + (f"-copy{copy}" if copy else "")
         user = talk["speaker_a"]
         sessions = []
         k = 1
@@ -110,6 +115,8 @@ def locomo(path: Path) -> tuple[dict[str, list[dict]], list[dict]]:
                 sessions.append(_session(project, f"{project}-s{k}", when, turns))
             k += 1
         history[project] = sessions
+        if copy:
+            continue
         known = {s["id"] for s in sessions}
         for qa in sample["qa"]:
             if qa.get("category") not in (1, 2, 3, 4):
@@ -170,24 +177,41 @@ def longmemeval(path: Path, sample: int | None, seed: int = 7) -> tuple[dict, li
 # -- asking -------------------------------------------------------------------------------
 
 
+def search(url: str, question: dict) -> tuple[list[str], float]:
+    """The sessions a question's search names, first named first, and its milliseconds."""
+    body = {
+        "query": question["query"][:QUERY_LIMIT],
+        "project": question["project"],
+        "limit": SEARCH_LIMIT,
+    }
+    started = time.perf_counter()
+    found = call(url, "/agentmemory/search", body)
+    took = (time.perf_counter() - started) * 1000
+    return list(dict.fromkeys(s for h in found["results"] for s in sessions_of(h))), took
+
+
 def run_mode(mode: str, history: dict, questions: list[dict], cap: float) -> dict:
+    """Ingest, wait until caught up (a question searched at each look while documents wait
+    for vectors: what a session starting during the catch-up waits for), then ask."""
+    during: list[float] = []
+    turn = itertools.cycle(questions)
+
+    def probe() -> None:
+        during.append(search(url, next(turn))[1])
+
     with running_server(**MODES[mode]) as url:
         wait_embedder(url)
         began = time.perf_counter()
         events = ingest(url, history)
-        seconds, _ = wait_for(url, began, cap, caught_up)
-        ranked, times = [], []
-        for question in questions:
-            body = {
-                "query": question["query"][:QUERY_LIMIT],
-                "project": question["project"],
-                "limit": SEARCH_LIMIT,
-            }
-            started = time.perf_counter()
-            found = call(url, "/agentmemory/search", body)
-            times.append((time.perf_counter() - started) * 1000)
-            ranked.append(list(dict.fromkeys(s for h in found["results"] for s in sessions_of(h))))
-    return {"events": events, "caught_up_s": seconds, "ranked": ranked, "search_ms": times}
+        seconds, _ = wait_for(url, began, cap, caught_up, probe)
+        asked = [search(url, question) for question in questions]
+    return {
+        "events": events,
+        "caught_up_s": seconds,
+        "ranked": [ranked for ranked, _ in asked],
+        "search_ms": [took for _, took in asked],
+        "search_during_ms": during,
+    }
 
 
 def recalls(ranked: list[str], relevant: list[str]) -> dict[str, float]:
@@ -237,6 +261,12 @@ def main() -> None:
     source.add_argument("--locomo", type=Path, default=LOCOMO)
     source.add_argument("--longmemeval", type=Path, help="longmemeval_s.json")
     parser.add_argument("--questions", type=int, help="a seeded sample of N (LongMemEval)")
+    parser.add_argument(
+        "--copies",
+        type=int,
+        default=1,
+        help="LoCoMo stored N times over, asked once: a larger store (8: LongMemEval_S's size)",
+    )
     parser.add_argument("--lexical-only", action="store_true", help="skip the default mode")
     parser.add_argument("--default-only", action="store_true", help="skip the lexical mode")
     parser.add_argument(
@@ -250,7 +280,8 @@ def main() -> None:
     if args.longmemeval is not None:
         name, (history, questions) = "LongMemEval", longmemeval(path, args.questions)
     else:
-        name, (history, questions) = "LoCoMo", locomo(path)
+        copies = f", stored {args.copies} times" if args.copies > 1 else ""
+        name, (history, questions) = f"LoCoMo{copies}", locomo(path, args.copies)
     modes = ["lexical"] if args.lexical_only else ["default"] if args.default_only else list(MODES)
     sessions = sum(map(len, history.values()))
     turns = sum(len(s["events"]) for group in history.values() for s in group)
@@ -267,7 +298,7 @@ def main() -> None:
         scored[mode] = [
             recalls(r, q["relevant"]) for q, r in zip(questions, runs[mode]["ranked"], strict=True)
         ]
-        times = runs[mode]["search_ms"]
+        times, during = runs[mode]["search_ms"], runs[mode]["search_during_ms"]
         caught = runs[mode]["caught_up_s"]
         print(
             f"{mode}: {runs[mode]['events']:,} turns posted; caught up"
@@ -275,6 +306,12 @@ def main() -> None:
             f" /search p50 {statistics.median(times):.0f} ms, p95 {percentile(times, 95):.0f} ms",
             flush=True,
         )
+        if during:
+            print(
+                f"{mode}: /search while documents waited for vectors: n={len(during)}"
+                f" p50 {statistics.median(during):.0f} ms, p95 {percentile(during, 95):.0f} ms",
+                flush=True,
+            )
     baselines = {project: Baseline(group) for project, group in history.items()}
     for system, per in (("bm25-session", "session"), ("bm25-turn", "event")):
         scored[system] = [

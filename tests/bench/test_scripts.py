@@ -448,3 +448,7 @@ def test_conversations_bench_reads_locomo_evidence_as_sessions(tmp_path, monkeyp
     assert (first, second) == ("prompt_submit", "assistant_response")  # Ann speaks first
     assert sessions[0]["events"][0]["timestamp"].startswith("2023-05-08T13:56:01")
     assert [q["relevant"] for q in questions] == [["locomo-0-s1"], ["locomo-0-s1", "locomo-0-s2"]]
+    # Stored again, for a larger store: the copy is never asked.
+    history, again = conversations.locomo(path, copies=2)
+    assert list(history) == ["locomo-0", "locomo-0-copy1"] and again == questions
+    assert history["locomo-0-copy1"][0]["id"] == "locomo-0-copy1-s1"
