@@ -44,6 +44,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 from _server import machine, percentile, running_server
+from locomo import DEFAULT_DATA as LOCOMO
+from locomo import session_time, turn_text
 from real_sessions import (
     MODES,
     Baseline,
@@ -57,7 +59,6 @@ from real_sessions import (
 
 from memvault.hook.envelope import QUERY_LIMIT
 
-LOCOMO = Path(__file__).resolve().parents[2] / "shared" / "bench" / "locomo" / "locomo10.json"
 KS = (5, 10)
 SEARCH_LIMIT = 30
 SYSTEMS = ("default", "lexical", "bm25-session", "bm25-turn")
@@ -102,15 +103,8 @@ def locomo(path: Path, copies: int = 1) -> tuple[dict[str, list[dict]], list[dic
         sessions = []
         k = 1
         while f"session_{k}" in talk:
-            when = datetime.strptime(
-                talk[f"session_{k}_date_time"].strip(), "%I:%M %p on %d %B, %Y"
-            ).replace(tzinfo=UTC)
-            turns = []
-            for turn in talk[f"session_{k}"]:
-                text = f"{turn['speaker']}: {turn['text']}"
-                if turn.get("blip_caption"):
-                    text += f" [shares {turn['blip_caption']}]"
-                turns.append((turn["speaker"] == user, text))
+            when = datetime.fromisoformat(session_time(talk[f"session_{k}_date_time"]))
+            turns = [(turn["speaker"] == user, turn_text(turn)) for turn in talk[f"session_{k}"]]
             if turns:
                 sessions.append(_session(project, f"{project}-s{k}", when, turns))
             k += 1
