@@ -61,6 +61,7 @@ from memvault.hook.envelope import QUERY_LIMIT
 
 KS = (5, 10)
 SEARCH_LIMIT = 30
+PROGRESS_EVERY = 60.0  # seconds between lines while the store catches up
 SYSTEMS = ("default", "lexical", "bm25-session", "bm25-turn")
 _EVIDENCE = re.compile(r"D(\d+)\s*:")
 
@@ -190,14 +191,28 @@ def run_mode(mode: str, history: dict, questions: list[dict], cap: float) -> dic
     during: list[float] = []
     turn = itertools.cycle(questions)
 
+    shown = [0.0]
+
     def probe() -> None:
         during.append(search(url, next(turn))[1])
+
+    def look(seconds: float, report: dict) -> None:
+        """A line a minute while the store catches up: a large one takes half an hour."""
+        if seconds - shown[0] >= PROGRESS_EVERY:
+            shown[0] = seconds
+            waiting = report["index"].get("documentsNotEmbedded") or 0
+            jobs = report["queue"]["jobsPending"] + report["queue"]["jobsRunning"]
+            print(
+                f"{mode}: {seconds:.0f} s, {waiting:,} documents waiting for vectors,"
+                f" {jobs} pipeline jobs",
+                flush=True,
+            )
 
     with running_server(**MODES[mode]) as url:
         wait_embedder(url)
         began = time.perf_counter()
         events = ingest(url, history)
-        seconds, _ = wait_for(url, began, cap, caught_up, probe)
+        seconds, _ = wait_for(url, began, cap, caught_up, probe, look)
         asked = [search(url, question) for question in questions]
     return {
         "events": events,
