@@ -399,7 +399,7 @@ def is_decision(sentence: str, *, opening: bool = False) -> bool:
 def is_directive(sentence: str) -> bool:
     """Whether ``sentence`` directs a choice in plain words (``DIRECTIVE``, ``_ONE_TASK``,
     ``_FAILS``): a decision when the user says it at a prompt's opening."""
-    said = sentence.replace("\u2019", "'").strip().lstrip("*_ ")
+    said = _straight(sentence).strip().lstrip("*_ ")
     found = DIRECTIVE.search(said)
     if found is None or is_question(said) or _FAILS.search(said):
         return False
@@ -407,6 +407,11 @@ def is_directive(sentence: str) -> bool:
     if _VACUOUS.match(chosen):
         return False
     return found.start() > 0 or not _ONE_TASK.match(chosen)
+
+
+def _straight(sentence: str) -> str:
+    """``sentence`` with its apostrophes straight, as the cues spell "we'll" and "let's"."""
+    return sentence.replace("\u2019", "'")
 
 
 def openers(prompt: str) -> frozenset[str]:
@@ -432,7 +437,7 @@ def _decides_nothing(sentence: str) -> bool:
 def _only_contrasts(sentence: str) -> bool:
     """Whether ``sentence``'s decision words are contrasts alone (``_CONTRAST``), and it
     makes no choice (``_CHOOSES``)."""
-    return not _CHOOSES.search(sentence.replace("\u2019", "'")) and all(
+    return not _CHOOSES.search(_straight(sentence)) and all(
         _CONTRAST.fullmatch(found.group()) for found in DECISION.finditer(sentence)
     )
 
