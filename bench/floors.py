@@ -24,6 +24,7 @@ focus (``TODAY``), with a paired bootstrap 95 % interval over its questions. The
 kept is the best on all three that lowers no data set's utility:
 
     .venv/bin/python bench/floors.py [--locomo-questions 40] [--json out.json]
+        [--candidates FILE]
 
 ``--same-lines`` cross-validates one constant more the same way: how alike two of a
 block's activity lines may be before the second is not told (``packing.SAME_LINE``).
@@ -43,6 +44,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import pickle
 import random
 import statistics
 import sys
@@ -339,6 +341,24 @@ def locomo_set(memory: Memory, data: Path, per: int) -> list[Asked]:
 
 
 def collect(args) -> dict[str, list[Asked]]:
+    """Every question's candidates, per data set: read from ``--candidates`` when that file
+    was written by a run in the same mode, else collected (and written there, if named)."""
+    mode = "hybrid" if args.hybrid else "lexical"
+    if args.candidates is not None and args.candidates.exists():
+        with args.candidates.open("rb") as saved:
+            kept = pickle.load(saved)  # a file this script wrote: local, trusted
+        if kept.get("mode") != mode:
+            sys.exit(f"{args.candidates} holds {kept.get('mode')} candidates; this run is {mode}")
+        print(f"candidates read from {args.candidates}", flush=True)
+        return kept["sets"]
+    sets = _collected(args)
+    if args.candidates is not None:
+        with args.candidates.open("wb") as out:
+            pickle.dump({"mode": mode, "sets": sets}, out)
+    return sets
+
+
+def _collected(args) -> dict[str, list[Asked]]:
     sets = {}
     builders = {
         "real": lambda m: real_set(m, args.real),
@@ -601,6 +621,12 @@ def main() -> None:
     parser.add_argument("--locomo", type=Path, default=locomo.DEFAULT_DATA)
     parser.add_argument("--locomo-questions", type=int, default=40)
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--candidates",
+        type=Path,
+        help="keep the collected candidates in FILE, or read them from it when it is there:"
+        " trying another grid takes seconds instead of collecting again (search unchanged)",
+    )
     parser.add_argument(
         "--hybrid",
         action="store_true",

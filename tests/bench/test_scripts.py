@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import json
+import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -452,3 +454,16 @@ def test_conversations_bench_reads_locomo_evidence_as_sessions(tmp_path, monkeyp
     history, again = conversations.locomo(path, copies=2)
     assert list(history) == ["locomo-0", "locomo-0-copy1"] and again == questions
     assert history["locomo-0-copy1"][0]["id"] == "locomo-0-copy1-s1"
+
+
+def test_floors_reads_kept_candidates_of_its_own_mode_only(tmp_path, monkeypatch):
+    floors = _imported("floors.py", monkeypatch)
+    kept = tmp_path / "candidates.pickle"
+    sets = {"real": [floors.Asked({"s1"}, {}, {}, {})], "coding": [], "locomo": []}
+    with kept.open("wb") as out:
+        pickle.dump({"mode": "lexical", "sets": sets}, out)
+    args = argparse.Namespace(candidates=kept, hybrid=False)
+    # Read, not collected: nothing is ingested, no data set is looked for.
+    assert floors.collect(args) == sets
+    with pytest.raises(SystemExit, match="holds lexical candidates; this run is hybrid"):
+        floors.collect(argparse.Namespace(candidates=kept, hybrid=True))
