@@ -257,6 +257,28 @@ def test_in_a_large_index_only_results_holding_a_rarer_term_are_scored(vault_mem
     assert set(found("zebra stuff")) == {"own-0-0", "own-1-1", "own-3-3", "own-4-4"}
 
 
+def test_a_query_of_common_words_searches_its_own_projects_newest(vault_memory, monkeypatch):
+    """Every word common: the newest documents are searched, those of the project asked.
+    A newer, busier project's documents do not push an older project's out of the window."""
+    from memvault.search import lexical
+
+    monkeypatch.setattr(lexical, "RARE_DOCUMENTS", 1)
+    monkeypatch.setattr(lexical, "RARE_SHARE", 0.0)
+    monkeypatch.setattr(lexical, "COMMON_WINDOW", 3)
+    prompt(vault_memory, "the deploy pipeline broke", 0, session="old", project="shop")
+    prompt(vault_memory, "notes on the deploy pipeline", 1, session="old", project="shop")
+    for n in range(2, 8):
+        prompt(vault_memory, f"deploy pipeline run {n}", n, session="busy", project="infra")
+
+    def found(project):
+        hits = vault_memory.search("deploy pipeline", kinds=["observation"], project=project)
+        return {h.document.event_ids[0] for h in hits}
+
+    assert found("shop") == {"old-0", "old-1"}
+    newest = found("infra")  # its own newest documents: the session's among them
+    assert newest and newest <= {"busy-5", "busy-6", "busy-7"}
+
+
 def test_a_long_request_is_asked_by_its_terms_said_most_and_rarest(vault_memory, monkeypatch):
     from memvault.search import lexical
 

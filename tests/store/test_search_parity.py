@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+from itertools import product
 
 import pytest
 
@@ -249,11 +250,10 @@ def test_field_weights_and_the_newest_window_rank_alike(engines):
     match = parse("pool timeout websocket 连接池").match()
     kinds = ["fragment", "summary", "observation"]
     for weights in [(1.0, 1.0, 0.5, 0.5), (2.0, 1.0, 0.25, 0.0), (0.3, 0.7, 0.1, 0.9)]:
-        for newest in (None, 5, 12):
-            assert_same_hits(
-                sqlite.lexical_search(match, kinds=kinds, weights=weights, newest=newest),
-                postgres.lexical_search(match, kinds=kinds, weights=weights, newest=newest),
-            )
+        for newest, project in product((None, 2, 5, 12), (None, "alpha", "beta")):
+            asked = {"kinds": kinds, "weights": weights, "newest": newest, "project": project}
+            expected = sqlite.lexical_search(match, **asked)
+            assert_same_hits(expected, postgres.lexical_search(match, **asked))
     top = sqlite.lexical_search(match, kinds=kinds, limit=3)
     assert len(top) == 3
     assert_same_hits(top, postgres.lexical_search(match, kinds=kinds, limit=3))

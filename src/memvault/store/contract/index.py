@@ -158,9 +158,10 @@ class SearchIndex(Engine, ABC):
         """(document id, BM25 score) best first, for a query over analyzed terms, among the
         documents of these kinds (of one project, live only unless ``include_archived``);
         fields weighted (title, body, context, dates); ``newest`` limits it to the last that
-        many documents indexed. Each part of the index (``LEXICAL_PARTS``) gives its best
-        ``limit``, scored by its own statistics: a session's score is not on the scale of
-        an event's, and a caller ranking both weighs each part by its own best."""
+        many documents indexed (of the project, when one is asked). Each part of the index
+        (``LEXICAL_PARTS``) gives its best ``limit``, scored by its own statistics: a
+        session's score is not on the scale of an event's, and a caller ranking both weighs
+        each part by its own best."""
         found: list[tuple[int, float]] = []
         for part in LEXICAL_PARTS:
             mine = [kind for kind in kinds if part_of(kind) == part]

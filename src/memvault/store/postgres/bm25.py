@@ -288,9 +288,15 @@ def search_sql(
         "hits AS (" + " UNION ALL ".join(f"SELECT id, {j} AS p, f FROM p{j}" for j in numbers) + ")"
     )
     floor = ""
-    if newest is not None:
+    if newest is not None and project is None:
         floor = "WHERE id > (SELECT coalesce(max(id), 0) FROM documents) - %s "
         params.append(newest)
+    elif newest is not None:  # the project's newest: another's would push its own out
+        floor = (
+            "WHERE id > coalesce((SELECT id FROM documents WHERE project = %s "
+            "ORDER BY id DESC OFFSET %s LIMIT 1), 0) "
+        )
+        params += [project, newest]
     parts.append(
         "m AS (SELECT id, "
         + ", ".join(f"sum(f) FILTER (WHERE p = {j}) AS f{j}" for j in numbers)

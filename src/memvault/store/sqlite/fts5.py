@@ -89,7 +89,8 @@ def lexical_search(
 ) -> list[tuple[int, float]]:
     """Best matches first in one part of the index, as (document id, BM25 score ≥ 0).
     Filters are part of the FTS5 expression (the scope column), so no row outside them is
-    ever scored; ``newest`` limits the search to the documents indexed last."""
+    ever scored; ``newest`` limits the search to the documents indexed last (the project's
+    last, when it is asked in one)."""
     table = TABLES[part]
     kind_tokens = (KIND_TOKEN.format(kind=kind) for kind in kinds)
     filters = [f"scope : ({' OR '.join(kind_tokens)})"]
@@ -98,16 +99,26 @@ def lexical_search(
     if not include_archived:
         filters.append(f"scope : {LIVE_TOKEN}")
     expression = f"({fts5_match(query)}) AND {' AND '.join(filters)}"
-    floor = 0
-    if newest is not None:
-        top = conn.execute("SELECT max(id) FROM documents").fetchone()[0] or 0
-        floor = max(top - newest, 0)
+    floor = 0 if newest is None else newest_floor(conn, newest, project)
     rows = conn.execute(
         f"SELECT rowid, -bm25({table}, ?, ?, ?, ?, 0.0) AS score FROM {table} "
         f"WHERE {table} MATCH ? AND rowid > ? ORDER BY score DESC LIMIT ?",
         (*weights, expression, floor, limit),
     )
     return [(row[0], row[1]) for row in rows]
+
+
+def newest_floor(conn: sqlite3.Connection, newest: int, project: str | None) -> int:
+    """The id past which the ``newest`` documents last indexed lie: of the whole index, or
+    of ``project`` (another project's newer documents would push its own out of it)."""
+    if project is None:
+        top = conn.execute("SELECT max(id) FROM documents").fetchone()[0] or 0
+        return max(top - newest, 0)
+    row = conn.execute(
+        "SELECT id FROM documents WHERE project = ? ORDER BY id DESC LIMIT 1 OFFSET ?",
+        (project, newest),
+    ).fetchone()
+    return row[0] if row else 0
 
 
 def lexical_search_per_kind(
