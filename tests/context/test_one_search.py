@@ -73,7 +73,14 @@ def test_a_context_request_searches_once(counted):
 def test_a_request_naming_code_asks_the_sessions_once_more_for_what_it_names(counted):
     memory, calls = counted
     memory.context.context(project="demo-app", query=REQUEST + " in tests/test_refresh.py")
-    assert sorted(calls["lexical"]) == [["fragment", "summary", "observation"], ["session"]]
+    # The file's words are in no session and the others in the only one (as common as a
+    # word can be among sessions): the sessions are asked all the words, in their newest
+    # documents, together and then any of them, as when every word is common.
+    assert sorted(calls["lexical"]) == [
+        ["fragment", "summary", "observation"],
+        ["session"],
+        ["session"],
+    ]
     assert calls["named"] == [["session"]]
 
 
@@ -137,3 +144,4 @@ def test_a_long_request_is_tokenized_once_whatever_it_is_asked_of(counted, monke
     monkeypatch.setattr(query_part, "tokens", lambda text: said.append(text) or real(text))
     memory.index.searcher.find(log, context_part.CONTEXT_QUOTAS, project="demo-app")
     assert said == [log]  # when it was parsed, and not again for any part or kind
+

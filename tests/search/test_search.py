@@ -279,6 +279,31 @@ def test_a_query_of_common_words_searches_its_own_projects_newest(vault_memory, 
     assert newest and newest <= {"busy-5", "busy-6", "busy-7"}
 
 
+def test_rare_words_the_project_does_not_hold_leave_its_common_words_asked(
+    vault_memory, monkeypatch
+):
+    """A word rare in the index may be in none of the searched project's documents: the
+    request is then asked by its common words, as a request of only common words is, and
+    finds what the project holds instead of nothing."""
+    from memvault.search import lexical
+
+    monkeypatch.setattr(lexical, "RARE_DOCUMENTS", 4)
+    monkeypatch.setattr(lexical, "RARE_SHARE", 0.0)
+    for n in range(8):
+        prompt(
+            vault_memory, f"john posted the status update {n}", n, session=f"u{n}", project="infra"
+        )
+    prompt(vault_memory, "the financial review is due", 9, session="f", project="infra")
+    prompt(vault_memory, "john asked about the build status", 10, session="b", project="shop")
+
+    def found(project):
+        hits = vault_memory.search("john financial status", kinds=["observation"], project=project)
+        return [h.document.event_ids[0] for h in hits]
+
+    assert found("shop") == ["b-10"]
+    assert found("infra") == ["f-9"]  # its rare word held: asked alone, as before
+
+
 def test_a_long_request_is_asked_by_its_terms_said_most_and_rarest(vault_memory, monkeypatch):
     from memvault.search import lexical
 

@@ -203,15 +203,18 @@ class LexicalCandidates:
             rare = asked_terms(query, rare, counts, self.counts.documents(part))
         if len(rare) == len(query.terms):
             return [(query.match(), None)]
-        if rare:
-            return [(query.keeping(set(rare)).match(), None)]
+        rare = tuple(term for term in rare if counts[term])  # a word none holds finds none
         # Every term common: such a query cannot single much out, and scoring all that
         # matches it would cost a scan of the index. It searches the newest COMMON_WINDOW
-        # documents, for all its terms together, else any of them.
-        return [
+        # documents, for all its terms together, else any of them. So does a query whose
+        # rare words the project searched does not hold: a word rare in the index ("the
+        # financial status of John") may be in none of its documents, and its common ones
+        # still pick among them.
+        common = [
             (query.match(anchor=query.terms, all_of=True), COMMON_WINDOW),
             (query.match(), COMMON_WINDOW),
         ]
+        return [(query.keeping(set(rare)).match(), None), *common] if rare else common
 
     def _alternative_ask(self, query: Query, part: str) -> Ask | None:
         """The ask of the request's alternatives in one part, if it has any: as for the own
