@@ -144,4 +144,3 @@ def test_a_long_request_is_tokenized_once_whatever_it_is_asked_of(counted, monke
     monkeypatch.setattr(query_part, "tokens", lambda text: said.append(text) or real(text))
     memory.index.searcher.find(log, context_part.CONTEXT_QUOTAS, project="demo-app")
     assert said == [log]  # when it was parsed, and not again for any part or kind
-
