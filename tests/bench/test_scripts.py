@@ -456,6 +456,57 @@ def test_conversations_bench_reads_locomo_evidence_as_sessions(tmp_path, monkeyp
     assert history["locomo-0-copy1"][0]["id"] == "locomo-0-copy1-s1"
 
 
+def test_haystacks_builds_longmemeval_shaped_haystacks_from_shared_fillers(tmp_path, monkeypatch):
+    haystacks = _imported("haystacks.py", monkeypatch)
+    conversations = _imported("conversations.py", monkeypatch)
+    samples = []
+    for n in range(3):  # three conversations of four sessions, each asked one question
+        talk = {"speaker_a": f"A{n}", "speaker_b": f"B{n}"}
+        for k in range(1, 5):
+            talk[f"session_{k}_date_time"] = f"10:00 am on {k} May, 2023"
+            talk[f"session_{k}"] = [
+                {"speaker": f"A{n}", "dia_id": f"D{k}:1", "text": f"talk {n} day {k}"},
+                {"speaker": f"B{n}", "dia_id": f"D{k}:2", "text": "I see."},
+            ]
+        qa = [{"question": f"What did A{n} say?", "evidence": ["D2:1"], "category": 4}]
+        samples.append({"conversation": talk, "qa": qa})
+    locomo = tmp_path / "locomo.json"
+    locomo.write_text(json.dumps(samples))
+    coding = tmp_path / "coding"
+    coding.mkdir()
+    chats = []
+    for n, language in enumerate(["en", "en", "zh"]):
+        events = [
+            {"hookType": "prompt_submit", "data": {"prompt": f"fix the parser {n}"}},
+            {"hookType": "post_tool_use", "data": {"tool_name": "Read"}},
+            {"hookType": "assistant_response", "data": {"assistantResponse": "Fixed. " * 40}},
+        ]
+        row = {"id": f"c{n}", "language": language, "started": f"2025-06-0{n + 1}T10:00:00Z"}
+        chats.append(json.dumps(row | {"events": events}))
+    (coding / "sessions.jsonl").write_text("\n".join(chats))
+
+    rows = haystacks.build(locomo, coding, questions=3, size=7, own=2, seed=1)
+    assert len(rows) == 3
+    for row in rows:
+        ids = row["haystack_session_ids"]
+        assert len(ids) == len(set(ids)) == 7
+        assert set(row["answer_session_ids"]) <= set(ids)
+        own = row["answer_session_ids"][0].rsplit("-s", 1)[0]
+        assert sum(sid.startswith(own + "-") for sid in ids) == 3  # evidence and two more
+        # The fillers: half the other conversations' sessions, half the English chats.
+        assert sum(sid.startswith("locomo-") for sid in ids) == 5
+        assert {"code-c0", "code-c1"} <= set(ids) and "code-c2" not in ids
+        code = row["haystack_sessions"][ids.index("code-c0")]
+        assert [t["role"] for t in code] == ["user", "assistant"]  # the tool call left out
+        assert row["haystack_dates"] == sorted(row["haystack_dates"])
+    # The file reads as LongMemEval's: each haystack a project, its evidence relevant.
+    out = tmp_path / "haystacks.json"
+    out.write_text(json.dumps(rows))
+    history, questions = conversations.longmemeval(out, None)
+    assert len(history) == 3 and [len(q["relevant"]) for q in questions] == [1, 1, 1]
+    assert all(q["relevant"][0].startswith(q["project"] + "-locomo-") for q in questions)
+
+
 def test_floors_reads_kept_candidates_of_its_own_mode_only(tmp_path, monkeypatch):
     floors = _imported("floors.py", monkeypatch)
     kept = tmp_path / "candidates.pickle"
