@@ -91,15 +91,32 @@ def lexical_search(
     Filters are part of the FTS5 expression (the scope column), so no row outside them is
     ever scored; ``newest`` limits the search to the documents indexed last (the project's
     last, when it is asked in one)."""
-    table = TABLES[part]
+    floor = 0 if newest is None else newest_floor(conn, newest, project)
+    expression = _filtered(query, kinds, project, include_archived)
+    return _scored(conn, TABLES[part], expression, weights, floor, limit)
+
+
+def _filtered(
+    query: LexicalQuery, kinds: Sequence[str], project: str | None, include_archived: bool
+) -> str:
+    """The FTS5 expression of ``query`` within its filters (the scope column)."""
     kind_tokens = (KIND_TOKEN.format(kind=kind) for kind in kinds)
     filters = [f"scope : ({' OR '.join(kind_tokens)})"]
     if project is not None:
         filters.append(f"scope : {project_token(project)}")
     if not include_archived:
         filters.append(f"scope : {LIVE_TOKEN}")
-    expression = f"({fts5_match(query)}) AND {' AND '.join(filters)}"
-    floor = 0 if newest is None else newest_floor(conn, newest, project)
+    return f"({fts5_match(query)}) AND {' AND '.join(filters)}"
+
+
+def _scored(
+    conn: sqlite3.Connection,
+    table: str,
+    expression: str,
+    weights: tuple[float, float, float, float],
+    floor: int,
+    limit: int,
+) -> list[tuple[int, float]]:
     rows = conn.execute(
         f"SELECT rowid, -bm25({table}, ?, ?, ?, ?, 0.0) AS score FROM {table} "
         f"WHERE {table} MATCH ? AND rowid > ? ORDER BY score DESC LIMIT ?",
@@ -122,12 +139,29 @@ def newest_floor(conn: sqlite3.Connection, newest: int, project: str | None) -> 
 
 
 def lexical_search_per_kind(
-    conn: sqlite3.Connection, query: LexicalQuery, *, limits: Mapping[str, int], **filters
+    conn: sqlite3.Connection,
+    query: LexicalQuery,
+    *,
+    limits: Mapping[str, int],
+    project: str | None,
+    include_archived: bool,
+    weights: tuple[float, float, float, float],
+    newest: int | None = None,
+    part: str,
 ) -> dict[str, list[tuple[int, float]]]:
     """The best ``limits[kind]`` of each kind: one FTS5 query per kind, each scoring only
-    its kind's rows (the scope column filters them before any is scored)."""
+    its kind's rows (the scope column filters them before any is scored), the newest
+    window found once for them all."""
+    floor = 0 if newest is None else newest_floor(conn, newest, project)
     return {
-        kind: lexical_search(conn, query, kinds=[kind], limit=limit, **filters)
+        kind: _scored(
+            conn,
+            TABLES[part],
+            _filtered(query, [kind], project, include_archived),
+            weights,
+            floor,
+            limit,
+        )
         for kind, limit in limits.items()
     }
 
