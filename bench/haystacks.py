@@ -32,8 +32,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from conversations import locomo
 from locomo import DEFAULT_DATA as LOCOMO
+from real_sessions import DATA as CODING
 
-CODING = Path(__file__).resolve().parents[2] / "shared" / "bench" / "coding-sessions"
 DATE = "%Y/%m/%d (%a) %H:%M"  # LongMemEval's haystack_dates
 
 
