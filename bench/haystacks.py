@@ -86,9 +86,10 @@ def build(
         others = [sid for sid in mine if sid not in evidence]
         chosen = evidence + rng.sample(others, min(own, len(others)))
         pool = [sid for sid in sessions if sid not in mine]
-        fillers = rng.sample(pool, min(len(pool), (size - len(chosen) + 1) // 2))
-        fillers += [chat[0] for chat in rng.sample(chats, min(len(chats), size - len(chosen)))]
-        chosen += fillers[: max(size - len(chosen), 0)]
+        room = max(size - len(chosen), 0)  # none when the evidence and its people fill it
+        fillers = rng.sample(pool, min(len(pool), (room + 1) // 2))
+        fillers += [chat[0] for chat in rng.sample(chats, min(len(chats), room))]
+        chosen += fillers[:room]
         haystack = sorted((picked[sid] for sid in chosen), key=lambda s: (s[1], s[0]))
         rows.append(
             {
@@ -115,6 +116,13 @@ def main() -> None:
     parser.add_argument("--own", type=int, default=10, help="of them, the same people's")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
+    for name in ("questions", "size"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name} must be at least 1")
+    if args.own < 0:
+        parser.error("--own must be 0 or more")
+    if not args.out.parent.is_dir():
+        parser.error(f"{args.out.parent} is not a folder to write {args.out.name} in")
     if not args.locomo.exists():
         sys.exit(f"LoCoMo is not at {args.locomo}: pass --locomo")
     coding = args.coding if (args.coding / "sessions.jsonl").exists() else None

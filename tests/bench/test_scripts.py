@@ -499,6 +499,10 @@ def test_haystacks_builds_longmemeval_shaped_haystacks_from_shared_fillers(tmp_p
         code = row["haystack_sessions"][ids.index("code-c0")]
         assert [t["role"] for t in code] == ["user", "assistant"]  # the tool call left out
         assert row["haystack_dates"] == sorted(row["haystack_dates"])
+    # A size the evidence and its people already fill: no filler, nothing left out.
+    (small,) = haystacks.build(locomo, coding, questions=1, size=2, own=2, seed=1)
+    assert len(small["haystack_session_ids"]) == 3
+    assert not any(sid.startswith("code-") for sid in small["haystack_session_ids"])
     # The file reads as LongMemEval's: each haystack a project, its evidence relevant.
     out = tmp_path / "haystacks.json"
     out.write_text(json.dumps(rows))
