@@ -68,7 +68,7 @@ CATALOG: dict[str, Strings] = {
     "zh-Hant": Strings(
         **_ENGLISH_CONTEXT,
         report="📖 agent memory：讀取 {n} 個碎片 → {listed}",
-        nothing_relevant="沒有相關的碎片 (nothing relevant found)",
+        nothing_relevant="沒有相關的碎片 (no relevant fragments)",
         nothing_new="相關的碎片已在上文 (nothing new: already given above)",
         unset_topic="未設定",
         auto_summary="sessionStart 自動註冊，尚未整理主題。",
@@ -79,7 +79,7 @@ CATALOG: dict[str, Strings] = {
     "zh-Hans": Strings(
         **_ENGLISH_CONTEXT,
         report="📖 agent memory：读取 {n} 个碎片 → {listed}",
-        nothing_relevant="没有相关的碎片 (nothing relevant found)",
+        nothing_relevant="没有相关的碎片 (no relevant fragments)",
         nothing_new="相关的碎片已在上文 (nothing new: already given above)",
         unset_topic="未设定",
         auto_summary="sessionStart 自动注册，尚未整理主题。",
@@ -90,7 +90,7 @@ CATALOG: dict[str, Strings] = {
     "en": Strings(
         report="📖 agent memory: read {n} fragments → {listed}",
         **_ENGLISH_CONTEXT,
-        nothing_relevant="nothing relevant found",
+        nothing_relevant="no relevant fragments",
         nothing_new="nothing new: the relevant fragments were given above",
         unset_topic="Untitled",
         auto_summary="Registered at sessionStart; no topic yet.",

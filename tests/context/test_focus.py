@@ -70,6 +70,19 @@ def test_the_block_tells_only_of_the_session_the_request_is_about(memory):
     assert "CDN" not in packed.text
 
 
+def test_a_block_that_tells_a_session_says_only_that_no_fragment_was_relevant(tmp_path):
+    with Memory.open(home=tmp_path / "en", embeddings="none", llm="none", language="en") as memory:
+        history(memory)
+        packed = memory.context.context(
+            project="shop", query="connections leak from the database pool again under load"
+        )
+    first, *rest = packed.text.splitlines()
+    # The report line is about the fragments read; what follows it is still relevant.
+    assert first.endswith("→ no relevant fragments"), first
+    assert "PgPool" in "\n".join(rest)
+    assert "nothing relevant" not in packed.text
+
+
 def test_a_request_only_partly_matched_by_one_session_gets_nothing(memory):
     history(memory)
     # The deploy session holds "staging endpoint", about a third of the request's weighed

@@ -101,7 +101,7 @@ def test_in_english_the_block_and_its_report_line_are_english(tmp_path):
         )
         nothing = memory.context.context(project="demo-app", query="kubernetes helm chart upgrade")
     assert found.text.startswith("📖 agent memory: read 1 fragments → login tokens: ")
-    assert nothing.text == "📖 agent memory: read 0 fragments → nothing relevant found"
+    assert nothing.text == "📖 agent memory: read 0 fragments → no relevant fragments"
     assert not _CHINESE.search(found.text + nothing.text)
 
 

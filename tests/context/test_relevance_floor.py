@@ -49,7 +49,7 @@ def test_the_floor_separates_the_labelled_requests(memory):
 def test_an_unrelated_request_finds_nothing_relevant(auth_memory):
     packed = auth_memory.context.context(project="demo-app", query="kubernetes helm chart upgrade")
     assert packed.text.startswith("📖 agent memory：讀取 0 個碎片 → ")
-    assert "nothing relevant found" in packed.text
+    assert "no relevant fragments" in packed.text
     assert "→ relevant" not in packed.text
     assert not [b for b in packed.blocks if b["kind"] == "fragment"]
     # The search itself still answers with its best candidates: the floor is the block's.

@@ -197,7 +197,7 @@ def report_line(
 ) -> str:
     """The line an agent shows its user: the fragments read, each with its label
     (``relevant`` for a request, ``standing`` for a project's standing block and for the
-    fragments whose keys are in ``standing``), or that nothing relevant was found
+    fragments whose keys are in ``standing``), or that no fragment was relevant
     (``searched``), that what was found the session has (``repeated``), or that there is
     nothing yet."""
     words = words or strings()
