@@ -35,7 +35,7 @@ from typing import NamedTuple
 sys.path.insert(0, str(Path(__file__).parent))
 
 import numpy as np
-from _server import machine
+from _server import bootstrap_difference, machine
 
 from memvault import Memory
 from memvault.search import documents, engine, indexer, ranking
@@ -380,14 +380,6 @@ def _score_index(memory, asked, semantic, modes, window, dated, combos, here) ->
                     here[(mode, combo)].append(_recall(ranked, docs, evidence))
 
 
-def _paired(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:
-    """Mean of a − b per question, and a 95% bootstrap interval of it (questions resampled)."""
-    diff = a - b
-    rng = np.random.default_rng(13)
-    means = diff[rng.integers(0, len(diff), size=(2000, len(diff)))].mean(axis=1)
-    return float(diff.mean()), float(np.quantile(means, 0.025)), float(np.quantile(means, 0.975))
-
-
 def cross_validate(data: list[dict], conversations: list[int], modes: list[str]) -> dict:
     half = len(conversations) // 2
     folds = [
@@ -428,7 +420,7 @@ def cross_validate(data: list[dict], conversations: list[int], modes: list[str])
         }
         section["pooled"] = {name: [float(v) for v in s.mean(axis=0)] for name, s in pooled.items()}
         section["vs baseline @10"] = {
-            name: _paired(s[:, 1], table[BASELINE][:, 1])
+            name: bootstrap_difference(s[:, 1], table[BASELINE][:, 1])
             for name, s in pooled.items()
             if name != "baseline"
         }
@@ -441,8 +433,10 @@ def cross_validate(data: list[dict], conversations: list[int], modes: list[str])
                 mask = np.isin(of, test)
                 without[mask] = table[chosen_for[test[0]].without(name)][mask]
             section["constants"][name] = {
-                "cross-validated": _paired(held_out[:, 1], without[:, 1]),
-                "defaults": _paired(table[base][:, 1], table[base.without(name)][:, 1]),
+                "cross-validated": bootstrap_difference(held_out[:, 1], without[:, 1]),
+                "defaults": bootstrap_difference(
+                    table[base][:, 1], table[base.without(name)][:, 1]
+                ),
             }
         report["modes"][mode] = section
     return report

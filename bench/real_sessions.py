@@ -54,7 +54,7 @@ from pathlib import Path, PurePosixPath
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _server import health, machine, percentile, running_server
+from _server import bootstrap_difference, health, machine, percentile, running_server
 
 from memvault.analyzer import estimate_tokens, tokens
 from memvault.hook.envelope import QUERY_LIMIT, stripped
@@ -497,15 +497,38 @@ def baseline_scores(question: dict, baseline: Baseline) -> dict[str, dict]:
 
 
 def groups(questions: list[dict]) -> dict[str, list[int]]:
-    """Question indexes by set, by set and language, and all labelled ones together."""
+    """Question indexes by set, by set and language, by set and project (``files
+    blastmerge``, ``control docgen``: where a figure comes from), and all labelled ones
+    together."""
     out: dict[str, list[int]] = defaultdict(list)
     for i, q in enumerate(questions):
         out[q["set"]].append(i)
         if q["set"] != "control":
             out["labelled"].append(i)
             out[f"{q['set']} {q['language']}"].append(i)
-    order = ["labelled", "files", "files en", "files zh", "decision", "decision en", "control"]
+        if q["set"] in ("files", "control"):
+            out[f"{q['set']} {q['project']}"].append(i)
+    projects = sorted({q["project"] for q in questions})
+    order = [
+        *("labelled", "files", "files en", "files zh"),
+        *(f"files {project}" for project in projects),
+        *("decision", "decision en", "control"),
+        *(f"control {project}" for project in projects),
+    ]
     return {name: out[name] for name in order if out.get(name)}
+
+
+def differences(questions: list[dict], scored: dict[str, list[dict]], runs: dict) -> dict:
+    """Per mode, the ``files`` questions' recall@10 minus BM25 per session's, its mean and
+    a 95 % bootstrap interval (the questions resampled): how far the margin holds beyond
+    these few questions."""
+    files = [i for i, q in enumerate(questions) if q["set"] == "files"]
+    if not files or "bm25-session" not in scored:
+        return {}
+    base = [scored["bm25-session"][i]["R@10"] for i in files]
+    return {
+        mode: bootstrap_difference([scored[mode][i]["R@10"] for i in files], base) for mode in runs
+    }
 
 
 def summarize(questions: list[dict], scored: dict[str, list[dict]], runs: dict) -> dict:
@@ -516,17 +539,18 @@ def summarize(questions: list[dict], scored: dict[str, list[dict]], runs: dict) 
         for system, per_question in scored.items():
             picked = [per_question[i] for i in members]
             figures = {}
-            if name != "control":
+            control = name.startswith("control")
+            if not control:
                 for key in (*(f"R@{k}" for k in KS), "hit@5"):
                     figures[key] = statistics.fmean(p[key] for p in picked)
-            if system in runs and name != "control":
+            if system in runs and not control:
                 figures["prompt_recall"] = statistics.fmean(p["prompt_recall"] for p in picked)
                 for block in ("prompt", "start"):
                     lines = sum(p[f"{block}_items"] for p in picked)
                     hits = sum(p[f"{block}_lines_relevant"] for p in picked)
                     figures[f"{block}_precision"] = hits / lines if lines else None
                     figures[f"{block}_lines"] = lines
-            if system in runs and name == "control":
+            if system in runs and control:
                 figures["silent"] = statistics.fmean(p["prompt_items"] == 0 for p in picked)
             if system in runs and name.startswith("decision"):
                 for key in ("term_prompt", "term_either"):
@@ -559,7 +583,11 @@ def summarize(questions: list[dict], scored: dict[str, list[dict]], runs: dict) 
             "fragments": run["health"]["vault"]["fragments"],
             "embedder": run["health"]["embedder"],
         }
-    return {"groups": table, "modes": modes}
+    return {
+        "groups": table,
+        "files_minus_bm25": differences(questions, scored, runs),
+        "modes": modes,
+    }
 
 
 def requests_once(questions: list[dict], runs: dict) -> dict:
@@ -612,21 +640,26 @@ def show(figures: dict, systems: list[str]) -> None:
                 f" p50 {p50:.0f} ms p95 {p95:.0f} ms"
             )
     print("\nsearch: recall@5 / recall@10 / hit@5 of the relevant sessions")
-    print(f"{'questions':12} {'n':>3}  " + "".join(f"{s:>19}" for s in systems))
+    print(f"{'questions':22} {'n':>3}  " + "".join(f"{s:>19}" for s in systems))
     for name, cells in table.items():
-        if name in ("control", "requests"):
+        if name.startswith("control") or name == "requests":
             continue
         line = "".join(
             "  " + " ".join(_f(cells[s][k]) for k in ("R@5", "R@10", "hit@5")) for s in systems
         )
-        print(f"{name:12} {cells['n']:>3}  {line}")
+        print(f"{name:22} {cells['n']:>3}  {line}")
+    for mode, (mean, low, high) in figures["files_minus_bm25"].items():
+        print(
+            f"files recall@10, {mode} minus bm25-session: {mean:+.2f}"
+            f" (95 % bootstrap interval {low:+.2f} to {high:+.2f})"
+        )
     mine = [s for s in systems if s in modes]
     print(
         "\ninjected: prompt block's recall of relevant sessions / share of its lines from a"
         " relevant session (lines) / the same for the SessionStart block"
     )
     for name, cells in table.items():
-        if name in ("control", "requests"):
+        if name.startswith("control") or name == "requests":
             continue
         line = "".join(
             f"  {s}: {_f(cells[s]['prompt_recall'])} {_f(cells[s]['prompt_precision'])}"
@@ -634,7 +667,7 @@ def show(figures: dict, systems: list[str]) -> None:
             f" ({cells[s]['start_lines']:>3})"
             for s in mine
         )
-        print(f"{name:12} {cells['n']:>3}{line}")
+        print(f"{name:22} {cells['n']:>3}{line}")
     if "requests" in table:
         cells = table["requests"]
         once = "".join(
@@ -649,6 +682,10 @@ def show(figures: dict, systems: list[str]) -> None:
         cells = table["control"]
         silent = "  ".join(f"{s} {cells[s]['silent']:.2f}" for s in mine)
         print(f"\ncontrols with nothing injected at the prompt (n={cells['n']}): {silent}")
+        for name, cells in table.items():
+            if name.startswith("control "):
+                silent = "  ".join(f"{s} {cells[s]['silent']:.2f}" for s in mine)
+                print(f"  asked in {name.removeprefix('control '):14} (n={cells['n']}): {silent}")
     if "decision" in table:
         cells = table["decision"]
         terms = "  ".join(

@@ -322,6 +322,12 @@ def test_real_sessions_bench_runs_on_a_tiny_dataset(tmp_path):
     assert report["modes"]["lexical"]["start_block_checked"] == 3
     assert 0 <= report["groups"]["control"]["lexical"]["silent"] <= 1
     assert report["groups"]["requests"]["n"] == 2 and "labelled requests each once" in out
+    # Each project's rows, and the margin over BM25 with its interval (none: both find it).
+    assert report["groups"]["files demo"]["lexical"]["R@10"] == 1.0
+    controls = report["groups"]["control"]["lexical"]["silent"]
+    assert report["groups"]["control demo"]["lexical"]["silent"] == controls
+    assert report["files_minus_bm25"]["lexical"] == [0.0, 0.0, 0.0]
+    assert "files recall@10, lexical minus bm25-session: +0.00" in out
     (files_question, *_) = report["questions"]
     block = files_question["lexical prompt"]
     assert len(block["sources"]) == files_question["lexical"]["prompt_items"]
