@@ -185,9 +185,12 @@ def search(url: str, question: dict) -> tuple[list[str], float]:
     return list(dict.fromkeys(s for h in found["results"] for s in sessions_of(h))), took
 
 
-def run_mode(mode: str, history: dict, questions: list[dict], cap: float) -> dict:
+def run_mode(
+    mode: str, history: dict, questions: list[dict], cap: float, keep: Path | None = None
+) -> dict:
     """Ingest, wait until caught up (a question searched at each look while documents wait
-    for vectors: what a session starting during the catch-up waits for), then ask."""
+    for vectors: what a session starting during the catch-up waits for), then ask. With
+    ``keep``, the server's home is kept in ``keep/<mode>`` (``bench/backlog.py`` asks it)."""
     during: list[float] = []
     turn = itertools.cycle(questions)
 
@@ -208,7 +211,11 @@ def run_mode(mode: str, history: dict, questions: list[dict], cap: float) -> dic
                 flush=True,
             )
 
-    with running_server(**MODES[mode]) as url:
+    env = dict(MODES[mode])
+    if keep is not None:
+        (keep / mode).mkdir(parents=True)
+        env["MEMVAULT_HOME"] = str(keep / mode)
+    with running_server(**env) as url:
         wait_embedder(url)
         began = time.perf_counter()
         events = ingest(url, history)
@@ -282,7 +289,14 @@ def main() -> None:
         "--wait", type=float, default=3600, help="seconds to wait for caught up (default 3600)"
     )
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        help="keep each mode's server home (store and vault) in DIR/<mode> (new folders)",
+    )
     args = parser.parse_args()
+    if args.keep is not None and any((args.keep / mode).exists() for mode in MODES):
+        parser.error(f"--keep {args.keep}: a mode's folder is there already; give a new one")
     path = args.longmemeval or args.locomo
     if not path.is_file():
         parser.error(f"{path} is not here: the data sets are read where they lie")
@@ -304,7 +318,7 @@ def main() -> None:
     scored: dict[str, list[dict]] = {}
     runs = {}
     for mode in modes:
-        runs[mode] = run_mode(mode, history, questions, args.wait)
+        runs[mode] = run_mode(mode, history, questions, args.wait, args.keep)
         scored[mode] = [
             recalls(r, q["relevant"]) for q, r in zip(questions, runs[mode]["ranked"], strict=True)
         ]

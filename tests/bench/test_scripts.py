@@ -6,6 +6,7 @@ import argparse
 import importlib.util
 import json
 import pickle
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -528,3 +529,38 @@ def test_floors_reads_kept_candidates_of_its_own_mode_only(tmp_path, monkeypatch
     assert floors.collect(args) == sets
     with pytest.raises(SystemExit, match="holds lexical candidates; this run is hybrid"):
         floors.collect(argparse.Namespace(candidates=kept, hybrid=True))
+
+
+def test_backlog_takes_the_vectors_of_the_documents_the_embedder_reaches_last(
+    tmp_path, monkeypatch
+):
+    backlog = _imported("backlog.py", monkeypatch)
+    assert backlog.parse_states("none, newest:0.5,random:1") == [
+        ("none", 0.0),
+        ("newest", 0.5),
+        ("random", 1.0),
+    ]
+    for bad in ("latest:0.5", "newest:0", "newest:1.5", "newest", ","):
+        with pytest.raises(ValueError, match=r"state"):
+            backlog.parse_states(bad)
+    db = tmp_path / "memvault.db"
+    # Four vectors, written in another order than their documents last changed.
+    revisions = [(1, 4), (2, 1), (3, 3), (4, 2)]
+
+    def taken(order: str, share: float) -> list[int]:
+        """The documents left with a vector."""
+        db.unlink(missing_ok=True)
+        with sqlite3.connect(db) as conn:
+            conn.execute("CREATE TABLE documents (id INTEGER PRIMARY KEY, revision INTEGER)")
+            conn.execute("CREATE TABLE document_vectors (document_id INTEGER PRIMARY KEY)")
+            conn.executemany("INSERT INTO documents VALUES (?, ?)", revisions)
+            conn.executemany("INSERT INTO document_vectors VALUES (?)", [(1,), (2,), (3,), (4,)])
+        gone = backlog.without_vectors(db, order, share)
+        with sqlite3.connect(db) as conn:
+            left = sorted(row[0] for row in conn.execute("SELECT * FROM document_vectors"))
+        assert gone + len(left) == 4
+        return left
+
+    assert taken("newest", 0.5) == [2, 4]  # changed first: embedded first
+    assert taken("oldest", 0.25) == [1, 3, 4]
+    assert taken("random", 1.0) == []

@@ -5,6 +5,7 @@ whose vector another process's rewrite made stale."""
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 
 from memvault.domain import DocumentDraft
 from memvault.search.documents import terms
@@ -56,3 +57,12 @@ def test_a_rewritten_document_shows_at_its_new_revision_without_its_old_vector(s
     assert same == a and rewritten > ra
     assert store.vector_changes("m", 0, rewritten, limit=10) == [(a, "fragment", rewritten, None)]
     assert store.vector_changes("m", 0, ra, limit=10) == []  # it is no longer at ra
+
+
+def test_embeddable_names_the_documents_that_get_a_vector(store):
+    """What search asks of its word candidates that have no vector: which of them will."""
+    tool_call = replace(draft("c", "pytest -q"), embed_text="")  # found by its words alone
+    store.write_documents([draft("a", "alpha"), draft("b", "beta"), tool_call])
+    a, b, c = (store.document("fragment", key).id for key in "abc")
+    assert store.embeddable([a, b, c]) == {a, b}
+    assert store.embeddable([c]) == set() and store.embeddable([]) == set()

@@ -110,10 +110,10 @@ class Searcher:
         query = self._parsed(text, wait=self.translate_wait, project=project)
         pool = max(CANDIDATES, limit * 3)
         scope = Scope(kinds, project, include_archived)
-        lexical, semantic, documents = self._candidates(
+        lexical, semantic, documents, pending = self._candidates(
             query, scope, dict.fromkeys(kinds, pool), keep=pool
         )
-        hits = self._ranked(query, lexical, semantic, documents, scope, weights, now)
+        hits = self._ranked(query, lexical, semantic, documents, pending, scope, weights, now)
         if admit is not None:
             hits = [hit for hit in hits if admit(hit.document)]
         return below_sessions(one_per_session(hits), SESSION_HITS)[:limit]
@@ -143,7 +143,7 @@ class Searcher:
         if not pools:
             return Found(query, {})
         scope = Scope(list(pools), project, include_archived)
-        lexical, semantic, documents = self._candidates(query, scope, pools)
+        lexical, semantic, documents, pending = self._candidates(query, scope, pools)
         hits = {}
         for kind in pools:
             ranked = self._ranked(
@@ -151,6 +151,7 @@ class Searcher:
                 _of_kind(lexical, documents, kind),
                 _of_kind(semantic, documents, kind),
                 documents,
+                pending,
                 scope,
                 weights,
                 now,
@@ -166,13 +167,13 @@ class Searcher:
 
     def _candidates(
         self, query: Query, scope: Scope, pools: dict[str, int], *, keep: int | None = None
-    ) -> tuple[list[tuple[int, float]], list[tuple[int, float]], dict[int, Document]]:
-        """Both retrievers' candidates, and their documents. ``pools``: how many of each
-        kind, each kind its own best (a long request's words are in thousands of events,
-        which would crowd a kind of a few hundred documents, fragments or board rows, out
-        of one shared pool), each part of the index asked once for all its kinds; ``keep``,
-        when the kinds are ranked together: that many of each retriever, all kinds at
-        once."""
+    ) -> tuple[list[tuple[int, float]], list[tuple[int, float]], dict[int, Document], set[int]]:
+        """Both retrievers' candidates, their documents, and the word candidates whose
+        vector is still to come (``ranking.fuse``). ``pools``: how many of each kind, each
+        kind its own best (a long request's words are in thousands of events, which would
+        crowd a kind of a few hundred documents, fragments or board rows, out of one shared
+        pool), each part of the index asked once for all its kinds; ``keep``, when the kinds
+        are ranked together: that many of each retriever, all kinds at once."""
         # The two retrievers run side by side: the model and SQLite both release the GIL.
         semantic_future = (
             _RETRIEVERS.submit(self._semantic, query.text, scope, pools)
@@ -192,7 +193,12 @@ class Searcher:
         gone = [doc_id for doc_id, _ in semantic if doc_id not in documents]
         if gone and self.semantic is not None:  # deleted, here or by another process
             self.semantic.remove(gone)
-        return lexical, semantic, documents
+        pending: set[int] = set()
+        if semantic:
+            alike = {doc_id for doc_id, _ in semantic}
+            unlike = [doc_id for doc_id, _ in lexical if doc_id not in alike]
+            pending = self.store.embeddable(unlike) if unlike else set()
+        return lexical, semantic, documents, pending
 
     def _ranked(
         self,
@@ -200,13 +206,15 @@ class Searcher:
         lexical: list[tuple[int, float]],
         semantic: list[tuple[int, float]],
         documents: dict[int, Document],
+        pending: set[int],
         scope: Scope,
         weights: Weights | None,
         now: datetime | None,
     ) -> list[Hit]:
         """Candidates fused into one relevance, weighed with importance and recency, best
-        first; those outside ``scope`` left out."""
-        fused, lexical_norm, cosine = fuse(lexical, semantic)
+        first; those outside ``scope`` left out. ``pending``: word candidates whose vector
+        is still to come."""
+        fused, lexical_norm, cosine = fuse(lexical, semantic, pending)
         relevance = boost(fused, documents, set(query.terms))
         weights = weights or self.weights
         now = now or utc_now()

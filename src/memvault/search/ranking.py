@@ -8,7 +8,8 @@ with relevance, importance and recency each from 0 to 1 and shown beside the sco
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+import statistics
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -80,13 +81,21 @@ def by_part(found: Mapping[str, Sequence[tuple[int, float]]]) -> list[tuple[int,
 
 
 def fuse(
-    lexical: Sequence[tuple[int, float]], semantic: Sequence[tuple[int, float]]
+    lexical: Sequence[tuple[int, float]],
+    semantic: Sequence[tuple[int, float]],
+    pending: Collection[int] = (),
 ) -> tuple[dict[int, float], dict[int, float], dict[int, float]]:
     """Relevance (0–1) per document from BM25 scores and cosines.
 
     BM25 is divided by the best score of this query; cosines are used as they are (a
     cosine is already comparable across queries). A document found by one retriever only
-    gets that retriever's share.
+    gets that retriever's share: one that never gets a vector (a tool call) is weighed by
+    its words alone. A document of ``pending`` will get a vector but has none yet (the
+    embedder has not reached it): its likeness is not known, not nil, so it is weighed as
+    a typical word candidate of this query is alike (the median cosine of the word
+    candidates that have one). Counted as nil, every document the embedder had not reached
+    ranked below those it had, and while a backlog was embedded search ranked worse than
+    by words alone (docs/benchmarks.md).
     """
     top = max((score for _, score in lexical), default=0.0)
     lexical_norm = {doc_id: score / top for doc_id, score in lexical} if top > 0 else {}
@@ -96,9 +105,12 @@ def fuse(
         return dict(lexical_norm), lexical_norm, cosine
     if not lexical_norm:
         return dict(cosine), lexical_norm, cosine
+    alike = [cosine[doc_id] for doc_id in lexical_norm if doc_id in cosine]
+    typical = statistics.median(alike or cosine.values())
     relevance = {}
     for doc_id in lexical_norm.keys() | cosine.keys():
-        relevance[doc_id] = LEXICAL_SHARE * lexical_norm.get(doc_id, 0.0) + (
-            1 - LEXICAL_SHARE
-        ) * cosine.get(doc_id, 0.0)
+        likeness = cosine.get(doc_id, typical if doc_id in pending else 0.0)
+        relevance[doc_id] = (
+            LEXICAL_SHARE * lexical_norm.get(doc_id, 0.0) + (1 - LEXICAL_SHARE) * likeness
+        )
     return relevance, lexical_norm, cosine

@@ -217,6 +217,14 @@ class SearchIndex(Engine, ABC):
         )
         return {row[0]: to_document(row) for row in rows}
 
+    def embeddable(self, ids: Sequence[int]) -> set[int]:
+        """The documents of ``ids`` that have a text to embed: each has a vector once the
+        embedder reaches it (a tool call has none: ``search.documents.embedded``)."""
+        rows = self._select_in(
+            "SELECT id FROM documents WHERE id IN ({marks}) AND embed_text <> ''", ids
+        )
+        return {row[0] for row in rows}
+
     def document(self, kind: str, key: str) -> Document | None:
         row = self._select_one(
             f"SELECT {DOCUMENT_COLUMNS} {DOCUMENTS} WHERE d.kind = ? AND d.key = ?", (kind, key)
