@@ -9,11 +9,10 @@ from tests.embeddings.test_memory_with_an_endpoint import observe
 
 
 def test_a_document_waiting_for_its_vector_is_ranked_by_its_words(tmp_path, embedding_server):
-    settings = {"embeddings": "openai", "embedding_url": embedding_server.base_url}
-    with Memory.open(home=tmp_path / "h", **settings) as memory:
-        observe(memory, 1, "rotate the signing keys")
-        observe(memory, 2, "the signing keys expire")
-        memory.index.semantic.warm()
+    endpoint = embedding_server.base_url
+    with Memory.open(home=tmp_path / "h", embeddings="openai", embedding_url=endpoint) as memory:
+        for n, older in enumerate(["rotate the signing keys", "the signing keys expire"], 1):
+            observe(memory, n, older)
         memory.index.index_now()  # both embedded
         observe(memory, 3, "rotate the signing keys of staging before the release")
         memory.index.index_now(vectors=False)  # found by its words, its vector to come
