@@ -105,8 +105,10 @@ def fuse(
         return dict(lexical_norm), lexical_norm, cosine
     if not lexical_norm:
         return dict(cosine), lexical_norm, cosine
-    alike = [cosine[doc_id] for doc_id in lexical_norm if doc_id in cosine]
-    typical = statistics.median(alike or cosine.values())
+    typical = 0.0
+    if pending:
+        alike = [cosine[doc_id] for doc_id in lexical_norm if doc_id in cosine]
+        typical = statistics.median(alike or cosine.values())
     relevance = {}
     for doc_id in lexical_norm.keys() | cosine.keys():
         likeness = cosine.get(doc_id, typical if doc_id in pending else 0.0)
