@@ -6,13 +6,14 @@ import asyncio
 import contextlib
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -51,6 +52,21 @@ def running_server(**env: str) -> Iterator[str]:
         finally:
             proc.terminate()
             proc.wait(30)
+
+
+@contextlib.contextmanager
+def kept_copy(
+    kept: Path, mode: str, prepare: Callable[[Path], None] | None = None
+) -> Iterator[Path]:
+    """A copy of the home a ``--keep`` run left in ``kept/mode``, for a server to be asked
+    without changing the kept one; ``prepare`` changes the copy first (``bench/backlog.py``
+    takes vectors away). Removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix="memvault-kept-") as temp:
+        home = Path(temp) / mode
+        shutil.copytree(kept / mode, home, ignore=shutil.ignore_patterns("serving.lock", "*.pid"))
+        if prepare is not None:
+            prepare(home)
+        yield home
 
 
 def health(url: str) -> dict:

@@ -24,20 +24,21 @@ from __future__ import annotations
 
 import argparse
 import random
-import shutil
 import sqlite3
+import statistics
 import sys
-import tempfile
-from pathlib import Path, PurePosixPath
+from collections.abc import Callable
+from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 import conversations
 import real_sessions
-from _server import machine, running_server
+from _server import machine
 
 DEFAULT_STATES = "none,newest:0.25,newest:0.5,newest:0.9,oldest:0.5,random:0.5"
 ORDERS = ("newest", "oldest", "random")
+WAIT = 300.0  # seconds a copy may take to report itself caught up (nothing is left to do)
 
 
 def parse_states(text: str) -> list[tuple[str, float]]:
@@ -87,35 +88,29 @@ def without_vectors(db: Path, order: str, share: float) -> int:
     return len(gone)
 
 
-def ask_real(url: str, questions: list[dict]) -> str:
-    rows = [real_sessions.ask(url, q, n, again=True) for n, q in enumerate(questions)]
-    report = real_sessions.call(url, "/agentmemory/health")
-    folder = PurePosixPath(report["vault"]["fragmentsFolder"]).name
-    sources = real_sessions.trace(url, {i for r in rows for i in r["prompt_items"]}, folder)
-    recall, lines, relevant, silent = [], 0, 0, []
-    for question, row in zip(questions, rows, strict=True):
-        if question["set"] == "control":
-            silent.append(not row["prompt_items"])
-        elif question["set"] == "files":
-            wanted = set(question["relevant"])
-            recall.append(real_sessions.recall(row["ranked"], wanted, 10))
-            lines += len(row["prompt_items"])
-            relevant += sum(bool(set(sources[i]) & wanted) for i in row["prompt_items"])
-    precision = f"{relevant / lines:.2f}" if lines else "-"
+def ask_real(kept: Path, prepare: Callable[[Path], None]) -> str:
+    _, questions = real_sessions.load(real_sessions.DATA, None)
+    run = real_sessions.run_mode("default", {}, questions, WAIT, kept=kept, prepare=prepare)
+    scored = [real_sessions.score(q, r) for q, r in zip(questions, run["rows"], strict=True)]
+    table = real_sessions.summarize(questions, {"default": scored}, {"default": run})["groups"]
+    files, silent = table["files"]["default"], table["control"]["default"]["silent"]
+    precision = files["prompt_precision"]
     return (
-        f"files recall@10 {sum(recall) / len(recall):.2f}, prompt lines from a relevant"
-        f" session {precision} ({lines}), controls silent {sum(silent) / len(silent):.2f}"
+        f"files recall@10 {files['R@10']:.2f}, prompt lines from a relevant session"
+        f" {'-' if precision is None else f'{precision:.2f}'} ({files['prompt_lines']}),"
+        f" controls silent {silent:.2f}"
     )
 
 
-def ask_locomo(url: str, questions: list[dict]) -> str:
-    found = [conversations.search(url, q)[0] for q in questions]
-    at = {
-        k: sum(bool(set(q["relevant"]) & set(r[:k])) for q, r in zip(questions, found, strict=True))
-        / len(questions)
-        for k in (5, 10)
-    }
-    return f"recall_any@5 {at[5]:.3f}, @10 {at[10]:.3f} (n={len(questions)})"
+def ask_locomo(kept: Path, prepare: Callable[[Path], None]) -> str:
+    _, questions = conversations.locomo(conversations.LOCOMO)
+    run = conversations.run_mode("default", {}, questions, WAIT, kept=kept, prepare=prepare)
+    found = [
+        conversations.recalls(ranked, q["relevant"])
+        for q, ranked in zip(questions, run["ranked"], strict=True)
+    ]
+    at5, at10 = (statistics.fmean(f[f"any@{k}"] for f in found) for k in (5, 10))
+    return f"recall_any@5 {at5:.3f}, @10 {at10:.3f} (n={len(questions)})"
 
 
 def main() -> None:
@@ -131,23 +126,20 @@ def main() -> None:
         states = parse_states(args.states)
     except ValueError as exc:
         parser.error(f"--states: {exc}")
-    if args.data == "real":
-        _, questions = real_sessions.load(real_sessions.DATA, None)
-        asker = ask_real
-    else:
-        _, questions = conversations.locomo(conversations.LOCOMO)
-        asker = ask_locomo
+    data = real_sessions.DATA if args.data == "real" else conversations.LOCOMO
+    if not data.exists():
+        parser.error(f"{data} is not here: the data sets are read where they lie")
+    asker = ask_real if args.data == "real" else ask_locomo
     print(f"{args.data}, default mode, vectors taken away — {machine()}", flush=True)
     for order, share in states:
-        with tempfile.TemporaryDirectory(prefix="memvault-backlog-") as temp:
-            copy = Path(temp) / "default"
-            shutil.copytree(home, copy, ignore=shutil.ignore_patterns("serving.lock", "*.pid"))
-            gone = without_vectors(copy / "memvault.db", order, share)
-            with running_server(**real_sessions.MODES["default"], MEMVAULT_HOME=str(copy)) as url:
-                real_sessions.wait_embedder(url)
-                figures = asker(url, questions)
+        gone: list[int] = []
+
+        def prepare(home: Path, order=order, share=share, gone=gone) -> None:
+            gone.append(without_vectors(home / "memvault.db", order, share))
+
+        figures = asker(args.kept, prepare)
         state = "none" if order == "none" else f"{order}:{share:g}"
-        print(f"{state:12} ({gone:,} vectors away): {figures}", flush=True)
+        print(f"{state:12} ({gone[0]:,} vectors away): {figures}", flush=True)
 
 
 if __name__ == "__main__":

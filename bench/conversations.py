@@ -30,6 +30,7 @@ the first k; recall_all@k: every one of them.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import json
 import random
@@ -38,12 +39,13 @@ import statistics
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _server import machine, percentile, running_server
+from _server import kept_copy, machine, percentile, running_server
 from locomo import DEFAULT_DATA as LOCOMO
 from locomo import session_time, turn_text
 from real_sessions import (
@@ -186,11 +188,20 @@ def search(url: str, question: dict) -> tuple[list[str], float]:
 
 
 def run_mode(
-    mode: str, history: dict, questions: list[dict], cap: float, keep: Path | None = None
+    mode: str,
+    history: dict,
+    questions: list[dict],
+    cap: float,
+    keep: Path | None = None,
+    *,
+    kept: Path | None = None,
+    prepare: Callable[[Path], None] | None = None,
 ) -> dict:
     """Ingest, wait until caught up (a question searched at each look while documents wait
     for vectors: what a session starting during the catch-up waits for), then ask. With
-    ``keep``, the server's home is kept in ``keep/<mode>`` (``bench/backlog.py`` asks it)."""
+    ``keep``, the server's home is kept in ``keep/<mode>``; with ``kept``, a copy of such a
+    home is asked instead, nothing ingested (``prepare`` changes the copy first:
+    ``bench/backlog.py``)."""
     during: list[float] = []
     turn = itertools.cycle(questions)
 
@@ -215,10 +226,13 @@ def run_mode(
     if keep is not None:
         (keep / mode).mkdir(parents=True)
         env["MEMVAULT_HOME"] = str(keep / mode)
-    with running_server(**env) as url:
+    with contextlib.ExitStack() as stack:
+        if kept is not None:
+            env["MEMVAULT_HOME"] = str(stack.enter_context(kept_copy(kept, mode, prepare)))
+        url = stack.enter_context(running_server(**env))
         wait_embedder(url)
         began = time.perf_counter()
-        events = ingest(url, history)
+        events = ingest(url, history) if kept is None else 0
         seconds, _ = wait_for(url, began, cap, caught_up, probe, look)
         asked = [search(url, question) for question in questions]
     return {

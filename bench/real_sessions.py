@@ -36,13 +36,12 @@ needs a whole run.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.error
 import urllib.parse
@@ -54,7 +53,14 @@ from pathlib import Path, PurePosixPath
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _server import bootstrap_difference, health, machine, percentile, running_server
+from _server import (
+    bootstrap_difference,
+    health,
+    kept_copy,
+    machine,
+    percentile,
+    running_server,
+)
 
 from memvault.analyzer import estimate_tokens, tokens
 from memvault.hook.envelope import QUERY_LIMIT, stripped
@@ -391,45 +397,43 @@ def run_mode(
     stored: bool = False,
     keep: Path | None = None,
     kept: Path | None = None,
+    prepare: Callable[[Path], None] | None = None,
 ) -> dict:
+    """Ingest the history into a new server (its home kept in ``keep/mode``), or ask a copy
+    of a kept home (``kept``; ``prepare`` changes the copy first); wait as the options say;
+    ask every question."""
     env = dict(MODES[mode])
     if keep is not None:  # the server's home (store, vault) kept for reading afterwards
         (keep / mode).mkdir(parents=True, exist_ok=True)
         env["MEMVAULT_HOME"] = str(keep / mode)
-    copied = None
-    if kept is not None:  # asked of a copy of a kept home: nothing ingested, nothing waited
-        copied = tempfile.TemporaryDirectory(prefix="memvault-kept-")
-        home = Path(copied.name) / mode
-        shutil.copytree(kept / mode, home, ignore=shutil.ignore_patterns("serving.lock"))
-        env["MEMVAULT_HOME"] = str(home)
-    try:
-        with running_server(**env) as url:
-            wait_embedder(url)
-            began = time.perf_counter()
-            events = ingest(url, history) if kept is None else 0
-            posted = time.perf_counter() - began
-            indexed_s, report = wait_for(url, began, cap, indexed)
-            seconds = None
-            during: list[float] = []  # /search while a backlog is being embedded, ms
-            if kept is not None:
-                seconds, report = wait_for(url, began, cap, caught_up)
-            elif not when_indexed:
-                probe = prober(url, questions, during)
-                seconds, report = wait_for(url, began, cap, caught_up, probe)
-            asked_rows = [
-                ask(url, q, n, stored=stored, again=kept is not None)
-                for n, q in enumerate(questions)
-            ]
-            fragments_dir = PurePosixPath(report["vault"]["fragmentsFolder"]).name
-            every = {item for r in asked_rows for item in r["start_items"] + r["prompt_items"]}
-            sources = trace(url, every, fragments_dir)
-    except subprocess.TimeoutExpired:
-        # A server still embedding a backlog can take longer to stop than the helper waits
-        # for; it was told to stop, and the figures are already read.
-        print(f"{mode}: the server did not stop within 30 s of being told to", flush=True)
-    finally:
-        if copied is not None:
-            copied.cleanup()
+    with contextlib.ExitStack() as stack:
+        if kept is not None:  # asked of a copy of a kept home: nothing ingested
+            env["MEMVAULT_HOME"] = str(stack.enter_context(kept_copy(kept, mode, prepare)))
+        try:
+            with running_server(**env) as url:
+                wait_embedder(url)
+                began = time.perf_counter()
+                events = ingest(url, history) if kept is None else 0
+                posted = time.perf_counter() - began
+                indexed_s, report = wait_for(url, began, cap, indexed)
+                seconds = None
+                during: list[float] = []  # /search while a backlog is being embedded, ms
+                if kept is not None:
+                    seconds, report = wait_for(url, began, cap, caught_up)
+                elif not when_indexed:
+                    probe = prober(url, questions, during)
+                    seconds, report = wait_for(url, began, cap, caught_up, probe)
+                asked_rows = [
+                    ask(url, q, n, stored=stored, again=kept is not None)
+                    for n, q in enumerate(questions)
+                ]
+                fragments_dir = PurePosixPath(report["vault"]["fragmentsFolder"]).name
+                every = {i for r in asked_rows for i in r["start_items"] + r["prompt_items"]}
+                sources = trace(url, every, fragments_dir)
+        except subprocess.TimeoutExpired:
+            # A server still embedding a backlog can take longer to stop than the helper
+            # waits for; it was told to stop, and the figures are already read.
+            print(f"{mode}: the server did not stop within 30 s of being told to", flush=True)
     rows = []
     for question, got in zip(questions, asked_rows, strict=True):
         rows.append(
