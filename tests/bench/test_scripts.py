@@ -564,3 +564,31 @@ def test_backlog_takes_the_vectors_of_the_documents_the_embedder_reaches_last(
     assert taken("newest", 0.5) == [2, 4]  # changed first: embedded first
     assert taken("oldest", 0.25) == [1, 3, 4]
     assert taken("random", 1.0) == []
+
+
+def test_wider_decisions_asks_later_requests_naming_a_rare_term_a_choice_named(tmp_path):
+    """bench/wider_decisions.py applies the coding-sessions card's decision rule: a choice
+    a history request states names a term 2–25 % of the project's sessions use; each later
+    request naming it is a question about the deciding session."""
+    prompts = [f"tidy the config loader, part {n}" for n in range(20)]
+    prompts[0] = "can we use fastjson for the config loader instead of the stdlib parser?"
+    prompts[15] = "fastjson drops the timezone of every date in the config loader"
+    prompts[17] = "Fastjson and the config loader: add a test for dates"
+    data = tmp_path / "data"
+    data.mkdir()
+    with (data / "sessions.jsonl").open("w") as f:
+        for n, prompt in enumerate(prompts):
+            started = f"2026-11-{n + 1:02d}T10:00:00.000Z"
+            session = _real_session("demo", n, started, [(prompt, "src/config.py", "Done.")])
+            f.write(json.dumps({**session, "prompts": [prompt]}) + "\n")
+    out = tmp_path / "wider"
+    printed = _run("wider_decisions.py", str(out), "--data", str(data))
+    assert printed.startswith("2 decision questions")
+    asked = json.loads((out / "queries.json").read_text())
+    # "fastjson" is in 3 of the 20 sessions; "config" and "loader" in all of them.
+    assert [(q["term"], q["session"]) for q in asked] == [
+        ("fastjson", "demo-15"),
+        ("fastjson", "demo-17"),
+    ]
+    assert all(q["relevant"] == ["demo-0"] and q["set"] == "decision" for q in asked)
+    assert (out / "sessions.jsonl").resolve() == (data / "sessions.jsonl").resolve()

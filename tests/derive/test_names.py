@@ -8,9 +8,11 @@ from memvault.derive.names import (
     MAX_NAMES,
     REQUEST_NAMES,
     Names,
+    chosen_names,
     code_names,
     file_names,
     of_project,
+    plain_word,
     request_names,
     same_name,
     written_names,
@@ -327,3 +329,50 @@ def test_a_path_is_a_librarys_by_where_it_lies():
     assert not request_names("/home/dev/app/.venv/lib/python3.11/site-packages/click/core.py")
     # A project in a container's /usr/src is the project's own.
     assert "billing_job" in request_names("/usr/src/app/server/billing_job.py fails")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "chosen"),
+    [
+        # Decisions users stated in real sessions.
+        ("use a mock filesystem for tests so we can run them in parallel.", ["mock filesystem"]),
+        ("can we use mstest instead of custom tests?", ["mstest"]),
+        ('USE "uv pip"!', ["uv pip"]),
+        ("使用Vue 3 + Naive UI 的现代化前端，去掉静态界面。", ["Vue 3", "Naive UI"]),
+        ("can we please use the CommandLineParser library for cli handling?",
+         ["CommandLineParser"]),
+        ("look for opportunities to use switch expressions instead of switch statements.",
+         ["switch expressions"]),
+        ("for the user-facing engine names use CONSTANTS defined in @__init__.py.", ["CONSTANTS"]),
+        ("WE SHOULD STANDARDIZE ON UNDERSCORES for internal engine names", ["UNDERSCORES"]),
+        # Other ways to choose.
+        ("let's switch to pnpm for the workspace", ["pnpm"]),
+        ("we decided to go with Redis and Postgres for caching", ["Redis", "Postgres"]),
+        ("replace the bespoke diffing with the libgit2sharp library", ["libgit2sharp"]),
+        ("改用httpx替换requests", ["httpx"]),
+        ("Use 'Path.GetRandomFileName()' instead.", ["Path.GetRandomFileName()"]),
+    ],
+)  # fmt: skip
+def test_a_decision_chooses_the_words_after_its_choice(sentence, chosen):
+    assert list(chosen_names(sentence)) == chosen
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "use this workspace to make a dotnet application",
+        "Use it for every request.",
+        "use the following settings",
+        "We decided nothing yet.",
+        "The properties should be initialized to empty collections instead of null.",
+    ],
+)
+def test_a_decision_that_chooses_nothing_by_name_gives_nothing(sentence):
+    assert chosen_names(sentence) == ()
+
+
+def test_a_plain_word_is_one_word_that_is_not_written_as_code():
+    assert plain_word("mstest") and plain_word("cache") and plain_word("UNDERSCORES")
+    assert not plain_word("uv pip")  # a phrase
+    assert not plain_word("CommandLineParser") and not plain_word("fnv1a")
+    assert not plain_word("Path.GetRandomFileName()")

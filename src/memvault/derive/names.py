@@ -4,9 +4,11 @@ names a sentence writes (``code_names``), which is what a decision is about.
 A code name is a name written as code: called (``foo()``), dotted (``Path.GetRandomFileName``,
 ``xterm.js``), or shaped like an identifier: a capital inside it after a small letter
 (``CommandLineParser``), an underscore inside it (``retry_after``), a digit between letters
-(``libgit2sharp``), an acronym opening a word (``HTTPServer``). Plain words are not, nor
-is a library written as one ("use httpx"): "cache", "Python" and "httpx" look alike, and a
-request that said "cache" would find every decision that did.
+(``libgit2sharp``), an acronym opening a word (``HTTPServer``). Plain words are not:
+"cache", "Python" and "httpx" look alike, and a request that said "cache" would find every
+decision that did. What a decision chooses is the exception (``chosen_names``): the words
+after its choice ("use a mock filesystem", ``USE "uv pip"``, "switch to pnpm", "使用Vue 3")
+name the thing chosen, however plainly written.
 """
 
 from __future__ import annotations
@@ -58,6 +60,47 @@ _TEST_KINDS = frozenset({
 # fmt: on
 # What a build makes or is made from, after an assembly's name (``ktsu.BlastMerge.Core.dll``).
 _BUILT = frozenset({"dll", "exe", "pdb", "xml", "csproj", "fsproj", "vbproj", "sln", "nupkg"})
+
+
+# What a decision chooses in plain words (``chosen_names``): the words after a choice verb,
+# up to the first that ends a name (a preposition, a conjunction, punctuation, a CJK
+# character), at most CHOSEN_WORDS of them; a quoted choice whole.
+CHOSEN_WORDS = 3
+_CHOICE = re.compile(
+    r"(?:\b(?:use|using|switch(?:ed)? to|migrate to|move to|adopt|go with|stick with|"
+    r"standardi[sz]e on|replace\b[^.;:!?]{1,60}?\bwith)\b|使用|改用|改为|改為|换成|換成|采用|採用)"
+    r"\s*",
+    re.IGNORECASE,
+)
+_QUOTED_CHOICE = re.compile(r"[\"'`“‘]([^\"'`”’\n]{2,40})[\"'`”’]")
+_CHOSEN_WORD = re.compile(r"([A-Za-z0-9][A-Za-z0-9.#_-]*)(\S*)")
+# fmt: off
+# Before the thing chosen: an article or a word that points at something said before
+# ("use this": no name).
+_BEFORE_CHOSEN = frozenset({"a", "an", "the", "our", "my", "your", "its", "their", "some"})
+_POINTING = frozenset({
+    "it", "this", "that", "these", "those", "them", "one", "what", "which", "whatever",
+    "something", "anything", "everything", "only", "just", "always", "more", "less",
+    "following", "above", "below", "same", "former", "latter", "either", "both",
+})
+# Words that end the thing chosen: what follows says what for, how, or instead of what.
+_AFTER_CHOSEN = frozenset({
+    "instead", "rather", "for", "to", "so", "in", "on", "at", "with", "when", "because",
+    "or", "not", "than", "as", "over", "from", "which", "that", "if", "across", "throughout",
+    "by", "of", "is", "are", "be", "where", "wherever", "whenever", "everywhere", "here",
+    "there", "now", "too", "also", "again", "then", "but", "like", "via", "until", "unless",
+    "while", "all", "any", "each", "every", "either", "only", "please",
+})
+# A kind of thing after its name ("the CommandLineParser library"): the name is the choice.
+_KIND_OF_THING = frozenset({
+    "library", "libraries", "package", "packages", "framework", "frameworks", "tool",
+    "tools", "module", "modules", "approach", "pattern", "patterns", "method", "methods",
+    "version",
+})
+# fmt: on
+# A word that tells of the thing chosen rather than naming it ("CONSTANTS defined in …").
+_TOLD_OF = re.compile(r"[a-z]{3,}ed")
+_PLAIN = re.compile(r"[A-Za-z][A-Za-z-]*")
 
 
 class Names:
@@ -241,3 +284,61 @@ def _bare(name: str) -> str:
 
 def _code_shaped(word: str) -> bool:
     return bool(_SHAPED.search(word)) and not _VERSION.fullmatch(word.lstrip("@"))
+
+
+@functools.lru_cache(maxsize=4096)
+def chosen_names(sentence: str) -> tuple[str, ...]:
+    """What a decision's ``sentence`` chooses, in the words it chooses it by: the words
+    after each choice verb ("use", "switch to", "go with", "standardize on", "replace … with",
+    "使用", "改用", …), without an article before them or a kind of thing after them, up
+    to the first word that says what for or instead of what, at most ``CHOSEN_WORDS``; a
+    quoted choice whole (``USE "uv pip"``); a list of choices each ("Vue 3 + Naive UI").
+    Nothing for a choice that points at something said before ("use this")."""
+    found: list[str] = []
+    for verb in _CHOICE.finditer(sentence):
+        rest = _ESCAPE.sub(" ", sentence[verb.end() :])
+        quoted = _QUOTED_CHOICE.match(rest)
+        choices = [quoted[1]] if quoted else _chosen_words(rest)
+        for choice in choices:
+            for part in re.split(r"\s*\+\s*|\s+and\s+|\s*,\s*", choice):
+                words = part.split()
+                while words and words[-1].lower() in _KIND_OF_THING:
+                    words.pop()
+                if any(len(w) > 1 and re.search("[A-Za-z]", w) for w in words):
+                    found.append(" ".join(words))
+    return tuple(dict.fromkeys(found))
+
+
+def _chosen_words(rest: str) -> list[str]:
+    """The choices that open ``rest`` (what follows a choice verb): runs of plain words,
+    ended by a word that ends a choice, punctuation or a CJK character; "+" and "and" go on
+    to the next choice."""
+    choices: list[list[str]] = [[]]
+    for written in rest.split(None, 12):
+        word = _CHOSEN_WORD.match(written)
+        if word is None:
+            if written == "+" and choices[-1]:
+                choices.append([])
+                continue
+            break
+        name, after = word[1].rstrip(".-"), word[2]
+        lowered = name.lower()
+        if not any(choices) and lowered in _BEFORE_CHOSEN and not after:
+            continue
+        if lowered == "and" and choices[-1]:
+            choices.append([])
+            continue
+        if lowered in _AFTER_CHOSEN or (not choices[-1] and lowered in _POINTING):
+            break
+        if choices[-1] and _TOLD_OF.fullmatch(lowered):  # "CONSTANTS defined in …"
+            break
+        choices[-1].append(name)
+        if len(choices[-1]) >= CHOSEN_WORDS or (after and after != "+"):
+            break
+    return [" ".join(words) for words in choices if words]
+
+
+def plain_word(name: str) -> bool:
+    """Whether ``name`` is one plain word ("mstest", "cache"), not code-shaped: a word
+    that, unlike a code name, may be common where it is said."""
+    return bool(_PLAIN.fullmatch(name)) and not _code_shaped(name)

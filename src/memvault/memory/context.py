@@ -166,7 +166,13 @@ class Context:
             # Named decisions go before the floor's fragments: the block's budget keeps them.
             passed = {(h.document.kind, h.document.key) for h in fragments}
             shown = {key for key, by_request in given_by.items() if by_request}
-            named = self.decisions.named(query, project, session_id, shown | (passed - given))
+            named = self.decisions.named(
+                query,
+                project,
+                session_id,
+                shown | (passed - given),
+                self.index.searcher.lexical.common_among_sessions,
+            )
             told = {(h.document.kind, h.document.key) for h in named}
             retold = told & given
             fragments = [

@@ -8,7 +8,15 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from memvault.derive.fragments import confirmed
-from memvault.derive.names import Names, code_names, file_names, of_project, written_names
+from memvault.derive.names import (
+    Names,
+    chosen_names,
+    code_names,
+    file_names,
+    of_project,
+    plain_word,
+    written_names,
+)
 from memvault.derive.supersede import DECISION_TAG, files_in
 from memvault.domain import Document
 from memvault.search import context as packing
@@ -184,6 +192,9 @@ def in_force(
         # A file its sentence names already (``SecureTempFileHelper`` and its ``.cs``) is
         # one thing it is about, not two: a request naming it counts once.
         stems = {n.casefold() for n in written}
+        # What it chooses in plain words ("use a mock filesystem", ``USE "uv pip"``); a
+        # choice written as code is among its code names already.
+        chosen = [n for n in chosen_names(document.summary) if not written_names(n)]
         changed = [
             n
             for path in files_in(facts_from(document.body))
@@ -193,7 +204,7 @@ def in_force(
         # The project's own names (``BlastMerge.Core``) are in every build log.
         about = tuple(
             n
-            for n in dict.fromkeys([*written, *changed])
+            for n in dict.fromkeys([*written, *chosen, *changed])
             if not (project and of_project(n, project))
         )
         if about:
@@ -205,9 +216,12 @@ def named_among(
     request: str,
     decisions: Sequence[tuple[Document, tuple[str, ...]]],
     session_id: str | None = None,
+    common: Callable[[str], bool] | None = None,
 ) -> list[Document]:
     """Of ``decisions`` (``in_force``), those the request names, as ``decisions_named``
-    tells them: never one the asking session made."""
+    tells them: never one the asking session made. ``common`` tells which of the plain
+    words a decision chose (``derive.names.plain_word``) are too common where it is asked
+    to say what a request is about ("use caching"): those name nothing."""
     if not decisions:
         return []
     names = Names(request, parts=True)
@@ -215,7 +229,10 @@ def named_among(
     for document, about in decisions:
         if session_id and session_id in drawn_from(document):
             continue
-        named = sum(names.names(name) for name in about)
+        named = sum(
+            names.names(name) and not (common and plain_word(name) and common(name))
+            for name in about
+        )
         if named:
             found.append((named, document.updated_at, document))
     found.sort(key=lambda item: item[:2], reverse=True)
@@ -240,14 +257,15 @@ class Decisions:
         project: str | None,
         session_id: str | None,
         shown: set[tuple[str, str]],
+        common: Callable[[str], bool] | None = None,
     ) -> list[Hit]:
-        """The project's confirmed decisions about code the request names
-        (``decisions_named``) but those ``shown`` (kind, key), as hits to go first in a
-        block: its budget keeps them."""
+        """The project's confirmed decisions about what the request names
+        (``decisions_named``; ``common``: as ``named_among`` reads it) but those ``shown``
+        (kind, key), as hits to go first in a block: its budget keeps them."""
         if project is None:
             return []
         kept = [d for d in self.of(project) if (d[0].kind, d[0].key) not in shown]
-        named = named_among(request, kept, session_id)
+        named = named_among(request, kept, session_id, common)
         return [Hit(document, 1.0, 0.0, document.importance, 0.0) for document in named]
 
     def of(self, project: str) -> list[tuple[Document, tuple[str, ...]]]:

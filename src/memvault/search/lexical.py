@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from memvault.analyzer import tokens
 from memvault.domain import Document
 from memvault.search.counts import Counts
 from memvault.search.query import Query
@@ -186,6 +187,15 @@ class LexicalCandidates:
         documents = self.counts.documents(part)
         cap = int(max(RARE_DOCUMENTS, RARE_SHARE * documents))
         return min(cap, (documents - 1) // 2) if part == SESSION_PART else cap
+
+    def common_among_sessions(self, words: str) -> bool:
+        """Whether half the sessions or more hold each of ``words``' terms (``rare_cap``):
+        words that tell no session apart say nothing of what a request is about."""
+        terms = tokens(words)
+        if self.counts.documents(SESSION_PART) < 2 or not terms:
+            return False
+        cap = self.rare_cap(SESSION_PART)
+        return min(self.counts.terms(terms, cap, SESSION_PART).values()) > cap
 
     def _own_asks(self, query: Query, part: str) -> list[Ask]:
         """The asks of the request's own words in one part, in order: each after the first
