@@ -227,6 +227,13 @@ def test_chatter_and_tasks():
         ),
         ("但是问题在于，数据库管理系统期望英文命名的文件。", "数据库管理系统期望英文命名的文件"),
         ("问题的根本原因是：图标在该包中不存在。", "图标在该包中不存在"),
+        # Seen in real sessions, each a fragment's name before: "我发现了问题的根本原因",
+        # "发现另一个问题".
+        (
+            "我发现了问题的根本原因：**爬虫和Web应用使用的数据库路径完全不同**。",
+            "**爬虫和Web应用使用的数据库路径完全不同**",
+        ),
+        ("发现另一个问题，routes.py还导入了app模块中的内容。", "Routes.py还导入了app模块中的内容"),
         # What names the finding stays: "问题在于" followed by the finding itself.
         (
             "问题在于原代码将 db_path 作为位置参数传递。",
@@ -248,6 +255,8 @@ def test_statement_drops_the_announcement_before_a_finding(sentence, said):
         "我发现了问题！",
         "现在，我发现问题了。",
         "现在问题的根因完全清楚了",
+        "我发现了一个重要问题！",
+        "问题根因。",
         "The issue is on lines 27-30",
         "I can see the issue is on line 225",
     ],

@@ -101,7 +101,78 @@ DESCRIBED = {
         "`TestableIO.System.IO.Abstractions.TestingHelpers` (version 18.0.0.0) and "
         "`TestableIO.System.IO.Abstractions.Wrappers` (version 17.0.0.0).",
         None,
-        "There's version mismatch",
+        "There's a version mismatch between TestingHelpers",
+    ),
+    # Seen in real sessions, each named by its first words before: "Issue", "The issue is
+    # likely", "I've successfully refactored menu handling to use", "Instead of this complex
+    # algorithm let me use", "This is much better".
+    "a long dotted name by its own last part": (
+        "The issue is in `IterativeMergeOrchestrator.StartIterativeMergeProcess` on line 46.",
+        None,
+        "Issue in StartIterativeMergeProcess",
+    ),
+    "where the issue likely is": (
+        "The issue is likely in how the `FindLineInFile` and `FindBestMatchingLine` methods "
+        "are working with the actual file content.",
+        None,
+        "Issue in how FindLineInFile and FindBestMatchingLine methods",
+    ),
+    "a relative clause whose antecedent was only symbols": (
+        "The issue is likely with `⚙️` which is a compound emoji (gear + variation selector) "
+        "that might render differently.",
+        None,
+        "Issue with compound emoji gear variation selector",
+    ),
+    "a change reported, by the change": (
+        "I've successfully refactored the menu handling to use dictionaries instead of switch "
+        "statements, which eliminated the duplicated case.",
+        None,
+        "Refactored menu handling to use dictionaries",
+    ),
+    "an opening contrast, by what is chosen": (
+        "Instead of this complex algorithm, let me use a simpler approach that processes "
+        "each side independently.",
+        None,
+        "Use simpler approach that processes each side independently",
+    ),
+    "an opening contrast that leaves too little stays": (
+        "Instead of seeing potentially many different diffs between all possible version "
+        "pairs, you'll now see.",
+        None,
+        "Instead of seeing potentially many different diffs",
+    ),
+    "a verdict, by what it judges": (
+        "This is much better - I'll integrate the winget distribution into your existing "
+        "workflow rather than creating a separate one.",
+        None,
+        "Integrate winget distribution into your existing workflow",
+    ),
+    "a name never ends on the verb its object would follow": (
+        "Update the dictionary `available_engine_functions` to use underscores instead of "
+        "hyphens in keys.",
+        None,
+        "Update dictionary available_engine_functions",
+    ),
+    "a file's extension alone names nothing": (
+        "The problem was that the winget manifest was looking for `BlastMerge.ConsoleApp.exe`, "
+        "but the actual executable is named differently.",
+        None,
+        "The winget manifest was looking",
+    ),
+    "a Chinese setting before the statement goes": (
+        "在项目中，爬虫的管理采用了**策略模式**和**工厂模式**。",
+        None,
+        "爬虫的管理采用了策略模式和工厂模式",
+    ),
+    "what a Chinese sentence means, by what it says": (
+        "这段话的意思是：你的电脑上没有配置 Git 的“凭据助手”，这意味着 Git 不会自动记住你的密码。",
+        None,
+        "你的电脑上没有配置 Git 的 凭据助手",
+    ),
+    "a Chinese announcement of the root cause goes": (
+        "我发现了问题的根本原因：**爬虫和Web应用使用的数据库路径完全不同**。",
+        None,
+        "爬虫和Web应用使用的数据库路径完全不同",
     ),
     "a Chinese announcement before the finding goes": (
         "但是问题在于，我们的数据库管理系统期望的是英文命名的数据库文件。",

@@ -60,7 +60,8 @@ _PATH = re.compile(
 )
 _EXTENSION = re.compile(rf"\.(?:{'|'.join(sorted(FILE_EXTENSIONS))})$", re.IGNORECASE)
 _NOISE = re.compile(
-    r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b"
+    r"\s*\(\s*(?:version|ver|v)\.?\s*\d+(?:\.\d+)*\s*\)"  # "X (version 18.0.0.0)" is X
+    r"|\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b"
     r"|\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b"  # a time of day, to the second
     r"|\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b|\[?::[\da-f:]*\]?(?::\d+)?"  # IP addresses, ports
     r"|\blocalhost:\d+\b"
@@ -90,7 +91,20 @@ _LEAD_IN = re.compile(
     r"(?:(?:the|this|that) (?:main |root |real |actual |core )?(?:issue|problem|bug|cause|"
     r"culprit|reason|error)(?: here)? (?:is|was) that\b:?\s*"
     r"|this is because\s+|(?:let's|let me|let us|i'll|i will|i need to|we need to|"
-    r"i'm going to|we should|(?:can|could|would|will) (?:we|you)(?: please)?|please)\s+)?",
+    r"i'm going to|we should|(?:can|could|would|will) (?:we|you)(?: please)?|please)\s+"
+    # a change reported: "I've successfully refactored …" reads "Refactored …"
+    r"|(?:i've|i have|we've|we have) (?:now |just |also )*(?:successfully )?(?=\w+ed\b))?",
+    re.IGNORECASE,
+)
+# A contrast that opens a sentence ("Instead of this complex algorithm, let me use a simpler
+# approach …"): what the sentence chooses is after its comma.
+_CONTRAST_OPENING = re.compile(r"^(?:instead of|rather than)\b[^,;]{1,80},\s*", re.IGNORECASE)
+# A verdict that says nothing of what it judges ("This is much better - I'll integrate …"):
+# the clause after it says what.
+_VERDICT = re.compile(
+    r"^(?:(?:this|that|it) (?:is|was|looks|seems|sounds)|looks|sounds) (?:much |a lot |"
+    r"far |even |way )?(?:better|good|great|cleaner|simpler|nicer|interesting|clear|"
+    r"correct|fine|right|reasonable)(?: now)?\s*(?:[-—–:;,.!]+\s*)",
     re.IGNORECASE,
 )
 # How the finding was reached, before it: "经过详细分析，", "查看了代码后，", "从错误日志中，".
@@ -98,9 +112,16 @@ _ZH_LEAD_IN = re.compile(
     r"^(?:(?:经过|經過|根据|根據|基于|基於|通过|通過|从|從)[^，,。：:]{1,16}"
     r"|(?:查看|检查|檢查|分析)了?[^，,。：:]{0,8}后?)[，,]\s*"
 )
+# A Chinese clause that only says where the statement is (在项目中，…) or that what follows
+# is it (这段话的意思是：…, 原因如下：…): the clause after it is the statement.
+_ZH_SETTING = re.compile(
+    r"^(?:在|从|從|对于|對於|关于|關於)[^，,。]{0,14}(?:中|里|裡|内|內|内部|內部|上|下|时|時|后|後)$"
+    r"|(?:的意思是|意思是|是|在于|在於|如下)$"
+)
 # "The issue is in X" / "The problem was with X": a title reads "Issue in X".
 _WHERE_ISSUE = re.compile(
-    r"^(?:the|this) (?:main |root |real )?(issue|problem|bug) (?:is|was) (in|with|on|at)\b",
+    r"^(?:the|this) (?:main |root |real )?(issue|problem|bug) (?:is|was) "
+    r"(?:(?:most )?likely |probably |somewhere )?(in|with|on|at)\b",
     re.IGNORECASE,
 )
 # Where a sentence's leading clause ends: a semicolon, a dash, a CJK comma or colon, or a
@@ -116,15 +137,23 @@ _SOUP = re.compile(
     r"|(?<!\w)['_]+|['_]+(?!\w)|\.{2,}|…+"
 )
 _EMPHASIS = re.compile(r"\*\*|(?<!\w)__|__(?!\w)")
+# A relative clause whose antecedent was only symbols ("The issue is likely with `⚙️` which
+# is a compound emoji"): the preposition takes what the clause says.
+_EMPTIED = re.compile(
+    r"\b(in|with|on|at|for|of|about)\s+(?:which|that)\s+(?:is|are|was|were)\b", re.IGNORECASE
+)
 _SHORT_FLAG = re.compile(r"(?<!\S)-\w\b")
 _ARTICLES = frozenset({"a", "an", "the"})
+# The last part of a dotted name that names something alone (``StartIterativeMergeProcess``,
+# ``TestingHelpers``; not ``exe``, ``get``).
+_NAMED_PART = re.compile(r"(?=\w*[A-Z_])\w{4,}")
 # Words a description never ends on: it stops at a word that needs another after it.
 _DANGLING_WORDS = (
     "a an the to of for with and or but in on at by from into than instead rather is are "
     "was were be been being that this these those which who whose when where while as "
     "via its their our your my his her around near about over under after before because "
     "between among across through within without against "
-    "so if not no than then until since unless "
+    "so if not no than then until since unless use using let me us "
     "的 了 和 与 與 或 在 把 将 將 为 為 是 由 从 從"
 )
 _DANGLING = frozenset(_DANGLING_WORDS.split())
@@ -156,6 +185,10 @@ def _reduced(text: str, *, whole: bool) -> str:
     text = _EMPHASIS.sub("", text)  # "**根因分析**：…" is labelled as plainly as "根因分析：…"
     text = _LABEL.sub("", text)
     text = cues.statement(text)
+    for opening in (_CONTRAST_OPENING, _VERDICT):
+        rest = opening.sub("", text, count=1)
+        if rest != text and len(_words(rest)) >= 4:  # what is chosen or judged, if said
+            text = rest[:1].upper() + rest[1:]
     stripped = _LEAD_IN.sub("", _ZH_LEAD_IN.sub("", text, count=1), count=1)
     stripped = _WHERE_ISSUE.sub(lambda m: f"{m[1].capitalize()} {m[2]}", stripped, count=1)
     if stripped != text and (len(_words(stripped)) >= 3 or len(_CJK.findall(stripped)) >= 4):
@@ -165,7 +198,7 @@ def _reduced(text: str, *, whole: bool) -> str:
         text = _leading_clause(text)
     text = _SHORT_FLAG.sub(" ", text)
     text = _SOUP.sub(" ", text)
-    return _bounded(_words(text))
+    return _bounded(_words(_EMPTIED.sub(r"\1", " ".join(_words(text)))))
 
 
 def _address(host: str, path: str) -> str:
@@ -208,12 +241,17 @@ def _stem(match: re.Match[str]) -> str:
 
 def _leading_clause(text: str) -> str:
     """``text`` up to where its first clause ends, when that clause says enough on its own
-    (four words, or four Chinese characters); else the whole of it."""
+    (four words, or four Chinese characters, and not only where or what follows: 在项目中，…,
+    这段话的意思是：…); else the whole of it."""
+    start = 0
     for match in _CLAUSE_END.finditer(text):
-        head = text[: match.start()]
+        head = text[start : match.start()]
+        if _ZH_SETTING.search(head.strip()):
+            start = match.end()
+            continue
         if len(_words(_SOUP.sub(" ", head))) >= 4 or len(_CJK.findall(head)) >= 4:
             return head
-    return text
+    return text[start:] if _words(text[start:]) else text
 
 
 def _words(text: str) -> list[str]:
@@ -237,9 +275,14 @@ def _bounded(words: list[str]) -> str:
         if len(kept) == MAX_WORDS or room <= 0:
             break
         if _width(word) > room:
-            if _CJK.search(word):
+            tail = word.rsplit(".", 1)[-1]
+            if "." in word.strip(".") and _NAMED_PART.fullmatch(tail) and _width(tail) <= room:
+                word = tail  # a long dotted name by its own last part, when that names
+            elif _CJK.search(word):
                 kept.append(_cut_wide(word, room))
-            break
+                break
+            else:
+                break
         kept.append(word)
         width += _width(word) + (1 if len(kept) > 1 else 0)
     while len(kept) > 1 and kept[-1].lower().strip("'") in _DANGLING:
