@@ -177,6 +177,9 @@ def test_real_statements_are_substantive(text):
         "改用",
         "是的",
         "The retry loop now depends on.",
+        # Seen in real sessions as a lesson of its own: it points at what came before.
+        "I need to be careful here.",
+        "Keep that in mind.",
     ],
 )
 def test_degenerate_statements_are_not(text):
