@@ -159,6 +159,11 @@ DESCRIBED = {
         None,
         "The winget manifest was looking",
     ),
+    "a purpose after the choice goes": (
+        "use a mock filesystem for tests so we can run them in parallel.",
+        None,
+        "use a mock filesystem for tests",
+    ),
     "a Chinese setting before the statement goes": (
         "在项目中，爬虫的管理采用了**策略模式**和**工厂模式**。",
         None,

@@ -129,6 +129,7 @@ _WHERE_ISSUE = re.compile(
 _CLAUSE_END = re.compile(
     r"\s*[;；]|\s+[—–]\s+|\s-\s|[，：。！？]|:\s"
     r"|,?\s+(?:which|because|since|so that|whereas|while|where|but|although)\b"
+    r"|,?\s+so (?:we|you|i|it|they) (?:can|could|will|would|may|might)\b"
     r"|,\s+(?:so|and then|then)\b",
     re.IGNORECASE,
 )
