@@ -350,6 +350,7 @@ def test_a_path_is_a_librarys_by_where_it_lies():
         ("we decided to go with Redis and Postgres for caching", ["Redis", "Postgres"]),
         ("replace the bespoke diffing with the libgit2sharp library", ["libgit2sharp"]),
         ("改用httpx替换requests", ["httpx"]),
+        ("use C++ for the core and Python for the scripts", ["C++"]),
         ("Use 'Path.GetRandomFileName()' instead.", ["Path.GetRandomFileName()"]),
     ],
 )  # fmt: skip

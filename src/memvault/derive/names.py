@@ -73,7 +73,7 @@ _CHOICE = re.compile(
     re.IGNORECASE,
 )
 _QUOTED_CHOICE = re.compile(r"[\"'`“‘]([^\"'`”’\n]{2,40})[\"'`”’]")
-_CHOSEN_WORD = re.compile(r"([A-Za-z0-9][A-Za-z0-9.#_-]*)(\S*)")
+_CHOSEN_WORD = re.compile(r"([A-Za-z0-9][A-Za-z0-9.#+_-]*)(\S*)")
 # fmt: off
 # Before the thing chosen: an article or a word that points at something said before
 # ("use this": no name).
@@ -300,7 +300,7 @@ def chosen_names(sentence: str) -> tuple[str, ...]:
         quoted = _QUOTED_CHOICE.match(rest)
         choices = [quoted[1]] if quoted else _chosen_words(rest)
         for choice in choices:
-            for part in re.split(r"\s*\+\s*|\s+and\s+|\s*,\s*", choice):
+            for part in re.split(r"\s+\+\s+|\s+and\s+|\s*,\s*", choice):
                 words = part.split()
                 while words and words[-1].lower() in _KIND_OF_THING:
                     words.pop()
