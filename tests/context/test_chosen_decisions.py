@@ -13,6 +13,7 @@ from memvault import Memory
 from memvault.domain import Document
 from memvault.memory import telling
 from memvault.memory.telling import decisions_named, in_force, named_among
+from tests.context.turns import Turns
 
 PROJECT = "search-cli"
 MOCKS = "use a mock filesystem for tests so we can run them in parallel."
@@ -40,29 +41,8 @@ PASTED = "\n".join(
 )
 
 
-def event(session: str, n: int, hook: str, data: dict) -> dict:
-    return {
-        "hookType": hook,
-        "sessionId": session,
-        "eventId": f"{session}:{n}",
-        "project": PROJECT,
-        "cwd": "/src/search-cli",
-        "timestamp": f"2026-11-{20 + n // 60:02d}T10:00:{n % 60:02d}.000Z",
-        "data": data,
-    }
-
-
-def said(session: str, prompt: str, reply: str, path: str) -> list[dict]:
-    return [
-        event(session, 0, "prompt_submit", {"prompt": prompt}),
-        event(session, 1, "assistant_response", {"assistantResponse": reply}),
-        event(
-            session,
-            2,
-            "post_tool_use",
-            {"tool_name": "Edit", "tool_input": {"file_path": path}, "tool_output": "ok"},
-        ),
-    ]
+TURNS = Turns(PROJECT, "/src/search-cli")
+said = TURNS.said
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ from memvault.memory.telling import DECISIONS_TOLD, decisions_named
 from memvault.search import context as packing
 from memvault.search.engine import Hit
 from memvault.vault.remember import Draft
+from tests.context.turns import Turns
 
 CHOICE = "can we please use the CommandLineParser library for cli handling?"
 HASHING = "can we please use the ParallelHasher for every hash?"
@@ -50,29 +51,8 @@ BUILD_LOG = "\n".join(
 )
 
 
-def event(session: str, n: int, hook: str, data: dict) -> dict:
-    return {
-        "hookType": hook,
-        "sessionId": session,
-        "eventId": f"{session}:{n}",
-        "project": PROJECT,
-        "cwd": "/src/blast",
-        "timestamp": f"2026-11-{20 + n // 60:02d}T10:00:{n % 60:02d}.000Z",
-        "data": data,
-    }
-
-
-def said(session: str, prompt: str, reply: str, path: str) -> list[dict]:
-    return [
-        event(session, 0, "prompt_submit", {"prompt": prompt}),
-        event(session, 1, "assistant_response", {"assistantResponse": reply}),
-        event(
-            session,
-            2,
-            "post_tool_use",
-            {"tool_name": "Edit", "tool_input": {"file_path": path}, "tool_output": "ok"},
-        ),
-    ]
+TURNS = Turns(PROJECT, "/src/blast")
+event, said = TURNS.event, TURNS.said
 
 
 @pytest.fixture
