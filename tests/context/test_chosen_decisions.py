@@ -13,7 +13,7 @@ from memvault import Memory
 from memvault.domain import Document
 from memvault.memory import telling
 from memvault.memory.telling import decisions_named, in_force, named_among
-from tests.context.turns import Turns
+from tests.context.turns import Turns, remembered
 
 PROJECT = "search-cli"
 MOCKS = "use a mock filesystem for tests so we can run them in parallel."
@@ -74,10 +74,7 @@ def memory(tmp_path):
                 "/src/search-cli/site/ranking.py",
             ),
         }
-        for session, events in sessions.items():
-            opened.capture.observe_many(events)
-            opened.pipeline.extract_session(session)
-        opened.index.index_now()
+        remembered(opened, sessions)
         yield opened
 
 

@@ -18,7 +18,7 @@ from memvault.memory.telling import DECISIONS_TOLD, decisions_named
 from memvault.search import context as packing
 from memvault.search.engine import Hit
 from memvault.vault.remember import Draft
-from tests.context.turns import Turns
+from tests.context.turns import Turns, remembered
 
 CHOICE = "can we please use the CommandLineParser library for cli handling?"
 HASHING = "can we please use the ParallelHasher for every hash?"
@@ -79,10 +79,7 @@ def memory(tmp_path):
                 "/src/blast/.github/workflows/release.yml",
             ),
         }
-        for session, events in sessions.items():
-            opened.capture.observe_many(events)
-            opened.pipeline.extract_session(session)
-        opened.index.index_now()
+        remembered(opened, sessions)
         yield opened
 
 

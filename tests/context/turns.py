@@ -30,3 +30,11 @@ class Turns:
             self.event(session, 1, "assistant_response", {"assistantResponse": reply}),
             self.event(session, 2, "post_tool_use", edit),
         ]
+
+
+def remembered(memory, sessions: dict[str, list[dict]]) -> None:
+    """Each session's events captured and its fragments extracted, then all indexed."""
+    for session, events in sessions.items():
+        memory.capture.observe_many(events)
+        memory.pipeline.extract_session(session)
+    memory.index.index_now()
