@@ -189,8 +189,9 @@ class LexicalCandidates:
         return min(cap, (documents - 1) // 2) if part == SESSION_PART else cap
 
     def common_among_sessions(self, words: str) -> bool:
-        """Whether half the sessions or more hold each of ``words``' terms (``rare_cap``):
-        words that tell no session apart say nothing of what a request is about."""
+        """Whether more sessions hold each of ``words``' terms than count as rare among
+        sessions (``rare_cap``: half of them, in a store of up to 2,000): words that tell no
+        session apart say nothing of what a request is about."""
         terms = tokens(words)
         if self.counts.documents(SESSION_PART) < 2 or not terms:
             return False
