@@ -104,6 +104,7 @@ def test_a_request_naming_only_a_word_of_the_choice_gets_no_decision_by_it(memor
 def test_sessions_tell_which_plain_words_are_too_common_to_name_anything(memory):
     common = memory.index.searcher.lexical.common_among_sessions
     assert common("tests")  # every session ran them
+    assert common("other")  # a stop word tells nothing apart
     assert not common("mock")
     assert not common("uv pip")
 

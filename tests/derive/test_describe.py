@@ -164,6 +164,29 @@ DESCRIBED = {
         None,
         "use a mock filesystem for tests",
     ),
+    # Read the same as before: a noun "use", a place named, a version that is the point, a
+    # comma inside brackets, an ordinary "on which is".
+    "a noun 'use' ends a name": ("Reduced memory use.", None, "Reduced memory use"),
+    "a version in brackets that is the point stays": (
+        "Pin node (v18) in CI.",
+        None,
+        "Pin node v18 in CI",
+    ),
+    "a contrast whose comma is inside brackets stays whole": (
+        "Instead of calling fetch(url, opts), use the shared client wrapper everywhere.",
+        None,
+        "Instead of calling fetch url opts use shared",
+    ),
+    "an ordinary relative clause stays": (
+        "It depends on which is faster for a given input size.",
+        None,
+        "It depends on which is faster for given",
+    ),
+    "a Chinese setting that names a place stays": (
+        "在Windows上，路径分隔符不同导致测试失败。",
+        None,
+        "在Windows上，路径分隔符不同导致测试失败",
+    ),
     "a Chinese setting before the statement goes": (
         "在项目中，爬虫的管理采用了**策略模式**和**工厂模式**。",
         None,

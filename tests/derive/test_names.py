@@ -351,6 +351,10 @@ def test_a_path_is_a_librarys_by_where_it_lies():
         ("replace the bespoke diffing with the libgit2sharp library", ["libgit2sharp"]),
         ("改用httpx替换requests", ["httpx"]),
         ("use C++ for the core and Python for the scripts", ["C++"]),
+        ("使用 Vue3 和 Pinia", ["Vue3", "Pinia"]),
+        ("use a new caching layer", ["caching layer"]),
+        # What a decision rules out is what it is about, too.
+        ("Don't use mocks; use real DB", ["mocks", "real DB"]),
         ("Use 'Path.GetRandomFileName()' instead.", ["Path.GetRandomFileName()"]),
     ],
 )  # fmt: skip
@@ -366,6 +370,10 @@ def test_a_decision_chooses_the_words_after_its_choice(sentence, chosen):
         "use the following settings",
         "We decided nothing yet.",
         "The properties should be initialized to empty collections instead of null.",
+        # Words that only qualify the thing chosen name nothing.
+        "We should use a different approach",
+        "use other tools for linting",
+        "Use the latest version",
     ],
 )
 def test_a_decision_that_chooses_nothing_by_name_gives_nothing(sentence):

@@ -186,6 +186,15 @@ def test_degenerate_statements_are_not(text):
     assert not substantive(text)
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["Use pnpm here.", "Drop that column.", "Revert this commit", "Make it async",
+     "Keep it simple.", "Be careful with the pool size."],
+)  # fmt: skip
+def test_a_short_statement_that_names_its_object_is_substantive(text):
+    assert substantive(text)
+
+
 def test_a_decision_listed_right_after_the_report_line_is_the_agents_own(ingest):
     events = conversation(
         "own",

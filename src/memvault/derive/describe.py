@@ -60,7 +60,7 @@ _PATH = re.compile(
 )
 _EXTENSION = re.compile(rf"\.(?:{'|'.join(sorted(FILE_EXTENSIONS))})$", re.IGNORECASE)
 _NOISE = re.compile(
-    r"\s*\(\s*(?:version|ver|v)\.?\s*\d+(?:\.\d+)*\s*\)"  # "X (version 18.0.0.0)" is X
+    r"\s*\(\s*version\s+\d+(?:\.\d+)+\s*\)"  # "X (version 18.0.0.0)" is X
     r"|\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b"
     r"|\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b"  # a time of day, to the second
     r"|\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b|\[?::[\da-f:]*\]?(?::\d+)?"  # IP addresses, ports
@@ -98,7 +98,7 @@ _LEAD_IN = re.compile(
 )
 # A contrast that opens a sentence ("Instead of this complex algorithm, let me use a simpler
 # approach …"): what the sentence chooses is after its comma.
-_CONTRAST_OPENING = re.compile(r"^(?:instead of|rather than)\b[^,;]{1,80},\s*", re.IGNORECASE)
+_CONTRAST_OPENING = re.compile(r"^(?:instead of|rather than)\b[^,;()]{1,80},\s*", re.IGNORECASE)
 # A verdict that says nothing of what it judges ("This is much better - I'll integrate …"):
 # the clause after it says what.
 _VERDICT = re.compile(
@@ -112,10 +112,11 @@ _ZH_LEAD_IN = re.compile(
     r"^(?:(?:经过|經過|根据|根據|基于|基於|通过|通過|从|從)[^，,。：:]{1,16}"
     r"|(?:查看|检查|檢查|分析)了?[^，,。：:]{0,8}后?)[，,]\s*"
 )
-# A Chinese clause that only says where the statement is (在项目中，…) or that what follows
-# is it (这段话的意思是：…, 原因如下：…): the clause after it is the statement.
+# A Chinese clause that only says where the statement is, in general words (在项目中，…; not
+# 在Windows上，…), or that what follows is it (这段话的意思是：…, 原因如下：…): the clause
+# after it is the statement.
 _ZH_SETTING = re.compile(
-    r"^(?:在|从|從|对于|對於|关于|關於)[^，,。]{0,14}(?:中|里|裡|内|內|内部|內部|上|下|时|時|后|後)$"
+    r"^(?:在|从|從|对于|對於|关于|關於)[^，,。A-Za-z]{0,14}(?:中|里|裡|内|內|内部|內部|上|下|时|時|后|後)$"
     r"|(?:的意思是|意思是|是|在于|在於|如下)$"
 )
 # "The issue is in X" / "The problem was with X": a title reads "Issue in X".
@@ -141,7 +142,8 @@ _EMPHASIS = re.compile(r"\*\*|(?<!\w)__|__(?!\w)")
 # A relative clause whose antecedent was only symbols ("The issue is likely with `⚙️` which
 # is a compound emoji"): the preposition takes what the clause says.
 _EMPTIED = re.compile(
-    r"\b(in|with|on|at|for|of|about)\s+(?:which|that)\s+(?:is|are|was|were)\b", re.IGNORECASE
+    r"^((?:issue|problem|bug)\s+(?:in|with|on|at))\s+(?:which|that)\s+(?:is|are|was|were)\b",
+    re.IGNORECASE,
 )
 _SHORT_FLAG = re.compile(r"(?<!\S)-\w\b")
 _ARTICLES = frozenset({"a", "an", "the"})
@@ -154,10 +156,15 @@ _DANGLING_WORDS = (
     "was were be been being that this these those which who whose when where while as "
     "via its their our your my his her around near about over under after before because "
     "between among across through within without against "
-    "so if not no than then until since unless use using let me us "
+    "so if not no than then until since unless "
     "的 了 和 与 與 或 在 把 将 將 为 為 是 由 从 從"
 )
 _DANGLING = frozenset(_DANGLING_WORDS.split())
+# A verb a name cannot end on without its object ("… to use", "… created using", "… let
+# me"): not the noun ("memory use").
+_UNFINISHED = re.compile(
+    r"\s+(?:(?:to|and|let (?:me|us)|lets) (?:use|using)|using|let (?:me|us)|lets)$", re.IGNORECASE
+)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 
 
@@ -288,7 +295,13 @@ def _bounded(words: list[str]) -> str:
         width += _width(word) + (1 if len(kept) > 1 else 0)
     while len(kept) > 1 and kept[-1].lower().strip("'") in _DANGLING:
         kept.pop()
-    return " ".join(kept).strip(" -")
+    described = " ".join(kept)
+    while len(kept) > 2 and _UNFINISHED.search(described):  # "… to use", "… let me"
+        kept = _UNFINISHED.sub("", described).split()
+        while len(kept) > 1 and kept[-1].lower().strip("'") in _DANGLING:
+            kept.pop()
+        described = " ".join(kept)
+    return described.strip(" -")
 
 
 def _cut_wide(word: str, room: int) -> str:

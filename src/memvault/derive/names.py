@@ -72,6 +72,7 @@ _CHOICE = re.compile(
     r"\s*",
     re.IGNORECASE,
 )
+_LISTING = frozenset({"+", "和", "与", "與", "及", "以及", "、"})  # between two choices
 _QUOTED_CHOICE = re.compile(r"[\"'`“‘]([^\"'`”’\n]{2,40})[\"'`”’]")
 _CHOSEN_WORD = re.compile(r"([A-Za-z0-9][A-Za-z0-9.#+_-]*)(\S*)")
 # fmt: off
@@ -90,6 +91,14 @@ _AFTER_CHOSEN = frozenset({
     "by", "of", "is", "are", "be", "where", "wherever", "whenever", "everywhere", "here",
     "there", "now", "too", "also", "again", "then", "but", "like", "via", "until", "unless",
     "while", "all", "any", "each", "every", "either", "only", "please",
+})
+# What only qualifies the thing chosen ("a different approach", "the latest version"): a
+# choice of such words alone names nothing.
+_QUALIFIERS = frozenset({
+    "different", "new", "newer", "other", "own", "latest", "simple", "simpler", "better",
+    "best", "same", "proper", "separate", "single", "existing", "current", "default",
+    "cleaner", "clean", "good", "nice", "modern", "more", "less", "up", "off", "out", "down",
+    "few", "very", "such", "right", "correct", "appropriate", "suitable", "specific",
 })
 # A kind of thing after its name ("the CommandLineParser library"): the name is the choice.
 _KIND_OF_THING = frozenset({
@@ -288,12 +297,13 @@ def _code_shaped(word: str) -> bool:
 
 @functools.lru_cache(maxsize=4096)
 def chosen_names(sentence: str) -> tuple[str, ...]:
-    """What a decision's ``sentence`` chooses, in the words it chooses it by: the words
-    after each choice verb ("use", "switch to", "go with", "standardize on", "replace … with",
-    "使用", "改用", …), without an article before them or a kind of thing after them, up
-    to the first word that says what for or instead of what, at most ``CHOSEN_WORDS``; a
-    quoted choice whole (``USE "uv pip"``); a list of choices each ("Vue 3 + Naive UI").
-    Nothing for a choice that points at something said before ("use this")."""
+    """What a decision's ``sentence`` chooses (or, said with "don't", rules out), in the
+    words it says it by: the words after each choice verb ("use", "switch to", "go with",
+    "standardize on", "replace … with", "使用", "改用", …), without an article or a word
+    that only qualifies before them ("a different") or a kind of thing after them, up to
+    the first word that says what for or instead of what, at most ``CHOSEN_WORDS``; a quoted
+    choice whole (``USE "uv pip"``); a list of choices each ("Vue 3 + Naive UI", "Vue3 和
+    Pinia"). Nothing for a choice that points at something said before ("use this")."""
     found: list[str] = []
     for verb in _CHOICE.finditer(sentence):
         rest = _ESCAPE.sub(" ", sentence[verb.end() :])
@@ -304,6 +314,8 @@ def chosen_names(sentence: str) -> tuple[str, ...]:
                 words = part.split()
                 while words and words[-1].lower() in _KIND_OF_THING:
                     words.pop()
+                while words and words[0].lower() in _QUALIFIERS:
+                    words.pop(0)
                 if any(len(w) > 1 and re.search("[A-Za-z]", w) for w in words):
                     found.append(" ".join(words))
     return tuple(dict.fromkeys(found))
@@ -317,7 +329,7 @@ def _chosen_words(rest: str) -> list[str]:
     for written in rest.split(None, 12):
         word = _CHOSEN_WORD.match(written)
         if word is None:
-            if written == "+" and choices[-1]:
+            if written in _LISTING and choices[-1]:
                 choices.append([])
                 continue
             break

@@ -24,9 +24,14 @@ _DANGLING = re.compile(
     re.IGNORECASE,
 )
 
-# What a short statement points at instead of saying ("I need to be careful here", "Keep
-# that in mind"): with no more than MIN_WORDS words of its own, it says nothing alone.
-_POINTING = re.compile(r"\b(?:here|there|this|that|these|those|it|them)\b", re.IGNORECASE)
+# Caution about nothing named ("I need to be careful here", "Keep that in mind"): a lesson
+# only with what it points at, which a fragment does not carry.
+_CAUTION_ONLY = re.compile(
+    r"^(?:(?:i|we)(?: really)? (?:need to|should|must|have to|will) )?"
+    r"(?:be (?:careful|cautious|mindful)|keep (?:that|this|it) in mind|watch out)"
+    r"(?: (?:here|there|now|(?:with|about) (?:this|that|it)))?\W*$",
+    re.IGNORECASE,
+)
 
 
 def clip(text: str, limit: int) -> str:
@@ -55,18 +60,16 @@ def same(a: str, b: str) -> bool:
 
 def substantive(text: str) -> bool:
     """Whether ``text`` says something a fragment can hold: enough real words (English) or
-    ideographs (Chinese), not only pointing at what was said before (``_POINTING``),
-    brackets, quotes and code spans closed, and not stopping at a word that needs another
-    after it."""
+    ideographs (Chinese), not a caution about nothing named (``_CAUTION_ONLY``), brackets,
+    quotes and code spans closed, and not stopping at a word that needs another after it."""
     text = text.strip()
     ideographs = len(CJK_CHAR.findall(text))
     latin = len(re.findall(r"[A-Za-z]{2,}", text))
     if ideographs and ideographs * 3 >= latin:
         enough = ideographs >= MIN_IDEOGRAPHS
     else:
-        said = len(tokens(text))
-        enough = latin >= MIN_WORDS and said >= MIN_WORDS
-        enough = enough and not (said <= MIN_WORDS and _POINTING.search(text))
+        enough = latin >= MIN_WORDS and len(tokens(text)) >= MIN_WORDS
+        enough = enough and not _CAUTION_ONLY.match(text)
     if not enough or _DANGLING.search(text):
         return False
     unclosed = text.count("`") % 2 or any(text.count(a) != text.count(b) for a, b in _PAIRS)

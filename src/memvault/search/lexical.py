@@ -193,7 +193,9 @@ class LexicalCandidates:
         sessions (``rare_cap``: half of them, in a store of up to 2,000): words that tell no
         session apart say nothing of what a request is about."""
         terms = tokens(words)
-        if self.counts.documents(SESSION_PART) < 2 or not terms:
+        if not terms:  # only stop words ("other", "own"): nothing to tell sessions apart by
+            return True
+        if self.counts.documents(SESSION_PART) < 3:  # too few to call any word common
             return False
         cap = self.rare_cap(SESSION_PART)
         return min(self.counts.terms(terms, cap, SESSION_PART).values()) > cap
