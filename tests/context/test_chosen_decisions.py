@@ -45,36 +45,40 @@ TURNS = Turns(PROJECT, "/src/search-cli")
 said = TURNS.said
 
 
+def sessions() -> dict[str, list[dict]]:
+    """Two sessions that chose, and two that ran the tests."""
+    return {
+        "mocks": said(
+            "mocks",
+            MOCKS,
+            "The tests now build their own in-memory file system each.",
+            "/src/search-cli/tests/conftest.py",
+        ),
+        "deps": said(
+            "deps",
+            INSTALLER,
+            "Switched the README's install steps and the CI job to uv.",
+            "/src/search-cli/README.md",
+        ),
+        "news": said(
+            "news",
+            "add a news search to the brave engine and run the tests",
+            "Added search_news to the brave engine; 211 tests pass after pytest -x.",
+            "/src/search-cli/site/engines/brave.py",
+        ),
+        "ranks": said(
+            "ranks",
+            "rank the results of every engine by date, then run the tests",
+            "The engines sort their results by date; the tests pass after pytest.",
+            "/src/search-cli/site/ranking.py",
+        ),
+    }
+
+
 @pytest.fixture
 def memory(tmp_path):
     with Memory.open(home=tmp_path / "home") as opened:
-        sessions = {
-            "mocks": said(
-                "mocks",
-                MOCKS,
-                "The tests now build their own in-memory file system each.",
-                "/src/search-cli/tests/conftest.py",
-            ),
-            "deps": said(
-                "deps",
-                INSTALLER,
-                "Switched the README's install steps and the CI job to uv.",
-                "/src/search-cli/README.md",
-            ),
-            "news": said(
-                "news",
-                "add a news search to the brave engine and run the tests",
-                "Added search_news to the brave engine; 211 tests pass after pytest -x.",
-                "/src/search-cli/site/engines/brave.py",
-            ),
-            "ranks": said(
-                "ranks",
-                "rank the results of every engine by date, then run the tests",
-                "The engines sort their results by date; the tests pass after pytest.",
-                "/src/search-cli/site/ranking.py",
-            ),
-        }
-        remembered(opened, sessions)
+        remembered(opened, sessions())
         yield opened
 
 
@@ -107,6 +111,17 @@ def test_sessions_tell_which_plain_words_are_too_common_to_name_anything(memory)
     assert common("other")  # a stop word tells nothing apart
     assert not common("mock")
     assert not common("uv pip")
+
+
+def test_on_postgresql_too(tmp_path, monkeypatch, postgres_cluster):
+    """The same reading on the shared store: the decision told, the words counted."""
+    monkeypatch.setenv("MEMVAULT_STORE_URL", postgres_cluster.database())
+    with Memory.open(home=tmp_path / "home") as opened:
+        remembered(opened, sessions())
+        packed = opened.context.context(project=PROJECT, query=PASTED)
+        assert [b for b in packed.blocks if b["kind"] == "fragment" and "uv pip" in b["text"]]
+        common = opened.index.searcher.lexical.common_among_sessions
+        assert common("tests") and not common("mock")
 
 
 # -- what a decision is about ---------------------------------------------------------------
