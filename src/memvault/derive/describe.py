@@ -293,15 +293,14 @@ def _bounded(words: list[str]) -> str:
                 break
         kept.append(word)
         width += _width(word) + (1 if len(kept) > 1 else 0)
-    while len(kept) > 1 and kept[-1].lower().strip("'") in _DANGLING:
-        kept.pop()
-    described = " ".join(kept)
-    while len(kept) > 2 and _UNFINISHED.search(described):  # "… to use", "… let me"
-        kept = _UNFINISHED.sub("", described).split()
-        while len(kept) > 1 and kept[-1].lower().strip("'") in _DANGLING:
+    while len(kept) > 1:  # what is left ends on a word that needs another after it
+        if kept[-1].lower().strip("'") in _DANGLING:
             kept.pop()
-        described = " ".join(kept)
-    return described.strip(" -")
+        elif len(kept) > 2 and (unfinished := _UNFINISHED.search(" ".join(kept))):
+            kept = " ".join(kept)[: unfinished.start()].split()  # "… to use", "… let me"
+        else:
+            break
+    return " ".join(kept).strip(" -")
 
 
 def _cut_wide(word: str, room: int) -> str:
