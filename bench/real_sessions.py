@@ -83,18 +83,30 @@ SYSTEMS = ("default", "lexical", "bm25-session", "bm25-event")
 def load(data: Path, projects: set[str] | None) -> tuple[dict[str, list[dict]], list[dict]]:
     """Per project its history sessions (start-time order), and the questions asked in the
     chosen projects."""
+    history = {project: split(group)[0] for project, group in by_project(data, projects).items()}
+    questions = json.loads((data / "queries.json").read_text(encoding="utf-8"))
+    return history, [q for q in questions if q["project"] in history]
+
+
+def by_project(data: Path, projects: set[str] | None = None) -> dict[str, list[dict]]:
+    """The sessions of ``data`` (of ``projects``, when given) per project, in start-time
+    order."""
     groups: dict[str, list[dict]] = defaultdict(list)
     with (data / "sessions.jsonl").open(encoding="utf-8") as lines:
         for line in lines:
             session = json.loads(line)
             if projects is None or session["project"] in projects:
                 groups[session["project"]].append(session)
-    history = {}
-    for project, group in groups.items():
+    for group in groups.values():
         group.sort(key=lambda s: (s["started"], s["id"]))
-        history[project] = group[: max(1, round(len(group) * HISTORY_SHARE))]
-    questions = json.loads((data / "queries.json").read_text(encoding="utf-8"))
-    return history, [q for q in questions if q["project"] in history]
+    return dict(groups)
+
+
+def split(group: list[dict]) -> tuple[list[dict], list[dict]]:
+    """A project's sessions (start-time order) as its history, the first HISTORY_SHARE,
+    and its later sessions, whose requests are the questions."""
+    cut = max(1, round(len(group) * HISTORY_SHARE))
+    return group[:cut], group[cut:]
 
 
 def limited(questions: list[dict], limit: int | None) -> list[dict]:

@@ -23,12 +23,12 @@ import argparse
 import json
 import re
 import sys
-from collections import Counter, defaultdict
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from real_sessions import DATA, HISTORY_SHARE
+from real_sessions import DATA, by_project, split
 
 # A choice stated in the imperative or the first person, and the words after it.
 CHOICE = re.compile(
@@ -85,15 +85,11 @@ def decisions(project: str, history: list[dict], every: list[str]) -> list[tuple
     return found
 
 
-def questions(sessions: list[dict]) -> list[dict]:
-    by_project: dict[str, list[dict]] = defaultdict(list)
-    for session in sessions:
-        by_project[session["project"]].append(session)
+def questions(projects: dict[str, list[dict]]) -> list[dict]:
+    """The questions of every project's sessions (``real_sessions.by_project``)."""
     out = []
-    for project, mine in by_project.items():
-        mine.sort(key=lambda s: s["started"])
-        cut = round(len(mine) * HISTORY_SHARE)
-        history, later = mine[:cut], mine[cut:]
+    for project, mine in projects.items():
+        history, later = split(mine)
         choices = decisions(project, history, [said(s) for s in mine])
         asked: set[tuple[str, str]] = set()
         for session in later:
@@ -130,8 +126,7 @@ def main() -> None:
     source = args.data / "sessions.jsonl"
     if not source.is_file():
         sys.exit(f"no coding-sessions data at {args.data} (see bench/real_sessions.py)")
-    sessions = [json.loads(line) for line in source.open(encoding="utf-8")]
-    found = questions(sessions)
+    found = questions(by_project(args.data))
     args.out.mkdir(parents=True, exist_ok=True)
     link = args.out / "sessions.jsonl"
     if not link.exists():
