@@ -70,7 +70,7 @@ class Context:
     decisions: Decisions = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.decisions = Decisions(self.store)
+        self.decisions = Decisions(self.store, self.index.searcher.lexical.common_among_sessions)
 
     def start_session(self, request: SessionStart | Mapping[str, Any]) -> StartedSession:
         """A host starts a session: make sure it exists (its first event would create it
@@ -166,13 +166,7 @@ class Context:
             # Named decisions go before the floor's fragments: the block's budget keeps them.
             passed = {(h.document.kind, h.document.key) for h in fragments}
             shown = {key for key, by_request in given_by.items() if by_request}
-            named = self.decisions.named(
-                query,
-                project,
-                session_id,
-                shown | (passed - given),
-                self.index.searcher.lexical.common_among_sessions,
-            )
+            named = self.decisions.named(query, project, session_id, shown | (passed - given))
             told = {(h.document.kind, h.document.key) for h in named}
             retold = told & given
             fragments = [

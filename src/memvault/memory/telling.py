@@ -194,7 +194,7 @@ def in_force(
         stems = {n.casefold() for n in written}
         # What it chooses in plain words ("use a mock filesystem", ``USE "uv pip"``); a
         # choice written as code is among its code names already.
-        chosen = [n for n in chosen_names(document.summary) if not written_names(n)]
+        chosen = [n for n in chosen_names(document.summary) if not code_names(n)]
         changed = [
             n
             for path in files_in(facts_from(document.body))
@@ -244,9 +244,11 @@ class Decisions:
     """Each project's decisions in force (``in_force``) of its newest ``DECISIONS_READ``
     decision fragments, read again only when its fragments changed (``Store.kind_stamp``):
     every prompt asks for them, and a project's decisions change far more rarely than it
-    asks."""
+    asks. ``common``: which plain words a decision chose are too common to name it
+    (``named_among``)."""
 
     store: Store
+    common: Callable[[str], bool] | None = None
     _kept: dict[str, tuple[KindStamp, list[tuple[Document, tuple[str, ...]]]]] = field(
         default_factory=dict, init=False, repr=False
     )
@@ -257,15 +259,14 @@ class Decisions:
         project: str | None,
         session_id: str | None,
         shown: set[tuple[str, str]],
-        common: Callable[[str], bool] | None = None,
     ) -> list[Hit]:
         """The project's confirmed decisions about what the request names
-        (``decisions_named``; ``common``: as ``named_among`` reads it) but those ``shown``
-        (kind, key), as hits to go first in a block: its budget keeps them."""
+        (``decisions_named``) but those ``shown`` (kind, key), as hits to go first in a
+        block: its budget keeps them."""
         if project is None:
             return []
         kept = [d for d in self.of(project) if (d[0].kind, d[0].key) not in shown]
-        named = named_among(request, kept, session_id, common)
+        named = named_among(request, kept, session_id, self.common)
         return [Hit(document, 1.0, 0.0, document.importance, 0.0) for document in named]
 
     def of(self, project: str) -> list[tuple[Document, tuple[str, ...]]]:
