@@ -26,8 +26,10 @@ ranked by its best event), in the same run.
 
     .venv/bin/python bench/real_sessions.py [--data DIR] [--lexical-only | --default-only]
         [--projects blastmerge,docgen] [--limit N] [--wait SECONDS] [--ask-when-indexed]
-        [--json PATH] [--keep DIR | --from-kept DIR]
+        [--history-share 0.6] [--json PATH] [--keep DIR | --from-kept DIR]
 
+``--history-share`` moves the split, for questions labelled at another one
+(``bench/wider_files.py``); a kept home holds the history of the split it was kept at.
 ``--from-kept DIR`` asks the questions again of a copy of the homes ``--keep`` left, without
 ingesting: what a change to reading does, in under a minute. What is derived at ingest
 needs a whole run.
@@ -80,10 +82,14 @@ SYSTEMS = ("default", "lexical", "bm25-session", "bm25-event")
 # -- the data -----------------------------------------------------------------------------
 
 
-def load(data: Path, projects: set[str] | None) -> tuple[dict[str, list[dict]], list[dict]]:
+def load(
+    data: Path, projects: set[str] | None, share: float = HISTORY_SHARE
+) -> tuple[dict[str, list[dict]], list[dict]]:
     """Per project its history sessions (start-time order), and the questions asked in the
     chosen projects."""
-    history = {project: split(group)[0] for project, group in by_project(data, projects).items()}
+    history = {
+        project: split(group, share)[0] for project, group in by_project(data, projects).items()
+    }
     questions = json.loads((data / "queries.json").read_text(encoding="utf-8"))
     return history, [q for q in questions if q["project"] in history]
 
@@ -102,10 +108,10 @@ def by_project(data: Path, projects: set[str] | None = None) -> dict[str, list[d
     return dict(groups)
 
 
-def split(group: list[dict]) -> tuple[list[dict], list[dict]]:
-    """A project's sessions (start-time order) as its history, the first HISTORY_SHARE,
-    and its later sessions, whose requests are the questions."""
-    cut = max(1, round(len(group) * HISTORY_SHARE))
+def split(group: list[dict], share: float = HISTORY_SHARE) -> tuple[list[dict], list[dict]]:
+    """A project's sessions (start-time order) as its history, the first ``share`` (the
+    card's 60 % unless told), and its later sessions, whose requests are the questions."""
+    cut = max(1, round(len(group) * share))
     return group[:cut], group[cut:]
 
 
@@ -732,6 +738,13 @@ def main() -> None:
         action="store_true",
         help="store and index each request as the hook does before asking for its block",
     )
+    parser.add_argument(
+        "--history-share",
+        type=float,
+        default=HISTORY_SHARE,
+        help="the share of each project's sessions ingested as history (default: the card's"
+        " 0.6; questions made for another split, such as bench/wider_files.py's, need theirs)",
+    )
     parser.add_argument("--json", type=Path)
     parser.add_argument(
         "--keep",
@@ -748,8 +761,8 @@ def main() -> None:
     if args.keep is not None and any((args.keep / mode).exists() for mode in MODES):
         parser.error(f"--keep {args.keep}: a mode's folder is there already; give a new one")
     chosen = set(args.projects.split(",")) if args.projects else None
-    history, questions = load(args.data, chosen)
-    questions = limited(questions, args.limit)
+    if not 0 < args.history_share < 1:
+        parser.error(f"--history-share {args.history_share}: give a share between 0 and 1")
     modes = ["lexical"] if args.lexical_only else ["default"] if args.default_only else list(MODES)
     if args.from_kept is not None:
         if args.keep is not None:
@@ -760,6 +773,13 @@ def main() -> None:
                 f"--from-kept {args.from_kept}: no kept home for {', '.join(missing)}"
                 f" (a --keep run leaves DIR/<mode>/memvault.db)"
             )
+    if not all((args.data / name).is_file() for name in ("sessions.jsonl", "queries.json")):
+        parser.error(
+            f"--data {args.data}: no sessions.jsonl and queries.json there (the coding-sessions"
+            " set, which stays outside the repository: see this script's doc)"
+        )
+    history, questions = load(args.data, chosen, args.history_share)
+    questions = limited(questions, args.limit)
     print(
         f"real coding sessions: {len(history)} projects, {sum(map(len, history.values()))}"
         f" history sessions ({sum(len(s['events']) for g in history.values() for s in g):,}"

@@ -347,7 +347,14 @@ def test_real_sessions_bench_runs_on_a_tiny_dataset(tmp_path):
 
 def test_real_sessions_from_kept_names_a_missing_home(tmp_path):
     result = subprocess.run(
-        [sys.executable, str(BENCH / "real_sessions.py"), "--from-kept", str(tmp_path)],
+        [
+            sys.executable,
+            str(BENCH / "real_sessions.py"),
+            "--from-kept",
+            str(tmp_path),
+            "--data",
+            str(tmp_path),
+        ],
         capture_output=True,
         text=True,
         timeout=120,
@@ -592,3 +599,68 @@ def test_wider_decisions_asks_later_requests_naming_a_rare_term_a_choice_named(t
     ]
     assert all(q["relevant"] == ["demo-0"] and q["set"] == "decision" for q in asked)
     assert (out / "sessions.jsonl").resolve() == (data / "sessions.jsonl").resolve()
+
+
+def test_wider_files_labels_requests_the_set_only_ingests_by_files_and_titles(tmp_path):
+    """bench/wider_files.py moves the split and labels the requests of the sessions between
+    it and the card's by the card's `files` rule: a history session is relevant when it
+    touched a rarely touched source file the request's work touched and its title shares
+    a word with the request's session's; a task list never links; sessions past ``--until``
+    are not asked. The set's controls are kept."""
+    ledger = "src/pay/ledger.py"
+    plain = ("tidy the common helpers, part {n}", "src/common.py", "Tidy {n}")
+    chosen = {
+        1: ("fix the rounding of cents in the ledger module ledger.py", ledger, "Ledger rounding"),
+        3: ("the garden timer reads its schedule through ledger.py", ledger, "Garden timer"),
+        9: (
+            "the totals drift by a cent after the rounding change in ledger.py",
+            ledger,
+            "Ledger totals drift",
+        ),
+        10: ("mark the progress in TODO.md and move on to the next item", "TODO.md", "Plan"),
+        15: ("export the ledger rows as CSV from ledger.py please", ledger, "Ledger export"),
+    }
+    data = tmp_path / "data"
+    data.mkdir()
+    with (data / "sessions.jsonl").open("w") as f:
+        for n in range(20):
+            prompt, path, title = chosen.get(n, plain)
+            prompt, title = prompt.format(n=n), title.format(n=n)
+            started = f"2026-11-{n + 1:02d}T10:00:00.000Z"
+            session = _real_session("demo", n, started, [(prompt, path, "Done.")])
+            f.write(json.dumps({**session, "prompts": [prompt], "title": title}) + "\n")
+    (data / "repo_files.json").write_text(
+        json.dumps({"demo": [ledger, "src/common.py", "TODO.md"]})
+    )
+    control = {"set": "control", "project": "demo", "session": "x-1", "turn": 0, "query": "q"}
+    (data / "queries.json").write_text(json.dumps([control]))
+    out = tmp_path / "wider"
+    printed = _run("wider_files.py", str(out), "--data", str(data))
+    assert printed.startswith("1 files questions")
+    asked = json.loads((out / "queries.json").read_text())
+    files = [q for q in asked if q["set"] == "files"]
+    assert [(q["session"], q["relevant"]) for q in files] == [("demo-9", ["demo-1"])]
+    assert files[0]["why"] == {"demo-1": ["ledger.py", "pay/ledger.py"]}
+    assert [q for q in asked if q["set"] == "control"] == [control]
+
+
+def test_real_sessions_names_what_is_wrong_before_it_reads_the_data(tmp_path):
+    """Bad arguments and a missing data set are each named, whether the set is there or
+    not (it stays outside the repository)."""
+
+    def error(*args: str) -> str:
+        result = subprocess.run(
+            [sys.executable, str(BENCH / "real_sessions.py"), *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert result.returncode == 2, result.stderr[-2000:]
+        return result.stderr
+
+    missing = str(tmp_path / "nothing")
+    assert "no sessions.jsonl and queries.json" in error("--data", missing)
+    assert "--history-share 1.5: give a share" in error("--data", missing, "--history-share", "1.5")
+    kept = error("--data", missing, "--from-kept", str(tmp_path))
+    assert "no kept home for lexical, default" in kept
