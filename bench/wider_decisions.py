@@ -14,7 +14,7 @@ rule would make them on other projects. It writes ``OUT/queries.json`` beside a 
 the set's ``sessions.jsonl``, for ``bench/real_sessions.py --data OUT`` (with
 ``--from-kept DIR``, a minute against kept homes).
 
-    .venv/bin/python bench/wider_decisions.py OUT [--data DIR]
+    .venv/bin/python bench/wider_decisions.py OUT [--data DIR] [--history-share 0.6]
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from real_sessions import DATA, by_project, split
+from real_sessions import DATA, HISTORY_SHARE, by_project, split
 
 # A choice stated in the imperative or the first person, and the words after it.
 CHOICE = re.compile(
@@ -85,11 +85,12 @@ def decisions(project: str, history: list[dict], every: list[str]) -> list[tuple
     return found
 
 
-def questions(projects: dict[str, list[dict]]) -> list[dict]:
-    """The questions of every project's sessions (``real_sessions.by_project``)."""
+def questions(projects: dict[str, list[dict]], share: float = HISTORY_SHARE) -> list[dict]:
+    """The questions of every project's sessions (``real_sessions.by_project``), its first
+    ``share`` the history."""
     out = []
     for project, mine in projects.items():
-        history, later = split(mine)
+        history, later = split(mine, share)
         choices = decisions(project, history, [said(s) for s in mine])
         asked: set[tuple[str, str]] = set()
         for session in later:
@@ -122,11 +123,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out", type=Path)
     parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument(
+        "--history-share",
+        type=float,
+        default=HISTORY_SHARE,
+        help="the share of each project's sessions that is history (default: the card's 0.6);"
+        " ask the questions with the same --history-share",
+    )
     args = parser.parse_args()
+    if not 0 < args.history_share < 1:
+        parser.error(f"--history-share {args.history_share}: give a share between 0 and 1")
     source = args.data / "sessions.jsonl"
     if not source.is_file():
         sys.exit(f"no coding-sessions data at {args.data} (see bench/real_sessions.py)")
-    found = questions(by_project(args.data))
+    found = questions(by_project(args.data), args.history_share)
     args.out.mkdir(parents=True, exist_ok=True)
     link = args.out / "sessions.jsonl"
     if not link.exists():
