@@ -11,14 +11,20 @@ and without reading anything memvault derives:
   term (an identifier, a file name, a backticked name, or a word, or a Chinese character
   pair, that 1 to 35 % of the project's other sessions use and, for an English word, at
   most half of the other projects);
-- the files its work touched (the tools' paths in its turn and the next) link it to a
-  history session that touched them too, when they are source files that at most 20 % of
-  the project's sessions touch, or documents that at most 3 touch or the request names;
-  rule, task-list and config files never link, and a name counts only if the repository
-  committed such a file;
-- the two sessions' titles share a word that is not generic and is in at most 15 % of the
-  project's titles; at most 5 relevant sessions, by an idf-weighted cosine of the two file
-  sets (+1 for the titles).
+- the files its work touched (the paths its tools opened in its turn and the next, and the
+  files its requests and replies there mention, each keyed as written: ``parent/name`` or
+  the bare name) link it to a history session that touched or mentioned them too, when
+  they are source files that at most 20 % of the project's sessions touch, or documents
+  that at most 3 touch or the request names; rule, task-list and config files never link,
+  and a name counts only if the repository committed such a file;
+- the two sessions' titles share a word (stemmed) that is not generic and is in at most
+  15 % of the project's titles; at most 5 relevant sessions, by an idf-weighted cosine of
+  the two sessions' linking files (+1 for the titles); at most 6 requests of a session,
+  each with other relevant sessions than the ones before it.
+
+A later session without a usable title is not asked (the card asks it when files alone
+overlap strongly). Read against the card's own labels at its split, it asks 21 of its 25
+questions (19 alike) and 14 more.
 
 The set's 60 controls are kept as they are (another project's request is irrelevant under
 any split). It writes ``OUT/queries.json`` beside a link to the set's ``sessions.jsonl``;
@@ -42,6 +48,16 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from real_sessions import DATA, by_project, split
 
+
+def stem(word: str) -> str:
+    """A word without its plainest English endings ("loops", "simplifying" → "loop",
+    "simplify"): titles agree on a word however it is inflected."""
+    for ending in ("ing", "ed", "es", "s"):
+        if word.endswith(ending) and len(word) - len(ending) >= 3:
+            return word[: -len(ending)]
+    return word
+
+
 SOURCE = {
     ".py", ".cs", ".js", ".ts", ".tsx", ".jsx", ".vue", ".scss", ".css", ".html", ".ps1",
     ".psm1", ".go", ".rs", ".java", ".kt", ".rb", ".php", ".c", ".h", ".cpp", ".hpp",
@@ -49,9 +65,10 @@ SOURCE = {
 }  # fmt: skip
 DOCUMENT = {".md", ".txt", ".rst"}
 NEVER = re.compile(
-    r"(^|/)\.(cursor|github|vscode|claude)/|\.mdc$|(^|/)(todo|progress|tasks|agents|claude|plan"
-    r"|cleanup|changelog|llms|readme)\.(md|txt)$|\.(json|toml|ya?ml|lock|ini|cfg|csproj|sln"
-    r"|props|targets)$",
+    r"(^|/)\.(cursor|github|vscode|claude|specstory)/|\.mdc$|(^|/)(todo|progress|tasks|agents"
+    r"|claude|plan|cleanup|changelog|llms|readme)\.(md|txt)$|\.(json|toml|ya?ml|lock|ini|cfg"
+    r"|csproj|sln|props|targets|env)$|(^|/)[^/]*config[^/]*\.(js|mjs|cjs|ts|py)$"
+    r"|(^|/)settings\.py$",
     re.IGNORECASE,
 )
 SOURCE_SHARE = 0.20  # a source file links if at most this share of the sessions touch it
@@ -59,46 +76,72 @@ DOCUMENT_SESSIONS = 3  # a document links if at most this many sessions touch it
 TERM_SHARE = (0.01, 0.35)  # a project-specific word: this share of the other sessions use it
 TITLE_SHARE = 0.15  # a title word in more of the project's titles agrees on nothing
 RELEVANT = 5
-LATER_REQUESTS = 6  # of each session, as the card's questions
-FOLLOW_UP = re.compile(r"\s*(ok(ay)?\b|now\b|and\b|also\b|what about\b|then\b|继续|好的|那)", re.I)
-GENERIC = set(
-    re.findall(
+LATER_REQUESTS = 6  # asked of each session at most, as the card's questions
+FOLLOW_UP = re.compile(
+    r"\s*(ok(ay)?\b|now\b|and\b|also\b|what about\b|then\b|continue\b|/\w|继续|好的|那)", re.I
+)
+GENERIC = {
+    stem(word)
+    for word in re.findall(
         r"\w+",
         """fix fixing fixed error errors issue issues bug bugs implement implementing
         implementation add adding update updating project code file files create creating
-        improve improving refactor refactoring test tests testing new use using help request
-        task tasks change changes make making check review setup support feature features
-        problem problems and for the with from into of in on to a an how what why""",
+        improve improving test tests testing new use using help request task tasks change
+        changes make making check review setup support feature features problem problems
+        troubleshooting troubleshoot method methods failure failures codebase analysis
+        analyze and for the with from into of in on to a an how what why""",
     )
-)
+} | {"问题", "解决", "分析", "建议", "优化", "项目", "修复", "实现", "功能", "检查", "错误", "需求"}
 IDENTIFIER = re.compile(
     r"`[^`\n]{2,60}`|\b[A-Za-z_][\w]*\.[A-Za-z]{1,5}\b|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z0-9]+[A-Z]\w*"
     r"|\b[a-z0-9]+_[a-z0-9_]+\b"
 )
 WORD = re.compile(r"[a-z][a-z0-9]{3,}")
+TITLE_WORD = re.compile(r"[a-z][a-z0-9]{2,}")
+FILE_NAME = re.compile(r"[\w./\\@-]+\.[A-Za-z]{1,5}\b")
 CJK = re.compile(r"[\u4e00-\u9fff]+")
 
 
+def normal(path: str) -> str:
+    """A path as written, lower-cased, with ``/`` and without an edit's line prefix."""
+    return re.sub(r"^\d+:", "", path.strip().replace("\\", "/")).lower()
+
+
+def key(path: str) -> str:
+    """A path's key as ``repo_files.json`` keys it: ``parent/name``, or the bare name when
+    that is all that was written."""
+    parts = PurePosixPath(normal(path).lstrip("@")).parts
+    return "/".join(parts[-2:])
+
+
 def keys(path: str) -> set[str]:
-    """A path's lower-cased ``parent/name`` and bare name (``repo_files.json``'s keys)."""
-    path = re.sub(r"^\d+:", "", path.strip().replace("\\", "/")).lower()
-    parts = PurePosixPath(path).parts
-    if not parts:
-        return set()
-    return {parts[-1], "/".join(parts[-2:])}
+    """Both keys a committed path answers to: ``parent/name`` and the bare name."""
+    parts = PurePosixPath(normal(path)).parts
+    return {parts[-1], "/".join(parts[-2:])} if parts else set()
 
 
-def touched(session: dict, turns: range | None = None) -> set[str]:
-    """The keys of the files a session's tools named (in ``turns``, when given)."""
-    out: set[str] = set()
-    turn = -1
+def touched(session: dict, turns: range | None = None) -> dict[str, str]:
+    """The files a session's tools named and its requests and replies mention (its
+    ``mentioned_paths``), in ``turns`` when given, each by its key, with the path as
+    written. What a tool did before the first request is the first turn's."""
+    out: dict[str, str] = {}
+    mentioned = [normal(p) for p in session.get("mentioned_paths") or []]
+    requests = 0
     for event in session["events"]:
-        if event["hookType"] == "prompt_submit":
-            turn += 1
-        elif event["hookType"] == "post_tool_use" and (turns is None or turn in turns):
-            given = event["data"].get("tool_input") or {}
-            if given.get("file_path"):
-                out |= keys(given["file_path"])
+        requests += event["hookType"] == "prompt_submit"
+        turn = max(requests - 1, 0)
+        if turns is not None and turn not in turns:
+            continue
+        data = event["data"]
+        if event["hookType"] == "post_tool_use":
+            path = (data.get("tool_input") or {}).get("file_path")
+            if path:
+                out.setdefault(key(path), normal(path))
+        else:
+            text = (data.get("prompt") or data.get("assistantResponse") or "").lower()
+            for path in mentioned:
+                if path.rsplit("/", 1)[-1] in text:
+                    out.setdefault(key(path), path)
     return out
 
 
@@ -124,8 +167,13 @@ def specific(request: str, mine: list[set[str]], others: list[set[str]]) -> bool
     return False
 
 
-def title_words(title: str, common: set[str]) -> set[str]:
-    return {w for w in words(title or "") if w not in GENERIC and w not in common}
+def title_words(title: str, common: set[str] = frozenset()) -> set[str]:
+    """A title's words (stemmed, 3 letters or more) and Chinese character pairs, but generic
+    ones and those in ``common``."""
+    found = {stem(w) for w in TITLE_WORD.findall((title or "").lower())}
+    for run in CJK.findall(title or ""):
+        found |= {run[i : i + 2] for i in range(len(run) - 1)}
+    return found - GENERIC - common
 
 
 class Project:
@@ -134,32 +182,39 @@ class Project:
     def __init__(self, group: list[dict], history: list[dict], paths: list[str]) -> None:
         self.size = len(group)
         self.history = history
-        committed = {k for path in paths for k in keys(path)}
-        self.committed = committed
-        self.files = {s["id"]: touched(s) & committed for s in group}
+        self.committed = {k for path in paths for k in keys(path)}
+        self.files = {s["id"]: self.kept(touched(s)) for s in group}
         self.spread = Counter(k for found in self.files.values() for k in found)
-        titles = Counter(w for s in group for w in words(s.get("title") or ""))
+        titles = Counter(w for s in group for w in title_words(s.get("title")))
         self.common = {w for w, n in titles.items() if n > TITLE_SHARE * len(group)}
 
+    def kept(self, files: dict[str, str]) -> dict[str, str]:
+        """Of a session's files, those the repository committed and that are no rule,
+        task list or config file (read by the whole path as written)."""
+        return {
+            k: path
+            for k, path in files.items()
+            if keys(path) & self.committed and not NEVER.search(path)
+        }
+
     def links(self, key: str, named: set[str]) -> bool:
-        """Whether a touched file can link two sessions."""
-        if NEVER.search(key):
-            return False
+        """Whether a file can link two sessions: a source file few sessions touch, or a
+        document very few touch or the request names."""
         suffix = PurePosixPath(key).suffix.lower()
         if suffix in SOURCE:
             return self.spread[key] <= SOURCE_SHARE * self.size
         return suffix in DOCUMENT and (self.spread[key] <= DOCUMENT_SESSIONS or key in named)
 
-    def label(self, session: dict, request: str, work: set[str]) -> dict | None:
+    def label(self, session: dict, request: str, work: dict[str, str]) -> dict | None:
         """The history sessions a request's work and title link it to, strongest first."""
-        named = keys_named(request)
-        linking = {k for k in work & self.committed if self.links(k, named)}
+        named = {key(name) for name in FILE_NAME.findall(request)}
+        linking = {k for k in self.kept(work) if self.links(k, named)}
         said = title_words(session.get("title"), self.common)
         if not linking or not said:
             return None
         scored = {}
         for before in self.history:
-            theirs = self.files[before["id"]]
+            theirs = {k for k in self.files[before["id"]] if self.links(k, named)}
             shared = linking & theirs
             if not shared or not said & title_words(before.get("title"), self.common):
                 continue
@@ -196,14 +251,16 @@ def questions(projects: dict[str, list[dict]], repo: dict, share: float, until: 
         others = [v for p, used in vocab.items() if p != name for v in used]
         for session in later[: max(0, round(len(group) * until) - len(history))]:
             mine = [v for s, v in zip(group, vocab[name], strict=True) if s is not session]
-            answered: list[list[str]] = []
-            for turn, request in enumerate(session["prompts"][:LATER_REQUESTS]):
+            answered: list[frozenset[str]] = []
+            for turn, request in enumerate(session["prompts"]):
+                if len(answered) == LATER_REQUESTS:
+                    break
                 if not specific(request, mine, others) or (turn and not on_its_own(request)):
                     continue
                 found = project.label(session, request, touched(session, range(turn, turn + 2)))
-                if found is None or found["relevant"] in answered:
+                if found is None or frozenset(found["relevant"]) in answered:
                     continue
-                answered.append(found["relevant"])
+                answered.append(frozenset(found["relevant"]))
                 out.append(
                     {
                         "set": "files",
@@ -217,15 +274,6 @@ def questions(projects: dict[str, list[dict]], repo: dict, share: float, until: 
                     }
                 )
     return out
-
-
-def keys_named(request: str) -> set[str]:
-    """The keys of the file names a request writes."""
-    return {
-        k
-        for name in re.findall(r"[\w./\\-]+\.[A-Za-z]{1,5}\b", request)
-        for k in keys(name.lstrip("@"))
-    }
 
 
 def main() -> None:

@@ -604,22 +604,26 @@ def test_wider_decisions_asks_later_requests_naming_a_rare_term_a_choice_named(t
 def test_wider_files_labels_requests_the_set_only_ingests_by_files_and_titles(tmp_path):
     """bench/wider_files.py moves the split and labels the requests of the sessions between
     it and the card's by the card's `files` rule: a history session is relevant when it
-    touched a rarely touched source file the request's work touched and its title shares
-    a word with the request's session's; a task list never links; sessions past ``--until``
-    are not asked. The set's controls are kept."""
-    ledger = "src/pay/ledger.py"
+    touched or mentioned a rarely touched source file the request's work touched, and its
+    title shares a word (however inflected) with the request's session's; task lists and
+    config files never link; sessions past ``--until`` are not asked. The set's controls
+    are kept."""
+    ledger, config = "src/pay/ledger.py", "web/vite.config.js"
     plain = ("tidy the common helpers, part {n}", "src/common.py", "Tidy {n}")
     chosen = {
-        1: ("fix the rounding of cents in the ledger module ledger.py", ledger, "Ledger rounding"),
+        # Mentions the ledger (its tools read another file) and the build's config.
+        1: ("fix the rounding of cents in src/pay/ledger.py", config, "Ledger rounding"),
         3: ("the garden timer reads its schedule through ledger.py", ledger, "Garden timer"),
+        5: ("tune the chart colours in web/vite.config.js", config, "Chart colours"),
         9: (
             "the totals drift by a cent after the rounding change in ledger.py",
             ledger,
-            "Ledger totals drift",
+            "Ledgers totals drift",
         ),
         10: ("mark the progress in TODO.md and move on to the next item", "TODO.md", "Plan"),
         15: ("export the ledger rows as CSV from ledger.py please", ledger, "Ledger export"),
     }
+    mentions = {1: [ledger, config], 5: [config], 9: [config]}
     data = tmp_path / "data"
     data.mkdir()
     with (data / "sessions.jsonl").open("w") as f:
@@ -627,10 +631,12 @@ def test_wider_files_labels_requests_the_set_only_ingests_by_files_and_titles(tm
             prompt, path, title = chosen.get(n, plain)
             prompt, title = prompt.format(n=n), title.format(n=n)
             started = f"2026-11-{n + 1:02d}T10:00:00.000Z"
-            session = _real_session("demo", n, started, [(prompt, path, "Done.")])
-            f.write(json.dumps({**session, "prompts": [prompt], "title": title}) + "\n")
+            reply = f"Done; {config} is as it was." if n == 9 else "Done."
+            session = _real_session("demo", n, started, [(prompt, path, reply)])
+            extra = {"prompts": [prompt], "title": title, "mentioned_paths": mentions.get(n, [])}
+            f.write(json.dumps({**session, **extra}) + "\n")
     (data / "repo_files.json").write_text(
-        json.dumps({"demo": [ledger, "src/common.py", "TODO.md"]})
+        json.dumps({"demo": [ledger, config, "src/common.py", "TODO.md"]})
     )
     control = {"set": "control", "project": "demo", "session": "x-1", "turn": 0, "query": "q"}
     (data / "queries.json").write_text(json.dumps([control]))
@@ -640,7 +646,7 @@ def test_wider_files_labels_requests_the_set_only_ingests_by_files_and_titles(tm
     asked = json.loads((out / "queries.json").read_text())
     files = [q for q in asked if q["set"] == "files"]
     assert [(q["session"], q["relevant"]) for q in files] == [("demo-9", ["demo-1"])]
-    assert files[0]["why"] == {"demo-1": ["ledger.py", "pay/ledger.py"]}
+    assert files[0]["why"] == {"demo-1": ["pay/ledger.py"]}
     assert [q for q in asked if q["set"] == "control"] == [control]
 
 
