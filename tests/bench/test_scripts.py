@@ -49,16 +49,27 @@ def test_a_request_labelled_twice_is_one_block_judged_by_both_labels(monkeypatch
     assert once == {"n": 2, "default": {"prompt_precision": 3 / 4, "prompt_lines": 4}}
 
 
-def _run(script: str, *args: str) -> str:
-    result = subprocess.run(
+def _ran(script: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
         [sys.executable, str(BENCH / script), *args],
         capture_output=True,
         text=True,
         timeout=600,
         check=False,
     )
+
+
+def _run(script: str, *args: str) -> str:
+    result = _ran(script, *args)
     assert result.returncode == 0, result.stderr[-2000:]
     return result.stdout
+
+
+def _refused(script: str, *args: str) -> str:
+    """What a script says on stderr when it refuses its arguments (exit status 2)."""
+    result = _ran(script, *args)
+    assert result.returncode == 2, result.stderr[-2000:]
+    return result.stderr
 
 
 @pytest.mark.slow
@@ -346,22 +357,8 @@ def test_real_sessions_bench_runs_on_a_tiny_dataset(tmp_path):
 
 
 def test_real_sessions_from_kept_names_a_missing_home(tmp_path):
-    result = subprocess.run(
-        [
-            sys.executable,
-            str(BENCH / "real_sessions.py"),
-            "--from-kept",
-            str(tmp_path),
-            "--data",
-            str(tmp_path),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert result.returncode == 2
-    assert "no kept home for lexical, default" in result.stderr
+    refused = _refused("real_sessions.py", "--from-kept", str(tmp_path), "--data", str(tmp_path))
+    assert "no kept home for lexical, default" in refused
 
 
 def _chat(*turns: str) -> list[dict]:
@@ -655,15 +652,7 @@ def test_real_sessions_names_what_is_wrong_before_it_reads_the_data(tmp_path):
     not (it stays outside the repository)."""
 
     def error(*args: str) -> str:
-        result = subprocess.run(
-            [sys.executable, str(BENCH / "real_sessions.py"), *args],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
-        assert result.returncode == 2, result.stderr[-2000:]
-        return result.stderr
+        return _refused("real_sessions.py", *args)
 
     missing = str(tmp_path / "nothing")
     assert "no sessions.jsonl and queries.json" in error("--data", missing)
