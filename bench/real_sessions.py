@@ -26,8 +26,10 @@ ranked by its best event), in the same run.
 
     .venv/bin/python bench/real_sessions.py [--data DIR] [--lexical-only | --default-only]
         [--projects blastmerge,docgen] [--limit N] [--wait SECONDS] [--ask-when-indexed]
-        [--history-share 0.6] [--json PATH] [--keep DIR | --from-kept DIR]
+        [--history-share 0.6] [--as-lived] [--json PATH] [--keep DIR | --from-kept DIR]
 
+``--as-lived`` moves each project's history to end an hour before the run, so recency weighs
+as it would for a project's next session; replayed as recorded, the history is months old.
 ``--history-share`` moves the split, for questions labelled at another one
 (``bench/wider_files.py``); a kept home holds the history of the split it was kept at.
 ``--from-kept DIR`` asks the questions again of a copy of the homes ``--keep`` left, without
@@ -50,7 +52,7 @@ import urllib.parse
 import urllib.request
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path, PurePosixPath
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -113,6 +115,36 @@ def split(group: list[dict], share: float = HISTORY_SHARE) -> tuple[list[dict], 
     card's 60 % unless told), and its later sessions, whose requests are the questions."""
     cut = max(1, round(len(group) * share))
     return group[:cut], group[cut:]
+
+
+def as_lived(history: dict[str, list[dict]], now: datetime) -> dict[str, list[dict]]:
+    """Each project's history moved in time so that its newest event is an hour before
+    ``now``, every gap between its events kept: what a server holds when a project's next
+    session starts right after its history was lived. Replayed as recorded, a history is
+    months old and recency weighs nothing in it."""
+
+    def moved(group: list[dict]) -> list[dict]:
+        newest = max(parse(e["timestamp"]) for s in group for e in s["events"])
+        shift = now - timedelta(hours=1) - newest
+
+        def stamp(text: str) -> str:
+            return (parse(text) + shift).strftime("%Y-%m-%dT%H:%M:%S.") + text[-4:]
+
+        return [
+            {
+                **session,
+                "started": (parse(session["started"]) + shift).isoformat(),
+                "events": [{**e, "timestamp": stamp(e["timestamp"])} for e in session["events"]],
+            }
+            for session in group
+        ]
+
+    return {project: moved(group) for project, group in history.items()}
+
+
+def parse(stamp: str) -> datetime:
+    """An ISO time of the data set (``…Z`` or with an offset), aware."""
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00"))
 
 
 def limited(questions: list[dict], limit: int | None) -> list[dict]:
@@ -745,6 +777,12 @@ def main() -> None:
         help="the share of each project's sessions ingested as history (default: the card's"
         " 0.6; questions made for another split, such as bench/wider_files.py's, need theirs)",
     )
+    parser.add_argument(
+        "--as-lived",
+        action="store_true",
+        help="move the history in time to end an hour ago, so recency weighs in it as in a"
+        " history just lived (a replayed one is months old)",
+    )
     parser.add_argument("--json", type=Path)
     parser.add_argument(
         "--keep",
@@ -765,6 +803,8 @@ def main() -> None:
         parser.error(f"--history-share {args.history_share}: give a share between 0 and 1")
     modes = ["lexical"] if args.lexical_only else ["default"] if args.default_only else list(MODES)
     if args.from_kept is not None:
+        if args.as_lived:
+            parser.error("--as-lived and --from-kept: a kept home holds the dates it was kept with")
         if args.keep is not None:
             parser.error("--keep and --from-kept: give one; a kept home is asked, not ingested")
         missing = [mode for mode in modes if not (args.from_kept / mode / "memvault.db").is_file()]
@@ -780,6 +820,8 @@ def main() -> None:
         )
     history, questions = load(args.data, chosen, args.history_share)
     questions = limited(questions, args.limit)
+    if args.as_lived:
+        history = as_lived(history, datetime.now(UTC))
     print(
         f"real coding sessions: {len(history)} projects, {sum(map(len, history.values()))}"
         f" history sessions ({sum(len(s['events']) for g in history.values() for s in g):,}"

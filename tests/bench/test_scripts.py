@@ -657,5 +657,28 @@ def test_real_sessions_names_what_is_wrong_before_it_reads_the_data(tmp_path):
     missing = str(tmp_path / "nothing")
     assert "no sessions.jsonl and queries.json" in error("--data", missing)
     assert "--history-share 1.5: give a share" in error("--data", missing, "--history-share", "1.5")
+    lived = error("--data", missing, "--from-kept", str(tmp_path), "--as-lived")
+    assert "--as-lived and --from-kept" in lived
     kept = error("--data", missing, "--from-kept", str(tmp_path))
     assert "no kept home for lexical, default" in kept
+
+
+def test_real_sessions_as_lived_ends_each_projects_history_an_hour_ago(monkeypatch):
+    """``--as-lived`` moves each project's history so that its newest event is an hour old,
+    every gap between its events kept and nothing else changed."""
+    from datetime import UTC, datetime
+
+    module = _imported("real_sessions.py", monkeypatch)
+    first = _real_session("a", 0, "2025-03-01T10:00:00.000Z", [("one", "x.py", "Done.")])
+    later = _real_session("a", 1, "2025-03-04T10:00:00.000Z", [("two", "x.py", "Done.")])
+    other = _real_session("b", 0, "2024-01-01T08:00:00.000Z", [("three", "y.py", "Done.")])
+    history = {"a": [first, later], "b": [other]}
+    moved = module.as_lived(history, datetime(2026, 12, 7, 20, 0, tzinfo=UTC))
+    stamps = {p: [e["timestamp"] for s in g for e in s["events"]] for p, g in moved.items()}
+    assert max(stamps["a"]) == max(stamps["b"]) == "2026-12-07T19:00:00.000Z"
+    assert stamps["a"][0] == "2026-12-04T19:00:00.000Z"  # three days before its newest
+    assert moved["a"][1]["started"].startswith("2026-12-07T19:00:00")
+    assert [e["eventId"] for e in moved["a"][0]["events"]] == [
+        e["eventId"] for e in first["events"]
+    ]
+    assert history["a"][0]["events"][0]["timestamp"] == "2025-03-01T10:00:00.000Z"  # untouched
