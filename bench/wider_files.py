@@ -1,11 +1,11 @@
 """`files` questions from requests the coding-sessions set never asks, by its card's rule.
 
 The set (``../shared/bench/coding-sessions/``) asks the later 40 % of each project's
-sessions; every figure memvault was tuned by comes from those requests over the first 60 %.
-This script moves the split: the first ``--history-share`` (0.4 unless told) is the history,
-and the questions are the opening requests of the sessions up to ``--until`` (0.6), which the
-set only ever ingests. Each is labelled as the card labels `files` questions, without an LLM
-and without reading anything memvault derives:
+sessions; every figure memvault was tuned by comes from its 25 requests over the first 60 %.
+This script labels the requests of the sessions after the first ``--history-share`` (0.4
+unless told: a history the set never had) up to ``--until`` (all of them unless told), as the
+card labels `files` questions, without an LLM and without reading anything memvault derives.
+Most of its questions are requests the set does not ask (at the card's split too):
 
 - the request is specific: at least 5 words (Chinese: 8 characters) and a project-specific
   term (an identifier, a file name, a backticked name, or a word, or a Chinese character
@@ -30,7 +30,7 @@ The set's 60 controls are kept as they are (another project's request is irrelev
 any split). It writes ``OUT/queries.json`` beside a link to the set's ``sessions.jsonl``;
 ask them with the same split:
 
-    .venv/bin/python bench/wider_files.py OUT [--data DIR] [--history-share 0.4] [--until 0.6]
+    .venv/bin/python bench/wider_files.py OUT [--data DIR] [--history-share 0.4] [--until 1.0]
     .venv/bin/python bench/real_sessions.py --data OUT --history-share 0.4 [--keep DIR]
 """
 
@@ -280,8 +280,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out", type=Path)
     parser.add_argument("--data", type=Path, default=DATA)
-    parser.add_argument("--history-share", type=float, default=0.4)
-    parser.add_argument("--until", type=float, default=0.6)
+    parser.add_argument(
+        "--history-share",
+        type=float,
+        default=0.4,
+        help="the share of each project's sessions that is history (default 0.4; the card's"
+        " is 0.6); ask the questions with the same --history-share",
+    )
+    parser.add_argument(
+        "--until",
+        type=float,
+        default=1.0,
+        help="the share of each project's sessions up to which requests are asked (default 1)",
+    )
     args = parser.parse_args()
     if not 0 < args.history_share < args.until <= 1:
         parser.error("give 0 < --history-share < --until <= 1")

@@ -638,7 +638,7 @@ def test_wider_files_labels_requests_the_set_only_ingests_by_files_and_titles(tm
     control = {"set": "control", "project": "demo", "session": "x-1", "turn": 0, "query": "q"}
     (data / "queries.json").write_text(json.dumps([control]))
     out = tmp_path / "wider"
-    printed = _run("wider_files.py", str(out), "--data", str(data))
+    printed = _run("wider_files.py", str(out), "--data", str(data), "--until", "0.6")
     assert printed.startswith("1 files questions")
     asked = json.loads((out / "queries.json").read_text())
     files = [q for q in asked if q["set"] == "files"]
