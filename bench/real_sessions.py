@@ -67,6 +67,7 @@ from _server import (
 )
 
 from memvault.analyzer import estimate_tokens, tokens
+from memvault.domain import parse_timestamp
 from memvault.hook.envelope import QUERY_LIMIT, stripped
 from memvault.search.context import MEMORY_KINDS
 
@@ -123,17 +124,24 @@ def as_lived(history: dict[str, list[dict]], now: datetime) -> dict[str, list[di
     session starts right after its history was lived. Replayed as recorded, a history is
     months old and recency weighs nothing in it."""
 
-    def moved(group: list[dict]) -> list[dict]:
-        newest = max(parse(e["timestamp"]) for s in group for e in s["events"])
-        shift = now - timedelta(hours=1) - newest
+    def at(text: str) -> datetime:
+        when = parse_timestamp(text)
+        if when is None:
+            raise ValueError(f"the data set has a time that is not ISO-8601: {text!r}")
+        return when
 
-        def stamp(text: str) -> str:
-            return (parse(text) + shift).strftime("%Y-%m-%dT%H:%M:%S.") + text[-4:]
+    def moved(group: list[dict]) -> list[dict]:
+        shift = (
+            now - timedelta(hours=1) - max(at(e["timestamp"]) for s in group for e in s["events"])
+        )
+
+        def stamp(text: str) -> str:  # the data set's own form: milliseconds and a Z
+            return (at(text) + shift).strftime("%Y-%m-%dT%H:%M:%S.") + text[-4:]
 
         return [
             {
                 **session,
-                "started": (parse(session["started"]) + shift).isoformat(),
+                "started": (at(session["started"]) + shift).isoformat(),
                 "events": [{**e, "timestamp": stamp(e["timestamp"])} for e in session["events"]],
             }
             for session in group
@@ -142,9 +150,28 @@ def as_lived(history: dict[str, list[dict]], now: datetime) -> dict[str, list[di
     return {project: moved(group) for project, group in history.items()}
 
 
-def parse(stamp: str) -> datetime:
-    """An ISO time of the data set (``…Z`` or with an offset), aware."""
-    return datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+def need_data(parser: argparse.ArgumentParser, data: Path, *names: str) -> None:
+    """Stop with an error naming ``data`` unless it holds every one of ``names`` (the
+    coding-sessions set stays outside the repository)."""
+    if not all((data / name).is_file() for name in names):
+        listed = " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+        parser.error(
+            f"--data {data}: no {listed} there (the coding-sessions set, which stays outside"
+            " the repository: see bench/real_sessions.py's doc)"
+        )
+
+
+def written(out: Path, data: Path, questions: list[dict]) -> Path:
+    """``questions`` as ``OUT/queries.json`` beside a link to ``data``'s sessions, the form
+    ``--data OUT`` reads; the file written."""
+    out.mkdir(parents=True, exist_ok=True)
+    link = out / "sessions.jsonl"
+    if not link.exists():
+        link.symlink_to((data / "sessions.jsonl").resolve())
+    path = out / "queries.json"
+    with path.open("w", encoding="utf-8") as f:
+        json.dump(questions, f, ensure_ascii=False, indent=1)
+    return path
 
 
 def limited(questions: list[dict], limit: int | None) -> list[dict]:
@@ -813,11 +840,7 @@ def main() -> None:
                 f"--from-kept {args.from_kept}: no kept home for {', '.join(missing)}"
                 f" (a --keep run leaves DIR/<mode>/memvault.db)"
             )
-    if not all((args.data / name).is_file() for name in ("sessions.jsonl", "queries.json")):
-        parser.error(
-            f"--data {args.data}: no sessions.jsonl and queries.json there (the coding-sessions"
-            " set, which stays outside the repository: see this script's doc)"
-        )
+    need_data(parser, args.data, "sessions.jsonl", "queries.json")
     history, questions = load(args.data, chosen, args.history_share)
     questions = limited(questions, args.limit)
     if args.as_lived:

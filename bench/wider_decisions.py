@@ -20,7 +20,6 @@ the set's ``sessions.jsonl``, for ``bench/real_sessions.py --data OUT`` (with
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 from collections import Counter
@@ -28,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from real_sessions import DATA, HISTORY_SHARE, by_project, split
+from real_sessions import DATA, HISTORY_SHARE, by_project, need_data, split, written
 
 # A choice stated in the imperative or the first person, and the words after it.
 CHOICE = re.compile(
@@ -76,8 +75,8 @@ def decisions(project: str, history: list[dict], every: list[str]) -> list[tuple
         for prompt in session["prompts"]:
             for choice in [*CHOICE.finditer(prompt), *CHOICE_ZH.finditer(prompt)]:
                 tail = choice.group(choice.lastindex or 0)
-                for written in TERM.finditer(tail):
-                    term = (written.group(1) or written.group(2)).strip().rstrip("()")
+                for spelled in TERM.finditer(tail):
+                    term = (spelled.group(1) or spelled.group(2)).strip().rstrip("()")
                     if len(term) < 3 or term.lower() == project.lower():
                         continue
                     if RARITY[0] <= rarity(term) <= RARITY[1]:
@@ -133,18 +132,11 @@ def main() -> None:
     args = parser.parse_args()
     if not 0 < args.history_share < 1:
         parser.error(f"--history-share {args.history_share}: give a share between 0 and 1")
-    source = args.data / "sessions.jsonl"
-    if not source.is_file():
-        sys.exit(f"no coding-sessions data at {args.data} (see bench/real_sessions.py)")
+    need_data(parser, args.data, "sessions.jsonl")
     found = questions(by_project(args.data), args.history_share)
-    args.out.mkdir(parents=True, exist_ok=True)
-    link = args.out / "sessions.jsonl"
-    if not link.exists():
-        link.symlink_to(source.resolve())
-    with (args.out / "queries.json").open("w", encoding="utf-8") as f:
-        json.dump(found, f, ensure_ascii=False, indent=1)
+    path = written(args.out, args.data, found)
     counts = Counter(q["project"] for q in found)
-    print(f"{len(found)} decision questions ({dict(counts)}) in {args.out / 'queries.json'}")
+    print(f"{len(found)} decision questions ({dict(counts)}) in {path}")
 
 
 if __name__ == "__main__":
