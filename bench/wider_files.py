@@ -46,7 +46,7 @@ from pathlib import Path, PurePosixPath
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from real_sessions import DATA, by_project, split
+from real_sessions import DATA, by_project, need_data, split, written
 
 
 def stem(word: str) -> str:
@@ -103,15 +103,15 @@ CJK = re.compile(r"[\u4e00-\u9fff]+")
 
 
 def normal(path: str) -> str:
-    """A path as written, lower-cased, with ``/`` and without an edit's line prefix."""
-    return re.sub(r"^\d+:", "", path.strip().replace("\\", "/")).lower()
+    """A path as written, lower-cased, with ``/``, without an edit's line prefix or the
+    ``@`` that attaches a file to a request."""
+    return re.sub(r"^\d+:", "", path.strip().replace("\\", "/")).lower().lstrip("@")
 
 
 def key(path: str) -> str:
     """A path's key as ``repo_files.json`` keys it: ``parent/name``, or the bare name when
     that is all that was written."""
-    parts = PurePosixPath(normal(path).lstrip("@")).parts
-    return "/".join(parts[-2:])
+    return "/".join(PurePosixPath(normal(path)).parts[-2:])
 
 
 def keys(path: str) -> set[str]:
@@ -120,37 +120,48 @@ def keys(path: str) -> set[str]:
     return {parts[-1], "/".join(parts[-2:])} if parts else set()
 
 
-def touched(session: dict, turns: range | None = None) -> dict[str, str]:
-    """The files a session's tools named and its requests and replies mention (its
-    ``mentioned_paths``), in ``turns`` when given, each by its key, with the path as
+def by_turn(session: dict) -> list[dict[str, str]]:
+    """Per request of a session, the files its tools named and its request and replies
+    mention (of the session's ``mentioned_paths``), each by its key, with the path as
     written. What a tool did before the first request is the first turn's."""
-    out: dict[str, str] = {}
     mentioned = [normal(p) for p in session.get("mentioned_paths") or []]
+    turns: list[dict[str, str]] = [{}]
     requests = 0
     for event in session["events"]:
-        requests += event["hookType"] == "prompt_submit"
-        turn = max(requests - 1, 0)
-        if turns is not None and turn not in turns:
-            continue
-        data = event["data"]
+        if event["hookType"] == "prompt_submit":
+            requests += 1
+            if requests > 1:
+                turns.append({})
+        files, data = turns[-1], event["data"]
         if event["hookType"] == "post_tool_use":
             path = (data.get("tool_input") or {}).get("file_path")
             if path:
-                out.setdefault(key(path), normal(path))
+                files.setdefault(key(path), normal(path))
         else:
             text = (data.get("prompt") or data.get("assistantResponse") or "").lower()
             for path in mentioned:
                 if path.rsplit("/", 1)[-1] in text:
-                    out.setdefault(key(path), path)
-    return out
+                    files.setdefault(key(path), path)
+    return turns
+
+
+def joined(turns: list[dict[str, str]]) -> dict[str, str]:
+    """The files of several turns together, the first path written for each kept."""
+    files: dict[str, str] = {}
+    for turn in turns:
+        for k, path in turn.items():
+            files.setdefault(k, path)
+    return files
+
+
+def pairs(text: str) -> set[str]:
+    """The Chinese character pairs of ``text``, as the analyzer indexes Chinese."""
+    return {run[i : i + 2] for run in CJK.findall(text) for i in range(len(run) - 1)}
 
 
 def words(text: str) -> set[str]:
     """English words of 4 letters or more and Chinese character pairs."""
-    found = set(WORD.findall(text.lower()))
-    for run in CJK.findall(text):
-        found |= {run[i : i + 2] for i in range(len(run) - 1)}
-    return found
+    return set(WORD.findall(text.lower())) | pairs(text)
 
 
 def specific(request: str, mine: list[set[str]], others: list[set[str]]) -> bool:
@@ -170,9 +181,7 @@ def specific(request: str, mine: list[set[str]], others: list[set[str]]) -> bool
 def title_words(title: str, common: set[str] = frozenset()) -> set[str]:
     """A title's words (stemmed, 3 letters or more) and Chinese character pairs, but generic
     ones and those in ``common``."""
-    found = {stem(w) for w in TITLE_WORD.findall((title or "").lower())}
-    for run in CJK.findall(title or ""):
-        found |= {run[i : i + 2] for i in range(len(run) - 1)}
+    found = {stem(w) for w in TITLE_WORD.findall((title or "").lower())} | pairs(title or "")
     return found - GENERIC - common
 
 
@@ -183,7 +192,8 @@ class Project:
         self.size = len(group)
         self.history = history
         self.committed = {k for path in paths for k in keys(path)}
-        self.files = {s["id"]: self.kept(touched(s)) for s in group}
+        self.turns = {s["id"]: by_turn(s) for s in group}
+        self.files = {sid: self.kept(joined(turns)) for sid, turns in self.turns.items()}
         self.spread = Counter(k for found in self.files.values() for k in found)
         titles = Counter(w for s in group for w in title_words(s.get("title")))
         self.common = {w for w, n in titles.items() if n > TITLE_SHARE * len(group)}
@@ -257,7 +267,8 @@ def questions(projects: dict[str, list[dict]], repo: dict, share: float, until: 
                     break
                 if not specific(request, mine, others) or (turn and not on_its_own(request)):
                     continue
-                found = project.label(session, request, touched(session, range(turn, turn + 2)))
+                work = joined(project.turns[session["id"]][turn : turn + 2])
+                found = project.label(session, request, work)
                 if found is None or frozenset(found["relevant"]) in answered:
                     continue
                 answered.append(frozenset(found["relevant"]))
@@ -296,9 +307,7 @@ def main() -> None:
     args = parser.parse_args()
     if not 0 < args.history_share < args.until <= 1:
         parser.error("give 0 < --history-share < --until <= 1")
-    source = args.data / "sessions.jsonl"
-    if not source.is_file():
-        sys.exit(f"no coding-sessions data at {args.data} (see bench/real_sessions.py)")
+    need_data(parser, args.data, "sessions.jsonl", "queries.json", "repo_files.json")
     repo = json.loads((args.data / "repo_files.json").read_text(encoding="utf-8"))
     found = questions(by_project(args.data), repo, args.history_share, args.until)
     controls = [
@@ -306,16 +315,11 @@ def main() -> None:
         for q in json.loads((args.data / "queries.json").read_text(encoding="utf-8"))
         if q["set"] == "control"
     ]
-    args.out.mkdir(parents=True, exist_ok=True)
-    link = args.out / "sessions.jsonl"
-    if not link.exists():
-        link.symlink_to(source.resolve())
-    with (args.out / "queries.json").open("w", encoding="utf-8") as f:
-        json.dump([*found, *controls], f, ensure_ascii=False, indent=1)
+    path = written(args.out, args.data, [*found, *controls])
     counts = Counter(q["project"] for q in found)
     print(
         f"{len(found)} files questions ({dict(counts)}) and {len(controls)} controls in"
-        f" {args.out / 'queries.json'}; ask them with --history-share {args.history_share}"
+        f" {path}; ask them with --history-share {args.history_share}"
     )
 
 

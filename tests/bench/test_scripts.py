@@ -682,3 +682,13 @@ def test_real_sessions_as_lived_ends_each_projects_history_an_hour_ago(monkeypat
         e["eventId"] for e in first["events"]
     ]
     assert history["a"][0]["events"][0]["timestamp"] == "2025-03-01T10:00:00.000Z"  # untouched
+
+
+def test_wider_files_reads_a_file_attached_with_at_as_the_file(monkeypatch):
+    """A file a request attaches (``@twat_search.txt``) is the committed file: it was never
+    counted while the ``@`` stayed in its name."""
+    module = _imported("wider_files.py", monkeypatch)
+    session = _real_session("demo", 0, "2026-11-01T10:00:00.000Z", [("x", "a.py", "Done.")])
+    project = module.Project([session], [session], ["docs/twat_search.txt"])
+    attached = {module.key("@twat_search.txt"): module.normal("@twat_search.txt")}
+    assert project.kept(attached) == {"twat_search.txt": "twat_search.txt"}
