@@ -161,6 +161,18 @@ def need_data(parser: argparse.ArgumentParser, data: Path, *names: str) -> None:
         )
 
 
+def share_option(parser: argparse.ArgumentParser, default: float = HISTORY_SHARE) -> None:
+    """``--history-share``: the share of each project's sessions that is history. Questions
+    and the history they are asked of must be split alike."""
+    parser.add_argument(
+        "--history-share",
+        type=float,
+        default=default,
+        help=f"the share of each project's sessions that is history (default {default}; the"
+        " card's is 0.6): questions and the history they are asked of are split alike",
+    )
+
+
 def written(out: Path, data: Path, questions: list[dict]) -> Path:
     """``questions`` as ``OUT/queries.json`` beside a link to ``data``'s sessions, the form
     ``--data OUT`` reads; the file written."""
@@ -797,13 +809,7 @@ def main() -> None:
         action="store_true",
         help="store and index each request as the hook does before asking for its block",
     )
-    parser.add_argument(
-        "--history-share",
-        type=float,
-        default=HISTORY_SHARE,
-        help="the share of each project's sessions ingested as history (default: the card's"
-        " 0.6; questions made for another split, such as bench/wider_files.py's, need theirs)",
-    )
+    share_option(parser)
     parser.add_argument(
         "--as-lived",
         action="store_true",

@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from real_sessions import DATA, HISTORY_SHARE, by_project, need_data, split, written
+from real_sessions import DATA, HISTORY_SHARE, by_project, need_data, share_option, split, written
 
 # A choice stated in the imperative or the first person, and the words after it.
 CHOICE = re.compile(
@@ -122,13 +122,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out", type=Path)
     parser.add_argument("--data", type=Path, default=DATA)
-    parser.add_argument(
-        "--history-share",
-        type=float,
-        default=HISTORY_SHARE,
-        help="the share of each project's sessions that is history (default: the card's 0.6);"
-        " ask the questions with the same --history-share",
-    )
+    share_option(parser)
     args = parser.parse_args()
     if not 0 < args.history_share < 1:
         parser.error(f"--history-share {args.history_share}: give a share between 0 and 1")

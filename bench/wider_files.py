@@ -46,7 +46,7 @@ from pathlib import Path, PurePosixPath
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from real_sessions import DATA, by_project, need_data, split, written
+from real_sessions import DATA, by_project, need_data, share_option, split, written
 
 
 def stem(word: str) -> str:
@@ -291,13 +291,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out", type=Path)
     parser.add_argument("--data", type=Path, default=DATA)
-    parser.add_argument(
-        "--history-share",
-        type=float,
-        default=0.4,
-        help="the share of each project's sessions that is history (default 0.4; the card's"
-        " is 0.6); ask the questions with the same --history-share",
-    )
+    share_option(parser, 0.4)
     parser.add_argument(
         "--until",
         type=float,
