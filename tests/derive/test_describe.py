@@ -117,6 +117,60 @@ DESCRIBED = {
         None,
         "Issue in how FindLineInFile and FindBestMatchingLine methods",
     ),
+    # Lead-ins that named a fragment by "The issue is likely that …", "But the problem is …",
+    # "The issue is interesting": the point follows them.
+    "a hedged lead-in goes": (
+        "The issue is probably that the cache key ignores the locale.",
+        None,
+        "The cache key ignores the locale",
+    ),
+    "a lead-in after a conjunction goes": (
+        "But the problem is that the retry loop never resets its counter.",
+        None,
+        "The retry loop never resets its counter",
+    ),
+    "a lead-in before what there is goes": (
+        "The problem is there are two handlers registered for the same route.",
+        None,
+        "There are two handlers registered for same route",
+    ),
+    "a lead-in before what the issue is goes": (
+        "The issue is a race between the flush and the shutdown hook.",
+        None,
+        "A race between flush and shutdown hook",
+    ),
+    "what the issue is related to": (
+        "The issue is related to how the parser treats trailing commas.",
+        None,
+        "How the parser treats trailing commas",
+    ),
+    "where the issue specifically is": (
+        "The issue is specifically with the session cookie's path.",
+        None,
+        "Issue with the session cookie's path",
+    ),
+    "an issue called interesting, by the reason given": (
+        "The issue is interesting because I also see in the changelog that the old flag was "
+        "removed on purpose.",
+        None,
+        "The old flag was removed on purpose",
+    ),
+    "a finding after how it was reached and 'I found'": (
+        "经过排查，我发现缓存目录没有被清理。",
+        None,
+        "缓存目录没有被清理",
+    ),
+    "an assent and 'the problem is that' go": (
+        "是的，问题在于配置文件的编码不是 UTF-8。",
+        None,
+        "配置文件的编码不是 UTF-8",
+    ),
+    "'I found' that leaves too little stays": ("我发现的问题", None, "我发现的问题"),
+    "a negated place of the issue stays": (
+        "The problem is not with the parser itself.",
+        None,
+        "The problem is not with the parser itself",
+    ),
     "a relative clause whose antecedent was only symbols": (
         "The issue is likely with `⚙️` which is a compound emoji (gear + variation selector) "
         "that might render differently.",

@@ -85,11 +85,13 @@ _LABEL = re.compile(
 )
 _LEAD_IN = re.compile(
     r"^(?:(?:now that i understand the problem(?: better)?|now|so|ok(?:ay)?|actually|"
-    r"basically|great|in conclusion)\b[,:]?\s*)*"
-    r"(?:(?:i can see|i see|i found|i think|i believe|i notice|it (?:seems|looks) like)\b,?\s*"
-    r"(?:that\s+)?)?"
+    r"basically|great|in conclusion|but|and|however)\b[,:]?\s*)*"
+    r"(?:(?:i (?:can |could |also |now )*see|i found|i think|i believe|i notice|"
+    r"it (?:seems|looks) like)\b(?: (?:in|from) [^,.;:]{1,40}? that\b)?,?\s*(?:that\s+)?)?"
     r"(?:(?:the|this|that) (?:main |root |real |actual |core )?(?:issue|problem|bug|cause|"
-    r"culprit|reason|error)(?: here)? (?:is|was) that\b:?\s*"
+    r"culprit|reason|error)(?: here)? (?:is|was) (?:(?:most )?likely |probably |simply "
+    r"|actually |really |just )?(?:that\b:?\s*|related to\s+|(?=there (?:is|are|was|were)\b)"
+    r"|(?=an? \w))"
     r"|this is because\s+|(?:let's|let me|let us|i'll|i will|i need to|we need to|"
     r"i'm going to|we should|(?:can|could|would|will) (?:we|you)(?: please)?|please)\s+"
     # a change reported: "I've successfully refactored …" reads "Refactored …"
@@ -102,15 +104,20 @@ _CONTRAST_OPENING = re.compile(r"^(?:instead of|rather than)\b[^,;()]{1,80},\s*"
 # A verdict that says nothing of what it judges ("This is much better - I'll integrate …"):
 # the clause after it says what.
 _VERDICT = re.compile(
-    r"^(?:(?:this|that|it) (?:is|was|looks|seems|sounds)|looks|sounds) (?:much |a lot |"
-    r"far |even |way )?(?:better|good|great|cleaner|simpler|nicer|interesting|clear|"
-    r"correct|fine|right|reasonable)(?: now)?\s*(?:[-—–:;,.!]+\s*)",
+    r"^(?:(?:this|that|it|the (?:issue|problem)) (?:is|was|looks|seems|sounds)|looks|sounds)"
+    r" (?:much |a lot |far |even |way )?(?:better|good|great|cleaner|simpler|nicer|"
+    r"interesting|clear|correct|fine|right|reasonable|tricky|subtle)(?: now)?"
+    r"\s*(?:[-—–:;,.!]+\s*|\s(?:because|since)\s+)",
     re.IGNORECASE,
 )
 # How the finding was reached, before it: "经过详细分析，", "查看了代码后，", "从错误日志中，".
 _ZH_LEAD_IN = re.compile(
     r"^(?:(?:经过|經過|根据|根據|基于|基於|通过|通過|从|從)[^，,。：:]{1,16}"
     r"|(?:查看|检查|檢查|分析)了?[^，,。：:]{0,8}后?)[，,]\s*"
+    # An assent, "I (now) see / found / notice", "the problem is that": what follows is it.
+    r"|^(?:是的|确实|確實|好的)[，,]\s*"
+    r"|^(?:(?:现在|現在)?我(?:发现|發現|注意到|看到)了?(?!的)"
+    r"|(?:问题|問題|原因|根本原因)(?:在于|在於))[，,：:]?\s*"
 )
 # A Chinese clause that only says where the statement is, in general words (在项目中，…; not
 # 在Windows上，…), or that what follows is it (这段话的意思是：…, 原因如下：…): the clause
@@ -122,7 +129,8 @@ _ZH_SETTING = re.compile(
 # "The issue is in X" / "The problem was with X": a title reads "Issue in X".
 _WHERE_ISSUE = re.compile(
     r"^(?:the|this) (?:main |root |real )?(issue|problem|bug) (?:is|was) "
-    r"(?:(?:most )?likely |probably |somewhere )?(in|with|on|at)\b",
+    r"(?:(?:most )?likely |probably |somewhere |specifically |actually |mainly |also )?"
+    r"(in|with|on|at)\b",
     re.IGNORECASE,
 )
 # Where a sentence's leading clause ends: a semicolon, a dash, a CJK comma or colon, or a
@@ -197,7 +205,12 @@ def _reduced(text: str, *, whole: bool) -> str:
         rest = opening.sub("", text, count=1)
         if rest != text and len(_words(rest)) >= 4:  # what is chosen or judged, if said
             text = rest[:1].upper() + rest[1:]
-    stripped = _LEAD_IN.sub("", _ZH_LEAD_IN.sub("", text, count=1), count=1)
+    stripped = text
+    for _ in range(3):  # 经过检查，我发现… : one lead-in after another
+        stripped, found = _ZH_LEAD_IN.subn("", stripped, count=1)
+        if not found:
+            break
+    stripped = _LEAD_IN.sub("", stripped, count=1)
     stripped = _WHERE_ISSUE.sub(lambda m: f"{m[1].capitalize()} {m[2]}", stripped, count=1)
     if stripped != text and (len(_words(stripped)) >= 3 or len(_CJK.findall(stripped)) >= 4):
         # A lead-in goes only when it leaves something to say; what is left opens the name.
