@@ -166,6 +166,21 @@ DESCRIBED = {
         "配置文件的编码不是 UTF-8",
     ),
     "'I found' that leaves too little stays": ("我发现的问题", None, "我发现的问题"),
+    "a connective and where it was read go": (
+        "From the logs, it seems like the issue is with the token refresh timer.",
+        None,
+        "Issue with the token refresh timer",
+    ),
+    "a connective with its comma goes": (
+        "Similarly, the export job now skips archived rows.",
+        None,
+        "The export job now skips archived rows",
+    ),
+    "a word that only looks like a connective stays": (
+        "First-run wizard crashes on start.",
+        None,
+        "First-run wizard crashes on start",
+    ),
     "a negated place of the issue stays": (
         "The problem is not with the parser itself.",
         None,

@@ -85,7 +85,9 @@ _LABEL = re.compile(
 )
 _LEAD_IN = re.compile(
     r"^(?:(?:now that i understand the problem(?: better)?|now|so|ok(?:ay)?|actually|"
-    r"basically|great|in conclusion|but|and|however)\b[,:]?\s*)*"
+    r"basically|great|in conclusion|but|and|however)\b[,:]?\s*"
+    r"|(?:similarly|additionally|also|finally|first|then|from (?:your|the|this) (?:output|logs?"
+    r"|errors?|traceback)),\s*)*"
     r"(?:(?:i (?:can |could |also |now )*see|i found|i think|i believe|i notice|"
     r"it (?:seems|looks) like)\b(?: (?:in|from) [^,.;:]{1,40}? that\b)?,?\s*(?:that\s+)?)?"
     r"(?:(?:the|this|that) (?:main |root |real |actual |core )?(?:issue|problem|bug|cause|"
