@@ -181,6 +181,11 @@ DESCRIBED = {
         None,
         "First-run wizard crashes on start",
     ),
+    "where the issue is, its line number gone": (
+        "The problem is on line 88 where the token is parsed twice.",
+        None,
+        "Problem where the token is parsed twice",
+    ),
     "a negated place of the issue stays": (
         "The problem is not with the parser itself.",
         None,

@@ -128,11 +128,12 @@ _ZH_SETTING = re.compile(
     r"^(?:在|从|從|对于|對於|关于|關於)[^，,。A-Za-z]{0,14}(?:中|里|裡|内|內|内部|內部|上|下|时|時|后|後)$"
     r"|(?:的意思是|意思是|是|在于|在於|如下)$"
 )
-# "The issue is in X" / "The problem was with X": a title reads "Issue in X".
+# "The issue is in X" / "The problem was with X": a title reads "Issue in X"; "The issue is
+# on line 727 where X", its line number gone, reads "Issue where X".
 _WHERE_ISSUE = re.compile(
-    r"^(?:the|this) (?:main |root |real )?(issue|problem|bug) (?:is|was) "
+    r"^(?:the|this) (?:main |root |real )?(issue|problem|bug) (?:is|was)\s+"
     r"(?:(?:most )?likely |probably |somewhere |specifically |actually |mainly |also )?"
-    r"(in|with|on|at)\b",
+    r"(in|with|on|at|where)\b",
     re.IGNORECASE,
 )
 # Where a sentence's leading clause ends: a semicolon, a dash, a CJK comma or colon, or a
