@@ -37,6 +37,8 @@ from memvault.derive import cues, quoted
         "The session layer now keeps its sessions in Postgres instead of Redis.",
         "I\u2019ll keep the pool open rather than reconnecting per request.",
         "我们弃用 requests，改用 httpx。",
+        "超时时间定为 30 秒。",
+        "需要决定用哪个库，最后决定用 httpx。",  # decided after all
     ],
 )
 def test_decisions(sentence):
@@ -73,6 +75,18 @@ def test_decisions(sentence):
         "在 Dart Sass 1.45.0 中，它被一个新的现代 API 所取代。",  # a pasted notice
         "遗留的 JS API 现已弃用，并将在 Dart Sass 2.0.0 中删除。",
         "让我继续修复 design-system.scss 文件中的弃用警告",  # a deprecation warning
+        # 定为 inside another word: 判定为 (judged as), 确定为什么 (find out why)
+        "这条新闻被错误地判定为广告。",
+        "我需要检查日志配置，以确定为什么没有输出。",
+        # a decision still to be made, or what code decides
+        "现在有两个配置文件，需要决定保留哪一个。",
+        "它会根据 mode 参数决定读取缓存还是数据库。",
+        # "decision" naming a kind of thing
+        "Add decision audit trails to the planner.",
+        "The decision-making step runs after the scan.",
+        # what the agent needs to look at next
+        "I need to find where the CLI reads the token instead of the config value.",
+        "Now that I understand the flow, I need to look at the retry handler instead of guessing.",
     ],
 )
 def test_not_decisions(sentence):

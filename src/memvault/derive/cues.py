@@ -22,12 +22,14 @@ _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|#+)\s+")
 _SPLIT = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])|\n+")
 
 DECISION = re.compile(
-    r"\b(?:decided|decide to|decision|we(?:'ll| will) (?:use|go|keep|switch|stick)|"
+    r"\b(?:decided|decide to|decision(?![- ](?:making|tracking|trails?|audit|trees?|logic))|"
+    r"we(?:'ll| will) (?:use|go|keep|switch|stick)|"
     r"let's (?:go with|use|keep|stick with|switch)|going with|go with|instead of|"
     r"switch(?:ed)? to|chose|choose to|opt(?:ed)? for|settled on|agreed|"
     r"standardi[sz]e on|from now on|always use|never use|rather than)\b"
     r"|决定|決定|决策|決策|改用|采用|採用|选用|選用|结论|結論|统一用|統一用|统一使用|統一使用|"
-    r"一律|以后都|以後都|就用|确定用|確定用|定为|定為|不再用|换成|換成|而不是|取代|"
+    r"一律|以后都|以後都|就用|确定用|確定用|(?<![判确確认認鉴鑒测測规規肯假])(?:定为|定為)|不再用|换成|換成|"
+    r"而不是|取代|"
     r"(?:弃用|棄用)(?!警告|问题|問題|提示)",  # not a deprecation warning
     re.IGNORECASE,
 )
@@ -105,7 +107,8 @@ UNDECIDED = re.compile(
     r"[^:;!?,]{0,80}\b(?:instead of|rather than)\b"
     r"|\b(?:incorrectly|wrongly|mistakenly|accidentally|erroneously)\b[^:;!?,]{0,80}"
     r"\b(?:instead of|rather than)\b"
-    r"|\bmak(?:e|es|ing) (?:a|an|the|my|our|any)(?: \w+)? decisions?\b(?! to\b)",
+    r"|\bmak(?:e|es|ing) (?:a|an|the|my|our|any)(?: \w+)? decisions?\b(?! to\b)"
+    r"|(?:需要|还需|還需|要|待|尚未|还没|還沒|来|來|根据[^，,。；]{0,40}?|根據[^，,。；]{0,40}?)(?:决定|決定)",
     re.IGNORECASE,
 )
 # A contrast ("instead of", "rather than", "而不是", "取代", "弃用") decides only in a
@@ -159,12 +162,6 @@ LESSON = re.compile(
     r"|踩坑|教训|教訓|经验|經驗|切记|切記|记住|記住|别忘|別忘|注意不要|下次",
     re.IGNORECASE,
 )
-PRICE = re.compile(
-    r"[$€£¥￥]\s?\d|\d[\d,.]*\s?(?:usd|eur|cny|rmb|dollars?|元|美元|块|塊)"
-    r"|\b(?:price|pricing|costs?|per month|per year|/month|/mo)\b.*\d"
-    r"|(?:价格|價格|费用|費用|报价|報價|售价|售價|每月|每年|每分钟|每分鐘).*\d",
-    re.IGNORECASE,
-)
 # A decision recalled rather than made: what was decided before, quoted back, or read out of
 # memory ("we decided earlier…", "as agreed", "上次決定…", "根據記憶…").
 RECALL = re.compile(
@@ -211,8 +208,11 @@ _OPENER = (
 # Narration of what the agent is about to do; says nothing about the outcome.
 NARRATION = re.compile(
     rf"^{_OPENER}?"
-    r"(?:let me|let's (?:check|look|see|start|read|run)|i'll|i will|i'm going to|now i|"
-    r"first,? i|reading|checking|looking|listing|让我|讓我|我来|我來|我先|先看|先读|先讀)",
+    r"(?:now that i understand[^,]{0,40},\s*)?(?:let me|let's (?:check|look|see|start|read|run)|"
+    r"i'll|i will|i'm going to|now i|first,? i|reading|checking|looking|listing|让我|讓我|我来|"
+    r"我來|我先|先看|先读|先讀|i need to (?:find|look|check|see|understand|investigate|examine|"
+    r"analy[sz]e|figure out|review|locate|identify|inspect|explore)\b|我需要(?:查看|检查|檢查|"
+    r"分析|了解|确认|確認|看看|找到|找出|研究))",
     re.IGNORECASE,
 )
 # The agent offering more ("Would you like me to…?", "您需要我…吗？"): a question for
@@ -476,10 +476,6 @@ def is_conclusion(sentence: str) -> bool:
 
 def is_lesson(sentence: str) -> bool:
     return bool(LESSON.search(sentence)) and not is_question(sentence)
-
-
-def has_price(sentence: str) -> bool:
-    return bool(PRICE.search(sentence)) and not is_question(sentence)
 
 
 def is_narration(sentence: str) -> bool:

@@ -57,6 +57,13 @@ def confirmed(confidence: float | None) -> bool:
 
 # Tools that read memory back (memvault's, agentmemory's): what they return was learned before.
 _MEMORY_TOOL = re.compile(r"memvault|agentmemory|(?:^|_)memory_|(?:^|_)recall$", re.IGNORECASE)
+# A price or a cost with its figure ("$20 per month", "每月 99 元").
+_PRICE = re.compile(
+    r"[$€£¥￥]\s?\d|\d[\d,.]*\s?(?:usd|eur|cny|rmb|dollars?|元|美元|块|塊)"
+    r"|\b(?:price|pricing|costs?|per month|per year|/month|/mo)\b.*\d"
+    r"|(?:价格|價格|费用|費用|报价|報價|售价|售價|每月|每年|每分钟|每分鐘).*\d",
+    re.IGNORECASE,
+)
 # "3 * 0.008 = 0.024": working shown on the way to an answer, not the answer.
 _CALCULATION = re.compile(r"\d\s*[-+*/×÷]\s*[$€£¥￥]?\s*\d[^=]*=")
 # Fragments are plain text: a link keeps the words it shows ("[[a|b]]" → "b").
@@ -171,7 +178,7 @@ def _kind(sentence: str, role: str, opening: bool = False) -> str | None:
         return None
     if cues.is_lesson(sentence):
         return "lesson"
-    if cues.has_price(sentence) and not _CALCULATION.search(sentence):
+    if _PRICE.search(sentence) and not _CALCULATION.search(sentence):
         return "data"
     if role == RESPONSE and _FINDING.search(sentence):
         return "finding"
