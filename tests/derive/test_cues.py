@@ -87,6 +87,8 @@ def test_decisions(sentence):
         # what the agent needs to look at next
         "I need to find where the CLI reads the token instead of the config value.",
         "Now that I understand the flow, I need to look at the retry handler instead of guessing.",
+        # a choice of "the same way": nothing named
+        "如果其他页面也有同样的问题，可以采用类似的方式处理。",
     ],
 )
 def test_not_decisions(sentence):
@@ -273,6 +275,7 @@ def test_statement_drops_the_announcement_before_a_finding(sentence, said):
         "问题根因。",
         "The issue is on lines 27-30",
         "I can see the issue is on line 225",
+        "✅ 发现的问题。",  # a check mark before it
     ],
 )
 def test_an_announcement_says_nothing(statement):
@@ -317,6 +320,7 @@ def test_narration_may_open_with_now_or_ok():
         "完美！",
         "太好了！",
         "您说得对。",
+        "🎉 Perfect!",
     ],
 )
 def test_a_bare_exclamation_or_agreement_is_filler(sentence):
@@ -331,6 +335,7 @@ def test_a_bare_exclamation_or_agreement_is_filler(sentence):
         "Right now the cache is cold.",
         "The pool is never closed.",
         "构建通过了。",
+        "✅ All scripts verified with the new paths.",
     ],
 )
 def test_a_sentence_that_says_something_is_no_filler(sentence):

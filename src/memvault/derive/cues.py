@@ -108,7 +108,8 @@ UNDECIDED = re.compile(
     r"|\b(?:incorrectly|wrongly|mistakenly|accidentally|erroneously)\b[^:;!?,]{0,80}"
     r"\b(?:instead of|rather than)\b"
     r"|\bmak(?:e|es|ing) (?:a|an|the|my|our|any)(?: \w+)? decisions?\b(?! to\b)"
-    r"|(?:需要|还需|還需|要|待|尚未|还没|還沒|来|來|根据[^，,。；]{0,40}?|根據[^，,。；]{0,40}?)(?:决定|決定)",
+    r"|(?:需要|还需|還需|要|待|尚未|还没|還沒|来|來|根据[^，,。；]{0,40}?|根據[^，,。；]{0,40}?)(?:决定|決定)"
+    r"|(?:采用|採用)(?:类似|類似|同样|同樣|相同|这种|這種|这样|這樣)的?(?:方式|方法|做法|办法|辦法)",
     re.IGNORECASE,
 )
 # A contrast ("instead of", "rather than", "而不是", "取代", "弃用") decides only in a
@@ -186,6 +187,7 @@ _QUOTED = re.compile(r"^\s*>")
 _REPORT = re.compile(r"^\s*(?:📖|📋)\s*agent memory", re.IGNORECASE)
 _BLOCK_HEADING = re.compile(r"^\s*#{1,6}\s")
 _BLOCK_LINE = re.compile(r"^\s*(?:[-*+]\s|\(not enough\?)")
+_MARK = re.compile(r"^[^\w\s*_`(（]+\s*")  # a check mark or an emoji before the words
 # A question that asks for something to be done ("…, can you fix it?", "能不能幫我…").
 _REQUEST = re.compile(
     r"\b(?:can|could|would|will) you\b|\bplease\b|^\s*(?:fix|add|make|change|update|remove|"
@@ -345,7 +347,8 @@ def introduces(sentence: str) -> bool:
 
 
 def _bare(text: str) -> str:
-    return text.strip().strip("*_` ").rstrip("!！.。").strip("*_` ")
+    text = _MARK.sub("", text.strip())  # "✅ 发现的问题" is "发现的问题"
+    return text.strip("*_` ").rstrip("!！.。").strip("*_` ")
 
 
 def unlabelled(sentence: str) -> str:
