@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from memvault.derive.supersede import Decision, superseded, supersedes
+from memvault.derive.supersede import Decision, replaced_by, superseded, supersedes
 
 
 def decision(
@@ -108,6 +108,19 @@ def test_only_decisions_are_superseded_and_superseded_lists_the_ids():
     lesson = Decision("lesson", "shop", "2026-11-01", REDIS.summary, REDIS.facts, ("lesson",))
     older = decision("2026-11-02", REDIS.summary, "src/session/store.ts", id="old")
     assert superseded(newer, [older, lesson, TOKENS]) == ["old"]
+
+
+def test_a_decision_read_after_later_ones_is_replaced_by_the_newest_that_replaces_it():
+    files = "src/session/store.ts"
+    postgres = decision(
+        "2026-11-20", "Decided to store sessions in Postgres instead of Redis.", files
+    )
+    sqlite = decision(
+        "2026-11-25", "We decided to store sessions in SQLite instead of Redis.", files
+    )
+    assert replaced_by(REDIS, [TOKENS, postgres, sqlite]) == sqlite.id
+    assert replaced_by(REDIS, [TOKENS]) is None
+    assert replaced_by(postgres, [REDIS]) is None  # an older one replaces nothing newer
 
 
 def test_two_decisions_that_each_replace_something_are_not_one_subject_for_that():

@@ -62,6 +62,19 @@ def test_a_later_decision_against_an_earlier_one_marks_it_superseded(memory):
     assert older_id not in block.text
 
 
+def test_an_earlier_decision_read_after_the_later_one_is_superseded_all_the_same(memory):
+    """Sessions reach the pipeline in any order (a backlog, an import, sessions idling at
+    different times): the outcome is the one their days give, not the order they came in."""
+    _decide_postgres(memory)
+    ((newer_id, _),) = _decisions(memory).items()
+    _session(memory, "s-redis", 2, "We decided to store sessions in Redis.", "memory", "redis")
+    decisions = _decisions(memory)
+    older_id = next(name for name in decisions if name != newer_id)
+    assert decisions[older_id].properties["superseded_by"] == newer_id
+    assert decisions[older_id].summary.startswith("[superseded]")
+    assert "superseded_by" not in decisions[newer_id].properties
+
+
 def test_a_decision_on_another_subject_leaves_the_earlier_one_alone(memory):
     _session(memory, "s-redis", 2, "We decided to store sessions in Redis.", "memory", "redis")
     _session(memory, "s-log", 20, "We decided to log every cache miss.", "redis", "redis+log")

@@ -126,6 +126,13 @@ def superseded(newer: Decision, older: list[Decision]) -> list[str]:
     return [decision.id for decision in older if supersedes(newer, decision) is not None]
 
 
+def replaced_by(decision: Decision, others: list[Decision]) -> str | None:
+    """The id of the newest of ``others`` that replaces ``decision``, if one does: a
+    decision read after a later one that retires it is retired all the same."""
+    later = [other for other in others if supersedes(other, decision) is not None]
+    return max(later, key=lambda other: (other.day, other.id)).id if later else None
+
+
 def _subject(summary: str) -> set[str]:
     said = _REPLACES.sub(" ", _DECIDED.sub(" ", _normal(summary)))
     return set(tokens(said)) - _DECISION_WORDS

@@ -17,7 +17,7 @@ from pathlib import PurePosixPath
 from memvault.config import Settings
 from memvault.derive import cues
 from memvault.derive.fragments import confirmed, extract_fragments, own_steps
-from memvault.derive.supersede import DECISION_TAG, Decision, superseded
+from memvault.derive.supersede import DECISION_TAG, Decision, replaced_by, superseded
 from memvault.derive.text import substantive
 from memvault.domain import Document, Event, Observation, Session, Watermark
 from memvault.llm import LLM, LLMError
@@ -154,15 +154,17 @@ class Extraction:
         # retires nothing in force until then.
         confirms = written.action == "merged" and confirmed(draft.confidence)
         if DECISION_TAG in draft.tags and (written.action == "created" or confirms):
-            self._supersede_older(draft, self._fragment_id(relative))
+            self._supersede(draft, self._fragment_id(relative))
         return Remembered(written.action, self.settings.vault_path / relative, written.similarity)
 
-    def _supersede_older(self, draft: Draft, newer_id: str) -> None:
-        """Mark the project's older decisions this new one replaces (``derive.supersede``)."""
+    def _supersede(self, draft: Draft, draft_id: str) -> None:
+        """Mark the project's older decisions this new one replaces, and this one when a
+        later decision already read replaces it (``derive.supersede``): sessions reach the
+        pipeline in any order (a backlog, an import), and the days decide, not that order."""
         if self.supersede is None or draft.date is None:
             return
-        newer = Decision(
-            newer_id,
+        made = Decision(
+            draft_id,
             draft.project,
             draft.date,
             draft.summary,
@@ -170,10 +172,14 @@ class Extraction:
             (DECISION_TAG,),
             draft.confidence,
         )
-        older = [self._decision(d) for d in decisions(self.store, draft.project, DECISIONS_READ)]
-        for older_id in superseded(newer, [d for d in older if d is not None]):
-            self.supersede(older_id, newer_id)
-            log.info("fragment %s superseded by %s", older_id, newer_id)
+        found = [self._decision(d) for d in decisions(self.store, draft.project, DECISIONS_READ)]
+        known = [d for d in found if d is not None and d.id != draft_id]
+        for older_id in superseded(made, known):
+            self.supersede(older_id, draft_id)
+            log.info("fragment %s superseded by %s", older_id, draft_id)
+        later = replaced_by(made, known)
+        if later is not None and self.supersede(draft_id, later):
+            log.info("fragment %s superseded by %s, read before it", draft_id, later)
 
     def _decision(self, document: Document) -> Decision | None:
         if retired_mark(document.summary) is not None or not document.meta.get("date"):
