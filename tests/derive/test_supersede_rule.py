@@ -121,6 +121,11 @@ def test_a_decision_read_after_later_ones_is_replaced_by_the_newest_that_replace
     assert replaced_by(REDIS, [TOKENS, postgres, sqlite]) == sqlite.id
     assert replaced_by(REDIS, [TOKENS]) is None
     assert replaced_by(postgres, [REDIS]) is None  # an older one replaces nothing newer
+    # The index keeps a fragment's date as a timestamp: the same day is still no later.
+    same_day = replace(postgres, day="2026-11-02T00:00:00.000Z")
+    assert replaced_by(REDIS, [same_day]) is None
+    assert supersedes(same_day, REDIS) is None
+    assert supersedes(replace(postgres, day="2026-11-03T00:00:00.000Z"), REDIS) is not None
 
 
 def test_two_decisions_that_each_replace_something_are_not_one_subject_for_that():

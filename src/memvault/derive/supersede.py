@@ -94,7 +94,7 @@ def supersedes(newer: Decision, older: Decision) -> str | None:
     """Why ``newer`` replaces ``older`` (the contradiction found), or None when it does not."""
     if newer.id == older.id or DECISION_TAG not in newer.tags or DECISION_TAG not in older.tags:
         return None
-    if newer.project.strip() != older.project.strip() or not newer.day > older.day:
+    if newer.project.strip() != older.project.strip() or not _day(newer) > _day(older):
         return None
     if older.in_force and not newer.in_force:
         return None
@@ -130,7 +130,13 @@ def replaced_by(decision: Decision, others: list[Decision]) -> str | None:
     """The id of the newest of ``others`` that replaces ``decision``, if one does: a
     decision read after a later one that retires it is retired all the same."""
     later = [other for other in others if supersedes(other, decision) is not None]
-    return max(later, key=lambda other: (other.day, other.id)).id if later else None
+    return max(later, key=lambda other: (_day(other), other.id)).id if later else None
+
+
+def _day(decision: Decision) -> str:
+    """A decision's day alone: the index keeps a fragment's date as a timestamp
+    (``2025-05-29T00:00:00.000Z``), a draft as the day, and the same day is no later."""
+    return decision.day[:10]
 
 
 def _subject(summary: str) -> set[str]:
