@@ -67,7 +67,7 @@ from _server import (
 )
 
 from memvault.analyzer import estimate_tokens, tokens
-from memvault.domain import parse_timestamp
+from memvault.domain import iso, parse_timestamp
 from memvault.hook.envelope import QUERY_LIMIT, stripped
 from memvault.search.context import MEMORY_KINDS
 
@@ -135,14 +135,13 @@ def as_lived(history: dict[str, list[dict]], now: datetime) -> dict[str, list[di
             now - timedelta(hours=1) - max(at(e["timestamp"]) for s in group for e in s["events"])
         )
 
-        def stamp(text: str) -> str:  # the data set's own form: milliseconds and a Z
-            return (at(text) + shift).strftime("%Y-%m-%dT%H:%M:%S.") + text[-4:]
-
         return [
             {
                 **session,
-                "started": (at(session["started"]) + shift).isoformat(),
-                "events": [{**e, "timestamp": stamp(e["timestamp"])} for e in session["events"]],
+                "started": iso(at(session["started"]) + shift),
+                "events": [
+                    {**e, "timestamp": iso(at(e["timestamp"]) + shift)} for e in session["events"]
+                ],
             }
             for session in group
         ]

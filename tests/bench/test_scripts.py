@@ -684,6 +684,20 @@ def test_real_sessions_as_lived_ends_each_projects_history_an_hour_ago(monkeypat
     assert history["a"][0]["events"][0]["timestamp"] == "2025-03-01T10:00:00.000Z"  # untouched
 
 
+def test_real_sessions_as_lived_reads_any_iso_time_and_writes_the_servers_form(monkeypatch):
+    """A data set that writes its times without milliseconds or with an offset is moved as
+    well, and written as the server writes times (milliseconds and a Z)."""
+    from datetime import UTC, datetime
+
+    module = _imported("real_sessions.py", monkeypatch)
+    session = _real_session("a", 0, "2025-03-01T10:00:00Z", [("one", "x.py", "Done.")])
+    session["events"][-1]["timestamp"] = "2025-03-01T12:00:05+02:00"
+    moved = module.as_lived({"a": [session]}, datetime(2026, 12, 7, 20, 0, tzinfo=UTC))
+    stamps = [e["timestamp"] for e in moved["a"][0]["events"]]
+    assert stamps[-1] == "2026-12-07T19:00:00.000Z"
+    assert moved["a"][0]["started"] == "2026-12-07T18:59:55.000Z"
+
+
 def test_wider_files_reads_a_file_attached_with_at_as_the_file(monkeypatch):
     """A file a request attaches (``@twat_search.txt``) is the committed file: it was never
     counted while the ``@`` stayed in its name."""
