@@ -161,11 +161,19 @@ def need_data(parser: argparse.ArgumentParser, data: Path, *names: str) -> None:
 
 
 def share_option(parser: argparse.ArgumentParser, default: float = HISTORY_SHARE) -> None:
-    """``--history-share``: the share of each project's sessions that is history. Questions
-    and the history they are asked of must be split alike."""
+    """``--history-share``: the share of each project's sessions that is history, refused
+    outside 0–1. Questions and the history they are asked of must be split alike."""
+
+    class Share(argparse.Action):
+        def __call__(self, parser, namespace, value, option_string=None) -> None:
+            if not 0 < value < 1:
+                parser.error(f"--history-share {value:g}: give a share between 0 and 1")
+            setattr(namespace, self.dest, value)
+
     parser.add_argument(
         "--history-share",
         type=float,
+        action=Share,
         default=default,
         help=f"the share of each project's sessions that is history (default {default}; the"
         " card's is 0.6): questions and the history they are asked of are split alike",
@@ -831,8 +839,6 @@ def main() -> None:
     if args.keep is not None and any((args.keep / mode).exists() for mode in MODES):
         parser.error(f"--keep {args.keep}: a mode's folder is there already; give a new one")
     chosen = set(args.projects.split(",")) if args.projects else None
-    if not 0 < args.history_share < 1:
-        parser.error(f"--history-share {args.history_share}: give a share between 0 and 1")
     modes = ["lexical"] if args.lexical_only else ["default"] if args.default_only else list(MODES)
     if args.from_kept is not None:
         if args.as_lived:

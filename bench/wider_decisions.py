@@ -124,8 +124,6 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DATA)
     share_option(parser)
     args = parser.parse_args()
-    if not 0 < args.history_share < 1:
-        parser.error(f"--history-share {args.history_share}: give a share between 0 and 1")
     need_data(parser, args.data, "sessions.jsonl")
     found = questions(by_project(args.data), args.history_share)
     path = written(args.out, args.data, found)

@@ -299,8 +299,8 @@ def main() -> None:
         help="the share of each project's sessions up to which requests are asked (default 1)",
     )
     args = parser.parse_args()
-    if not 0 < args.history_share < args.until <= 1:
-        parser.error("give 0 < --history-share < --until <= 1")
+    if not args.history_share < args.until <= 1:
+        parser.error(f"--until {args.until}: give a share above --history-share, at most 1")
     need_data(parser, args.data, "sessions.jsonl", "queries.json", "repo_files.json")
     repo = json.loads((args.data / "repo_files.json").read_text(encoding="utf-8"))
     found = questions(by_project(args.data), repo, args.history_share, args.until)
