@@ -51,7 +51,8 @@ from real_sessions import DATA, by_project, need_data, share_option, split, writ
 
 def stem(word: str) -> str:
     """A word without its plainest English endings ("loops", "simplifying" → "loop",
-    "simplify"): titles agree on a word however it is inflected."""
+    "simplify"): titles agree on a word however it is inflected. Not memvault's analyzer,
+    on purpose: the labels judge memvault's search and read nothing of how it reads."""
     for ending in ("ing", "ed", "es", "s"):
         if word.endswith(ending) and len(word) - len(ending) >= 3:
             return word[: -len(ending)]
